@@ -1,0 +1,75 @@
+// HostFs: the one door to the kernel's files. Every collector reads /proc, /sys and
+// ethtool statistics through it, relative to injected roots (--path.procfs,
+// --path.sysfs, --path.ethtool), so tests and replays point it at fixture trees.
+// No other file in the project names a "/proc" or "/sys" literal.
+//
+// Reads are never sized by stat() (procfs lies); a whole-file read grows its buffer
+// up to a cap, a sysfs attribute is one bounded read. Methods are const and
+// thread-compatible; subclasses (tests) may override any of them to inject faults.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "collectors/status.h"
+
+namespace bottleneckd {
+
+struct HostRoots {
+  std::string procfs = "/proc";
+  std::string sysfs = "/sys";
+  // Directory holding one `ethtool -S IF` output per interface, file named IF.
+  // Empty: ask the driver through the SIOCETHTOOL ioctl (live host only).
+  std::string ethtool;
+};
+
+using NamedCounters = std::vector<std::pair<std::string, uint64_t>>;
+
+class HostFs {
+ public:
+  // Largest /proc file read whole (a 4096-CPU /proc/interrupts is ~40 MB).
+  static constexpr size_t kMaxProcBytes = 64u << 20;
+  // Largest sysfs attribute (PCI config space is 4096 bytes).
+  static constexpr size_t kMaxSysBytes = 64u << 10;
+
+  explicit HostFs(HostRoots roots);
+  virtual ~HostFs();
+
+  const HostRoots& roots() const { return roots_; }
+  // True when reading the running kernel (roots are /proc and /sys).
+  bool live() const;
+
+  // Reads the whole file `rel` under the procfs root ("stat", "net/snmp",
+  // "1234/task/1234/stat") into *out, replacing its contents (its capacity is
+  // reused). NotFound when absent; IOError/PermissionDenied otherwise.
+  virtual Status ReadProc(std::string_view rel, std::string* out) const;
+
+  // Reads the sysfs attribute `rel` ("class/net/eth0/statistics/rx_packets")
+  // with one bounded read of at most max_bytes.
+  virtual Status ReadSys(std::string_view rel, std::string* out,
+                         size_t max_bytes = kMaxSysBytes) const;
+
+  // Names in a directory, sorted, without "." and "..".
+  virtual Status ListProc(std::string_view rel, std::vector<std::string>* names) const;
+  virtual Status ListSys(std::string_view rel, std::vector<std::string>* names) const;
+
+  // Target of the symlink `rel` under the sysfs root, as stored (often relative,
+  // "../../devices/pci0000:00/0000:00:03.0/virtio0/net/eth0").
+  virtual Status ReadLinkSys(std::string_view rel, std::string* target) const;
+
+  // The driver's ethtool statistics of `ifname`: from the file <ethtool root>/IF
+  // when roots().ethtool is set, from SIOCETHTOOL otherwise. NotSupported when the
+  // driver offers none.
+  virtual Status EthtoolStats(const std::string& ifname, NamedCounters* out) const;
+
+  std::string ProcPath(std::string_view rel) const;
+  std::string SysPath(std::string_view rel) const;
+
+ private:
+  HostRoots roots_;
+};
+
+}  // namespace bottleneckd

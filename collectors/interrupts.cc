@@ -1,0 +1,406 @@
+#include "collectors/interrupts.h"
+
+#include <algorithm>
+#include <climits>
+#include <string>
+
+#include "collectors/parse_util.h"
+#include "collectors/sample.h"
+
+namespace bottleneckd {
+namespace {
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsHex(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+// The next token of *s without consuming it.
+std::string_view PeekToken(std::string_view s) { return NextToken(&s); }
+
+// "CPU0 CPU1 CPU3" -> 0, 1, 3.
+Status ParseHeader(std::string_view line, std::vector<int>* cpus) {
+  cpus->clear();
+  for (std::string_view tok = NextToken(&line); !tok.empty(); tok = NextToken(&line)) {
+    uint64_t id = 0;
+    if (!StartsWith(tok, "CPU") || !ParseU64(tok.substr(3), &id) || id > INT_MAX) {
+      return Status::Corruption("bad header column '" + std::string(tok) + "'");
+    }
+    cpus->push_back(static_cast<int>(id));
+  }
+  if (cpus->empty()) return Status::Corruption("header without CPU columns");
+  return Status::OK();
+}
+
+// The trigger column of kernels with GENERIC_IRQ_SHOW_LEVEL (arm): "Level", "Edge".
+bool IsTrigger(std::string_view tok) {
+  return tok == "Level" || tok == "Edge" || StartsWith(tok, "Level-") || StartsWith(tok, "Edge-");
+}
+
+// Splits "ehci_hcd:usb1, PCIe PME" on ", " into *out, reusing its strings.
+void SplitActions(std::string_view s, std::vector<std::string>* out) {
+  size_t n = 0;
+  while (!s.empty()) {
+    size_t comma = s.find(", ");
+    std::string_view a = Trim(s.substr(0, comma));
+    s.remove_prefix(comma == std::string_view::npos ? s.size() : comma + 2);
+    if (a.empty()) continue;
+    if (n < out->size()) {
+      (*out)[n].assign(a);
+    } else {
+      out->emplace_back(a);
+    }
+    ++n;
+  }
+  out->resize(n);
+}
+
+// Fills *l from the text after "NAME:". Counts are the leading tokens that start
+// with a digit: each must parse, and there may be no more than header CPUs (a
+// CPU that came online after the header was printed breaks the alignment).
+Status ParseIrqLine(std::string_view rest, size_t ncpus, IrqLine* l) {
+  l->per_cpu.clear();
+  for (std::string_view tok = PeekToken(rest); !tok.empty() && IsDigit(tok.front());
+       tok = PeekToken(rest)) {
+    uint64_t v = 0;
+    if (!ParseU64(tok, &v)) {
+      return Status::Corruption(l->name + ": bad count '" + std::string(tok) + "'");
+    }
+    if (l->per_cpu.size() == ncpus) {
+      return Status::Corruption(l->name + ": more counts than the " + std::to_string(ncpus) +
+                                " CPUs in the header");
+    }
+    l->per_cpu.push_back(v);
+    NextToken(&rest);
+  }
+  l->chip.clear();
+  l->hwirq.clear();
+  l->description.clear();
+  if (!l->irq) {
+    l->actions.clear();
+    l->description.assign(Trim(rest));
+    return Status::OK();
+  }
+  // "PCI-MSI 49152-edge  eth0, eth1"; old kernels: "IO-APIC-edge  timer";
+  // arm: "GICv3  30 Level  arch_timer"; no irq domain: "xen-percpu  -virq  timer0".
+  l->chip.assign(NextToken(&rest));
+  std::string_view tok = PeekToken(rest);
+  if (!tok.empty() && (IsDigit(tok.front()) || tok.front() == '-')) {
+    l->hwirq.assign(tok);
+    NextToken(&rest);
+    tok = PeekToken(rest);
+  }
+  if (IsTrigger(tok)) {
+    if (!l->hwirq.empty()) l->hwirq += ' ';
+    l->hwirq.append(tok);
+    NextToken(&rest);
+  }
+  SplitActions(Trim(rest), &l->actions);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ParseProcInterrupts(std::string_view text, Interrupts* out) {
+  std::string_view line;
+  bool header = false;
+  while (!header && NextLine(&text, &line)) {
+    if (Trim(line).empty()) continue;
+    BN_RETURN_IF_ERROR(ParseHeader(line, &out->cpus));
+    header = true;
+  }
+  if (!header) return Status::Corruption("missing CPU header");
+  size_t n = 0;
+  while (NextLine(&text, &line)) {
+    size_t colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string_view name = Trim(line.substr(0, colon));
+    if (name.empty() || name.find_first_of(" \t") != std::string_view::npos) continue;
+    std::optional<uint32_t> irq;
+    if (IsDigit(name.front())) {
+      uint64_t v = 0;
+      if (!ParseU64(name, &v) || v > UINT32_MAX) {
+        out->lines.clear();
+        return Status::Corruption("bad irq number '" + std::string(name) + "'");
+      }
+      irq = static_cast<uint32_t>(v);
+    }
+    IrqLine& l = n < out->lines.size() ? out->lines[n] : out->lines.emplace_back();
+    ++n;
+    l.name.assign(name);
+    l.irq = irq;
+    Status s = ParseIrqLine(line.substr(colon + 1), out->cpus.size(), &l);
+    if (!s.ok()) {
+      out->lines.clear();
+      return s;
+    }
+  }
+  out->lines.resize(n);
+  return Status::OK();
+}
+
+namespace {
+
+std::string_view Basename(std::string_view p) {
+  size_t slash = p.rfind('/');
+  return slash == std::string_view::npos ? p : p.substr(slash + 1);
+}
+
+std::string_view Dirname(std::string_view p) {
+  size_t slash = p.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : p.substr(0, slash);
+}
+
+// "0000:00:03.0": domain (4+ hex digits), bus, device, function.
+bool IsPciAddress(std::string_view s) {
+  size_t c1 = s.find(':');
+  if (c1 == std::string_view::npos || c1 < 4) return false;
+  if (s.size() != c1 + 8 || s[c1 + 3] != ':' || s[c1 + 6] != '.') return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i != c1 && i != c1 + 3 && i != c1 + 6 && !IsHex(s[i])) return false;
+  }
+  return true;
+}
+
+// Reads the symlink `rel` (sysfs-relative) and resolves its relative target by
+// path arithmetic against the link's directory: no realpath on the host, so it
+// works on fixture trees. The result is sysfs-relative ("devices/pci0000:00/...").
+Status ResolveLink(const HostFs& fs, std::string_view rel, std::string* out) {
+  std::string target;
+  BN_RETURN_IF_ERROR(fs.ReadLinkSys(rel, &target));
+  if (!target.empty() && target.front() == '/') {
+    return Status::NotSupported(std::string(rel) + ": absolute link target " + target);
+  }
+  std::vector<std::string_view> parts;
+  auto push = [&parts](std::string_view path, bool allow_up) {
+    while (!path.empty()) {
+      size_t slash = path.find('/');
+      std::string_view c = path.substr(0, slash);
+      path.remove_prefix(slash == std::string_view::npos ? path.size() : slash + 1);
+      if (c.empty() || c == ".") continue;
+      if (c != "..") {
+        parts.push_back(c);
+      } else if (!allow_up || parts.empty()) {
+        return false;
+      } else {
+        parts.pop_back();
+      }
+    }
+    return true;
+  };
+  if (!push(Dirname(rel), false) || !push(target, true)) {
+    return Status::NotFound(std::string(rel) + ": link " + target + " leaves the sysfs root");
+  }
+  out->clear();
+  for (std::string_view c : parts) {
+    if (!out->empty()) *out += '/';
+    out->append(c);
+  }
+  return Status::OK();
+}
+
+// What sysfs says about one interface's hardware.
+struct NicDevice {
+  std::string name;             // "eth0"
+  std::string virtio;           // "virtio2" when the netdev sits on a virtio device
+  std::string pci;              // "0000:00:03.0"; "" when not on PCI
+  std::vector<uint32_t> irqs;   // MSI/MSI-X vectors, else the INTx line; sorted
+  bool owner = true;            // first interface of its PCI function
+};
+
+void ReadDeviceIrqs(const HostFs& fs, const std::string& pci_path, std::vector<uint32_t>* irqs) {
+  std::vector<std::string> names;
+  if (fs.ListSys(pci_path + "/msi_irqs", &names).ok()) {
+    for (const std::string& n : names) {
+      uint64_t v = 0;
+      if (ParseU64(n, &v) && v <= UINT32_MAX) irqs->push_back(static_cast<uint32_t>(v));
+    }
+  }
+  if (irqs->empty()) {  // legacy INTx; with MSI-X on, "irq" may name a shared pin
+    std::string text;
+    uint64_t v = 0;
+    if (fs.ReadSys(pci_path + "/irq", &text, 64).ok() && ParseU64(Trim(text), &v) && v > 0 &&
+        v <= UINT32_MAX) {
+      irqs->push_back(static_cast<uint32_t>(v));
+    }
+  }
+  std::sort(irqs->begin(), irqs->end());
+}
+
+// NotFound for a virtual interface (no device link).
+Status DescribeInterface(const HostFs& fs, const std::string& ifname, NicDevice* d) {
+  std::string iface = "class/net/" + ifname;
+  std::string real, dev;
+  Status s = ResolveLink(fs, iface, &real);
+  if (s.IsNotFound()) return s;
+  if (!s.ok()) real = iface;  // a directory, not a link (old sysfs, hand-made trees)
+  BN_RETURN_IF_ERROR(ResolveLink(fs, real + "/device", &dev));
+  d->name = ifname;
+  std::string_view base = Basename(dev);
+  std::string_view pci_path;
+  if (IsPciAddress(base)) {
+    pci_path = dev;
+  } else if (IsPciAddress(Basename(Dirname(dev)))) {
+    pci_path = Dirname(dev);  // virtio0 under its virtio-pci function
+  }
+  if (StartsWith(base, "virtio")) d->virtio.assign(base);
+  if (!pci_path.empty()) {
+    d->pci.assign(Basename(pci_path));
+    ReadDeviceIrqs(fs, std::string(pci_path), &d->irqs);
+  }
+  return Status::OK();
+}
+
+enum class MatchKind { kNone, kQueue, kBare, kDevice };
+
+// Finds `name` at the start of `a` or after a '-', followed by '-': "eth0-TxRx-3",
+// "i40e-eth0-TxRx-0" -> the text after it.
+bool AfterName(std::string_view a, std::string_view name, std::string_view* rest) {
+  if (name.empty()) return false;
+  for (size_t pos = a.find(name); pos != std::string_view::npos; pos = a.find(name, pos + 1)) {
+    size_t end = pos + name.size();
+    if ((pos == 0 || a[pos - 1] == '-') && end + 1 < a.size() && a[end] == '-') {
+      *rest = a.substr(end + 1);
+      return true;
+    }
+  }
+  return false;
+}
+
+// How handler name `a` relates to interface d; *queue gets the queue name.
+MatchKind MatchAction(std::string_view a, const NicDevice& d, std::string_view* queue) {
+  if (a == d.name || (!d.virtio.empty() && a == d.virtio)) return MatchKind::kBare;
+  if (AfterName(a, d.name, queue) || AfterName(a, d.virtio, queue)) return MatchKind::kQueue;
+  if (d.pci.empty()) return MatchKind::kNone;
+  size_t at = a.rfind('@');
+  if (at != std::string_view::npos) {  // "mlx5_comp4@pci:0000:01:00.0"
+    std::string_view addr = a.substr(at + 1);
+    if (StartsWith(addr, "pci:")) addr.remove_prefix(4);
+    if (addr != d.pci) return MatchKind::kNone;
+    std::string_view q = a.substr(0, at);
+    size_t sep = q.find_first_of("_-");
+    *queue = sep == std::string_view::npos ? q : q.substr(sep + 1);
+    return MatchKind::kDevice;
+  }
+  size_t pos = a.find(d.pci);  // "i40e-0000:01:00.0:misc"
+  if (pos == std::string_view::npos) return MatchKind::kNone;
+  std::string_view rest = a.substr(pos + d.pci.size());
+  while (!rest.empty() && (rest.front() == ':' || rest.front() == '-' || rest.front() == '_')) {
+    rest.remove_prefix(1);
+  }
+  *queue = rest.empty() ? a : rest;
+  return MatchKind::kDevice;
+}
+
+struct Match {
+  size_t dev;
+  NicIrq irq;
+  bool bare;
+};
+
+// Appends the interfaces that IRQ line l serves: by interface or virtio name
+// first (a shared INTx line may serve several), else by PCI address in the name,
+// else an unnamed single-handler vector of a device goes to its first interface.
+void MatchLine(const IrqLine& l, const std::vector<NicDevice>& devs, std::vector<Match>* out) {
+  uint32_t irq = *l.irq;
+  auto in_dev = [irq](const NicDevice& d) {
+    return std::binary_search(d.irqs.begin(), d.irqs.end(), irq);
+  };
+  auto emit = [&](size_t i, std::string_view queue, bool bare) {
+    out->push_back({i, NicIrq{irq, devs[i].name, std::string(queue), devs[i].pci}, bare});
+  };
+  bool named = false;
+  for (size_t i = 0; i < devs.size(); ++i) {
+    if (!devs[i].irqs.empty() && !in_dev(devs[i])) continue;
+    for (const std::string& a : l.actions) {
+      std::string_view q;
+      MatchKind k = MatchAction(a, devs[i], &q);
+      if (k == MatchKind::kQueue || k == MatchKind::kBare) {
+        emit(i, q, k == MatchKind::kBare);
+        named = true;
+        break;
+      }
+    }
+  }
+  if (named) return;
+  for (size_t i = 0; i < devs.size(); ++i) {
+    if (!devs[i].owner || (!devs[i].irqs.empty() && !in_dev(devs[i]))) continue;
+    for (const std::string& a : l.actions) {
+      std::string_view q;
+      if (MatchAction(a, devs[i], &q) == MatchKind::kDevice) {
+        emit(i, q, false);
+        return;
+      }
+    }
+  }
+  if (l.actions.size() != 1) return;
+  for (size_t i = 0; i < devs.size(); ++i) {
+    if (devs[i].owner && in_dev(devs[i])) {
+      emit(i, l.actions.front(), false);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+Status MapNicIrqs(const HostFs& fs, const Interrupts& irqs,
+                  const std::vector<std::string>& interfaces, std::vector<NicIrq>* out) {
+  out->clear();
+  std::vector<NicDevice> devs;
+  for (const std::string& ifname : interfaces) {
+    NicDevice d;
+    if (!DescribeInterface(fs, ifname, &d).ok()) continue;  // virtual or unreadable
+    for (const NicDevice& e : devs) {
+      if (!d.pci.empty() && e.pci == d.pci) d.owner = false;
+    }
+    devs.push_back(std::move(d));
+  }
+  if (devs.empty()) return Status::OK();
+  std::vector<Match> matches;
+  for (const IrqLine& l : irqs.lines) {
+    if (l.irq) MatchLine(l, devs, &matches);
+  }
+  std::stable_sort(matches.begin(), matches.end(),
+                   [](const Match& a, const Match& b) { return a.dev < b.dev; });
+  std::vector<size_t> per_dev(devs.size(), 0);
+  for (const Match& m : matches) ++per_dev[m.dev];
+  for (Match& m : matches) {
+    if (m.bare) m.irq.queue = per_dev[m.dev] > 1 ? "config" : "";
+    out->push_back(std::move(m.irq));
+  }
+  return Status::OK();
+}
+
+Status InterruptsCollector::Collect(const HostFs& fs, Sample* out) {
+  Status s = fs.ReadProc("interrupts", &buf_);
+  if (s.IsNotFound()) return Status::NotSupported(s.message());
+  BN_RETURN_IF_ERROR(s);
+  Interrupts& irqs = out->interrupts ? *out->interrupts : out->interrupts.emplace();
+  s = ParseProcInterrupts(buf_, &irqs);
+  if (!s.ok()) {
+    out->interrupts.reset();
+    return s.WithContext(fs.ProcPath("interrupts"));
+  }
+  if (!fs.ListSys("class/net", &interfaces_).ok()) interfaces_.clear();  // no sysfs: no NICs
+  key_scratch_.clear();
+  for (const std::string& i : interfaces_) key_scratch_.append(i).push_back(' ');
+  for (const IrqLine& l : irqs.lines) {
+    if (!l.irq) continue;
+    key_scratch_.push_back('\n');
+    key_scratch_.append(l.name);
+    for (const std::string& a : l.actions) key_scratch_.append(", ").append(a);
+  }
+  if (key_scratch_ != mapping_key_) {
+    s = MapNicIrqs(fs, irqs, interfaces_, &nic_irqs_);
+    if (!s.ok()) {
+      nic_irqs_.clear();
+      mapping_key_.clear();
+      out->interrupts.reset();
+      return s;
+    }
+    mapping_key_.swap(key_scratch_);
+  }
+  out->nic_irqs = nic_irqs_;
+  return Status::OK();
+}
+
+}  // namespace bottleneckd

@@ -1,0 +1,276 @@
+#include "collectors/netdev.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "collectors/parse_util.h"
+#include "collectors/sample.h"
+
+namespace bottleneckd {
+namespace {
+
+std::optional<uint64_t> Find(const NamedCounters& counters, std::string_view name) {
+  auto it = std::lower_bound(counters.begin(), counters.end(), name,
+                             [](const auto& c, std::string_view n) { return c.first < n; });
+  if (it == counters.end() || it->first != name) return std::nullopt;
+  return it->second;
+}
+
+bool IsHex(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  });
+}
+
+// "0000:00:03.0": domain (4-8 hex digits), bus, device, function 0-7.
+bool IsPciAddress(std::string_view s) {
+  size_t c1 = s.find(':');
+  if (c1 < 4 || c1 > 8 || !IsHex(s.substr(0, c1))) return false;
+  s.remove_prefix(c1 + 1);
+  return s.size() == 7 && IsHex(s.substr(0, 2)) && s[2] == ':' && IsHex(s.substr(3, 2)) &&
+         s[5] == '.' && s[6] >= '0' && s[6] <= '7';
+}
+
+// Appends the components of `path` to *parts, applying "." and ".." (a ".."
+// past the sysfs root is dropped).
+void Walk(std::string_view path, std::vector<std::string_view>* parts) {
+  while (!path.empty()) {
+    size_t slash = path.find('/');
+    std::string_view c = path.substr(0, slash);
+    path.remove_prefix(slash == std::string_view::npos ? path.size() : slash + 1);
+    if (c.empty() || c == ".") continue;
+    if (c == "..") {
+      if (!parts->empty()) parts->pop_back();
+    } else {
+      parts->push_back(c);
+    }
+  }
+}
+
+// The PCI function behind a device directory: the directory itself
+// (".../0000:00:03.0") or its parent (".../0000:00:03.0/virtio2"); "" else
+// (USB, platform, VMBus devices are not backed by a PCI function of theirs).
+std::string PciFunction(const std::vector<std::string_view>& device_path) {
+  size_t n = device_path.size();
+  if (n >= 1 && IsPciAddress(device_path[n - 1])) return std::string(device_path[n - 1]);
+  if (n >= 2 && IsPciAddress(device_path[n - 2])) return std::string(device_path[n - 2]);
+  return "";
+}
+
+std::string_view Basename(std::string_view path) {
+  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// Errors that mean the interface went away while being read: the files are
+// gone (NotFound) or the kernel refuses a dying device's attribute (EINVAL,
+// which Status::FromErrno maps to NotSupported).
+bool Vanished(const Status& s) { return s.IsNotFound() || s.IsNotSupported(); }
+
+}  // namespace
+
+std::optional<uint64_t> NetDev::Stat(std::string_view counter) const {
+  return Find(stats, counter);
+}
+
+std::optional<uint64_t> NetDev::Ethtool(std::string_view counter) const {
+  return Find(ethtool, counter);
+}
+
+NetdevCollector::NetdevCollector(const NetdevOptions& options) : options_(options) {
+  auto compile = [this](const std::vector<std::string>& patterns, std::vector<std::regex>* out) {
+    for (const std::string& p : patterns) {
+      try {
+        out->emplace_back(p, std::regex::ECMAScript | std::regex::nosubs);
+      } catch (const std::regex_error& e) {
+        if (init_status_.ok()) {
+          init_status_ =
+              Status::InvalidArgument("netdev: bad interface pattern '" + p + "': " + e.what());
+        }
+      }
+    }
+  };
+  compile(options_.include, &include_);
+  compile(options_.exclude, &exclude_);
+}
+
+bool NetdevCollector::Selected(std::string_view ifname) const {
+  auto matches = [ifname](const std::regex& re) {
+    return std::regex_search(ifname.begin(), ifname.end(), re);
+  };
+  if (!include_.empty() && std::none_of(include_.begin(), include_.end(), matches)) return false;
+  return std::none_of(exclude_.begin(), exclude_.end(), matches);
+}
+
+void NetdevCollector::CountError(const Status& s) {
+  ++counter_errors_;
+  last_counter_error_ = s;
+}
+
+Status NetdevCollector::ReadAttr(const HostFs& fs, std::string_view rel) {
+  path_.resize(path_base_);
+  path_.append(rel);
+  return fs.ReadSys(path_, &buf_);
+}
+
+Status NetdevCollector::LoadFacts(const HostFs& fs, const std::string& ifname, Known* known) {
+  known->have_facts = false;
+  path_.resize(path_base_);
+  path_ += "statistics";
+  Status s = fs.ListSys(path_, &known->stat_names);
+  if (!s.ok()) return s.IsNotFound() ? s : s.WithContext("netdev " + ifname);
+  std::sort(known->stat_names.begin(), known->stat_names.end());
+
+  // class/net/IF -> ../../devices/pci0000:00/0000:00:03.0/virtio2/net/eth0 and
+  // its device -> ../../../virtio2 resolve to devices/.../0000:00:03.0/virtio2.
+  // When class/net/IF is a plain directory (a copied tree), the device link is
+  // taken relative to it.
+  const std::string self = path_.substr(0, path_base_ - 1);  // "class/net/IF"
+  std::string self_link, device_link;
+  std::vector<std::string_view> parts;  // views into the three strings above
+  if (fs.ReadLinkSys(self, &self_link).ok()) {
+    Walk("class/net", &parts);
+    Walk(self_link, &parts);
+  } else {
+    Walk(self, &parts);
+  }
+  path_.resize(path_base_);
+  path_ += "device";
+  Status d = fs.ReadLinkSys(path_, &device_link);
+  // NotFound: no device, a virtual interface. Any other error (EINVAL: the
+  // entry is not a symlink in a copied tree) still means a device exists.
+  known->is_virtual = d.IsNotFound();
+  known->pci_device.clear();
+  if (d.ok()) {
+    Walk(device_link, &parts);
+    known->pci_device = PciFunction(parts);
+  }
+  known->driver.clear();
+  path_ += "/driver";
+  if (!known->is_virtual && fs.ReadLinkSys(path_, &link_).ok()) known->driver = Basename(link_);
+  known->have_facts = true;
+  return Status::OK();
+}
+
+bool NetdevCollector::IdleCounters(const HostFs& fs) {
+  for (std::string_view counter : {"statistics/rx_packets", "statistics/tx_packets"}) {
+    Status s = ReadAttr(fs, counter);
+    if (s.IsNotFound()) continue;
+    uint64_t v;
+    if (!s.ok() || !ParseU64(Trim(buf_), &v) || v != 0) return false;
+  }
+  return true;
+}
+
+Status NetdevCollector::ReadInterface(const HostFs& fs, const std::string& ifname, Known* known,
+                                      NetDev* dev, bool* keep) {
+  *keep = false;
+  path_.assign("class/net/");
+  path_ += ifname;
+  path_ += '/';
+  path_base_ = path_.size();
+
+  std::optional<int64_t> ifindex;
+  int64_t index;
+  if (ReadAttr(fs, "ifindex").ok() && ParseI64(Trim(buf_), &index)) ifindex = index;
+  if (!known->have_facts || !ifindex || ifindex != known->ifindex) {
+    Status s = LoadFacts(fs, ifname, known);
+    if (s.IsNotFound()) return Status::OK();  // gone, or not an interface
+    BN_RETURN_IF_ERROR(s);
+    known->ifindex = ifindex;
+  }
+  if (known->is_virtual && options_.hide_idle_virtual && IdleCounters(fs)) return Status::OK();
+
+  size_t n = 0;
+  Status first_error;
+  bool all_vanished = true;
+  for (const std::string& counter : known->stat_names) {
+    path_.resize(path_base_);
+    path_ += "statistics/";
+    path_ += counter;
+    Status s = fs.ReadSys(path_, &buf_);
+    uint64_t v;
+    if (s.ok() && !ParseU64(Trim(buf_), &v)) {
+      s = Status::Corruption(fs.SysPath(path_) + ": '" + std::string(Trim(buf_)) +
+                             "' is not a u64");
+    }
+    if (!s.ok()) {
+      CountError(s);
+      all_vanished = all_vanished && Vanished(s);
+      if (first_error.ok()) first_error = s;
+      continue;
+    }
+    if (n < dev->stats.size()) {
+      dev->stats[n].first.assign(counter);
+      dev->stats[n].second = v;
+    } else {
+      dev->stats.emplace_back(counter, v);
+    }
+    ++n;
+  }
+  dev->stats.resize(n);
+  if (n == 0 && !known->stat_names.empty()) {
+    if (all_vanished) {
+      known->have_facts = false;
+      return Status::OK();
+    }
+    return first_error.WithContext("netdev " + ifname + ": none of " +
+                                   std::to_string(known->stat_names.size()) + " counters readable");
+  }
+
+  dev->name = ifname;
+  dev->ifindex = ifindex;
+  dev->is_virtual = known->is_virtual;
+  dev->pci_device = known->pci_device;
+  dev->driver = known->driver;
+  dev->operstate.clear();
+  if (ReadAttr(fs, "operstate").ok()) dev->operstate.assign(Trim(buf_));
+
+  dev->ethtool.clear();
+  if (options_.ethtool) {
+    Status e = fs.EthtoolStats(ifname, &dev->ethtool);
+    if (!e.ok()) {
+      dev->ethtool.clear();
+      if (!Vanished(e)) CountError(e);
+    }
+  }
+  *keep = true;
+  return Status::OK();
+}
+
+Status NetdevCollector::Collect(const HostFs& fs, Sample* out) {
+  std::vector<NetDev> devs;
+  if (out->netdev) devs = std::move(*out->netdev);
+  out->netdev.reset();
+  BN_RETURN_IF_ERROR(init_status_);
+  Status s = fs.ListSys("class/net", &ifnames_);
+  if (s.IsNotFound()) return Status::NotSupported(s.message());
+  BN_RETURN_IF_ERROR(s);
+
+  ++tick_;
+  size_t n = 0;
+  for (const std::string& ifname : ifnames_) {
+    Known& known = known_[ifname];
+    if (known.seen_tick == 0) known.selected = Selected(ifname);
+    known.seen_tick = tick_;
+    if (!known.selected) continue;
+    if (n == devs.size()) devs.emplace_back();
+    bool keep = false;
+    BN_RETURN_IF_ERROR(ReadInterface(fs, ifname, &known, &devs[n], &keep));
+    if (keep) ++n;
+  }
+  devs.resize(n);
+  if (known_.size() > ifnames_.size()) {
+    std::erase_if(known_, [this](const auto& kv) { return kv.second.seen_tick != tick_; });
+  }
+  // ListSys sorts; a HostFs override might not.
+  auto by_name = [](const NetDev& a, const NetDev& b) { return a.name < b.name; };
+  if (!std::is_sorted(devs.begin(), devs.end(), by_name)) {
+    std::sort(devs.begin(), devs.end(), by_name);
+  }
+  out->netdev = std::move(devs);
+  return Status::OK();
+}
+
+}  // namespace bottleneckd

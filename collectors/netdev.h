@@ -1,0 +1,115 @@
+// netdev collector: every per-interface counter the kernel and the driver keep.
+// Reads /sys/class/net/IF/statistics/* (one u64 per file, "rx_packets" -> "1234"),
+// /sys/class/net/IF/{ifindex,operstate,device} and the driver's ethtool stats.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+// GCC 12 with -fsanitize reports a false -Wmaybe-uninitialized inside
+// <regex>'s compiler (std::function in _StateT, GCC bug 105562).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <regex>
+#pragma GCC diagnostic pop
+#else
+#include <regex>
+#endif
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "collectors/collector.h"
+#include "collectors/collectors_config.h"
+
+namespace bottleneckd {
+
+struct NetDev {
+  std::string name;
+  std::optional<int64_t> ifindex;  // changes when the interface is re-created
+  std::string operstate;           // "up", "down", "unknown"
+  bool is_virtual = true;          // no /sys/class/net/IF/device
+  std::string pci_device;          // "0000:00:03.0" when backed by a PCI function
+  std::string driver;              // basename of device/driver, "" when virtual
+  NamedCounters stats;             // statistics/*, sorted by name
+  NamedCounters ethtool;           // driver stats, sorted by name; empty if none
+
+  // Look a counter up by name in stats / ethtool; nullopt when absent.
+  std::optional<uint64_t> Stat(std::string_view counter) const;
+  std::optional<uint64_t> Ethtool(std::string_view counter) const;
+};
+
+// Collect() lists class/net and, for each selected interface, reads its
+// statistics/* counters, ifindex, operstate and (with options.ethtool) the
+// driver's ethtool statistics; out->netdev is sorted by name.
+// - An interface that vanishes while being read (its statistics/ directory or
+//   every counter gone) is left out silently; so are idle virtual interfaces
+//   when options.hide_idle_virtual is set (both rx_packets and tx_packets 0).
+// - A counter file that cannot be read or is not a u64 is skipped and counted
+//   (counter_errors()); an interface none of whose counters can be read for
+//   another reason fails the whole Collect (out->netdev left unset).
+// - Ethtool NotSupported/NotFound is silent (ethtool empty); other ethtool
+//   errors are counted and leave that interface's ethtool empty.
+// - Static facts (is_virtual, pci_device, driver, the statistics file names)
+//   are read once per interface and re-read only when its ifindex changes.
+class NetdevCollector : public Collector {
+ public:
+  // Compiles the include/exclude patterns; never throws. An invalid pattern
+  // (config validation should have refused it) makes every Collect return
+  // InvalidArgument naming it.
+  explicit NetdevCollector(const NetdevOptions& options);
+  std::string_view name() const override { return "netdev"; }
+  Status Collect(const HostFs& fs, Sample* out) override;
+
+  // True when `ifname` passes the include/exclude patterns: some include
+  // pattern matches (or there are none) and no exclude pattern matches.
+  // Matching is a search, as node_exporter's (anchor with ^...$ for a whole
+  // name): "eth" selects eth0 and veth1.
+  bool Selected(std::string_view ifname) const;
+
+  // Counter files skipped and ethtool reads failed since construction, and
+  // the last such error (OK when none), for the daemon's debug log.
+  uint64_t counter_errors() const { return counter_errors_; }
+  const Status& last_counter_error() const { return last_counter_error_; }
+
+ private:
+  // What is read once per interface (keyed by name) and kept while its
+  // ifindex stays the same.
+  struct Known {
+    bool selected = false;
+    bool have_facts = false;
+    std::optional<int64_t> ifindex;
+    bool is_virtual = true;
+    std::string pci_device;
+    std::string driver;
+    std::vector<std::string> stat_names;  // statistics/*, sorted
+    uint64_t seen_tick = 0;
+  };
+
+  // Fills *dev for one interface; *keep false when it is hidden or vanished.
+  Status ReadInterface(const HostFs& fs, const std::string& ifname, Known* known, NetDev* dev,
+                       bool* keep);
+  // Re-reads the static facts; NotFound when statistics/ is gone.
+  Status LoadFacts(const HostFs& fs, const std::string& ifname, Known* known);
+  // True when rx_packets and tx_packets are both 0 or absent.
+  bool IdleCounters(const HostFs& fs);
+  // Reads <class/net/IF/>rel into buf_.
+  Status ReadAttr(const HostFs& fs, std::string_view rel);
+  void CountError(const Status& s);
+
+  NetdevOptions options_;
+  std::vector<std::regex> include_, exclude_;
+  Status init_status_;
+  std::string buf_;
+  std::string path_;  // "class/net/IF/" of the interface being read
+  size_t path_base_ = 0;
+  std::string link_;
+  std::vector<std::string> ifnames_;
+  std::unordered_map<std::string, Known> known_;
+  uint64_t tick_ = 0;
+  uint64_t counter_errors_ = 0;
+  Status last_counter_error_;
+};
+
+}  // namespace bottleneckd

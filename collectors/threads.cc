@@ -1,0 +1,193 @@
+#include "collectors/threads.h"
+
+#include <algorithm>
+#include <climits>
+#include <string>
+
+#include "collectors/parse_util.h"
+#include "collectors/sample.h"
+
+namespace bottleneckd {
+namespace {
+
+// Fields after "(comm)", counted from field 3 (state).
+constexpr size_t kStateField = 0;    // field 3
+constexpr size_t kUtimeField = 11;   // field 14
+constexpr size_t kStimeField = 12;   // field 15
+constexpr size_t kProcessorField = 36;  // field 39 (Linux 2.5.x on)
+
+// Name scans of the procfs root happen at most once per this many Collect calls,
+// or sooner when a cached pid disappears.
+constexpr int kRescanEvery = 10;
+
+bool ParseInt(std::string_view s, int* out) {
+  uint64_t v = 0;
+  if (!ParseU64(s, &v) || v > INT_MAX) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
+bool IsNumeric(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// /proc/PID/comm holds at most 15 characters: a longer target name matches its prefix.
+bool CommMatches(std::string_view comm, std::string_view name) {
+  constexpr size_t kCommMax = 15;
+  if (comm == name) return true;
+  return comm.size() == kCommMax && name.size() > kCommMax && StartsWith(name, comm);
+}
+
+}  // namespace
+
+Status ParseTaskStat(std::string_view text, TaskStat* out) {
+  size_t open = text.find('(');
+  size_t close = text.rfind(')');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
+    return Status::Corruption("task stat without (comm)");
+  }
+  int tid = 0;
+  std::string_view tid_text = Trim(text.substr(0, open));
+  if (!ParseInt(tid_text, &tid) || tid == 0) {
+    return Status::Corruption("bad tid '" + std::string(tid_text) + "'");
+  }
+  std::string_view rest = Trim(text.substr(close + 1));
+  char state = '?';
+  uint64_t utime = 0, stime = 0;
+  int processor = -1;
+  size_t i = 0;
+  for (std::string_view tok = NextToken(&rest); !tok.empty(); tok = NextToken(&rest), ++i) {
+    bool good = true;
+    switch (i) {
+      case kStateField:
+        good = tok.size() == 1;
+        state = tok.front();
+        break;
+      case kUtimeField:
+        good = ParseU64(tok, &utime);
+        break;
+      case kStimeField:
+        good = ParseU64(tok, &stime);
+        break;
+      case kProcessorField:
+        good = ParseInt(tok, &processor);
+        break;
+      default:
+        break;  // other fields may be negative or added by newer kernels
+    }
+    if (!good) {
+      return Status::Corruption("task " + std::to_string(tid) + ": bad field " +
+                                std::to_string(i + 3) + " '" + std::string(tok) + "'");
+    }
+  }
+  if (i <= kStimeField) {
+    return Status::Corruption("task " + std::to_string(tid) + ": truncated after " +
+                              std::to_string(i + 2) + " fields");
+  }
+  out->tid = tid;
+  out->comm.assign(text.substr(open + 1, close - open - 1));
+  out->state = state;
+  out->utime = utime;
+  out->stime = stime;
+  out->processor = processor;
+  return Status::OK();
+}
+
+Status ThreadsCollector::ScanNames(const HostFs& fs) {
+  name_pids_.clear();
+  BN_RETURN_IF_ERROR(fs.ListProc("", &names_));
+  for (const std::string& n : names_) {
+    int pid = 0;
+    if (!IsNumeric(n) || !ParseInt(n, &pid)) continue;
+    path_.assign(n).append("/comm");
+    if (!fs.ReadProc(path_, &buf_).ok()) continue;  // gone, or not ours to read
+    std::string_view comm = Trim(buf_);
+    for (const ThreadTarget& t : options_.targets) {
+      if (!t.pid && !t.name.empty() && CommMatches(comm, t.name)) {
+        name_pids_.push_back(pid);
+        break;
+      }
+    }
+  }
+  std::sort(name_pids_.begin(), name_pids_.end());
+  calls_since_scan_ = 0;
+  need_scan_ = false;
+  return Status::OK();
+}
+
+Status ThreadsCollector::CollectPid(const HostFs& fs, int pid, std::vector<ThreadSample>* out,
+                                    bool* vanished) {
+  *vanished = false;
+  std::string pid_text = std::to_string(pid);
+  path_.assign(pid_text).append("/comm");
+  Status s = fs.ReadProc(path_, &buf_);
+  if (s.ok()) {
+    process_.assign(Trim(buf_));
+    path_.assign(pid_text).append("/task");
+    s = fs.ListProc(path_, &names_);
+  }
+  if (s.IsNotFound()) {
+    *vanished = true;
+    return Status::OK();
+  }
+  BN_RETURN_IF_ERROR(s);
+  for (const std::string& tid : names_) {
+    path_.assign(pid_text).append("/task/").append(tid).append("/stat");
+    s = fs.ReadProc(path_, &buf_);
+    // An exiting thread: ENOENT on open, ESRCH or an empty read after it.
+    if (!s.ok() || buf_.empty()) {
+      if (s.ok() || s.IsNotFound() || !TaskExists(fs, pid_text, tid)) continue;
+      return s;
+    }
+    ThreadSample& t = out->emplace_back();
+    t.pid = pid;
+    t.process = process_;
+    s = ParseTaskStat(buf_, &t.task);
+    if (!s.ok()) return s.WithContext(fs.ProcPath(path_));
+  }
+  return Status::OK();
+}
+
+bool ThreadsCollector::TaskExists(const HostFs& fs, const std::string& pid, const std::string& tid) {
+  std::vector<std::string> tids;
+  if (!fs.ListProc(pid + "/task", &tids).ok()) return false;
+  return std::binary_search(tids.begin(), tids.end(), tid);
+}
+
+Status ThreadsCollector::Collect(const HostFs& fs, Sample* out) {
+  std::vector<ThreadSample>& threads = out->threads ? *out->threads : out->threads.emplace();
+  threads.clear();
+  bool by_name = false;
+  pids_.clear();
+  for (const ThreadTarget& t : options_.targets) {
+    if (t.pid) {
+      pids_.push_back(*t.pid);
+    } else if (!t.name.empty()) {
+      by_name = true;
+    }
+  }
+  if (by_name && (need_scan_ || ++calls_since_scan_ >= kRescanEvery)) {
+    Status s = ScanNames(fs);
+    if (!s.ok()) {
+      out->threads.reset();
+      return s;
+    }
+  }
+  if (by_name) pids_.insert(pids_.end(), name_pids_.begin(), name_pids_.end());
+  std::sort(pids_.begin(), pids_.end());
+  pids_.erase(std::unique(pids_.begin(), pids_.end()), pids_.end());
+  for (int pid : pids_) {
+    bool vanished = false;
+    Status s = CollectPid(fs, pid, &threads, &vanished);
+    if (!s.ok()) {
+      out->threads.reset();
+      return s;
+    }
+    if (vanished && std::binary_search(name_pids_.begin(), name_pids_.end(), pid)) {
+      need_scan_ = true;  // the next call finds its successor, if any
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace bottleneckd

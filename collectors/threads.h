@@ -1,0 +1,66 @@
+// threads collector: CPU time and last CPU of each thread of configured target
+// processes (by comm name or pid).
+// Reads /proc/PID/comm and /proc/PID/task/TID/stat:
+//   1234 (udpecho) R 1 1234 1234 0 -1 4194304 ... 42 17 ... 1 ...
+//         field 14 utime, 15 stime (USER_HZ ticks), 39 processor
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collectors/collector.h"
+#include "collectors/collectors_config.h"
+
+namespace bottleneckd {
+
+struct TaskStat {
+  int tid = 0;
+  std::string comm;   // between the outermost parentheses; may hold spaces and ')'
+  char state = '?';
+  uint64_t utime = 0, stime = 0;  // ticks of 1/kUserHz s
+  int processor = -1;             // CPU last run on
+};
+
+// Parses one /proc/PID/task/TID/stat line. Corruption without "(comm)", with a
+// bad tid, state, utime, stime or processor, or when the line ends before stime;
+// a line ending before processor (field 39) leaves processor -1. *out is
+// written only on success.
+Status ParseTaskStat(std::string_view text, TaskStat* out);
+
+struct ThreadSample {
+  int pid = 0;
+  std::string process;  // comm of the pid
+  TaskStat task;
+};
+
+class ThreadsCollector : public Collector {
+ public:
+  explicit ThreadsCollector(const ThreadsOptions& options) : options_(options) {}
+  std::string_view name() const override { return "threads"; }
+  // Fills out->threads with every thread of every target (empty without
+  // targets). Name targets match /proc/PID/comm exactly (a name longer than 15
+  // characters matches its 15-character prefix); their pids are cached and the
+  // procfs root is rescanned every 10 calls or when a cached pid disappears. A
+  // process or thread that vanishes while being read is skipped, not an error.
+  Status Collect(const HostFs& fs, Sample* out) override;
+
+ private:
+  Status ScanNames(const HostFs& fs);
+  // Appends pid's threads to *out; *vanished when the process is gone.
+  Status CollectPid(const HostFs& fs, int pid, std::vector<ThreadSample>* out, bool* vanished);
+  static bool TaskExists(const HostFs& fs, const std::string& pid, const std::string& tid);
+
+  ThreadsOptions options_;
+  std::string buf_;
+  std::string path_;
+  std::string process_;
+  std::vector<std::string> names_;  // directory listing scratch
+  std::vector<int> pids_;           // this call's pids, sorted, unique
+  std::vector<int> name_pids_;      // cached pids of name targets, sorted
+  int calls_since_scan_ = 0;
+  bool need_scan_ = true;
+};
+
+}  // namespace bottleneckd

@@ -1,0 +1,217 @@
+#include "daemon/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "collectors/collector.h"
+#include "collectors/parse_util.h"
+
+namespace bottleneckd {
+namespace {
+
+// Error at a node's position, 1-based as editors show it.
+Status At(std::string_view file, const YAML::Mark& m, const std::string& msg) {
+  std::string s(file);
+  if (!m.is_null()) s += ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+  return Status::InvalidArgument(s + ": " + msg);
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string_view file) : file_(file) {}
+
+  // Checks that `n` is a map whose keys are all in `allowed`.
+  Status Map(const YAML::Node& n, std::string_view what, std::initializer_list<std::string_view> allowed) const {
+    if (!n.IsDefined() || n.IsNull()) return Status::OK();
+    if (!n.IsMap()) return At(file_, n.Mark(), std::string(what) + " must be a mapping");
+    for (const auto& kv : n) {
+      std::string key = kv.first.Scalar();
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        std::string list;
+        for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+        return At(file_, kv.first.Mark(), "unknown key '" + key + "' in " + std::string(what) + " (known: " + list + ")");
+      }
+    }
+    return Status::OK();
+  }
+
+  Status Bool(const YAML::Node& n, std::string_view key, bool* out) const {
+    if (!n.IsMap() || !n[std::string(key)]) return Status::OK();
+    const YAML::Node v = n[std::string(key)];
+    const std::string& s = v.IsScalar() ? v.Scalar() : empty_;
+    if (s == "true" || s == "yes" || s == "on") *out = true;
+    else if (s == "false" || s == "no" || s == "off") *out = false;
+    else return At(file_, v.Mark(), std::string(key) + " must be true or false, got '" + s + "'");
+    return Status::OK();
+  }
+
+  Status String(const YAML::Node& n, std::string_view key, std::string* out) const {
+    if (!n.IsMap() || !n[std::string(key)]) return Status::OK();
+    const YAML::Node v = n[std::string(key)];
+    if (v.IsNull()) {
+      out->clear();
+      return Status::OK();
+    }
+    if (!v.IsScalar()) return At(file_, v.Mark(), std::string(key) + " must be a string");
+    *out = v.Scalar();
+    return Status::OK();
+  }
+
+  // A list of regexes, each compiled to check it.
+  Status Patterns(const YAML::Node& n, std::string_view key, std::vector<std::string>* out) const {
+    if (!n.IsMap() || !n[std::string(key)]) return Status::OK();
+    const YAML::Node v = n[std::string(key)];
+    if (v.IsNull()) return Status::OK();
+    if (!v.IsSequence()) return At(file_, v.Mark(), std::string(key) + " must be a list of patterns");
+    out->clear();
+    for (const auto& item : v) {
+      if (!item.IsScalar()) return At(file_, item.Mark(), std::string(key) + " entries must be strings");
+      try {
+        std::regex re(item.Scalar());
+      } catch (const std::regex_error& e) {
+        return At(file_, item.Mark(), "invalid pattern '" + item.Scalar() + "': " + e.what());
+      }
+      out->push_back(item.Scalar());
+    }
+    return Status::OK();
+  }
+
+ private:
+  std::string file_;
+  std::string empty_;
+};
+
+Status ParseCollectors(const Reader& r, std::string_view file, const YAML::Node& n, CollectorsConfig* c) {
+  std::vector<std::string_view> names;
+  for (const auto& info : CollectorRegistry()) names.push_back(info.name);
+  if (!n.IsDefined() || n.IsNull()) return Status::OK();
+  if (!n.IsMap()) return At(file, n.Mark(), "collectors must be a mapping");
+  for (const auto& kv : n) {
+    std::string name = kv.first.Scalar();
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      return At(file, kv.first.Mark(), "unknown collector '" + name + "'");
+    const YAML::Node& opts = kv.second;
+    if (name == "netdev") {
+      BN_RETURN_IF_ERROR(r.Map(opts, "collectors.netdev", {"enabled", "include", "exclude", "hide_idle_virtual", "ethtool"}));
+      BN_RETURN_IF_ERROR(r.Patterns(opts, "include", &c->netdev.include));
+      BN_RETURN_IF_ERROR(r.Patterns(opts, "exclude", &c->netdev.exclude));
+      BN_RETURN_IF_ERROR(r.Bool(opts, "hide_idle_virtual", &c->netdev.hide_idle_virtual));
+      BN_RETURN_IF_ERROR(r.Bool(opts, "ethtool", &c->netdev.ethtool));
+    } else if (name == "interrupts") {
+      BN_RETURN_IF_ERROR(r.Map(opts, "collectors.interrupts", {"enabled", "per_cpu_matrix"}));
+      BN_RETURN_IF_ERROR(r.Bool(opts, "per_cpu_matrix", &c->interrupts.per_cpu_matrix));
+    } else if (name == "threads") {
+      BN_RETURN_IF_ERROR(r.Map(opts, "collectors.threads", {"enabled", "targets"}));
+      if (opts.IsMap() && opts["targets"] && !opts["targets"].IsNull()) {
+        const YAML::Node t = opts["targets"];
+        if (!t.IsSequence()) return At(file, t.Mark(), "targets must be a list of {name: N} or {pid: P}");
+        c->threads.targets.clear();
+        for (const auto& item : t) {
+          BN_RETURN_IF_ERROR(r.Map(item, "a thread target", {"name", "pid"}));
+          ThreadTarget target;
+          BN_RETURN_IF_ERROR(r.String(item, "name", &target.name));
+          if (item.IsMap() && item["pid"]) {
+            int64_t pid;
+            if (!ParseI64(item["pid"].Scalar(), &pid) || pid <= 0 || pid > INT32_MAX)
+              return At(file, item["pid"].Mark(), "pid must be a positive integer");
+            target.pid = static_cast<int>(pid);
+          }
+          if (target.name.empty() == !target.pid.has_value())
+            return At(file, item.Mark(), "a thread target needs exactly one of name or pid");
+          c->threads.targets.push_back(target);
+        }
+      }
+    } else {
+      BN_RETURN_IF_ERROR(r.Map(opts, "collectors." + name, {"enabled"}));
+    }
+    if (opts.IsMap() && opts["enabled"]) {
+      bool on = true;
+      BN_RETURN_IF_ERROR(r.Bool(opts, "enabled", &on));
+      auto& add = on ? c->enabled : c->disabled;
+      auto& del = on ? c->disabled : c->enabled;
+      del.erase(std::remove(del.begin(), del.end(), name), del.end());
+      if (std::find(add.begin(), add.end(), name) == add.end()) add.push_back(name);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+bool ParseDuration(std::string_view s, double* seconds) {
+  s = Trim(s);
+  double scale = 0;
+  if (s.size() > 2 && s.substr(s.size() - 2) == "ms") scale = 1e-3, s.remove_suffix(2);
+  else if (!s.empty() && s.back() == 's') scale = 1, s.remove_suffix(1);
+  else if (!s.empty() && s.back() == 'm') scale = 60, s.remove_suffix(1);
+  else if (!s.empty() && s.back() == 'h') scale = 3600, s.remove_suffix(1);
+  double v;
+  if (scale == 0 || !ParseDouble(s, &v) || !(v > 0)) return false;
+  *seconds = v * scale;
+  return true;
+}
+
+bool CollectorEnabled(const CollectorsConfig& c, std::string_view name, bool default_enabled) {
+  if (std::find(c.disabled.begin(), c.disabled.end(), name) != c.disabled.end()) return false;
+  if (std::find(c.enabled.begin(), c.enabled.end(), name) != c.enabled.end()) return true;
+  return default_enabled;
+}
+
+Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out) {
+  Config c;
+  c.file = std::string(filename);
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    return At(filename, e.mark, e.msg);
+  }
+  Reader r(filename);
+  try {
+    if (root.IsNull()) {
+      *out = c;
+      return Status::OK();
+    }
+    BN_RETURN_IF_ERROR(r.Map(root, "the top level", {"interval", "web", "paths", "log", "collectors"}));
+    if (root["interval"]) {
+      const YAML::Node v = root["interval"];
+      if (!v.IsScalar() || !ParseDuration(v.Scalar(), &c.interval_seconds))
+        return At(filename, v.Mark(), "interval must be a duration like 1s or 500ms");
+      if (c.interval_seconds < 0.01 || c.interval_seconds > 3600)
+        return At(filename, v.Mark(), "interval must be between 10ms and 1h");
+    }
+    const YAML::Node web = root["web"];
+    BN_RETURN_IF_ERROR(r.Map(web, "web", {"listen_address"}));
+    BN_RETURN_IF_ERROR(r.String(web, "listen_address", &c.listen_address));
+    const YAML::Node paths = root["paths"];
+    BN_RETURN_IF_ERROR(r.Map(paths, "paths", {"procfs", "sysfs", "ethtool"}));
+    BN_RETURN_IF_ERROR(r.String(paths, "procfs", &c.roots.procfs));
+    BN_RETURN_IF_ERROR(r.String(paths, "sysfs", &c.roots.sysfs));
+    BN_RETURN_IF_ERROR(r.String(paths, "ethtool", &c.roots.ethtool));
+    const YAML::Node log = root["log"];
+    BN_RETURN_IF_ERROR(r.Map(log, "log", {"level"}));
+    if (log.IsMap() && log["level"]) {
+      if (!ParseLogLevel(log["level"].Scalar(), &c.log_level))
+        return At(filename, log["level"].Mark(), "log.level must be debug, info, warn or error");
+    }
+    BN_RETURN_IF_ERROR(ParseCollectors(r, filename, root["collectors"], &c.collectors));
+  } catch (const YAML::Exception& e) {
+    return At(filename, e.mark, e.msg);
+  }
+  *out = std::move(c);
+  return Status::OK();
+}
+
+Status LoadConfigFile(const std::string& path, Config* out) {
+  std::ifstream in(path);
+  if (!in) return Status::FromErrno(errno, "config file " + path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ParseConfig(ss.str(), path, out);
+}
+
+}  // namespace bottleneckd

@@ -1,0 +1,43 @@
+// Config: the daemon's options, read from a YAML file (etc/bottleneckd.yaml
+// documents every key) and overridden by command-line flags. Every error names
+// the file, line and column ("etc/x.yaml:4:3: unknown key 'intervall'"); unknown
+// keys are errors, so a typo never silently falls back to a default.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "collectors/collectors_config.h"
+#include "collectors/host_fs.h"
+#include "collectors/status.h"
+#include "daemon/log.h"
+
+namespace bottleneckd {
+
+// Default port: in Prometheus's exporter range, not node_exporter's 9100.
+inline constexpr int kDefaultPort = 9858;
+
+struct Config {
+  std::string file;                 // where it was read from ("" = built-in defaults)
+  double interval_seconds = 1.0;    // sampling period
+  std::string listen_address = ":9858";
+  HostRoots roots;
+  LogLevel log_level = LogLevel::kInfo;
+  CollectorsConfig collectors;
+};
+
+// Parses YAML text; `filename` only labels error messages. Starts from the
+// defaults above, so an empty document is a valid config.
+Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out);
+
+// Reads and parses a config file. NotFound / IOError name the path.
+Status LoadConfigFile(const std::string& path, Config* out);
+
+// Parses "1s", "500ms", "2m", "1.5s"; false on anything else or a non-positive value.
+bool ParseDuration(std::string_view s, double* seconds);
+
+// Whether collector `name` runs under this config (enabled/disabled lists,
+// else the registry default).
+bool CollectorEnabled(const CollectorsConfig& c, std::string_view name, bool default_enabled);
+
+}  // namespace bottleneckd

@@ -1,0 +1,111 @@
+#include "daemon/daemon.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "daemon/log.h"
+
+namespace bottleneckd {
+
+Daemon::Daemon(const Config& config, SnapshotStore* store)
+    : store_(store),
+      config_(config),
+      fs_(std::make_unique<HostFs>(config.roots)),
+      sampler_(std::make_unique<Sampler>(fs_.get(), config.collectors)) {}
+
+void Daemon::Stop() {
+  std::lock_guard<std::mutex> l(mu_);
+  stop_ = true;
+  cv_.notify_all();
+}
+
+void Daemon::Reconfigure(const Config& config) {
+  std::lock_guard<std::mutex> l(mu_);
+  pending_ = config;
+  cv_.notify_all();
+}
+
+void Daemon::ApplyPending() {
+  std::optional<Config> next;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    next.swap(pending_);
+  }
+  if (!next) return;
+  bool roots_changed = next->roots.procfs != config_.roots.procfs || next->roots.sysfs != config_.roots.sysfs ||
+                       next->roots.ethtool != config_.roots.ethtool;
+  config_ = *next;
+  fs_ = std::make_unique<HostFs>(config_.roots);
+  sampler_ = std::make_unique<Sampler>(fs_.get(), config_.collectors);
+  // A window across different roots would difference unrelated counters.
+  if (roots_changed) prev_.reset();
+  Log(LogLevel::kInfo, "configuration applied",
+      {{"file", config_.file}, {"interval", std::to_string(config_.interval_seconds) + "s"}});
+}
+
+void Daemon::Tick() {
+  auto snap = std::make_shared<Snapshot>();
+  sampler_->Take(&snap->sample);
+  snap->interval_seconds = config_.interval_seconds;
+  snap->per_cpu_irq_matrix = config_.collectors.interrupts.per_cpu_matrix;
+  if (prev_) {
+    snap->samples_total = prev_->samples_total;
+    snap->counter_anomalies_total = prev_->counter_anomalies_total;
+    Window w;
+    if (ComputeWindow(prev_->sample, snap->sample, &w)) {
+      for (const CounterIssue& i : w.issues) {
+        const char* kind = i.kind == CounterAnomaly::kWrap ? "wrap" : "reset";
+        ++snap->counter_anomalies_total[{i.source, kind}];
+        Log(i.kind == CounterAnomaly::kWrap ? LogLevel::kDebug : LogLevel::kInfo, "counter went backwards",
+            {{"source", i.source}, {"counter", i.key}, {"kind", kind}});
+      }
+      snap->window = std::move(w);
+    }
+  }
+  ++snap->samples_total;
+  prev_ = snap;
+  store_->Publish(std::move(snap));
+}
+
+void Daemon::Run() {
+  using Clock = std::chrono::steady_clock;
+  auto start = Clock::now();
+  int64_t k = 0;
+  double interval = config_.interval_seconds;
+  auto tick_time = [&](int64_t n) {
+    return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval * n));
+  };
+  // A tick taken just before Run() (so the first scrape has data) counts as
+  // tick 0 of the schedule.
+  bool ticked = prev_ != nullptr;
+  for (;;) {
+    if (!ticked) Tick();
+    ticked = false;
+    auto now = Clock::now();
+    int64_t next_k = k + 1;
+    if (tick_time(next_k) <= now) {  // overran: skip to the next future tick
+      int64_t behind = static_cast<int64_t>(std::floor(std::chrono::duration<double>(now - start).count() / interval)) + 1;
+      Log(LogLevel::kWarn, "sampling overran its interval; skipping ticks",
+          {{"skipped", std::to_string(behind - next_k)}});
+      next_k = behind;
+    }
+    k = next_k;
+    // Wait for the tick; a reload applies at once but keeps the schedule
+    // unless the interval itself changed.
+    for (;;) {
+      std::unique_lock<std::mutex> l(mu_);
+      if (!cv_.wait_until(l, tick_time(k), [&] { return stop_ || pending_.has_value(); })) break;
+      if (stop_) return;
+      l.unlock();
+      ApplyPending();
+      if (config_.interval_seconds != interval) {
+        interval = config_.interval_seconds;
+        start = Clock::now();
+        k = 0;
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace bottleneckd

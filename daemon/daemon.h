@@ -1,0 +1,47 @@
+// Daemon: the sampling loop. Every `interval` on a drift-free schedule
+// (tick k fires at start + k * interval on CLOCK_MONOTONIC; a late tick is
+// taken at once and missed ticks are skipped, never bunched) it takes a Sample,
+// computes the Window from the previous one, and publishes a Snapshot.
+// Stop() and Reconfigure() may be called from any thread (signal handling).
+#pragma once
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "daemon/config.h"
+#include "daemon/sampler.h"
+#include "daemon/snapshot.h"
+
+namespace bottleneckd {
+
+class Daemon {
+ public:
+  Daemon(const Config& config, SnapshotStore* store);
+
+  // Samples until Stop(). Returns after the current tick finishes.
+  void Run();
+  void Stop();
+  // Applies a new config (collectors, interval, paths) from the next tick.
+  void Reconfigure(const Config& config);
+
+  // One tick, for tests and `--once`: sample, window, publish.
+  void Tick();
+
+ private:
+  void ApplyPending();
+
+  SnapshotStore* store_;
+  Config config_;
+  std::unique_ptr<HostFs> fs_;
+  std::unique_ptr<Sampler> sampler_;
+  std::shared_ptr<const Snapshot> prev_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;                 // guarded by mu_
+  std::optional<Config> pending_;     // guarded by mu_
+};
+
+}  // namespace bottleneckd

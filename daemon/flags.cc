@@ -1,0 +1,132 @@
+#include "daemon/flags.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "collectors/collector.h"
+
+namespace bottleneckd {
+namespace {
+
+bool KnownCollector(std::string_view name) {
+  for (const auto& c : CollectorRegistry())
+    if (c.name == name) return true;
+  return false;
+}
+
+}  // namespace
+
+Status ParseFlags(int argc, const char* const* argv, Flags* out) {
+  Flags f;
+  f.config_file = kDefaultConfigFile;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    std::string name(arg), value;
+    bool has_value = false;
+    if (size_t eq = arg.find('='); eq != std::string_view::npos) {
+      name = std::string(arg.substr(0, eq));
+      value = std::string(arg.substr(eq + 1));
+      has_value = true;
+    }
+    auto take = [&](std::optional<std::string>* dst) -> Status {
+      if (!has_value) {
+        if (i + 1 >= argc) return Status::InvalidArgument("flag " + name + " needs a value");
+        value = argv[++i];
+      }
+      *dst = value;
+      return Status::OK();
+    };
+    auto no_value = [&]() -> Status {
+      return has_value ? Status::InvalidArgument("flag " + name + " takes no value") : Status::OK();
+    };
+    if (name == "-h" || name == "--help") {
+      f.help = true;
+    } else if (name == "--version") {
+      f.version = true;
+    } else if (name == "--config.file") {
+      std::optional<std::string> v;
+      BN_RETURN_IF_ERROR(take(&v));
+      f.config_file = *v;
+      f.config_file_given = true;
+    } else if (name == "--config.check") {
+      BN_RETURN_IF_ERROR(no_value());
+      f.config_check = true;
+    } else if (name == "--once") {
+      BN_RETURN_IF_ERROR(no_value());
+      f.once = true;
+    } else if (name == "--web.listen-address") {
+      BN_RETURN_IF_ERROR(take(&f.listen_address));
+    } else if (name == "--path.procfs") {
+      BN_RETURN_IF_ERROR(take(&f.procfs));
+    } else if (name == "--path.sysfs") {
+      BN_RETURN_IF_ERROR(take(&f.sysfs));
+    } else if (name == "--path.ethtool") {
+      BN_RETURN_IF_ERROR(take(&f.ethtool));
+    } else if (name == "--log.level") {
+      BN_RETURN_IF_ERROR(take(&f.log_level));
+    } else if (name.rfind("--collector.", 0) == 0 || name.rfind("--no-collector.", 0) == 0) {
+      BN_RETURN_IF_ERROR(no_value());
+      bool enable = name[2] == 'c';
+      std::string c = name.substr(enable ? 12 : 15);
+      if (!KnownCollector(c)) return Status::InvalidArgument("unknown collector in " + name);
+      (enable ? f.enable : f.disable).push_back(c);
+    } else {
+      return Status::InvalidArgument("unknown flag " + name + " (see --help)");
+    }
+  }
+  *out = std::move(f);
+  return Status::OK();
+}
+
+Status ApplyFlags(const Flags& f, Config* c) {
+  if (f.listen_address) c->listen_address = *f.listen_address;
+  if (f.procfs) c->roots.procfs = *f.procfs;
+  if (f.sysfs) c->roots.sysfs = *f.sysfs;
+  if (f.ethtool) c->roots.ethtool = *f.ethtool;
+  if (f.log_level && !ParseLogLevel(*f.log_level, &c->log_level))
+    return Status::InvalidArgument("--log.level must be debug, info, warn or error, got '" + *f.log_level + "'");
+  auto& en = c->collectors.enabled;
+  auto& dis = c->collectors.disabled;
+  for (const std::string& n : f.enable) {
+    dis.erase(std::remove(dis.begin(), dis.end(), n), dis.end());
+    en.push_back(n);
+  }
+  for (const std::string& n : f.disable) {
+    en.erase(std::remove(en.begin(), en.end(), n), en.end());
+    dis.push_back(n);
+  }
+  return Status::OK();
+}
+
+std::string Usage() {
+  std::string u =
+      "usage: bottleneckd [flags]\n"
+      "\n"
+      "Samples this host's CPU, interrupt, softirq, NIC and socket counters and serves\n"
+      "them as Prometheus metrics.\n"
+      "\n"
+      "  --config.file=PATH          YAML config (default " + std::string(kDefaultConfigFile) + ";\n"
+      "                              built-in defaults when that file is absent)\n"
+      "  --config.check              validate the config and exit (0 = valid)\n"
+      "  --web.listen-address=ADDR   :PORT, HOST:PORT or [IPV6]:PORT (default :9858)\n"
+      "  --path.procfs=DIR           procfs mount point (default /proc)\n"
+      "  --path.sysfs=DIR            sysfs mount point (default /sys)\n"
+      "  --path.ethtool=DIR          recorded `ethtool -S IF` files, one per interface\n"
+      "                              (default: ask drivers through SIOCETHTOOL)\n"
+      "  --log.level=LEVEL           debug, info, warn or error (default info)\n"
+      "  --once                      take two samples one interval apart, print the\n"
+      "                              metrics to stdout and exit\n"
+      "  --collector.NAME            enable a collector; --no-collector.NAME disables it\n"
+      "  --version, --help\n"
+      "\n"
+      "Collectors:\n";
+  for (const auto& c : CollectorRegistry()) {
+    std::string line = "  " + c.name;
+    line.resize(16, ' ');
+    u += line + (c.default_enabled ? "[on]  " : "[off] ") + c.help + "\n";
+  }
+  u += "\nSignals: SIGHUP reloads the config file, SIGTERM/SIGINT stop.\n";
+  return u;
+}
+
+}  // namespace bottleneckd

@@ -1,0 +1,35 @@
+// Command-line flags, node_exporter style: --name=value or --name value,
+// --collector.NAME / --no-collector.NAME. A flag given on the command line
+// overrides the config file; unset flags leave the config alone.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectors/status.h"
+#include "daemon/config.h"
+
+namespace bottleneckd {
+
+struct Flags {
+  std::string config_file;     // --config.file
+  bool config_file_given = false;
+  bool config_check = false;   // --config.check: validate and exit
+  bool once = false;           // --once: two samples, print /metrics, exit
+  bool help = false, version = false;
+  std::optional<std::string> listen_address, procfs, sysfs, ethtool, log_level;
+  std::vector<std::string> enable, disable;  // --collector.X / --no-collector.X
+};
+
+inline constexpr const char* kDefaultConfigFile = "/etc/bottleneckd/bottleneckd.yaml";
+
+// Parses argv[1..]. InvalidArgument names the offending flag.
+Status ParseFlags(int argc, const char* const* argv, Flags* out);
+
+// Applies the flags given on the command line over `config`.
+Status ApplyFlags(const Flags& flags, Config* config);
+
+std::string Usage();
+
+}  // namespace bottleneckd

@@ -1,0 +1,64 @@
+#include "daemon/sampler.h"
+
+#include <time.h>
+
+#include "daemon/config.h"
+#include "daemon/log.h"
+
+namespace bottleneckd {
+namespace {
+
+int64_t Nanos(clockid_t clock) {
+  struct timespec ts;
+  clock_gettime(clock, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+}  // namespace
+
+int64_t MonotonicNanos() { return Nanos(CLOCK_MONOTONIC); }
+int64_t WallNanos() { return Nanos(CLOCK_REALTIME); }
+
+Sampler::Sampler(const HostFs* fs, const CollectorsConfig& config) : fs_(fs) {
+  for (const CollectorInfo& info : CollectorRegistry()) {
+    if (!CollectorEnabled(config, info.name, info.default_enabled)) continue;
+    entries_.push_back({info.make(config), -1});
+  }
+}
+
+std::vector<std::string> Sampler::CollectorNames() const {
+  std::vector<std::string> names;
+  for (const Entry& e : entries_) names.emplace_back(e.collector->name());
+  return names;
+}
+
+void Sampler::Take(Sample* out) {
+  *out = Sample();
+  out->mono_ns = MonotonicNanos();
+  out->wall_ns = WallNanos();
+  for (Entry& e : entries_) {
+    int64_t t0 = MonotonicNanos();
+    Status s = e.collector->Collect(*fs_, out);
+    CollectorResult r;
+    r.name = std::string(e.collector->name());
+    r.duration_seconds = static_cast<double>(MonotonicNanos() - t0) / 1e9;
+    // NotSupported: this kernel lacks the files; the collector has nothing to
+    // say, which is not a failure (node_exporter logs it at debug).
+    r.success = s.ok() || s.IsNotSupported();
+    if (!s.ok()) r.error = s.ToString();
+    int state = r.success ? 1 : 0;
+    if (state != e.last_state) {
+      if (!r.success) {
+        Log(LogLevel::kError, "collector failed", {{"collector", r.name}, {"err", r.error}});
+      } else if (s.IsNotSupported()) {
+        Log(LogLevel::kDebug, "collector not supported here", {{"collector", r.name}, {"err", r.error}});
+      } else if (e.last_state == 0) {
+        Log(LogLevel::kInfo, "collector recovered", {{"collector", r.name}});
+      }
+      e.last_state = state;
+    }
+    out->results.push_back(std::move(r));
+  }
+}
+
+}  // namespace bottleneckd

@@ -1,0 +1,46 @@
+// Snapshot: what the exporters read — the latest Sample, the Window ending at
+// it, and cumulative daemon facts. Published whole by the sampling loop and read
+// by scrapes without blocking it (a shared_ptr swap under a mutex).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "collectors/sample.h"
+#include "daemon/window.h"
+
+namespace bottleneckd {
+
+struct Snapshot {
+  Sample sample;
+  std::optional<Window> window;
+  uint64_t samples_total = 0;
+  // Counter wraps/resets seen since start, by (source, "wrap"|"reset").
+  std::map<std::pair<std::string, std::string>, uint64_t> counter_anomalies_total;
+  double interval_seconds = 1;
+  bool per_cpu_irq_matrix = false;
+};
+
+class SnapshotStore {
+ public:
+  void Publish(std::shared_ptr<const Snapshot> s) {
+    std::lock_guard<std::mutex> l(mu_);
+    latest_ = std::move(s);
+  }
+  // Null until the first sample.
+  std::shared_ptr<const Snapshot> Latest() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return latest_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::shared_ptr<const Snapshot> latest_;  // guarded by mu_
+};
+
+}  // namespace bottleneckd

@@ -1,0 +1,17 @@
+// The HTML landing page served at "/": what this daemon is, links to /metrics
+// and /healthz, and each collector's state in the latest sample.
+#pragma once
+
+#include <string>
+
+#include "daemon/snapshot.h"
+#include "exporters/metrics.h"
+
+namespace bottleneckd {
+
+// `snap` may be null (no sample yet). Every dynamic string is HTML-escaped.
+std::string RenderLandingPage(const Snapshot* snap, const BuildInfo& build);
+
+std::string HtmlEscape(std::string_view s);
+
+}  // namespace bottleneckd

@@ -1,0 +1,50 @@
+// Prometheus exposition of a Snapshot (DESIGN.md section 8). Raw kernel
+// counters are exported as `_total` counters straight from the latest Sample;
+// window ratios as `_ratio` gauges. Nothing is mirrored into prometheus-cpp
+// Counter objects: families are built at scrape time from the snapshot
+// (prometheus-cpp's custom Collectable pattern). Nothing here throws.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <prometheus/collectable.h>
+#include <prometheus/metric_family.h>
+
+#include "daemon/snapshot.h"
+
+namespace bottleneckd {
+
+struct BuildInfo {
+  std::string version;
+  std::string revision;
+};
+
+BuildInfo GetBuildInfo();
+
+// All metric families for one snapshot, in a fixed order. A null snapshot
+// (before the first sample) gives only build_info.
+std::vector<prometheus::MetricFamily> BuildMetricFamilies(const Snapshot* snap, const BuildInfo& build);
+
+// The Collectable registered with the HTTP endpoint: reads the latest
+// snapshot from the store at each scrape.
+class SnapshotCollectable : public prometheus::Collectable {
+ public:
+  explicit SnapshotCollectable(const SnapshotStore* store) : store_(store), build_(GetBuildInfo()) {}
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+ private:
+  const SnapshotStore* store_;
+  BuildInfo build_;
+};
+
+// Every metric name this exporter can emit, for start-up validation
+// (prometheus::CheckMetricName) and the docs' metrics reference test.
+const std::vector<std::string>& ExportedMetricNames();
+
+// Validates ExportedMetricNames() and label names once; false with the
+// offending name in *bad.
+bool ValidateMetricNames(std::string* bad);
+
+}  // namespace bottleneckd

@@ -1,0 +1,21 @@
+// Per-area builders of metric families, shared by exporters/metrics*.cc only.
+#pragma once
+
+#include <vector>
+
+#include <prometheus/metric_family.h>
+
+#include "daemon/snapshot.h"
+
+namespace bottleneckd::internal {
+
+using Families = std::vector<prometheus::MetricFamily>;
+
+void AddCpuFamilies(const Snapshot& s, Families* out);
+void AddInterruptFamilies(const Snapshot& s, Families* out);
+void AddSoftirqFamilies(const Snapshot& s, Families* out);
+void AddNetworkFamilies(const Snapshot& s, Families* out);
+void AddSocketFamilies(const Snapshot& s, Families* out);
+void AddThreadFamilies(const Snapshot& s, Families* out);
+
+}  // namespace bottleneckd::internal

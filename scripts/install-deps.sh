@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package bottleneckd needs to build, test and benchmark,
+# and only those missing. The one list of the project's packages. Run as root.
+set -euo pipefail
+
+PACKAGES=(
+  # build
+  build-essential cmake g++ git pkg-config
+  # libraries
+  prometheus-cpp-dev libcivetweb-dev libyaml-cpp-dev libpcap-dev libsqlite3-dev
+  # tests: GoogleTest, clang for libFuzzer + sanitizers, the real Prometheus/promtool
+  libgtest-dev libgmock-dev clang libclang-rt-14-dev prometheus curl python3 iproute2
+  # benchmarks: the peer tool, Google Benchmark, hyperfine
+  prometheus-node-exporter libbenchmark-dev hyperfine
+  # bus inspection (lspci) and capture tools used by later collectors' tests
+  pciutils
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}" >&2
+  echo "install-deps: run as root (or install them) and retry" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Debian's prometheus package starts its own server on :9090; tests start their
+# own instances on loopback ports, so keep the packaged service out of the way.
+if systemctl is-active --quiet prometheus 2>/dev/null; then systemctl stop prometheus || true; fi
+if systemctl is-active --quiet prometheus-node-exporter 2>/dev/null; then systemctl stop prometheus-node-exporter || true; fi

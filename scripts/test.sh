@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Builds and runs every bottleneckd test:
+#   1. the GoogleTest suite + integration tests (real binary, promtool, Prometheus)
+#   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
+#   3. every libFuzzer target for FUZZ_SECONDS (default 10) each, seeded with fixtures
+# Ends with one "N passed, N failed" line. Exit status 0 only if everything passed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+scripts/install-deps.sh || exit 1
+
+JOBS=${JOBS:-$(nproc)}
+FUZZ_SECONDS=${FUZZ_SECONDS:-10}
+passed=0
+failed=0
+failures=()
+
+# Runs ctest in build dir $1 (label $2) and adds its counts to the totals.
+run_ctest() {
+  local dir=$1 label=$2 log
+  log=$(mktemp)
+  (cd "$dir" && ctest --output-on-failure --timeout 600 -j"$JOBS") 2>&1 | tee "$log"
+  local line total fail
+  line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -1)
+  if [ -z "$line" ]; then
+    failed=$((failed + 1)); failures+=("$label: ctest produced no summary")
+  else
+    total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$line")
+    fail=$(sed -E 's/.*tests passed, ([0-9]+) tests? failed.*/\1/' <<<"$line")
+    passed=$((passed + total - fail)); failed=$((failed + fail))
+    [ "$fail" -eq 0 ] || failures+=("$label: $fail ctest failures")
+  fi
+  rm -f "$log"
+}
+
+build() {  # build dir, cmake args...
+  local dir=$1; shift
+  cmake -S "$ROOT" -B "$dir" -DBOTTLENECKD_WERROR=ON "$@" >/dev/null &&
+    cmake --build "$dir" -j"$JOBS" 2>&1 | grep -vE '^\[ *[0-9]+%\]|^-- ' ; return "${PIPESTATUS[0]}"
+}
+
+echo "=== [1/3] build + tests (RelWithDebInfo)"
+if build build/test; then run_ctest build/test "tests"; else failed=$((failed + 1)); failures+=("build/test: build failed"); fi
+
+echo "=== [2/3] build + tests under ASan + UBSan"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+if build build/asan -DBOTTLENECKD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug; then run_ctest build/asan "asan"; else
+  failed=$((failed + 1)); failures+=("build/asan: build failed"); fi
+
+echo "=== [3/3] libFuzzer targets, ${FUZZ_SECONDS}s each"
+if CC=clang CXX=clang++ build build/fuzz -DBOTTLENECKD_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo; then
+  corpus_src=$(mktemp -d)
+  find tests/fixtures -type f -size -256k -not -name '*.md' | head -400 | while read -r f; do
+    cp "$f" "$corpus_src/$(echo "$f" | tr '/' '_')"; done
+  for fz in build/fuzz/tests/fuzz/*_fuzz; do
+    [ -x "$fz" ] || continue
+    name=$(basename "$fz")
+    corpus=$(mktemp -d); cp "$corpus_src"/* "$corpus"/ 2>/dev/null
+    if "$fz" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=0 \
+         "$corpus" >"build/fuzz/$name.log" 2>&1; then
+      echo "fuzz $name: ok ($(grep -Eo 'stat::number_of_executed_units: [0-9]+|#[0-9]+ +DONE' "build/fuzz/$name.log" | tail -1))"
+      passed=$((passed + 1))
+    else
+      echo "fuzz $name: FAILED"; tail -40 "build/fuzz/$name.log"
+      failed=$((failed + 1)); failures+=("fuzz: $name")
+    fi
+    rm -rf "$corpus"
+  done
+  rm -rf "$corpus_src"
+else
+  failed=$((failed + 1)); failures+=("build/fuzz: build failed")
+fi
+
+for f in "${failures[@]}"; do echo "FAILED: $f"; done
+echo "bottleneckd: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

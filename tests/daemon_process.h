@@ -1,0 +1,51 @@
+// DaemonProcess: runs the real bottleneckd binary for end-to-end tests, reads
+// its logfmt stderr to learn the bound address, and talks HTTP to it over
+// loopback. The process is killed (SIGKILL) if a test ends without Wait().
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace bottleneckd::testing {
+
+struct HttpResponse {
+  int status = 0;  // 0: connection failed
+  std::string headers;
+  std::string body;
+};
+
+// One HTTP/1.0 request to 127.0.0.1:port (raw socket, 5 s timeout).
+HttpResponse HttpRequest(int port, const std::string& method, const std::string& path);
+
+class DaemonProcess {
+ public:
+  ~DaemonProcess();
+
+  // Starts BOTTLENECKD_BINARY with args and waits (up to 10 s) for its
+  // "msg=listening" line. False (with the stderr so far in error()) otherwise.
+  bool Start(const std::vector<std::string>& args);
+
+  int port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  HttpResponse Get(const std::string& path) const { return HttpRequest(port_, "GET", path); }
+
+  void Signal(int sig) const;
+  // Waits up to timeout_s for exit; returns the exit status, or -1 on timeout.
+  int Wait(double timeout_s);
+  // Everything the daemon wrote to stderr so far (drains the pipe).
+  const std::string& Stderr();
+  // Polls Stderr() until it contains `needle` or timeout_s passes.
+  bool WaitForLog(const std::string& needle, double timeout_s);
+  const std::string& error() const { return error_; }
+
+ private:
+  pid_t pid_ = -1;
+  int stderr_fd_ = -1;
+  int port_ = 0;
+  std::string stderr_;
+  std::string error_;
+};
+
+}  // namespace bottleneckd::testing

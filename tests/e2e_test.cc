@@ -1,0 +1,230 @@
+// End to end: the real binary against fixture trees on 127.0.0.1 with a
+// kernel-chosen port. /metrics is diffed against tests/golden/<scenario>.metrics
+// (BOTTLENECKD_UPDATE_GOLDEN=1 rewrites the golden files; review the diff by
+// hand against the fixture's README before committing), checked by
+// `promtool check metrics`, and the daemon's signals and bad-input behaviour
+// are exercised.
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/daemon_process.h"
+#include "tests/test_util.h"
+
+namespace bottleneckd::testing {
+namespace {
+
+std::vector<std::string> FixtureArgs(const std::string& scenario, const std::string& config) {
+  HostRoots r = FixtureRoots(scenario);
+  return {"--config.file=" + config, "--web.listen-address=127.0.0.1:0", "--path.procfs=" + r.procfs,
+          "--path.sysfs=" + r.sysfs, "--path.ethtool=" + r.ethtool};
+}
+
+// Replaces values that change from run to run (timings, sample counts,
+// wall-clock time, build revision) with placeholders.
+std::string Normalize(const std::string& metrics) {
+  static const std::regex kVolatile(
+      R"(^(bottleneckd_collector_duration_seconds\{[^}]*\}|bottleneckd_samples_total|bottleneckd_last_sample_timestamp_seconds) .*$)");
+  static const std::regex kRevision(R"(revision="[^"]*")");
+  std::istringstream in(metrics);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    line = std::regex_replace(line, kVolatile, "$1 <volatile>");
+    line = std::regex_replace(line, kRevision, "revision=\"<revision>\"");
+    out += line + "\n";
+  }
+  return out;
+}
+
+int RunPromtool(const std::string& metrics, std::string* output) {
+  TempDir dir;
+  dir.Write("m.txt", metrics);
+  std::string cmd = "promtool check metrics < " + dir.path() + "/m.txt 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return -1;
+  char buf[512];
+  while (fgets(buf, sizeof(buf), p)) *output += buf;
+  int st = ::pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+std::string ConfigFile(const TempDir& dir, const std::string& yaml) {
+  dir.Write("bottleneckd.yaml", yaml);
+  return dir.path() + "/bottleneckd.yaml";
+}
+
+class GoldenTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GoldenTest, MetricsMatchGoldenAndPassPromtool) {
+  const std::string scenario = GetParam();
+  TempDir dir;
+  // The seed box's udpecho process is a thread target.
+  std::string cfg = ConfigFile(dir, "interval: 200ms\ncollectors:\n  threads:\n    targets:\n      - name: udpecho\n");
+  DaemonProcess d;
+  ASSERT_TRUE(d.Start(FixtureArgs(scenario, cfg))) << d.error();
+  // Wait for a window (two samples) so window-derived families are present.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  HttpResponse r = d.Get("/metrics");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_NE(r.headers.find("text/plain; version=0.0.4"), std::string::npos);
+
+  std::string promtool_out;
+  EXPECT_EQ(RunPromtool(r.body, &promtool_out), 0) << promtool_out;
+
+  std::string got = Normalize(r.body);
+  std::string golden_path = std::string(BOTTLENECKD_SOURCE_DIR) + "/tests/golden/" + scenario + ".metrics";
+  const char* update = std::getenv("BOTTLENECKD_UPDATE_GOLDEN");
+  if (update && std::string(update) == "1") {
+    std::ofstream(golden_path) << got;
+  }
+  std::string want = ReadFileOrDie(golden_path);
+  EXPECT_EQ(got, want) << "diff against " << golden_path
+                       << " (BOTTLENECKD_UPDATE_GOLDEN=1 rewrites it; review the change)";
+  d.Signal(SIGTERM);
+  EXPECT_EQ(d.Wait(10), 0) << d.Stderr();
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTest, ::testing::Values("seed-box", "vm", "large-host"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
+TEST(DaemonHttp, EndpointsAndMethods) {
+  TempDir dir;
+  DaemonProcess d;
+  ASSERT_TRUE(d.Start(FixtureArgs("seed-box", ConfigFile(dir, "interval: 1s\n")))) << d.error();
+  HttpResponse root = d.Get("/");
+  EXPECT_EQ(root.status, 200);
+  EXPECT_NE(root.body.find("href=\"/metrics\""), std::string::npos);
+  EXPECT_NE(root.body.find("<td>netdev</td><td>ok"), std::string::npos) << root.body;
+  HttpResponse health = d.Get("/healthz");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_EQ(health.body, "ok\n");
+  EXPECT_EQ(d.Get("/nope").status, 404);
+  EXPECT_EQ(HttpRequest(d.port(), "POST", "/metrics").status, 405);
+  EXPECT_EQ(HttpRequest(d.port(), "DELETE", "/").status, 405);
+  HttpResponse head = HttpRequest(d.port(), "HEAD", "/metrics");
+  EXPECT_EQ(head.status, 200);
+  EXPECT_TRUE(head.body.empty());
+  d.Signal(SIGINT);
+  EXPECT_EQ(d.Wait(10), 0);
+  EXPECT_NE(d.Stderr().find("msg=stopped"), std::string::npos);
+}
+
+// A garbled kernel file sets that collector's success to 0 with one log line;
+// the others keep working, sampling goes on, and it recovers when the file does.
+TEST(DaemonBadInput, GarbledFileFailsOneCollectorOnly) {
+  TempDir dir;
+  std::filesystem::copy(FixtureDir("seed-box"), dir.path() + "/tree",
+                        std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+  std::string softnet = dir.path() + "/tree/proc/net/softnet_stat";
+  std::string good = ReadFileOrDie(softnet);
+  dir.Write("tree/proc/net/softnet_stat", "0000zzzz 00000000\ngarbage\n");
+  std::string cfg = ConfigFile(dir, "interval: 100ms\n");
+  DaemonProcess d;
+  ASSERT_TRUE(d.Start({"--config.file=" + cfg, "--web.listen-address=127.0.0.1:0",
+                       "--path.procfs=" + dir.path() + "/tree/proc", "--path.sysfs=" + dir.path() + "/tree/sys",
+                       "--path.ethtool=" + dir.path() + "/tree/ethtool"}))
+      << d.error();
+  std::string m = d.Get("/metrics").body;
+  EXPECT_NE(m.find("bottleneckd_collector_success{collector=\"softirqs\"} 0"), std::string::npos) << m;
+  EXPECT_NE(m.find("bottleneckd_collector_success{collector=\"cpu\"} 1"), std::string::npos);
+  EXPECT_NE(m.find("bottleneckd_collector_success{collector=\"netdev\"} 1"), std::string::npos);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  // One error line for the failure, not one per tick.
+  const std::string& log = d.Stderr();
+  size_t first = log.find("msg=\"collector failed\" collector=softirqs");
+  ASSERT_NE(first, std::string::npos) << log;
+  EXPECT_EQ(log.find("msg=\"collector failed\" collector=softirqs", first + 1), std::string::npos) << log;
+  EXPECT_NE(log.find("softnet_stat"), std::string::npos) << "the error names the file: " << log;
+
+  dir.Write("tree/proc/net/softnet_stat", good);
+  ASSERT_TRUE(d.WaitForLog("msg=\"collector recovered\" collector=softirqs", 5)) << d.Stderr();
+  m = d.Get("/metrics").body;
+  EXPECT_NE(m.find("bottleneckd_collector_success{collector=\"softirqs\"} 1"), std::string::npos);
+
+  // A missing file: the same, and the daemon keeps sampling.
+  std::filesystem::remove(dir.path() + "/tree/proc/stat");
+  ASSERT_TRUE(d.WaitForLog("msg=\"collector failed\" collector=cpu", 5)) << d.Stderr();
+  EXPECT_NE(d.Get("/metrics").body.find("bottleneckd_collector_success{collector=\"cpu\"} 0"), std::string::npos);
+  EXPECT_EQ(d.Get("/healthz").status, 200);
+  d.Signal(SIGTERM);
+  EXPECT_EQ(d.Wait(10), 0);
+}
+
+TEST(DaemonSignals, HupReloadsAndBadReloadKeepsRunning) {
+  TempDir dir;
+  std::string cfg = ConfigFile(dir, "interval: 1s\n");
+  DaemonProcess d;
+  ASSERT_TRUE(d.Start(FixtureArgs("seed-box", cfg))) << d.error();
+  dir.Write("bottleneckd.yaml", "interval: 200ms\ncollectors:\n  sockets:\n    enabled: false\n");
+  d.Signal(SIGHUP);
+  ASSERT_TRUE(d.WaitForLog("msg=\"configuration applied\"", 5)) << d.Stderr();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::string m = d.Get("/metrics").body;
+  EXPECT_EQ(m.find("collector=\"sockets\""), std::string::npos) << "sockets disabled by the reload";
+
+  dir.Write("bottleneckd.yaml", "interval: 200ms\ncollectors:\n  netdev:\n    includ: [eth0]\n");
+  d.Signal(SIGHUP);
+  ASSERT_TRUE(d.WaitForLog("msg=\"reload failed; keeping the running config\"", 5)) << d.Stderr();
+  EXPECT_NE(d.Stderr().find("bottleneckd.yaml:4:5: unknown key 'includ'"), std::string::npos) << d.Stderr();
+  EXPECT_EQ(d.Get("/healthz").status, 200);
+  d.Signal(SIGTERM);
+  EXPECT_EQ(d.Wait(10), 0);
+}
+
+TEST(DaemonCli, ConfigCheckAndErrors) {
+  TempDir dir;
+  std::string good = ConfigFile(dir, "interval: 2s\n");
+  std::string cmd = std::string(BOTTLENECKD_BINARY) + " --config.check --config.file=" + good + " 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  dir.Write("bad.yaml", "interval: 1s\nweb:\n  listen_address: [1, 2\n");
+  cmd = std::string(BOTTLENECKD_BINARY) + " --config.check --config.file=" + dir.path() + "/bad.yaml > " +
+        dir.path() + "/out 2>&1";
+  int st = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(st), 1);
+  std::string out = ReadFileOrDie(dir.path() + "/out");
+  EXPECT_NE(out.find("bad.yaml:4:1"), std::string::npos) << out;
+
+  cmd = std::string(BOTTLENECKD_BINARY) + " --web.listen-address=nonsense --config.check > " + dir.path() +
+        "/out 2>&1";
+  st = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(st), 1);
+  out = ReadFileOrDie(dir.path() + "/out");
+  EXPECT_NE(out.find("invalid listen address 'nonsense'"), std::string::npos) << out;
+
+  cmd = std::string(BOTTLENECKD_BINARY) + " --bogus > " + dir.path() + "/out 2>&1";
+  st = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(st), 2);
+  EXPECT_NE(ReadFileOrDie(dir.path() + "/out").find("unknown flag --bogus"), std::string::npos);
+}
+
+TEST(DaemonCli, PortInUseIsAClearError) {
+  TempDir dir;
+  DaemonProcess first;
+  ASSERT_TRUE(first.Start(FixtureArgs("seed-box", ConfigFile(dir, "")))) << first.error();
+  std::string cmd = std::string(BOTTLENECKD_BINARY) + " --config.file=" + dir.path() +
+                    "/bottleneckd.yaml --web.listen-address=127.0.0.1:" + std::to_string(first.port()) + " > " +
+                    dir.path() + "/out 2>&1";
+  int st = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(st), 1);
+  EXPECT_NE(ReadFileOrDie(dir.path() + "/out").find("cannot listen on 127.0.0.1:" + std::to_string(first.port())),
+            std::string::npos)
+      << ReadFileOrDie(dir.path() + "/out");
+}
+
+}  // namespace
+}  // namespace bottleneckd::testing

@@ -1,0 +1,536 @@
+// Tests of the netdev collector and ethtool reading: ParseEthtoolStats on
+// literal text, the SIOCETHTOOL path against this host, and
+// NetdevCollector::Collect over temporary sysfs trees and the fixture trees.
+#include "collectors/netdev.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "collectors/ethtool.h"
+#include "collectors/host_fs.h"
+#include "collectors/sample.h"
+#include "tests/test_util.h"
+
+namespace bottleneckd {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+using Code = Status::Code;
+
+// ---- ParseEthtoolStats ----
+
+struct EthtoolCase {
+  const char* name;
+  const char* text;
+  Code code;
+  NamedCounters want;  // checked when OK
+};
+
+// clang-format off
+const EthtoolCase kEthtoolCases[] = {
+    {"virtio_header_and_two", "NIC statistics:\n     rx_kicks: 217\n     tx_kicks: 866\n",
+     Code::kOk, {{"rx_kicks", 217}, {"tx_kicks", 866}}},
+    {"sorted_by_name", "NIC statistics:\n     tx_packets: 2\n     rx_packets: 1\n     multicast: 3\n",
+     Code::kOk, {{"multicast", 3}, {"rx_packets", 1}, {"tx_packets", 2}}},
+    {"odd_names",
+     "NIC statistics:\n     rx_queue_0_packets: 11\n     tx-0.packets: 7\n     rx_pkts_nic: 5\n"
+     "     [0]: rx_ucast_packets: 12\n     rx queue 1 drops: 3\n",
+     Code::kOk,
+     {{"[0]: rx_ucast_packets", 12}, {"rx queue 1 drops", 3}, {"rx_pkts_nic", 5},
+      {"rx_queue_0_packets", 11}, {"tx-0.packets", 7}}},
+    {"empty", "", Code::kOk, {}},
+    {"header_only", "NIC statistics:\n", Code::kOk, {}},
+    {"no_stats_available", "no stats available\n", Code::kOk, {}},
+    {"group_title_skipped", "Standard stats for em0:\n     eth-mac-FramesTransmittedOK: 9\n",
+     Code::kOk, {{"eth-mac-FramesTransmittedOK", 9}}},
+    {"empty_name_skipped", "NIC statistics:\n     : 5\n     rx_x: 1\n", Code::kOk, {{"rx_x", 1}}},
+    {"crlf_and_tabs", "NIC statistics:\r\n\trx_a:\t4\r\n", Code::kOk, {{"rx_a", 4}}},
+    {"duplicate_keeps_first", "     rx_a: 1\n     rx_b: 2\n     rx_a: 3\n", Code::kOk,
+     {{"rx_a", 1}, {"rx_b", 2}}},
+    {"u64_max", "     rx_bytes: 18446744073709551615\n", Code::kOk, {{"rx_bytes", UINT64_MAX}}},
+    {"zero", "     rx_bytes: 0\n", Code::kOk, {{"rx_bytes", 0}}},
+    {"truncated_no_newline", "NIC statistics:\n     rx_a: 1\n     rx_b: 22", Code::kOk,
+     {{"rx_a", 1}, {"rx_b", 22}}},
+    {"truncated_mid_name", "NIC statistics:\n     rx_a: 1\n     rx_b", Code::kOk, {{"rx_a", 1}}},
+    {"truncated_after_colon", "NIC statistics:\n     rx_a: 1\n     rx_b:", Code::kOk, {{"rx_a", 1}}},
+    {"u64_overflow", "     rx_bytes: 18446744073709551616\n", Code::kCorruption, {}},
+    {"negative", "     rx_bytes: -1\n", Code::kCorruption, {}},
+    {"plus_sign", "     rx_bytes: +1\n", Code::kCorruption, {}},
+    {"word_value", "     rx_bytes: many\n", Code::kCorruption, {}},
+    {"two_numbers", "     rx_bytes: 1 2\n", Code::kCorruption, {}},
+    {"hex_value", "     rx_bytes: 0x10\n", Code::kCorruption, {}},
+};
+// clang-format on
+
+TEST(ParseEthtoolStatsTest, Table) {
+  for (const EthtoolCase& c : kEthtoolCases) {
+    SCOPED_TRACE(c.name);
+    NamedCounters got = {{"stale", 99}};
+    Status s = ParseEthtoolStats(c.text, &got);
+    EXPECT_EQ(s.code(), c.code) << s.ToString();
+    if (c.code == Code::kOk) {
+      EXPECT_EQ(got, c.want);
+    } else {
+      EXPECT_TRUE(got.empty());
+    }
+  }
+}
+
+TEST(ParseEthtoolStatsTest, CorruptionNamesTheStatistic) {
+  NamedCounters got;
+  Status s = ParseEthtoolStats("NIC statistics:\n     rx_missed_errors: lots\n", &got);
+  ASSERT_TRUE(s.IsCorruption());
+  EXPECT_NE(s.message().find("rx_missed_errors"), std::string::npos) << s.message();
+}
+
+// `ethtool -S` of an Intel 82546 (e1000) after a receive overload.
+constexpr const char* kE1000 =
+    "NIC statistics:\n"
+    "     rx_packets: 81985347\n"
+    "     tx_packets: 80431120\n"
+    "     rx_bytes: 5247062208\n"
+    "     tx_bytes: 5147591680\n"
+    "     rx_broadcast: 12\n"
+    "     tx_broadcast: 3\n"
+    "     rx_multicast: 0\n"
+    "     tx_multicast: 0\n"
+    "     rx_errors: 0\n"
+    "     tx_errors: 0\n"
+    "     tx_dropped: 0\n"
+    "     multicast: 0\n"
+    "     collisions: 0\n"
+    "     rx_length_errors: 0\n"
+    "     rx_over_errors: 0\n"
+    "     rx_crc_errors: 0\n"
+    "     rx_frame_errors: 0\n"
+    "     rx_no_buffer_count: 301442\n"
+    "     rx_missed_errors: 1554227\n"
+    "     tx_aborted_errors: 0\n"
+    "     tx_carrier_errors: 0\n"
+    "     tx_fifo_errors: 0\n"
+    "     tx_heartbeat_errors: 0\n"
+    "     tx_window_errors: 0\n"
+    "     tx_abort_late_coll: 0\n"
+    "     tx_deferred_ok: 0\n"
+    "     tx_single_coll_ok: 0\n"
+    "     tx_multi_coll_ok: 0\n"
+    "     tx_timeout_count: 0\n"
+    "     tx_restart_queue: 1187\n"
+    "     rx_long_length_errors: 0\n"
+    "     rx_short_length_errors: 0\n"
+    "     rx_align_errors: 0\n"
+    "     tx_tcp_seg_good: 0\n"
+    "     tx_tcp_seg_failed: 0\n"
+    "     rx_flow_control_xon: 0\n"
+    "     rx_flow_control_xoff: 0\n"
+    "     tx_flow_control_xon: 0\n"
+    "     tx_flow_control_xoff: 0\n"
+    "     rx_long_byte_count: 5247062208\n"
+    "     rx_csum_offload_good: 81985335\n"
+    "     rx_csum_offload_errors: 0\n"
+    "     alloc_rx_buff_failed: 0\n"
+    "     tx_smbus: 0\n"
+    "     rx_smbus: 0\n"
+    "     dropped_smbus: 0\n";
+
+TEST(ParseEthtoolStatsTest, E1000Sample) {
+  NamedCounters got;
+  ASSERT_TRUE(ParseEthtoolStats(kE1000, &got).ok());
+  EXPECT_EQ(got.size(), 46u);
+  EXPECT_TRUE(std::is_sorted(got.begin(), got.end()));
+  NetDev dev;
+  dev.ethtool = got;
+  EXPECT_EQ(dev.Ethtool("rx_no_buffer_count"), 301442u);
+  EXPECT_EQ(dev.Ethtool("rx_missed_errors"), 1554227u);
+  EXPECT_EQ(dev.Ethtool("tx_restart_queue"), 1187u);
+  EXPECT_EQ(dev.Ethtool("alloc_rx_buff_failed"), 0u);
+  EXPECT_EQ(dev.Ethtool("rx_fifo_errors"), std::nullopt);  // e1000 has none
+  EXPECT_EQ(got.front().first, "alloc_rx_buff_failed");
+  EXPECT_EQ(got.back().first, "tx_window_errors");
+}
+
+// ---- SIOCETHTOOL on this host ----
+
+TEST(EthtoolIoctlTest, LoopbackIsNotSupportedOrOk) {
+  NamedCounters got = {{"stale", 1}};
+  Status s = ReadEthtoolStatsIoctl("lo", &got);
+  ASSERT_TRUE(s.ok() || s.IsNotSupported()) << s.ToString();
+  if (s.ok()) {
+    EXPECT_TRUE(std::is_sorted(got.begin(), got.end()));
+  } else {
+    EXPECT_TRUE(got.empty());
+    EXPECT_NE(s.message().find("lo"), std::string::npos) << s.message();
+  }
+}
+
+TEST(EthtoolIoctlTest, MissingInterface) {
+  for (const std::string& ifname : {std::string("bnd-nosuch0"), std::string(40, 'x')}) {
+    NamedCounters got = {{"stale", 1}};
+    Status s = ReadEthtoolStatsIoctl(ifname, &got);
+    // Observed: ENODEV -> NotFound; NotSupported where sockets are refused.
+    EXPECT_TRUE(s.code() == Code::kNotFound || s.code() == Code::kNotSupported) << s.ToString();
+    EXPECT_NE(s.message().find(ifname), std::string::npos) << s.message();
+    EXPECT_TRUE(got.empty());
+  }
+}
+
+// The vm fixture holds `ethtool -S` output recorded on this machine: where the
+// live interface is the same device, the ioctl must name the same counters.
+TEST(EthtoolIoctlTest, AgreesWithRecordedEthtoolOutput) {
+  HostFs live(HostRoots{});
+  HostFs vm(testing::FixtureRoots("vm"));
+  int compared = 0;
+  for (const char* ifname : {"eth0", "ifb0", "ifb1"}) {
+    std::string live_link, vm_link;
+    if (!live.ReadLinkSys(std::string("class/net/") + ifname, &live_link).ok()) continue;
+    ASSERT_TRUE(vm.ReadLinkSys(std::string("class/net/") + ifname, &vm_link).ok());
+    if (live_link != vm_link) continue;
+    NamedCounters recorded, got;
+    ASSERT_TRUE(vm.EthtoolStats(ifname, &recorded).ok());
+    Status s = ReadEthtoolStatsIoctl(ifname, &got);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::vector<std::string> want_names, got_names;
+    for (const auto& [n, v] : recorded) want_names.push_back(n);
+    for (const auto& [n, v] : got) got_names.push_back(n);
+    EXPECT_EQ(got_names, want_names) << ifname;
+    ++compared;
+  }
+  // lo is never in the recorded set: the driver offers no statistics.
+  NamedCounters lo;
+  EXPECT_TRUE(vm.EthtoolStats("lo", &lo).IsNotSupported());
+  RecordProperty("compared", compared);
+}
+
+// ---- Collect over a temporary sysfs tree ----
+
+struct Iface {
+  std::string dir;  // under sys/, e.g. "devices/virtual/net/lo"
+  int ifindex;
+  std::map<std::string, std::string> stats;
+};
+
+void AddIface(const TempDir& d, const std::string& name, const Iface& i) {
+  std::string base = "sys/" + i.dir + "/";
+  d.Write(base + "ifindex", std::to_string(i.ifindex) + "\n");
+  d.Write(base + "operstate", "up\n");
+  for (const auto& [k, v] : i.stats) d.Write(base + "statistics/" + k, v + "\n");
+  fs::create_directories(d.path() + "/sys/class/net");
+  fs::create_symlink("../../" + i.dir, d.path() + "/sys/class/net/" + name);
+}
+
+std::map<std::string, std::string> Traffic(const std::string& rx, const std::string& tx) {
+  return {{"rx_packets", rx}, {"tx_packets", tx}, {"rx_bytes", "1000"}, {"rx_missed_errors", "7"}};
+}
+
+// em0: an e1000 PCI function behind a bridge; eth0: virtio-net as on this VM;
+// lo and veth1 with traffic; veth0 idle; ghost: no statistics directory.
+class NetdevTreeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string em0 = "devices/pci0000:00/0000:00:1e.0/0000:02:01.0";
+    AddIface(dir_, "em0", {em0 + "/net/em0", 2, Traffic("81985347", "80431120")});
+    fs::create_symlink("../../../0000:02:01.0", dir_.path() + "/sys/" + em0 + "/net/em0/device");
+    fs::create_directories(dir_.path() + "/sys/bus/pci/drivers/e1000");
+    fs::create_symlink("../../../../bus/pci/drivers/e1000",
+                       dir_.path() + "/sys/" + em0 + "/driver");
+
+    const std::string virtio = "devices/pci0000:00/0000:00:03.0/virtio2";
+    AddIface(dir_, "eth0", {virtio + "/net/eth0", 4, Traffic("1362", "918")});
+    fs::create_symlink("../../../virtio2", dir_.path() + "/sys/" + virtio + "/net/eth0/device");
+    fs::create_directories(dir_.path() + "/sys/bus/virtio/drivers/virtio_net");
+    fs::create_symlink("../../../../bus/virtio/drivers/virtio_net",
+                       dir_.path() + "/sys/" + virtio + "/driver");
+
+    AddIface(dir_, "lo", {"devices/virtual/net/lo", 1, Traffic("31", "31")});
+    AddIface(dir_, "veth0", {"devices/virtual/net/veth0", 5, Traffic("0", "0")});
+    AddIface(dir_, "veth1", {"devices/virtual/net/veth1", 6, Traffic("0", "5")});
+    dir_.Write("sys/devices/virtual/net/ghost/ifindex", "9\n");
+    fs::create_symlink("../../devices/virtual/net/ghost", dir_.path() + "/sys/class/net/ghost");
+    dir_.Write("sys/class/net/bonding_masters", "\n");
+    dir_.Write("ethtool/em0", kE1000);
+  }
+
+  HostRoots Roots() const {
+    HostRoots r;
+    r.procfs = dir_.path() + "/proc";
+    r.sysfs = dir_.path() + "/sys";
+    r.ethtool = dir_.path() + "/ethtool";
+    return r;
+  }
+
+  static std::vector<std::string> Names(const Sample& s) {
+    std::vector<std::string> names;
+    for (const NetDev& d : *s.netdev) names.push_back(d.name);
+    return names;
+  }
+
+  TempDir dir_;
+};
+
+const NetDev* Find(const Sample& s, const std::string& name) {
+  for (const NetDev& d : *s.netdev)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+TEST_F(NetdevTreeTest, DefaultsHideIdleVirtualAndResolveDevices) {
+  HostFs fs(Roots());
+  NetdevCollector c{NetdevOptions{}};
+  Sample s;
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_TRUE(s.netdev.has_value());
+  EXPECT_EQ(Names(s), (std::vector<std::string>{"em0", "eth0", "lo", "veth1"}));
+
+  const NetDev* em0 = Find(s, "em0");
+  ASSERT_NE(em0, nullptr);
+  EXPECT_EQ(em0->ifindex, 2);
+  EXPECT_EQ(em0->operstate, "up");
+  EXPECT_FALSE(em0->is_virtual);
+  EXPECT_EQ(em0->pci_device, "0000:02:01.0");
+  EXPECT_EQ(em0->driver, "e1000");
+  EXPECT_EQ(em0->stats.size(), 4u);
+  EXPECT_EQ(em0->Stat("rx_packets"), 81985347u);
+  EXPECT_EQ(em0->Stat("rx_missed_errors"), 7u);
+  EXPECT_EQ(em0->Stat("rx_fifo_errors"), std::nullopt);
+  EXPECT_EQ(em0->Ethtool("rx_no_buffer_count"), 301442u);
+
+  const NetDev* eth0 = Find(s, "eth0");
+  ASSERT_NE(eth0, nullptr);
+  EXPECT_FALSE(eth0->is_virtual);
+  EXPECT_EQ(eth0->pci_device, "0000:00:03.0");
+  EXPECT_EQ(eth0->driver, "virtio_net");
+  EXPECT_EQ(eth0->Stat("tx_packets"), 918u);
+  EXPECT_TRUE(eth0->ethtool.empty());  // none recorded: NotSupported, silent
+
+  const NetDev* lo = Find(s, "lo");
+  ASSERT_NE(lo, nullptr);
+  EXPECT_TRUE(lo->is_virtual);
+  EXPECT_EQ(lo->pci_device, "");
+  EXPECT_EQ(lo->driver, "");
+  EXPECT_EQ(lo->ifindex, 1);
+  EXPECT_EQ(c.counter_errors(), 0u);
+}
+
+TEST_F(NetdevTreeTest, ShowIdleVirtualAndNoEthtool) {
+  HostFs fs(Roots());
+  NetdevOptions o;
+  o.hide_idle_virtual = false;
+  o.ethtool = false;
+  NetdevCollector c(o);
+  Sample s;
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  // ghost (no statistics/) and bonding_masters (a file) are not interfaces.
+  EXPECT_EQ(Names(s), (std::vector<std::string>{"em0", "eth0", "lo", "veth0", "veth1"}));
+  EXPECT_TRUE(Find(s, "em0")->ethtool.empty());
+  EXPECT_EQ(Find(s, "veth0")->Stat("rx_packets"), 0u);
+}
+
+TEST_F(NetdevTreeTest, IncludeExclude) {
+  NetdevOptions o;
+  o.include = {"^e"};
+  o.exclude = {"^eth"};
+  NetdevCollector c(o);
+  EXPECT_TRUE(c.Selected("em0"));
+  EXPECT_FALSE(c.Selected("eth0"));
+  EXPECT_FALSE(c.Selected("lo"));
+  HostFs fs(Roots());
+  Sample s;
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  EXPECT_EQ(Names(s), (std::vector<std::string>{"em0"}));
+
+  NetdevOptions search;  // patterns search, unanchored
+  search.include = {"eth"};
+  NetdevCollector c2(search);
+  EXPECT_TRUE(c2.Selected("veth1"));
+  EXPECT_TRUE(c2.Selected("eth0"));
+  EXPECT_FALSE(c2.Selected("em0"));
+  EXPECT_TRUE(NetdevCollector(NetdevOptions{}).Selected("anything"));
+}
+
+TEST_F(NetdevTreeTest, InvalidPatternFailsCollectWithoutThrowing) {
+  NetdevOptions o;
+  o.exclude = {"(veth"};
+  NetdevCollector c(o);
+  HostFs fs(Roots());
+  Sample s;
+  Status st = c.Collect(fs, &s);
+  EXPECT_EQ(st.code(), Code::kInvalidArgument);
+  EXPECT_NE(st.message().find("(veth"), std::string::npos) << st.message();
+  EXPECT_FALSE(s.netdev.has_value());
+}
+
+TEST_F(NetdevTreeTest, MissingClassNetIsNotSupported) {
+  HostRoots r = Roots();
+  r.sysfs = dir_.path() + "/nosys";
+  HostFs fs(r);
+  NetdevCollector c{NetdevOptions{}};
+  Sample s;
+  EXPECT_TRUE(c.Collect(fs, &s).IsNotSupported());
+  EXPECT_FALSE(s.netdev.has_value());
+}
+
+TEST_F(NetdevTreeTest, BadCounterFileIsSkippedAndCounted) {
+  dir_.Write("sys/devices/pci0000:00/0000:00:03.0/virtio2/net/eth0/statistics/rx_bytes", "12x\n");
+  HostFs fs(Roots());
+  NetdevCollector c{NetdevOptions{}};
+  Sample s;
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  const NetDev* eth0 = Find(s, "eth0");
+  ASSERT_NE(eth0, nullptr);
+  EXPECT_EQ(eth0->Stat("rx_bytes"), std::nullopt);
+  EXPECT_EQ(eth0->Stat("rx_packets"), 1362u);
+  EXPECT_EQ(c.counter_errors(), 1u);
+  EXPECT_TRUE(c.last_counter_error().IsCorruption());
+  EXPECT_NE(c.last_counter_error().message().find("rx_bytes"), std::string::npos);
+}
+
+TEST_F(NetdevTreeTest, AllCountersUnreadableFails) {
+  for (const char* k : {"rx_packets", "tx_packets", "rx_bytes", "rx_missed_errors"}) {
+    dir_.Write(std::string("sys/devices/virtual/net/lo/statistics/") + k, "-\n");
+  }
+  NetdevOptions o;
+  o.hide_idle_virtual = false;  // else lo would be judged by its packet files
+  NetdevCollector c(o);
+  HostFs fs(Roots());
+  Sample s;
+  Status st = c.Collect(fs, &s);
+  EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+  EXPECT_NE(st.message().find("netdev lo"), std::string::npos) << st.message();
+  EXPECT_FALSE(s.netdev.has_value());
+}
+
+// Serves the tree but makes some reads fail, and counts link reads.
+class FaultFs : public HostFs {
+ public:
+  using HostFs::HostFs;
+  Status ReadSys(std::string_view rel, std::string* out, size_t max) const override {
+    if (!gone.empty() && rel.find(gone) != std::string_view::npos) {
+      return Status::NotFound(std::string(rel) + ": gone");
+    }
+    return HostFs::ReadSys(rel, out, max);
+  }
+  Status ReadLinkSys(std::string_view rel, std::string* target) const override {
+    ++links;
+    return HostFs::ReadLinkSys(rel, target);
+  }
+  std::string gone;
+  mutable int links = 0;
+};
+
+TEST_F(NetdevTreeTest, InterfaceVanishingMidReadIsLeftOut) {
+  FaultFs fs(Roots());
+  NetdevCollector c{NetdevOptions{}};
+  Sample s;
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  EXPECT_NE(Find(s, "em0"), nullptr);
+  // em0's statistics vanish after the listing was cached: skipped, not a failure.
+  fs.gone = "class/net/em0/";
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  EXPECT_EQ(Names(s), (std::vector<std::string>{"eth0", "lo", "veth1"}));
+  // Its statistics directory removed for real: skipped as well.
+  fs.gone.clear();
+  fs::remove_all(dir_.path() +
+                 "/sys/devices/pci0000:00/0000:00:1e.0/0000:02:01.0/net/em0/statistics");
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  EXPECT_EQ(Names(s), (std::vector<std::string>{"eth0", "lo", "veth1"}));
+}
+
+TEST_F(NetdevTreeTest, StaticFactsCachedUntilIfindexChanges) {
+  FaultFs fs(Roots());
+  NetdevCollector c{NetdevOptions{}};
+  Sample s;
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  EXPECT_GT(fs.links, 0);
+  fs.links = 0;
+  Sample s2;
+  ASSERT_TRUE(c.Collect(fs, &s2).ok());
+  EXPECT_EQ(fs.links, 0);
+
+  // em0 re-created with another driver: new ifindex, facts re-read.
+  const std::string fn = dir_.path() + "/sys/devices/pci0000:00/0000:00:1e.0/0000:02:01.0/";
+  fs::remove(fn + "driver");
+  fs::create_directories(dir_.path() + "/sys/bus/pci/drivers/e1000e");
+  fs::create_symlink("../../../../bus/pci/drivers/e1000e", fn + "driver");
+  Sample s3;
+  ASSERT_TRUE(c.Collect(fs, &s3).ok());
+  EXPECT_EQ(Find(s3, "em0")->driver, "e1000");  // same ifindex: cached
+  dir_.Write("sys/devices/pci0000:00/0000:00:1e.0/0000:02:01.0/net/em0/ifindex", "12\n");
+  Sample s4;
+  ASSERT_TRUE(c.Collect(fs, &s4).ok());
+  EXPECT_EQ(Find(s4, "em0")->driver, "e1000e");
+  EXPECT_EQ(Find(s4, "em0")->ifindex, 12);
+}
+
+TEST_F(NetdevTreeTest, ReusedSampleIsOverwritten) {
+  HostFs fs(Roots());
+  NetdevOptions all;
+  all.hide_idle_virtual = false;
+  NetdevCollector wide(all);
+  Sample s;
+  ASSERT_TRUE(wide.Collect(fs, &s).ok());
+  ASSERT_EQ(s.netdev->size(), 5u);
+  NetdevOptions one;
+  one.include = {"^lo$"};
+  NetdevCollector narrow(one);
+  ASSERT_TRUE(narrow.Collect(fs, &s).ok());
+  ASSERT_EQ(s.netdev->size(), 1u);
+  const NetDev& lo = (*s.netdev)[0];
+  EXPECT_EQ(lo.name, "lo");
+  EXPECT_TRUE(lo.is_virtual);
+  EXPECT_EQ(lo.pci_device, "");
+  EXPECT_TRUE(lo.ethtool.empty());
+  EXPECT_EQ(lo.stats.size(), 4u);
+}
+
+// ---- Fixture trees ----
+
+TEST(NetdevFixtureTest, Vm) {
+  HostFs fs(testing::FixtureRoots("vm"));
+  NetdevCollector c{NetdevOptions{}};
+  Sample s;
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  // ifb0/ifb1 are virtual with 0 packets each way: hidden; lo moved 31 each way.
+  ASSERT_EQ(s.netdev->size(), 2u);
+  const NetDev& eth0 = (*s.netdev)[0];
+  EXPECT_EQ(eth0.name, "eth0");
+  EXPECT_EQ(eth0.ifindex, 4);
+  EXPECT_EQ(eth0.operstate, "up");
+  EXPECT_FALSE(eth0.is_virtual);
+  EXPECT_EQ(eth0.pci_device, "0000:00:03.0");
+  EXPECT_EQ(eth0.driver, "virtio_net");
+  EXPECT_EQ(eth0.stats.size(), 24u);
+  EXPECT_EQ(eth0.Stat("rx_packets"), 1362u);
+  EXPECT_EQ(eth0.Stat("tx_packets"), 918u);
+  EXPECT_EQ(eth0.Stat("rx_bytes"), 45949185u);
+  EXPECT_EQ(eth0.Stat("rx_dropped"), 0u);
+  EXPECT_EQ(eth0.Ethtool("rx_kicks"), 217u);
+  EXPECT_EQ(eth0.Ethtool("tx_kicks"), 866u);
+  const NetDev& lo = (*s.netdev)[1];
+  EXPECT_EQ(lo.name, "lo");
+  EXPECT_TRUE(lo.is_virtual);
+  EXPECT_EQ(lo.operstate, "unknown");
+  EXPECT_EQ(lo.Stat("rx_packets"), 31u);
+  EXPECT_TRUE(lo.ethtool.empty());
+  EXPECT_EQ(c.counter_errors(), 0u);
+
+  NetdevOptions all;
+  all.hide_idle_virtual = false;
+  NetdevCollector c2(all);
+  ASSERT_TRUE(c2.Collect(fs, &s).ok());
+  ASSERT_EQ(s.netdev->size(), 4u);
+  const NetDev& ifb0 = (*s.netdev)[1];
+  EXPECT_EQ(ifb0.name, "ifb0");
+  EXPECT_EQ(ifb0.operstate, "down");
+  EXPECT_EQ(ifb0.Ethtool("rx_queue_0_packets"), 0u);
+  EXPECT_EQ(ifb0.ethtool.size(), 4u);
+}
+
+}  // namespace
+}  // namespace bottleneckd

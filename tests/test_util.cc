@@ -1,0 +1,54 @@
+#include "tests/test_util.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace bottleneckd::testing {
+
+std::string FixtureDir(const std::string& scenario) {
+  return std::string(BOTTLENECKD_FIXTURES) + "/" + scenario;
+}
+
+HostRoots FixtureRoots(const std::string& scenario) {
+  HostRoots r;
+  std::string d = FixtureDir(scenario);
+  r.procfs = d + "/proc";
+  r.sysfs = d + "/sys";
+  r.ethtool = d + "/ethtool";
+  return r;
+}
+
+std::string ReadFileOrDie(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "cannot read %s\n", path.c_str());
+    std::abort();
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TempDir::TempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string tmpl = std::string(base ? base : "/tmp") + "/bottleneckd-test-XXXXXX";
+  if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
+  path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+void TempDir::Write(const std::string& rel, const std::string& content) const {
+  std::filesystem::path p = std::filesystem::path(path_) / rel;
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream out(p, std::ios::binary);
+  out << content;
+}
+
+}  // namespace bottleneckd::testing

@@ -1,0 +1,35 @@
+// Helpers shared by the tests: fixture paths, a HostFs over a fixture tree, and
+// a scratch directory that removes itself.
+#pragma once
+
+#include <string>
+
+#include "collectors/host_fs.h"
+
+namespace bottleneckd::testing {
+
+// Absolute path of tests/fixtures/<scenario>.
+std::string FixtureDir(const std::string& scenario);
+
+// Roots for a fixture scenario: <dir>/proc, <dir>/sys, <dir>/ethtool.
+HostRoots FixtureRoots(const std::string& scenario);
+
+// Reads a whole file; aborts the test binary if it cannot.
+std::string ReadFileOrDie(const std::string& path);
+
+// A fresh directory under $TMPDIR, removed (recursively) on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  // Writes `content` to path()/rel, creating parent directories.
+  void Write(const std::string& rel, const std::string& content) const;
+
+ private:
+  std::string path_;
+};
+
+}  // namespace bottleneckd::testing
