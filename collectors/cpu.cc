@@ -84,8 +84,9 @@ Status ParsePressureLine(std::string_view rest, PressureLine* p) {
     std::string_view key = tok.substr(0, eq), value = tok.substr(eq + 1);
     for (Field& f : fields) {
       if (f.key != key) continue;
-      bool good = f.avg == nullptr ? ParseU64(value, &p->total_us)
-                                   : ParseDouble(value, f.avg) && std::isfinite(*f.avg) && *f.avg >= 0;
+      bool good = f.avg == nullptr
+                      ? ParseU64(value, &p->total_us)
+                      : ParseDouble(value, f.avg) && std::isfinite(*f.avg) && *f.avg >= 0;
       if (!good) return Status::Corruption("bad " + std::string(tok));
       f.seen = true;
     }
@@ -151,8 +152,9 @@ Status ParsePressure(std::string_view text, CpuPressure* out) {
   while (NextLine(&text, &line)) {
     std::string_view rest = line;
     std::string_view kind = NextToken(&rest);
-    std::optional<PressureLine>* target = kind == "some" ? &out->some : kind == "full" ? &out->full
-                                                                                       : nullptr;
+    std::optional<PressureLine>* target = kind == "some"   ? &out->some
+                                          : kind == "full" ? &out->full
+                                                           : nullptr;
     if (target == nullptr) continue;
     PressureLine p;
     BN_RETURN_IF_ERROR(ParsePressureLine(rest, &p).WithContext("pressure " + std::string(kind)));
@@ -169,7 +171,8 @@ Status CpuCollector::Collect(const HostFs& fs, Sample* out) {
     out->stat.reset();
     return s;
   }
-  ProcStat& stat = out->stat ? *out->stat : out->stat.emplace();  // reuses a recycled Sample's vector
+  // A recycled Sample keeps its cpus vector.
+  ProcStat& stat = out->stat ? *out->stat : out->stat.emplace();
   s = ParseProcStat(buf_, &stat);
   if (!s.ok()) {
     out->stat.reset();

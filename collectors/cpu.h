@@ -25,8 +25,8 @@ struct CpuTimes {
 
 struct ProcStat {
   std::optional<CpuTimes> total;
-  std::vector<CpuTimes> cpus;  // in file order (online CPUs only)
-  std::optional<uint64_t> intr_total;     // "intr" first column: all interrupts since boot
+  std::vector<CpuTimes> cpus;          // in file order (online CPUs only)
+  std::optional<uint64_t> intr_total;  // "intr" first column: all interrupts since boot
   std::optional<uint64_t> ctxt;
   std::optional<uint64_t> softirq_total;  // "softirq" first column
   std::optional<uint64_t> procs_running, procs_blocked;

@@ -69,7 +69,9 @@ Status ParsePairs(std::string_view text, SnmpFile file, SocketStats* out, uint32
   std::string_view header, values;
   while (NextNonBlankLine(&text, &header)) {
     std::string_view protocol, values_protocol, names, nums;
-    if (!SplitProtocol(header, &protocol, &names)) return Status::Corruption("line without 'Proto:'");
+    if (!SplitProtocol(header, &protocol, &names)) {
+      return Status::Corruption("line without 'Proto:'");
+    }
     if (!NextNonBlankLine(&text, &values)) {
       return Status::Corruption(std::string(protocol) + ": header without a value line");
     }

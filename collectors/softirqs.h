@@ -19,8 +19,8 @@
 namespace bottleneckd {
 
 struct SoftirqRow {
-  std::string type;              // "NET_RX"
-  std::vector<uint64_t> per_cpu; // aligned with Softirqs::cpus
+  std::string type;               // "NET_RX"
+  std::vector<uint64_t> per_cpu;  // aligned with Softirqs::cpus
 };
 
 struct Softirqs {
@@ -37,15 +37,15 @@ Status ParseProcSoftirqs(std::string_view text, Softirqs* out);
 
 // One line of /proc/net/softnet_stat. The kernel prints 32-bit counters.
 struct SoftnetCpu {
-  int cpu = -1;              // from the CPU-id column, else the line index
-  uint64_t processed = 0;    // column 1
-  uint64_t dropped = 0;      // column 2: backlog (netdev_max_backlog) drops
-  uint64_t time_squeeze = 0; // column 3: net_rx_action ran out of budget/time
-  std::optional<uint64_t> cpu_collision;   // column 9 (always 0 since 4.x)
-  std::optional<uint64_t> received_rps;    // column 10
-  std::optional<uint64_t> flow_limit_count;// column 11
-  std::optional<uint64_t> backlog_len;     // column 12 (gauge, 5.10+)
-  bool cpu_from_column = false;            // cpu came from column 13
+  int cpu = -1;                              // from the CPU-id column, else the line index
+  uint64_t processed = 0;                    // column 1
+  uint64_t dropped = 0;                      // column 2: backlog (netdev_max_backlog) drops
+  uint64_t time_squeeze = 0;                 // column 3: net_rx_action ran out of budget/time
+  std::optional<uint64_t> cpu_collision;     // column 9 (always 0 since 4.x)
+  std::optional<uint64_t> received_rps;      // column 10
+  std::optional<uint64_t> flow_limit_count;  // column 11
+  std::optional<uint64_t> backlog_len;       // column 12 (gauge, 5.10+)
+  bool cpu_from_column = false;              // cpu came from column 13
 };
 
 // Parses /proc/net/softnet_stat, replacing *out with one entry per non-blank

@@ -363,13 +363,13 @@ TEST(CpuCollectorFixtureTest, Vm) {
   Status st = c.Collect(fs, &s);
   ASSERT_TRUE(st.ok()) << st.ToString();
   ASSERT_TRUE(s.stat.has_value());
-  ExpectStat(*s.stat, MakeStat(Full(-1, 5346, 0, 4816, 57718, 424, 0, 143, 0, 0, 0),
-                               {Full(0, 2108, 0, 1983, 30059, 15, 0, 58, 0, 0, 0),
-                                Full(1, 3238, 0, 2833, 27658, 408, 0, 85, 0, 0, 0)},
-                               /*intr=*/152587, /*ctxt=*/293508, /*softirq=*/115378,
-                               /*running=*/3, /*blocked=*/0));
+  ExpectStat(*s.stat, MakeStat(Full(-1, 112272, 0, 29437, 63862, 463, 0, 182, 0, 0, 0),
+                               {Full(0, 56340, 0, 13501, 33139, 43, 0, 63, 0, 0, 0),
+                                Full(1, 55931, 0, 15936, 30722, 420, 0, 119, 0, 0, 0)},
+                               /*intr=*/555024, /*ctxt=*/787602, /*softirq=*/301609,
+                               /*running=*/10, /*blocked=*/0));
   ASSERT_TRUE(s.cpu_pressure.has_value());
-  ExpectPressure(s.cpu_pressure->some, PressureLine{11.10, 5.27, 2.42, 12231862});
+  ExpectPressure(s.cpu_pressure->some, PressureLine{99.15, 98.18, 82.55, 583604429});
   ExpectPressure(s.cpu_pressure->full, PressureLine{0, 0, 0, 0});
 }
 

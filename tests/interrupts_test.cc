@@ -530,5 +530,84 @@ TEST(InterruptsCollectorTest, NoSysfsMeansNoNicMapping) {
   EXPECT_TRUE(s.nic_irqs.empty());
 }
 
+// Fixture trees through the real Collect path. Expected values are read from
+// the fixture files and the scenario READMEs.
+Sample CollectFixture(const std::string& scenario) {
+  HostFs fs(testing::FixtureRoots(scenario));
+  InterruptsCollector c;
+  Sample s;
+  Status st = c.Collect(fs, &s);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return s;
+}
+
+TEST(InterruptsFixtureTest, Vm) {
+  Sample s = CollectFixture("vm");
+  ASSERT_TRUE(s.interrupts.has_value());
+  EXPECT_EQ(s.interrupts->cpus, (std::vector<int>{0, 1}));
+  EXPECT_EQ(s.interrupts->lines.size(), 34u);
+  const IrqLine* rx = FindLine(*s.interrupts, "38");
+  ASSERT_NE(rx, nullptr);
+  EXPECT_EQ(rx->per_cpu, (std::vector<uint64_t>{0, 829}));
+  EXPECT_EQ(rx->actions, (std::vector<std::string>{"virtio2-input.0"}));
+  EXPECT_EQ(Describe(s.nic_irqs),
+            (std::vector<std::string>{"37 eth0 'config' 0000:00:03.0", "38 eth0 'input.0' 0000:00:03.0",
+                                      "39 eth0 'output.0' 0000:00:03.0"}));
+}
+
+TEST(InterruptsFixtureTest, SeedBox) {
+  Sample s = CollectFixture("seed-box");
+  ASSERT_TRUE(s.interrupts.has_value());
+  EXPECT_EQ(s.interrupts->cpus, (std::vector<int>{0}));
+  EXPECT_EQ(s.interrupts->lines.size(), 30u);  // 11 numbered + 19 named
+  const IrqLine* em0 = FindLine(*s.interrupts, "24");
+  ASSERT_NE(em0, nullptr);
+  EXPECT_EQ(em0->per_cpu, (std::vector<uint64_t>{9543711}));
+  EXPECT_EQ(em0->chip, "IO-APIC");
+  EXPECT_EQ(em0->hwirq, "0-fasteoi");
+  EXPECT_EQ(em0->actions, (std::vector<std::string>{"em0"}));
+  const IrqLine* mcp = FindLine(*s.interrupts, "MCP");
+  ASSERT_NE(mcp, nullptr);
+  EXPECT_EQ(mcp->per_cpu, (std::vector<uint64_t>{6}));
+  EXPECT_EQ(mcp->description, "Machine check polls");
+  EXPECT_EQ(Describe(s.nic_irqs),
+            (std::vector<std::string>{"24 em0 '' 0000:02:01.0", "25 em1 '' 0000:02:01.1",
+                                      "18 em2 '' 0000:03:01.0", "19 fxp0 '' 0000:03:02.0"}));
+}
+
+TEST(InterruptsFixtureTest, LargeHost) {
+  Sample s = CollectFixture("large-host");
+  ASSERT_TRUE(s.interrupts.has_value());
+  ASSERT_EQ(s.interrupts->cpus.size(), 128u);
+  EXPECT_EQ(s.interrupts->cpus.back(), 127);
+  EXPECT_EQ(s.interrupts->lines.size(), 1109u);  // 1090 numbered + 19 named
+  auto total = [](const IrqLine& l) {
+    uint64_t sum = 0;
+    for (uint64_t v : l.per_cpu) sum += v;
+    return sum;
+  };
+  const IrqLine* comp0 = FindLine(*s.interrupts, "1076");
+  ASSERT_NE(comp0, nullptr);
+  ASSERT_EQ(comp0->per_cpu.size(), 128u);
+  EXPECT_EQ(comp0->per_cpu[0], 299362188u);
+  EXPECT_EQ(total(*comp0), 299362188u);
+  EXPECT_EQ(comp0->chip, "IR-PCI-MSIX-0000:3b:00.0");
+  EXPECT_EQ(comp0->hwirq, "1-edge");
+  const IrqLine* txrx0 = FindLine(*s.interrupts, "1092");
+  ASSERT_NE(txrx0, nullptr);
+  EXPECT_EQ(txrx0->per_cpu[32], 107682040u);
+  EXPECT_EQ(total(*txrx0), 107682040u);
+
+  std::vector<std::string> want = {"1075 eth0 'async0' 0000:3b:00.0"};
+  for (int i = 0; i < 16; ++i) {
+    want.push_back(std::to_string(1076 + i) + " eth0 'comp" + std::to_string(i) + "' 0000:3b:00.0");
+  }
+  for (int i = 0; i < 16; ++i) {
+    want.push_back(std::to_string(1092 + i) + " eth1 'TxRx-" + std::to_string(i) + "' 0000:af:00.0");
+  }
+  want.push_back("1108 eth1 'config' 0000:af:00.0");
+  EXPECT_EQ(Describe(s.nic_irqs), want);
+}
+
 }  // namespace
 }  // namespace bottleneckd

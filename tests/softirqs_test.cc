@@ -320,15 +320,15 @@ TEST(SoftirqsCollectorFixtureTest, Vm) {
   ASSERT_TRUE(s.softirqs.has_value());
   ExpectSoftirqs(*s.softirqs, {0, 1},
                  {{"HI", {0, 0}},
-                  {"TIMER", {6892, 6829}},
+                  {"TIMER", {25248, 30708}},
                   {"NET_TX", {4, 0}},
                   {"NET_RX", {784, 843}},
-                  {"BLOCK", {0, 36092}},
+                  {"BLOCK", {0, 47976}},
                   {"IRQ_POLL", {0, 0}},
                   {"TASKLET", {3, 1}},
-                  {"SCHED", {17345, 16019}},
+                  {"SCHED", {31464, 30267}},
                   {"HRTIMER", {0, 0}},
-                  {"RCU", {14998, 15646}}});
+                  {"RCU", {66062, 68399}}});
   ASSERT_TRUE(s.softnet.has_value());
   ExpectSoftnet(*s.softnet,
                 {{0, true, 0x12, 0, 0, 0, 0, 0, 0}, {1, true, 0x55f, 0, 0, 0, 0, 0, 0}});

@@ -333,5 +333,61 @@ TEST(ThreadsCollectorTest, LiveSelfByName) {
   EXPECT_TRUE(found);
 }
 
+// Fixture trees through the real Collect path; values read from the stat files.
+std::vector<ThreadSample> CollectFixture(const std::string& scenario, ThreadTarget target) {
+  HostFs fs(testing::FixtureRoots(scenario));
+  ThreadsCollector c(Targets({std::move(target)}));
+  Sample s;
+  Status st = c.Collect(fs, &s);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return s.threads.value_or(std::vector<ThreadSample>{});
+}
+
+// "tid comm state utime stime cpu", sorted.
+std::vector<std::string> Times(const std::vector<ThreadSample>& threads) {
+  std::vector<std::string> out;
+  for (const ThreadSample& t : threads) {
+    out.push_back(std::to_string(t.task.tid) + " " + t.task.comm + " " + t.task.state + " " +
+                  std::to_string(t.task.utime) + " " + std::to_string(t.task.stime) + " " +
+                  std::to_string(t.task.processor));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(ThreadsFixtureTest, VmByPid) {
+  std::vector<ThreadSample> threads = CollectFixture("vm", ByPid(13655));
+  EXPECT_EQ(Times(threads), (std::vector<std::string>{"13655 python3 S 9 7 0", "13696 echo-rx S 23 19 0",
+                                                      "13697 echo-tx S 6 6 0"}));
+  for (const ThreadSample& t : threads) EXPECT_EQ(t.process, "python3");
+}
+
+TEST(ThreadsFixtureTest, SeedBoxByName) {
+  std::vector<ThreadSample> threads = CollectFixture("seed-box", ByName("udpecho"));
+  ASSERT_EQ(threads.size(), 1u);
+  EXPECT_EQ(threads[0].pid, 812);
+  EXPECT_EQ(threads[0].process, "udpecho");
+  EXPECT_EQ(Times(threads), (std::vector<std::string>{"812 udpecho R 11986 45412 0"}));
+}
+
+TEST(ThreadsFixtureTest, LargeHostByName) {
+  std::vector<ThreadSample> threads = CollectFixture("large-host", ByName("udpecho"));
+  ASSERT_EQ(threads.size(), 17u);
+  std::vector<std::string> times = Times(threads);
+  EXPECT_EQ(times.front(), "48213 udpecho S 4120 2291 64");
+  EXPECT_EQ(times[1], "48220 udpecho-w0 R 688781 1042844 64");
+  EXPECT_EQ(times[3], "48222 udpecho-w2 S 780186 940409 66");
+  EXPECT_EQ(times.back(), "48235 udpecho-w15 R 740306 1051764 79");
+  for (const ThreadSample& t : threads) {
+    EXPECT_EQ(t.pid, 48213);
+    EXPECT_EQ(t.process, "udpecho");
+    if (t.task.tid != 48213) {
+      int i = t.task.tid - 48220;
+      EXPECT_EQ(t.task.comm, "udpecho-w" + std::to_string(i));
+      EXPECT_EQ(t.task.processor, 64 + i);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace bottleneckd

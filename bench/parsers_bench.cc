@@ -1,0 +1,307 @@
+// Microbenchmarks (Google Benchmark) of the per-tick work: each pure parser on
+// the kernel text of a fixture tree (large-host: 128 CPUs, ~1100 IRQs, a
+// 1.6 MB /proc/interrupts), a whole Sampler::Take and Daemon::Tick over each
+// fixture tree through HostFs, ComputeWindow between two samples, and the
+// scrape path (BuildMetricFamilies + prometheus::TextSerializer).
+// Run by bench/run.sh; targets and results are in docs/performance.md.
+// Nothing here asserts a time: a parse failure aborts the run instead.
+#include <benchmark/benchmark.h>
+#include <prometheus/text_serializer.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "collectors/cpu.h"
+#include "collectors/host_fs.h"
+#include "collectors/interrupts.h"
+#include "collectors/sockets.h"
+#include "collectors/softirqs.h"
+#include "daemon/config.h"
+#include "daemon/daemon.h"
+#include "daemon/log.h"
+#include "daemon/sampler.h"
+#include "daemon/snapshot.h"
+#include "daemon/window.h"
+#include "exporters/metrics.h"
+
+namespace bottleneckd {
+namespace {
+
+std::string FixtureDir(const std::string& scenario) {
+  return std::string(BOTTLENECKD_FIXTURES) + "/" + scenario;
+}
+
+HostRoots FixtureRoots(const std::string& scenario) {
+  HostRoots r;
+  const std::string d = FixtureDir(scenario);
+  r.procfs = d + "/proc";
+  r.sysfs = d + "/sys";
+  r.ethtool = d + "/ethtool";
+  return r;
+}
+
+std::string ReadOrDie(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "parsers_bench: cannot read %s\n", path.c_str());
+    std::abort();
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string ProcFile(const std::string& scenario, const std::string& rel) {
+  return ReadOrDie(FixtureDir(scenario) + "/proc/" + rel);
+}
+
+void CheckOk(const Status& s, const char* what) {
+  if (!s.ok()) {
+    std::fprintf(stderr, "parsers_bench: %s: %s\n", what, s.ToString().c_str());
+    std::abort();
+  }
+}
+
+// The collectors config the golden tests use: the fixtures' thread targets.
+CollectorsConfig BenchCollectors() {
+  CollectorsConfig c;
+  c.threads.targets.push_back(ThreadTarget{"udpecho", std::nullopt});
+  c.threads.targets.push_back(ThreadTarget{"python3", std::nullopt});
+  return c;
+}
+
+// --- Parsers ---------------------------------------------------------------
+// Each iteration parses into a fresh output object, as the daemon does (the
+// Sample is reset every tick), so allocation is part of the figure.
+
+void BM_ParseProcInterrupts(benchmark::State& state, const char* scenario) {
+  const std::string text = ProcFile(scenario, "interrupts");
+  size_t lines = 0;
+  for (auto _ : state) {
+    Interrupts out;
+    CheckOk(ParseProcInterrupts(text, &out), "ParseProcInterrupts");
+    lines = out.lines.size();
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+  state.counters["irq_lines"] = static_cast<double>(lines);
+}
+BENCHMARK_CAPTURE(BM_ParseProcInterrupts, large_host, "large-host")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ParseProcInterrupts, vm, "vm")->Unit(benchmark::kMicrosecond);
+
+// The same parse into one output object kept across iterations: the share of
+// the figure above that is allocation (if the parser reuses vectors).
+void BM_ParseProcInterruptsReused(benchmark::State& state, const char* scenario) {
+  const std::string text = ProcFile(scenario, "interrupts");
+  Interrupts out;
+  for (auto _ : state) {
+    CheckOk(ParseProcInterrupts(text, &out), "ParseProcInterrupts");
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+}
+BENCHMARK_CAPTURE(BM_ParseProcInterruptsReused, large_host, "large-host")->Unit(benchmark::kMicrosecond);
+
+void BM_ParseProcStat(benchmark::State& state, const char* scenario) {
+  const std::string text = ProcFile(scenario, "stat");
+  for (auto _ : state) {
+    ProcStat out;
+    CheckOk(ParseProcStat(text, &out), "ParseProcStat");
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+}
+BENCHMARK_CAPTURE(BM_ParseProcStat, large_host, "large-host")->Unit(benchmark::kMicrosecond);
+
+void BM_ParseProcSoftirqs(benchmark::State& state, const char* scenario) {
+  const std::string text = ProcFile(scenario, "softirqs");
+  for (auto _ : state) {
+    Softirqs out;
+    CheckOk(ParseProcSoftirqs(text, &out), "ParseProcSoftirqs");
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+}
+BENCHMARK_CAPTURE(BM_ParseProcSoftirqs, large_host, "large-host")->Unit(benchmark::kMicrosecond);
+
+void BM_ParseSoftnetStat(benchmark::State& state, const char* scenario) {
+  const std::string text = ProcFile(scenario, "net/softnet_stat");
+  for (auto _ : state) {
+    std::vector<SoftnetCpu> out;
+    CheckOk(ParseSoftnetStat(text, &out), "ParseSoftnetStat");
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+}
+BENCHMARK_CAPTURE(BM_ParseSoftnetStat, large_host, "large-host")->Unit(benchmark::kMicrosecond);
+
+void BM_ParseProcNetSnmp(benchmark::State& state, const char* scenario) {
+  const std::string text = ProcFile(scenario, "net/snmp");
+  for (auto _ : state) {
+    SocketStats out;
+    CheckOk(ParseProcNetSnmp(text, &out), "ParseProcNetSnmp");
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+}
+BENCHMARK_CAPTURE(BM_ParseProcNetSnmp, large_host, "large-host")->Unit(benchmark::kMicrosecond);
+
+void BM_ParseProcNetNetstat(benchmark::State& state, const char* scenario) {
+  const std::string text = ProcFile(scenario, "net/netstat");
+  for (auto _ : state) {
+    SocketStats out;
+    CheckOk(ParseProcNetNetstat(text, &out), "ParseProcNetNetstat");
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+}
+BENCHMARK_CAPTURE(BM_ParseProcNetNetstat, large_host, "large-host")->Unit(benchmark::kMicrosecond);
+
+// --- Whole tick --------------------------------------------------------------
+
+// One Sampler::Take over a fixture tree: every default collector's file reads
+// (page cache), parsing and the NIC/IRQ mapping, exactly as the daemon does.
+void BM_SamplerTake(benchmark::State& state, const char* scenario) {
+  HostFs fs(FixtureRoots(scenario));
+  Sampler sampler(&fs, BenchCollectors());
+  Sample sample;
+  sampler.Take(&sample);  // warm: the first Take builds the NIC/IRQ mapping
+  for (auto _ : state) {
+    sampler.Take(&sample);
+    benchmark::DoNotOptimize(sample);
+  }
+  int ok = 0;
+  for (const CollectorResult& r : sample.results) ok += r.success ? 1 : 0;
+  state.counters["collectors_ok"] = ok;
+  state.counters["collectors"] = static_cast<double>(sample.results.size());
+}
+BENCHMARK_CAPTURE(BM_SamplerTake, vm, "vm")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_SamplerTake, seed_box, "seed-box")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_SamplerTake, large_host, "large-host")->Unit(benchmark::kMicrosecond);
+
+// Daemon::Tick: Take + ComputeWindow + publishing the Snapshot, the whole
+// per-second cost of the sampling thread.
+void BM_DaemonTick(benchmark::State& state, const char* scenario) {
+  Config config;
+  config.roots = FixtureRoots(scenario);
+  config.collectors = BenchCollectors();
+  SnapshotStore store;
+  Daemon daemon(config, &store);
+  daemon.Tick();
+  for (auto _ : state) daemon.Tick();
+}
+BENCHMARK_CAPTURE(BM_DaemonTick, vm, "vm")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_DaemonTick, seed_box, "seed-box")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_DaemonTick, large_host, "large-host")->Unit(benchmark::kMicrosecond);
+
+void TakeTwo(const char* scenario, Sample* prev, Sample* cur) {
+  HostFs fs(FixtureRoots(scenario));
+  Sampler sampler(&fs, BenchCollectors());
+  sampler.Take(prev);
+  sampler.Take(cur);
+  // The fixture does not move; pretend one second passed.
+  cur->mono_ns = prev->mono_ns + 1000000000;
+}
+
+void BM_ComputeWindow(benchmark::State& state, const char* scenario) {
+  Sample prev, cur;
+  TakeTwo(scenario, &prev, &cur);
+  for (auto _ : state) {
+    Window w;
+    if (!ComputeWindow(prev, cur, &w)) std::abort();
+    benchmark::DoNotOptimize(w);
+  }
+}
+BENCHMARK_CAPTURE(BM_ComputeWindow, large_host, "large-host")->Unit(benchmark::kMicrosecond);
+
+// --- Scrape path -------------------------------------------------------------
+
+std::shared_ptr<Snapshot> MakeSnapshot(const char* scenario, bool per_cpu_matrix) {
+  auto snap = std::make_shared<Snapshot>();
+  Sample prev;
+  TakeTwo(scenario, &prev, &snap->sample);
+  Window w;
+  if (!ComputeWindow(prev, snap->sample, &w)) std::abort();
+  snap->window = std::move(w);
+  snap->samples_total = 2;
+  snap->per_cpu_irq_matrix = per_cpu_matrix;
+  return snap;
+}
+
+size_t CountSeries(const std::vector<prometheus::MetricFamily>& families) {
+  size_t n = 0;
+  for (const auto& f : families) n += f.metric.size();
+  return n;
+}
+
+void BM_BuildMetricFamilies(benchmark::State& state, const char* scenario) {
+  auto snap = MakeSnapshot(scenario, state.range(0) != 0);
+  const BuildInfo build = GetBuildInfo();
+  size_t series = 0;
+  for (auto _ : state) {
+    auto families = BuildMetricFamilies(snap.get(), build);
+    series = CountSeries(families);
+    benchmark::DoNotOptimize(families);
+  }
+  state.counters["series"] = static_cast<double>(series);
+}
+BENCHMARK_CAPTURE(BM_BuildMetricFamilies, large_host, "large-host")
+    ->ArgName("per_cpu_matrix")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+void BM_TextSerializer(benchmark::State& state, const char* scenario) {
+  auto snap = MakeSnapshot(scenario, state.range(0) != 0);
+  const auto families = BuildMetricFamilies(snap.get(), GetBuildInfo());
+  const prometheus::TextSerializer serializer;
+  size_t bytes = 0;
+  for (auto _ : state) {
+    std::ostringstream out;
+    serializer.Serialize(out, families);
+    bytes = out.str().size();
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+  state.counters["response_bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK_CAPTURE(BM_TextSerializer, large_host, "large-host")
+    ->ArgName("per_cpu_matrix")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// What one scrape of /metrics costs in the exporter, minus HTTP: build the
+// families from the snapshot and serialize them.
+void BM_Scrape(benchmark::State& state, const char* scenario) {
+  auto snap = MakeSnapshot(scenario, state.range(0) != 0);
+  const BuildInfo build = GetBuildInfo();
+  const prometheus::TextSerializer serializer;
+  size_t series = 0, bytes = 0;
+  for (auto _ : state) {
+    auto families = BuildMetricFamilies(snap.get(), build);
+    std::ostringstream out;
+    serializer.Serialize(out, families);
+    series = CountSeries(families);
+    bytes = out.str().size();
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.counters["series"] = static_cast<double>(series);
+  state.counters["response_bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK_CAPTURE(BM_Scrape, vm, "vm")->ArgName("per_cpu_matrix")->Arg(0)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Scrape, seed_box, "seed-box")->ArgName("per_cpu_matrix")->Arg(0)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Scrape, large_host, "large-host")
+    ->ArgName("per_cpu_matrix")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace bottleneckd
+
+int main(int argc, char** argv) {
+  // Collector state changes are logged once; keep them out of the tables.
+  bottleneckd::SetLogLevel(bottleneckd::LogLevel::kError);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

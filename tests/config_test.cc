@@ -1,0 +1,195 @@
+// Config parsing: defaults, every key, and errors with file, line and column.
+#include "daemon/config.h"
+
+#include <gtest/gtest.h>
+
+#include "daemon/flags.h"
+#include "tests/test_util.h"
+
+namespace bottleneckd {
+namespace {
+
+TEST(ParseConfig, EmptyDocumentGivesDefaults) {
+  Config c;
+  ASSERT_TRUE(ParseConfig("", "x.yaml", &c).ok());
+  EXPECT_DOUBLE_EQ(c.interval_seconds, 1.0);
+  EXPECT_EQ(c.listen_address, ":9858");
+  EXPECT_EQ(c.roots.procfs, "/proc");
+  EXPECT_EQ(c.roots.sysfs, "/sys");
+  EXPECT_EQ(c.roots.ethtool, "");
+  EXPECT_EQ(c.log_level, LogLevel::kInfo);
+  EXPECT_TRUE(c.collectors.netdev.hide_idle_virtual);
+  EXPECT_FALSE(c.collectors.interrupts.per_cpu_matrix);
+}
+
+TEST(ParseConfig, ShippedConfigIsValidAndHoldsTheDefaults) {
+  Config shipped, defaults;
+  std::string text = testing::ReadFileOrDie(std::string(BOTTLENECKD_SOURCE_DIR) + "/etc/bottleneckd.yaml");
+  Status s = ParseConfig(text, "etc/bottleneckd.yaml", &shipped);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_TRUE(ParseConfig("", "", &defaults).ok());
+  EXPECT_DOUBLE_EQ(shipped.interval_seconds, defaults.interval_seconds);
+  EXPECT_EQ(shipped.listen_address, defaults.listen_address);
+  EXPECT_EQ(shipped.roots.procfs, defaults.roots.procfs);
+  EXPECT_EQ(shipped.roots.sysfs, defaults.roots.sysfs);
+  EXPECT_EQ(shipped.roots.ethtool, defaults.roots.ethtool);
+  EXPECT_EQ(shipped.collectors.netdev.ethtool, defaults.collectors.netdev.ethtool);
+  EXPECT_EQ(shipped.collectors.netdev.hide_idle_virtual, defaults.collectors.netdev.hide_idle_virtual);
+  EXPECT_EQ(shipped.collectors.interrupts.per_cpu_matrix, defaults.collectors.interrupts.per_cpu_matrix);
+  EXPECT_TRUE(shipped.collectors.threads.targets.empty());
+}
+
+TEST(ParseConfig, EveryKey) {
+  const char* yaml = R"(interval: 250ms
+web:
+  listen_address: "127.0.0.1:9999"
+paths:
+  procfs: /tmp/p
+  sysfs: /tmp/s
+  ethtool: /tmp/e
+log:
+  level: debug
+collectors:
+  interrupts:
+    per_cpu_matrix: true
+  netdev:
+    include: ["^eth", "^em[0-9]$"]
+    exclude: ["^veth"]
+    hide_idle_virtual: false
+    ethtool: no
+  sockets:
+    enabled: false
+  threads:
+    targets:
+      - name: udpecho
+      - pid: 42
+)";
+  Config c;
+  Status s = ParseConfig(yaml, "c.yaml", &c);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_DOUBLE_EQ(c.interval_seconds, 0.25);
+  EXPECT_EQ(c.listen_address, "127.0.0.1:9999");
+  EXPECT_EQ(c.roots.procfs, "/tmp/p");
+  EXPECT_EQ(c.roots.sysfs, "/tmp/s");
+  EXPECT_EQ(c.roots.ethtool, "/tmp/e");
+  EXPECT_EQ(c.log_level, LogLevel::kDebug);
+  EXPECT_TRUE(c.collectors.interrupts.per_cpu_matrix);
+  EXPECT_EQ(c.collectors.netdev.include, (std::vector<std::string>{"^eth", "^em[0-9]$"}));
+  EXPECT_EQ(c.collectors.netdev.exclude, (std::vector<std::string>{"^veth"}));
+  EXPECT_FALSE(c.collectors.netdev.hide_idle_virtual);
+  EXPECT_FALSE(c.collectors.netdev.ethtool);
+  EXPECT_FALSE(CollectorEnabled(c.collectors, "sockets", true));
+  EXPECT_TRUE(CollectorEnabled(c.collectors, "cpu", true));
+  ASSERT_EQ(c.collectors.threads.targets.size(), 2u);
+  EXPECT_EQ(c.collectors.threads.targets[0].name, "udpecho");
+  EXPECT_EQ(c.collectors.threads.targets[1].pid, 42);
+}
+
+struct ErrorCase {
+  const char* yaml;
+  const char* where;  // "file:line:col"
+  const char* what;
+};
+
+TEST(ParseConfig, ErrorsNameFileLineAndColumn) {
+  const ErrorCase cases[] = {
+      {"intervall: 1s\n", "b.yaml:1:1", "unknown key 'intervall'"},
+      {"interval: fast\n", "b.yaml:1:11", "interval must be a duration"},
+      {"interval: 1ms\n", "b.yaml:1:11", "between 10ms and 1h"},
+      {"interval: -1s\n", "b.yaml:1:11", "interval must be a duration"},
+      {"web:\n  listen: x\n", "b.yaml:2:3", "unknown key 'listen' in web"},
+      {"web: 5\n", "b.yaml:1:6", "web must be a mapping"},
+      {"log:\n  level: loud\n", "b.yaml:2:10", "log.level must be"},
+      {"collectors:\n  bogus: {}\n", "b.yaml:2:3", "unknown collector 'bogus'"},
+      {"collectors:\n  netdev:\n    include: ['(']\n", "b.yaml:3:15", "invalid pattern '('"},
+      {"collectors:\n  netdev:\n    ethtool: maybe\n", "b.yaml:3:14", "must be true or false"},
+      {"collectors:\n  netdev:\n    include: eth0\n", "b.yaml:3:14", "must be a list of patterns"},
+      {"collectors:\n  threads:\n    targets:\n      - pid: abc\n", "b.yaml:4:14", "pid must be a positive"},
+      {"collectors:\n  threads:\n    targets:\n      - {name: a, pid: 3}\n", "b.yaml:4:9", "exactly one of name or pid"},
+      {"collectors:\n  threads:\n    targets:\n      - {comm: a}\n", "b.yaml:4:10", "unknown key 'comm'"},
+      {"a: [1, 2\n", "b.yaml:2:1", "end of sequence"},
+      {"a: 1\n a: 2\n  - x\n", "b.yaml:", ""},
+  };
+  for (const ErrorCase& c : cases) {
+    Config cfg;
+    Status s = ParseConfig(c.yaml, "b.yaml", &cfg);
+    ASSERT_FALSE(s.ok()) << c.yaml;
+    EXPECT_EQ(s.message().rfind(c.where, 0), 0u) << c.yaml << " -> " << s.message();
+    EXPECT_NE(s.message().find(c.what), std::string::npos) << c.yaml << " -> " << s.message();
+  }
+}
+
+TEST(LoadConfigFile, MissingFileIsNotFoundAndNamesThePath) {
+  Config c;
+  Status s = LoadConfigFile("/nonexistent/bottleneckd.yaml", &c);
+  EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+  EXPECT_NE(s.message().find("/nonexistent/bottleneckd.yaml"), std::string::npos);
+}
+
+TEST(ParseDuration, Forms) {
+  double s = 0;
+  EXPECT_TRUE(ParseDuration("1s", &s));
+  EXPECT_DOUBLE_EQ(s, 1);
+  EXPECT_TRUE(ParseDuration("500ms", &s));
+  EXPECT_DOUBLE_EQ(s, 0.5);
+  EXPECT_TRUE(ParseDuration("2m", &s));
+  EXPECT_DOUBLE_EQ(s, 120);
+  EXPECT_TRUE(ParseDuration("1.5s", &s));
+  EXPECT_DOUBLE_EQ(s, 1.5);
+  EXPECT_TRUE(ParseDuration("1h", &s));
+  EXPECT_DOUBLE_EQ(s, 3600);
+  for (const char* bad : {"", "1", "s", "0s", "-1s", "1x", "1 s", "ms", "1e999s"}) EXPECT_FALSE(ParseDuration(bad, &s)) << bad;
+}
+
+TEST(Flags, ParseAndApply) {
+  const char* argv[] = {"bottleneckd", "--config.file=/x.yaml", "--web.listen-address", "127.0.0.1:1",
+                        "--path.procfs=/p", "--path.sysfs", "/s", "--path.ethtool=/e", "--log.level=warn",
+                        "--no-collector.threads", "--collector.sockets", "--config.check"};
+  Flags f;
+  Status s = ParseFlags(std::size(argv), argv, &f);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(f.config_file, "/x.yaml");
+  EXPECT_TRUE(f.config_file_given);
+  EXPECT_TRUE(f.config_check);
+  Config c;
+  c.collectors.disabled.push_back("sockets");
+  ASSERT_TRUE(ApplyFlags(f, &c).ok());
+  EXPECT_EQ(c.listen_address, "127.0.0.1:1");
+  EXPECT_EQ(c.roots.procfs, "/p");
+  EXPECT_EQ(c.roots.sysfs, "/s");
+  EXPECT_EQ(c.roots.ethtool, "/e");
+  EXPECT_EQ(c.log_level, LogLevel::kWarn);
+  EXPECT_FALSE(CollectorEnabled(c.collectors, "threads", true));
+  EXPECT_TRUE(CollectorEnabled(c.collectors, "sockets", false)) << "the flag wins over the file";
+}
+
+TEST(Flags, Errors) {
+  struct {
+    std::vector<const char*> argv;
+    const char* msg;
+  } cases[] = {
+      {{"b", "--nope"}, "unknown flag --nope"},
+      {{"b", "--web.listen-address"}, "needs a value"},
+      {{"b", "--collector.frobnicator"}, "unknown collector"},
+      {{"b", "--config.check=yes"}, "takes no value"},
+  };
+  for (auto& c : cases) {
+    Flags f;
+    Status s = ParseFlags(static_cast<int>(c.argv.size()), c.argv.data(), &f);
+    EXPECT_FALSE(s.ok());
+    EXPECT_NE(s.message().find(c.msg), std::string::npos) << s.message();
+  }
+  Flags f;
+  f.log_level = "loud";
+  Config c;
+  EXPECT_FALSE(ApplyFlags(f, &c).ok());
+}
+
+TEST(Flags, UsageListsEveryCollector) {
+  std::string u = Usage();
+  for (const char* name : {"cpu", "interrupts", "softirqs", "netdev", "sockets", "threads"})
+    EXPECT_NE(u.find(std::string("  ") + name), std::string::npos) << name;
+}
+
+}  // namespace
+}  // namespace bottleneckd

@@ -1,0 +1,231 @@
+// ComputeWindow over hand-built samples: ratios, rates, wrap, reset, and
+// CPUs / interfaces / IRQs that appear or vanish between samples.
+#include "daemon/window.h"
+
+#include <gtest/gtest.h>
+
+namespace bottleneckd {
+namespace {
+
+constexpr int64_t kSec = 1000000000;
+
+CpuTimes Cpu(int id, uint64_t user, uint64_t system, uint64_t idle, uint64_t irq, uint64_t softirq,
+             uint64_t steal = 0, uint64_t iowait = 0) {
+  CpuTimes c;
+  c.cpu = id;
+  c.user = user;
+  c.system = system;
+  c.idle = idle;
+  c.iowait = iowait;
+  c.irq = irq;
+  c.softirq = softirq;
+  c.steal = steal;
+  return c;
+}
+
+NetDev Dev(const std::string& name, int64_t ifindex, uint64_t rx_packets, uint64_t tx_packets, uint64_t rx_bytes,
+           uint64_t missed) {
+  NetDev d;
+  d.name = name;
+  d.ifindex = ifindex;
+  d.stats = {{"rx_bytes", rx_bytes}, {"rx_missed_errors", missed}, {"rx_packets", rx_packets},
+             {"tx_bytes", 0}, {"tx_packets", tx_packets}};
+  return d;
+}
+
+IrqLine Irq(uint32_t n, std::vector<uint64_t> per_cpu) {
+  IrqLine l;
+  l.name = std::to_string(n);
+  l.irq = n;
+  l.per_cpu = std::move(per_cpu);
+  return l;
+}
+
+Sample At(int64_t t) {
+  Sample s;
+  s.mono_ns = t;
+  return s;
+}
+
+TEST(ComputeWindow, CpuRatiosFromAccounting) {
+  Sample a = At(0), b = At(2 * kSec);
+  a.stat = ProcStat();
+  b.stat = ProcStat();
+  a.stat->cpus = {Cpu(0, 100, 100, 100, 10, 10), Cpu(1, 0, 0, 0, 0, 0)};
+  // cpu0 over 200 ticks: user 60, system 40, idle 20, irq 20, softirq 40, steal 20.
+  b.stat->cpus = {Cpu(0, 160, 140, 120, 30, 50, 20), Cpu(1, 50, 0, 150, 0, 0)};
+  Window w;
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  EXPECT_DOUBLE_EQ(w.seconds, 2.0);
+  ASSERT_EQ(w.cpus.size(), 2u);
+  const CpuWindow& c0 = w.cpus[0];
+  EXPECT_EQ(c0.cpu, 0);
+  EXPECT_DOUBLE_EQ(c0.busy_ratio, 1.0 - 20.0 / 200);
+  EXPECT_DOUBLE_EQ(c0.interrupt_ratio, 60.0 / 200);
+  EXPECT_DOUBLE_EQ(c0.irq_ratio, 20.0 / 200);
+  EXPECT_DOUBLE_EQ(c0.softirq_ratio, 40.0 / 200);
+  EXPECT_DOUBLE_EQ(c0.steal_ratio, 20.0 / 200);
+  EXPECT_DOUBLE_EQ(c0.user_ratio, 60.0 / 200);
+  EXPECT_DOUBLE_EQ(w.cpus[1].busy_ratio, 0.25);
+  EXPECT_TRUE(w.issues.empty());
+}
+
+TEST(ComputeWindow, ZeroLengthOrBackwardsWindowIsRejected) {
+  Sample a = At(5 * kSec), b = At(5 * kSec);
+  Window w;
+  EXPECT_FALSE(ComputeWindow(a, b, &w));
+  b.mono_ns = 4 * kSec;
+  EXPECT_FALSE(ComputeWindow(a, b, &w));
+}
+
+TEST(ComputeWindow, CpuGoingOfflineOrOnlineIsLeftOut) {
+  Sample a = At(0), b = At(kSec);
+  a.stat = ProcStat();
+  b.stat = ProcStat();
+  a.stat->cpus = {Cpu(0, 0, 0, 0, 0, 0), Cpu(1, 0, 0, 0, 0, 0)};
+  b.stat->cpus = {Cpu(0, 50, 0, 50, 0, 0), Cpu(2, 100, 0, 0, 0, 0)};
+  Window w;
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  ASSERT_EQ(w.cpus.size(), 1u);
+  EXPECT_EQ(w.cpus[0].cpu, 0);
+  EXPECT_DOUBLE_EQ(w.cpus[0].busy_ratio, 0.5);
+}
+
+TEST(ComputeWindow, CpuCounterGoingBackwardsSkipsThatCpu) {
+  Sample a = At(0), b = At(kSec);
+  a.stat = ProcStat();
+  b.stat = ProcStat();
+  a.stat->cpus = {Cpu(0, 500, 0, 500, 0, 0)};
+  b.stat->cpus = {Cpu(0, 400, 0, 600, 0, 0)};
+  Window w;
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  EXPECT_TRUE(w.cpus.empty());
+  ASSERT_EQ(w.issues.size(), 1u);
+  EXPECT_EQ(w.issues[0].kind, CounterAnomaly::kReset);
+  EXPECT_EQ(w.issues[0].key, "cpu0/user");
+}
+
+TEST(ComputeWindow, NicRatesInterruptsAndDrops) {
+  Sample a = At(0), b = At(kSec);
+  a.stat = ProcStat();
+  b.stat = ProcStat();
+  a.stat->cpus = {Cpu(0, 0, 0, 0, 0, 0), Cpu(1, 0, 0, 0, 0, 0)};
+  b.stat->cpus = {Cpu(0, 0, 0, 100, 0, 0), Cpu(1, 0, 0, 100, 0, 0)};
+  a.netdev = std::vector<NetDev>{Dev("em0", 2, 1000, 500, 1000000, 7)};
+  b.netdev = std::vector<NetDev>{Dev("em0", 2, 61000, 30500, 1001000000, 17)};
+  a.interrupts = Interrupts{{0, 1}, {Irq(24, {100, 0}), Irq(30, {5, 5})}};
+  b.interrupts = Interrupts{{0, 1}, {Irq(24, {6100, 0}), Irq(30, {5, 9})}};
+  b.nic_irqs = {NicIrq{24, "em0", "", "0000:02:01.0"}};
+  Window w;
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  ASSERT_EQ(w.nics.size(), 1u);
+  const NicWindow& n = w.nics[0];
+  EXPECT_DOUBLE_EQ(*n.rx_packets_per_second, 60000);
+  EXPECT_DOUBLE_EQ(*n.tx_packets_per_second, 30000);
+  EXPECT_DOUBLE_EQ(*n.rx_bits_per_second, 8e9);
+  EXPECT_DOUBLE_EQ(*n.interrupts_per_second, 6000);
+  EXPECT_DOUBLE_EQ(*n.packets_per_interrupt, 15);
+  EXPECT_DOUBLE_EQ(*n.nic_drops_per_second, 10);
+  EXPECT_DOUBLE_EQ(*w.drops.nic, 10);
+  EXPECT_DOUBLE_EQ(w.cpus[0].interrupts_per_second, 6000);
+  EXPECT_DOUBLE_EQ(w.cpus[1].interrupts_per_second, 4);
+}
+
+TEST(ComputeWindow, InterfaceRecreatedIsAResetNotASpike) {
+  Sample a = At(0), b = At(kSec);
+  a.netdev = std::vector<NetDev>{Dev("veth0", 7, 5000000, 0, 0, 0), Dev("gone", 3, 1, 1, 1, 0)};
+  b.netdev = std::vector<NetDev>{Dev("veth0", 9, 12, 0, 0, 0), Dev("new", 4, 1, 1, 1, 0)};
+  Window w;
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  EXPECT_TRUE(w.nics.empty()) << "no rate for a re-created, a vanished or a new interface";
+  ASSERT_EQ(w.issues.size(), 1u);
+  EXPECT_EQ(w.issues[0].key, "veth0/ifindex");
+  EXPECT_EQ(w.issues[0].kind, CounterAnomaly::kReset);
+}
+
+TEST(ComputeWindow, CounterResetWithSameIfindexLeavesRateUnset) {
+  Sample a = At(0), b = At(kSec);
+  a.netdev = std::vector<NetDev>{Dev("eth0", 2, 900, 900, 900, 0)};
+  b.netdev = std::vector<NetDev>{Dev("eth0", 2, 100, 1000, 1000, 0)};
+  Window w;
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  ASSERT_EQ(w.nics.size(), 1u);
+  EXPECT_FALSE(w.nics[0].rx_packets_per_second.has_value());
+  EXPECT_DOUBLE_EQ(*w.nics[0].tx_packets_per_second, 100);
+}
+
+TEST(ComputeWindow, SoftnetThirtyTwoBitWrapAndBacklogRung) {
+  Sample a = At(0), b = At(kSec);
+  a.stat = ProcStat();
+  b.stat = ProcStat();
+  a.stat->cpus = {Cpu(0, 0, 0, 0, 0, 0)};
+  b.stat->cpus = {Cpu(0, 0, 0, 100, 0, 0)};
+  SoftnetCpu s0;
+  s0.cpu = 0;
+  s0.dropped = 0xfffffffe;
+  s0.time_squeeze = 10;
+  SoftnetCpu s1 = s0;
+  s1.dropped = 3;  // wrapped: 5 drops
+  s1.time_squeeze = 25;
+  a.softnet = std::vector<SoftnetCpu>{s0};
+  b.softnet = std::vector<SoftnetCpu>{s1};
+  Window w;
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  EXPECT_DOUBLE_EQ(*w.drops.backlog, 5);
+  EXPECT_DOUBLE_EQ(w.cpus[0].backlog_drops_per_second, 5);
+  EXPECT_DOUBLE_EQ(w.cpus[0].time_squeeze_per_second, 15);
+  ASSERT_EQ(w.issues.size(), 1u);
+  EXPECT_EQ(w.issues[0].kind, CounterAnomaly::kWrap);
+}
+
+TEST(ComputeWindow, InterruptCountsWrapAndCpuColumnsMove) {
+  Sample a = At(0), b = At(kSec);
+  // CPU1 went offline: the header lost its column; CPU2's column moved left.
+  a.interrupts = Interrupts{{0, 1, 2}, {Irq(40, {0xfffffff0u, 10, 100})}};
+  b.interrupts = Interrupts{{0, 2}, {Irq(40, {0x10, 160})}};
+  b.nic_irqs = {NicIrq{40, "eth0", "TxRx-0", ""}};
+  b.netdev = a.netdev = std::vector<NetDev>{Dev("eth0", 2, 0, 0, 0, 0)};
+  Window w;
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  ASSERT_EQ(w.nics.size(), 1u);
+  EXPECT_DOUBLE_EQ(*w.nics[0].interrupts_per_second, 0x20 + 60);
+}
+
+TEST(ComputeWindow, SocketRungAndThreads) {
+  Sample a = At(0), b = At(4 * kSec);
+  a.sockets = SocketStats{{SnmpTable{"Udp", {{"InDatagrams", 10}, {"RcvbufErrors", 100}}},
+                           SnmpTable{"UdpLite", {{"RcvbufErrors", 0}}}}};
+  b.sockets = SocketStats{{SnmpTable{"Udp", {{"InDatagrams", 90}, {"RcvbufErrors", 300}}},
+                           SnmpTable{"UdpLite", {{"RcvbufErrors", 20}}}}};
+  ThreadSample t;
+  t.pid = 812;
+  t.process = "udpecho";
+  t.task.tid = 812;
+  t.task.comm = "udpecho";
+  t.task.utime = 100;
+  t.task.stime = 100;
+  a.threads = std::vector<ThreadSample>{t};
+  t.task.utime = 300;  // +200 + 196 ticks over 4 s = 3.96 s
+  t.task.stime = 296;
+  t.task.processor = 1;
+  b.threads = std::vector<ThreadSample>{t};
+  Window w;
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  EXPECT_DOUBLE_EQ(*w.drops.socket, 55);
+  EXPECT_FALSE(w.drops.nic.has_value()) << "no netdev: the rung is unknown, not zero";
+  ASSERT_EQ(w.threads.size(), 1u);
+  EXPECT_DOUBLE_EQ(w.threads[0].cpu_ratio, 0.99);
+  EXPECT_EQ(w.threads[0].processor, 1);
+}
+
+TEST(NicRungDrops, SumsMissedFifoOverAndNoBuffer) {
+  NetDev d;
+  d.stats = {{"rx_fifo_errors", 2}, {"rx_missed_errors", 3}, {"rx_over_errors", 4}};
+  d.ethtool = {{"rx_no_buffer_count", 5}};
+  EXPECT_EQ(NicRungDrops(d), 14u);
+  NetDev none;
+  EXPECT_FALSE(NicRungDrops(none).has_value());
+}
+
+}  // namespace
+}  // namespace bottleneckd
