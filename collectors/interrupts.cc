@@ -199,11 +199,11 @@ Status ResolveLink(const HostFs& fs, std::string_view rel, std::string* out) {
 
 // What sysfs says about one interface's hardware.
 struct NicDevice {
-  std::string name;             // "eth0"
-  std::string virtio;           // "virtio2" when the netdev sits on a virtio device
-  std::string pci;              // "0000:00:03.0"; "" when not on PCI
-  std::vector<uint32_t> irqs;   // MSI/MSI-X vectors, else the INTx line; sorted
-  bool owner = true;            // first interface of its PCI function
+  std::string name;            // "eth0"
+  std::string virtio;          // "virtio2" when the netdev sits on a virtio device
+  std::string pci;             // "0000:00:03.0"; "" when not on PCI
+  std::vector<uint32_t> irqs;  // MSI/MSI-X vectors, else the INTx line; sorted
+  bool owner = true;           // first interface of its PCI function
 };
 
 void ReadDeviceIrqs(const HostFs& fs, const std::string& pci_path, std::vector<uint32_t>* irqs) {

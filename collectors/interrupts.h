@@ -23,13 +23,13 @@ namespace bottleneckd {
 // One line of /proc/interrupts. Per-CPU counts are the kernel's unsigned int
 // (32-bit, they wrap); named lines (LOC, RES, ...) have a description only.
 struct IrqLine {
-  std::string name;            // "24" or "LOC"
-  std::optional<uint32_t> irq; // set for numeric lines
-  std::vector<uint64_t> per_cpu;  // aligned with Interrupts::cpus
-  std::string chip;            // "PCI-MSI", "IO-APIC", "IR-PCI-MSI" (numeric lines)
-  std::string hwirq;           // "49152-edge" (numeric lines; may be empty)
+  std::string name;                  // "24" or "LOC"
+  std::optional<uint32_t> irq;       // set for numeric lines
+  std::vector<uint64_t> per_cpu;     // aligned with Interrupts::cpus
+  std::string chip;                  // "PCI-MSI", "IO-APIC", "IR-PCI-MSI" (numeric lines)
+  std::string hwirq;                 // "49152-edge" (numeric lines; may be empty)
   std::vector<std::string> actions;  // handler names, split on ", "
-  std::string description;     // named lines: "Local timer interrupts"
+  std::string description;           // named lines: "Local timer interrupts"
 };
 
 struct Interrupts {
@@ -38,17 +38,18 @@ struct Interrupts {
 };
 
 // Parses /proc/interrupts. Corruption when the header is missing or a line has
-// a malformed count or more counts than the header has CPUs; lines with fewer counts than CPUs (ERR, MIS) are kept with
-// the counts they have. Counts are taken as u64 (they wrap at 2^32 in the kernel;
-// the window handles that). Lines without "NAME:" are skipped. *out's vectors and
-// strings are reused; on error out->lines is empty.
+// a malformed count or more counts than the header has CPUs; lines with fewer
+// counts than CPUs (ERR, MIS) are kept with the counts they have. Counts are
+// taken as u64 (the kernel's wrap at 2^32; the window handles that). Lines
+// without "NAME:" are skipped. *out's vectors and strings are reused; on error
+// out->lines is empty.
 Status ParseProcInterrupts(std::string_view text, Interrupts* out);
 
 // Which NIC and queue an IRQ serves.
 struct NicIrq {
   uint32_t irq = 0;
   std::string interface;  // "eth0"
-  std::string queue;      // "TxRx-3", "input.0", "comp4"; "" when unknown
+  std::string queue;      // "TxRx-3", "input.0", "comp4", "config"; "" for the only vector
   std::string device;     // PCI address "0000:00:03.0"; "" for non-PCI
 };
 

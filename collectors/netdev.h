@@ -5,16 +5,7 @@
 
 #include <cstdint>
 #include <optional>
-// GCC 12 with -fsanitize reports a false -Wmaybe-uninitialized inside
-// <regex>'s compiler (std::function in _StateT, GCC bug 105562).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <regex>
-#pragma GCC diagnostic pop
-#else
-#include <regex>
-#endif
 #include <string>
 #include <string_view>
 #include <unordered_map>

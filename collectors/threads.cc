@@ -11,9 +11,9 @@ namespace bottleneckd {
 namespace {
 
 // Fields after "(comm)", counted from field 3 (state).
-constexpr size_t kStateField = 0;    // field 3
-constexpr size_t kUtimeField = 11;   // field 14
-constexpr size_t kStimeField = 12;   // field 15
+constexpr size_t kStateField = 0;       // field 3
+constexpr size_t kUtimeField = 11;      // field 14
+constexpr size_t kStimeField = 12;      // field 15
 constexpr size_t kProcessorField = 36;  // field 39 (Linux 2.5.x on)
 
 // Name scans of the procfs root happen at most once per this many Collect calls,
@@ -148,7 +148,8 @@ Status ThreadsCollector::CollectPid(const HostFs& fs, int pid, std::vector<Threa
   return Status::OK();
 }
 
-bool ThreadsCollector::TaskExists(const HostFs& fs, const std::string& pid, const std::string& tid) {
+bool ThreadsCollector::TaskExists(const HostFs& fs, const std::string& pid,
+                                  const std::string& tid) {
   std::vector<std::string> tids;
   if (!fs.ListProc(pid + "/task", &tids).ok()) return false;
   return std::binary_search(tids.begin(), tids.end(), tid);

@@ -17,7 +17,7 @@ namespace bottleneckd {
 
 struct TaskStat {
   int tid = 0;
-  std::string comm;   // between the outermost parentheses; may hold spaces and ')'
+  std::string comm;  // between the outermost parentheses; may hold spaces and ')'
   char state = '?';
   uint64_t utime = 0, stime = 0;  // ticks of 1/kUserHz s
   int processor = -1;             // CPU last run on

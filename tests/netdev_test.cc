@@ -532,5 +532,58 @@ TEST(NetdevFixtureTest, Vm) {
   EXPECT_EQ(ifb0.ethtool.size(), 4u);
 }
 
+// The seed's box: em0 carried 1200 s of UDP echo at 550 Mbit/s (README.md).
+TEST(NetdevFixtureTest, SeedBox) {
+  HostFs fs(testing::FixtureRoots("seed-box"));
+  NetdevCollector c{NetdevOptions{}};
+  Sample s;
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_EQ(s.netdev->size(), 5u);
+  const std::vector<std::string> names = {"em0", "em1", "em2", "fxp0", "lo"};
+  const std::vector<std::string> pci = {"0000:02:01.0", "0000:02:01.1", "0000:03:01.0",
+                                        "0000:03:02.0", ""};
+  const std::vector<std::string> driver = {"e1000", "e1000", "e1000", "e100", ""};
+  const std::vector<size_t> ethtool_count = {46, 46, 46, 31, 0};
+  for (size_t i = 0; i < names.size(); ++i) {
+    const NetDev& d = (*s.netdev)[i];
+    SCOPED_TRACE(names[i]);
+    EXPECT_EQ(d.name, names[i]);
+    EXPECT_EQ(d.ifindex, i == 4 ? 1 : static_cast<int64_t>(i) + 2);
+    EXPECT_EQ(d.operstate, i == 4 ? "unknown" : "up");
+    EXPECT_EQ(d.is_virtual, i == 4);
+    EXPECT_EQ(d.pci_device, pci[i]);
+    EXPECT_EQ(d.driver, driver[i]);
+    EXPECT_EQ(d.stats.size(), 24u);
+    EXPECT_EQ(d.ethtool.size(), ethtool_count[i]);
+  }
+  const NetDev& em0 = (*s.netdev)[0];
+  EXPECT_EQ(em0.Stat("rx_packets"), 80568280u);
+  EXPECT_EQ(em0.Stat("tx_packets"), 80421125u);
+  EXPECT_EQ(em0.Stat("rx_bytes"), 85883901236u);
+  EXPECT_EQ(em0.Stat("tx_bytes"), 85727709032u);
+  EXPECT_EQ(em0.Stat("rx_missed_errors"), 0u);
+  // The NIC rung of the drop ladder lost nothing; the 82546 counts FCS bytes.
+  EXPECT_EQ(em0.Ethtool("rx_no_buffer_count"), 0u);
+  EXPECT_EQ(em0.Ethtool("rx_missed_errors"), 0u);
+  EXPECT_EQ(em0.Ethtool("rx_bytes"), 86206174356u);
+  EXPECT_EQ(em0.Ethtool("rx_broadcast"), 1511u);
+  EXPECT_EQ(em0.Ethtool("tx_restart_queue"), 1287u);
+  const NetDev& fxp0 = (*s.netdev)[3];
+  EXPECT_EQ(fxp0.Ethtool("tx_packets"), 11353u);
+  EXPECT_EQ(fxp0.Ethtool("rx_short_frame_errors"), 0u);
+  const NetDev& lo = (*s.netdev)[4];
+  EXPECT_EQ(lo.Stat("rx_packets"), 214u);
+  EXPECT_EQ(lo.Stat("tx_packets"), 214u);
+  EXPECT_EQ(c.counter_errors(), 0u);
+
+  NetdevOptions only_pcix;  // the two 82546 ports on the PCI-X 133/64 segment
+  only_pcix.include = {"^em[01]$"};
+  NetdevCollector c2(only_pcix);
+  ASSERT_TRUE(c2.Collect(fs, &s).ok());
+  ASSERT_EQ(s.netdev->size(), 2u);
+  EXPECT_EQ((*s.netdev)[1].name, "em1");
+  EXPECT_EQ((*s.netdev)[1].Stat("rx_packets"), 412u);
+}
+
 }  // namespace
 }  // namespace bottleneckd

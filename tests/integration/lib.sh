@@ -2,7 +2,8 @@
 # PASS/FAIL bookkeeping, background processes that are always cleaned up on
 # exit, bottleneckd startup (port read from its "msg=listening" log line), a
 # real Prometheus server on a free loopback port, and PromQL queries through
-# its HTTP API (curl + python3 for the JSON; no other tools).
+# its HTTP API (curl, python3 for the JSON, and coreutils/sed/awk: nothing
+# beyond scripts/install-deps.sh and a base Debian system).
 #
 # A script sets TEST_NAME, sources this file, calls integ_init, then uses the
 # helpers. Setup problems call integ_die (fatal); assertions call integ_pass /
@@ -13,17 +14,14 @@ INTEG_FAILED=0
 INTEG_PIDS=()      # background processes we started; killed on exit
 INTEG_LOGS=()      # their logs, shown when the script fails
 INTEG_TMP=""       # mktemp -d, removed on exit
+# Debian's interpreter when present: a user-level shim (pyenv) in front of it
+# can take over a second per start, and the helpers start it often.
+if [ -x /usr/bin/python3 ]; then INTEG_PYTHON=/usr/bin/python3; else INTEG_PYTHON=python3; fi
 
-integ_log() { printf '==> %s\n' "$*"; }
+integ_log() { printf '==> [%ss] %s\n' "$SECONDS" "$*"; }
 integ_pass() { INTEG_PASSED=$((INTEG_PASSED + 1)); printf 'PASS: %s\n' "$*"; }
 integ_fail() { INTEG_FAILED=$((INTEG_FAILED + 1)); printf 'FAIL: %s\n' "$*"; }
 integ_die() { printf 'FAIL: %s\n' "$*"; printf '%s: FAILED (setup): %s\n' "${TEST_NAME}" "$*" >&2; exit 1; }
-
-# integ_check DESCRIPTION COMMAND...: PASS if the command succeeds.
-integ_check() {
-  local what="$1"; shift
-  if "$@"; then integ_pass "$what"; else integ_fail "$what"; fi
-}
 
 # Re-executes the calling script under `timeout` so the whole run is bounded;
 # on expiry every process of the group gets SIGTERM and the EXIT trap cleans up.
@@ -98,6 +96,7 @@ integ_spawn() {
 
 # integ_start_bottleneckd PORTVAR NAME BIN ARGS...: starts the daemon on
 # 127.0.0.1:0 and reads the kernel-chosen port from its log (10 s bound).
+# Its pid is left in INTEG_LAST_PID.
 integ_start_bottleneckd() {
   local portvar="$1" name="$2" bin="$3"; shift 3
   local logfile="$INTEG_TMP/bottleneckd-$name.log" pid i port=""
@@ -105,17 +104,21 @@ integ_start_bottleneckd() {
   for ((i = 0; i < 100; i++)); do
     port="$(sed -n 's/.*msg=listening address=127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$logfile" | head -n 1)"
     [ -n "$port" ] && break
-    kill -0 "$pid" 2>/dev/null || integ_die "bottleneckd ($name) exited during startup: $(tail -n 5 "$logfile")"
+    if ! kill -0 "$pid" 2>/dev/null; then
+      wait "$pid"
+      integ_die "bottleneckd ($name) exited with status $? during startup: $(tail -n 5 "$logfile")"
+    fi
     sleep 0.1
   done
   [ -n "$port" ] || integ_die "bottleneckd ($name) logged no 'msg=listening address=127.0.0.1:PORT' within 10 s"
   integ_log "bottleneckd ($name) pid $pid listening on 127.0.0.1:$port"
   printf -v "$portvar" '%s' "$port"
+  INTEG_LAST_PID="$pid"
 }
 
 # A loopback TCP port that is free right now (never 9090, the packaged server's).
 integ_free_port() {
-  python3 -c '
+  "$INTEG_PYTHON" -c '
 import socket
 while True:
     s = socket.socket()
@@ -181,23 +184,32 @@ integ_query() {
   local body
   body="$(curl -sS -m 10 -G "$PROM_URL/api/v1/query" --data-urlencode "query=$1")" ||
     { echo "query '$1': HTTP request failed" >&2; return 1; }
-  printf '%s' "$body" | python3 -c "$INTEG_PY_RESULT"
+  printf '%s' "$body" | "$INTEG_PYTHON" -c "$INTEG_PY_RESULT"
 }
 
-# integ_num A OP B: numeric comparison (OP: == != < <= > >=); NaN compares false.
+# integ_num A OP B: numeric comparison (OP: == != < <= > >=) of two Prometheus
+# sample values ("1", "0.25", "1e+06", "+Inf", "-Inf"); NaN compares false.
 integ_num() {
-  python3 -c '
-import operator, sys
-ops = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
-       ">": operator.gt, ">=": operator.ge}
-a, op, b = sys.argv[1:4]
-sys.exit(0 if ops[op](float(a), float(b)) else 1)
-' "$1" "$2" "$3" 2>/dev/null
+  case "$1 $3" in *[Nn]a[Nn]*) return 1 ;; esac
+  awk -v a="$1" -v op="$2" -v b="$3" '
+    function num(x) { if (x ~ /^\+?Inf$/) return 1e308 * 10; if (x ~ /^-Inf$/) return -1e308 * 10; return x + 0 }
+    BEGIN {
+      a = num(a); b = num(b)
+      if (op == "==") r = a == b; else if (op == "!=") r = a != b
+      else if (op == "<") r = a < b; else if (op == "<=") r = a <= b
+      else if (op == ">") r = a > b; else if (op == ">=") r = a >= b
+      else { print "integ_num: bad operator " op > "/dev/stderr"; exit 2 }
+      exit !r
+    }'
 }
 
-# integ_label LINE NAME: the value of one label in an integ_query line.
+# integ_label LINE NAME: the value of one label in an integ_query line (no
+# subprocess: the checks call it once per series).
 integ_label() {
-  printf '%s\n' "${1%%$'\t'*}" | tr ',' '\n' | sed -n "s/^$2=//p"
+  local labels=",${1%%$'\t'*},"
+  case "$labels" in *",$2="*) ;; *) return 1 ;; esac
+  labels="${labels#*,"$2"=}"
+  printf '%s\n' "${labels%%,*}"
 }
 
 # integ_value LINE: the sample value of an integ_query line.

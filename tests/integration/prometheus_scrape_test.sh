@@ -20,14 +20,16 @@ FIXTURE="$SRC/tests/fixtures/seed-box"
 for d in proc sys ethtool; do
   [ -d "$FIXTURE/$d" ] || integ_die "fixture directory $FIXTURE/$d is missing"
 done
-integ_require_tools prometheus promtool curl python3 timeout
+integ_require_tools prometheus promtool curl "$INTEG_PYTHON" timeout awk
 integ_init
 
 # --- the two exporters --------------------------------------------------------
 printf 'interval: 1s\n' >"$INTEG_TMP/bottleneckd.yaml"
 integ_start_bottleneckd FIXTURE_PORT fixture "$BIN" --config.file="$INTEG_TMP/bottleneckd.yaml" \
   --path.procfs="$FIXTURE/proc" --path.sysfs="$FIXTURE/sys" --path.ethtool="$FIXTURE/ethtool"
+FIXTURE_PID="$INTEG_LAST_PID"
 integ_start_bottleneckd LIVE_PORT live "$BIN" --config.file="$INTEG_TMP/bottleneckd.yaml"
+LIVE_PID="$INTEG_LAST_PID"
 
 # --- Prometheus ---------------------------------------------------------------
 PROM_CONFIG="$INTEG_TMP/prometheus.yml"
@@ -54,7 +56,7 @@ integ_start_prometheus "$PROM_CONFIG"
 
 # Prints "job health lastError" per active target.
 targets_state() {
-  curl -sS -m 5 "$PROM_URL/api/v1/targets?state=active" | python3 -c '
+  curl -sS -m 5 "$PROM_URL/api/v1/targets?state=active" | "$INTEG_PYTHON" -c '
 import json, sys
 d = json.load(sys.stdin)
 for t in d["data"]["activeTargets"]:
@@ -133,7 +135,7 @@ for job in fixture live; do
   bad=""
   for c in "${COLLECTORS[@]}"; do
     line="$(grep -E "(^|,)collector=$c(,|$)" <<<"${got//$'\t'/,}" )"
-    if [ -z "$line" ] || ! integ_num "${line##*,}" == 1; then bad+=" $c(${line##*,})"; fi
+    if [ -z "$line" ]; then bad+=" $c(missing)"; elif ! integ_num "${line##*,}" == 1; then bad+=" $c(${line##*,})"; fi
   done
   not_one="$(integ_query "bottleneckd_collector_success{job=\"$job\"} != 1")"
   if [ -z "$bad" ] && [ -z "$not_one" ]; then
@@ -148,9 +150,9 @@ mapfile -t CPUS < <(awk '/^cpu[0-9]+ / { sub("cpu", "", $1); print $1 }' /proc/s
 NCPU="${#CPUS[@]}"
 [ "$NCPU" -gt 0 ] || integ_die "no cpuN lines in /proc/stat"
 want_cpus="${CPUS[*]}"
-cpus_of() {  # integ_query lines -> sorted distinct cpu labels, space separated
-  local l
-  while IFS= read -r l; do [ -n "$l" ] && integ_label "$l" cpu; done | sort -un | tr '\n' ' ' | sed 's/ $//'
+cpus_of() {  # integ_query lines on stdin -> their distinct cpu labels, sorted, space separated
+  awk -F '\t' '{ n = split($1, kv, ","); for (i = 1; i <= n; i++) if (kv[i] ~ /^cpu=/) print substr(kv[i], 5) }' |
+    sort -un | paste -sd ' ' -
 }
 
 rate="$(integ_query 'rate(bottleneckd_cpu_seconds_total{job="live"}[10s])')"
@@ -231,6 +233,12 @@ else
 fi
 
 for name in fixture live; do
+  pid_var="${name^^}_PID"
+  if kill -0 "${!pid_var}" 2>/dev/null; then
+    integ_pass "bottleneckd ($name) is still running after the scrapes"
+  else
+    integ_fail "bottleneckd ($name) pid ${!pid_var} is no longer running"
+  fi
   if grep -q 'level=error' "$INTEG_TMP/bottleneckd-$name.log"; then
     integ_fail "bottleneckd ($name) logged errors: $(grep 'level=error' "$INTEG_TMP/bottleneckd-$name.log" | head -n 3)"
   else

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Builds the release + benchmark tree (build/bench) and runs every benchmark of
+# docs/performance.md: the Google Benchmark microbenchmarks, the scrape
+# comparison with node_exporter on the fixture trees, the live daemon's standing
+# cost, and an instruction profile of `bottleneckd --once`. Results go to
+# $RESULTS (default build/bench/results) and are printed at the end.
+# Not part of the test suite: nothing here passes or fails on a time.
+#
+# usage: bench/run.sh
+# env:   STEPS="build machine micro scrape daemon profile" (any subset, in order)
+#        JOBS=2 REPS=5 (microbenchmark repetitions) RESULTS=DIR
+#        and those of bench/scrape_compare.sh (N, ROUNDS, SCENARIOS, MATRIX) and
+#        bench/daemon_cost.sh (DURATION, SCRAPE_INTERVAL, PHASES).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRC=$(dirname "$HERE")
+BUILD=$SRC/build/bench
+RESULTS=${RESULTS:-$BUILD/results}
+STEPS=${STEPS:-"build machine micro scrape daemon profile"}
+JOBS=${JOBS:-2}
+REPS=${REPS:-5}
+BIN=$BUILD/bottleneckd
+
+has_step() { [[ " $STEPS " == *" $1 "* ]]; }
+say() { echo "== $*" >&2; }
+
+if has_step build; then
+  say "build ($BUILD)"
+  cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DBOTTLENECKD_BENCH=ON -DBOTTLENECKD_TESTS=OFF >/dev/null
+  cmake --build "$BUILD" --target bottleneckd parsers_bench -j"$JOBS"
+fi
+[[ -x "$BIN" && -x "$BUILD/bench/parsers_bench" ]] || { echo "run.sh: build first (STEPS=build)" >&2; exit 1; }
+mkdir -p "$RESULTS"
+
+if has_step machine; then
+  say "machine"
+  {
+    echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "- nproc: $(nproc)"
+    echo "- CPU: $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
+    echo "- kernel: $(uname -r)"
+    echo "- virtualisation: $(systemd-detect-virt 2>/dev/null || echo unknown);" \
+      "hypervisor flag: $(grep -qw hypervisor /proc/cpuinfo && echo yes || echo no)"
+    echo "- memory: $(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
+    echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "- compiler: $(c++ --version | head -n1)"
+    echo "- node_exporter: $(prometheus-node-exporter --version 2>&1 | head -n1)"
+    echo "- bottleneckd: $("$BIN" --version)"
+  } | tee "$RESULTS/machine.md"
+fi
+
+if has_step micro; then
+  say "microbenchmarks (parsers_bench, $REPS repetitions)"
+  "$BUILD/bench/parsers_bench" --benchmark_repetitions="$REPS" --benchmark_report_aggregates_only=true \
+    --benchmark_out="$RESULTS/parsers_bench.json" --benchmark_out_format=json \
+    | tee "$RESULTS/parsers_bench.txt"
+fi
+
+if has_step scrape; then
+  say "scrape comparison with node_exporter"
+  OUT="$RESULTS/scrape_compare.md" bash "$HERE/scrape_compare.sh" "$BIN"
+fi
+
+if has_step daemon; then
+  say "live daemon cost"
+  OUT="$RESULTS/daemon_cost.md" bash "$HERE/daemon_cost.sh" "$BIN"
+fi
+
+if has_step profile; then
+  # Instruction counts (callgrind) of `bottleneckd --once`: two ticks and one
+  # exposition, on the large-host fixture and on this host.
+  command -v valgrind >/dev/null || { echo "run.sh: valgrind missing, no profile" >&2; exit 1; }
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/bottleneckd-prof-XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+  printf 'interval: 1s\n' >"$tmp/c.yaml"
+  fx=$SRC/tests/fixtures/large-host
+  for what in large-host live; do
+    say "callgrind: bottleneckd --once ($what)"
+    args=(--config.file="$tmp/c.yaml" --once)
+    [[ "$what" == live ]] || args+=(--path.procfs="$fx/proc" --path.sysfs="$fx/sys" --path.ethtool="$fx/ethtool")
+    valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$what" "$BIN" "${args[@]}" >/dev/null 2>"$tmp/vg.$what"
+    {
+      echo "# callgrind, bottleneckd --once ($what): inclusive instruction counts"
+      callgrind_annotate --inclusive=yes "$tmp/cg.$what" 2>/dev/null | sed -n '1,60p'
+      echo
+      echo "# exclusive (self) instruction counts"
+      callgrind_annotate "$tmp/cg.$what" 2>/dev/null | sed -n '/^Ir/,$p' | sed -n '1,40p'
+    } >"$RESULTS/profile-$what.txt"
+    grep -m1 -E 'PROGRAM TOTALS|Ir' "$RESULTS/profile-$what.txt" >&2 || true
+  done
+fi
+
+say "results in $RESULTS"
+for f in machine.md parsers_bench.txt scrape_compare.md daemon_cost.md; do
+  [[ -f "$RESULTS/$f" ]] || continue
+  echo
+  echo "### $f"
+  cat "$RESULTS/$f"
+done

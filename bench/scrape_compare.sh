@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Scrape cost, side by side in one run: bottleneckd vs Debian's
+# prometheus-node-exporter (1.5) restricted to the collectors that read the same
+# kernel files (netdev, interrupts, softnet, stat; 1.5 has no softirqs collector,
+# so stat runs with --collector.stat.softirq), both pointed at the same fixture
+# tree and listening on 127.0.0.1 ports the kernel picked.
+#
+# For each scenario the exporters are scraped N times with curl, in ROUNDS
+# alternating blocks (so a burst of load from other work on the machine hits all
+# of them alike). Reported per exporter:
+#   CPU ms/scrape   utime+stime of the exporter process (/proc/PID/stat) over its
+#                   scrapes / N. Nothing is subtracted: bottleneckd keeps sampling
+#                   the tree every second meanwhile.
+#   idle CPU ms     the same process's CPU over the same wall time without
+#                   scrapes (measured afterwards, all exporters idle together,
+#                   over at most IDLE_MAX s and scaled linearly), / N: the
+#                   baseline included in the figure above.
+#   latency         curl's time_total, median and p95 over the N scrapes.
+#   series, bytes   of one response (non-comment lines; uncompressed body).
+# node_exporter's netdev collector reads /proc/net/dev, which the fixture trees
+# do not record, so each tree's proc/ is copied to a scratch directory and a
+# net/dev is written from its sys/class/net/*/statistics (the kernel's column
+# formulas); both exporters read that same scratch proc/ and the fixture's sys/.
+#
+# usage: bench/scrape_compare.sh [BOTTLENECKD_BINARY]
+# env:   N=200 ROUNDS=10 SCENARIOS="vm seed-box large-host"
+#        MATRIX=1 (large-host also gets a bottleneckd with per_cpu_matrix: true,
+#        the counterpart of node_exporter's per-CPU x per-IRQ interrupts series)
+#        IDLE_MAX=60 (cap of the idle baseline's wall time, seconds)
+#        OUT=FILE (also write the markdown table there)
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRC=$(dirname "$HERE")
+# shellcheck source=bench/lib.sh
+source "$HERE/lib.sh"
+
+BIN=${1:-$SRC/build/bench/bottleneckd}
+N=${N:-200}
+ROUNDS=${ROUNDS:-10}
+SCENARIOS=${SCENARIOS:-"vm seed-box large-host"}
+MATRIX=${MATRIX:-1}
+IDLE_MAX=${IDLE_MAX:-60}
+OUT=${OUT:-}
+
+[[ -x "$BIN" ]] || bench_die "no bottleneckd binary at $BIN (build it with bench/run.sh)"
+command -v prometheus-node-exporter >/dev/null || bench_die "prometheus-node-exporter is not installed"
+(( N >= ROUNDS && ROUNDS >= 1 )) || bench_die "need N >= ROUNDS >= 1"
+PER_ROUND=$(( N / ROUNDS ))
+N=$(( PER_ROUND * ROUNDS ))
+
+trap bench_cleanup EXIT
+trap 'exit 130' INT TERM
+BENCH_TMP=$(mktemp -d "${TMPDIR:-/tmp}/bottleneckd-bench-XXXXXX")
+
+# Writes PROC/net/dev from SYS/class/net/*/statistics as the kernel formats it
+# (net/core/net-procfs.c dev_seq_printf_stats).
+write_net_dev() {
+  local sys=$1 out=$2 d st
+  {
+    echo "Inter-|   Receive                                                |  Transmit"
+    echo " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed"
+    for d in "$sys"/class/net/*; do
+      st=$d/statistics
+      [[ -d "$st" ]] || continue
+      v() { local x; x=$(cat "$st/$1" 2>/dev/null || echo 0); echo "${x:-0}"; }
+      printf '%6s: %7d %7d %4d %4d %4d %5d %10d %9d %8d %7d %4d %4d %4d %5d %7d %10d\n' \
+        "$(basename "$d")" "$(v rx_bytes)" "$(v rx_packets)" "$(v rx_errors)" \
+        $(( $(v rx_dropped) + $(v rx_missed_errors) )) "$(v rx_fifo_errors)" \
+        $(( $(v rx_length_errors) + $(v rx_over_errors) + $(v rx_crc_errors) + $(v rx_frame_errors) )) \
+        "$(v rx_compressed)" "$(v multicast)" "$(v tx_bytes)" "$(v tx_packets)" "$(v tx_errors)" \
+        "$(v tx_dropped)" "$(v tx_fifo_errors)" "$(v collisions)" \
+        $(( $(v tx_carrier_errors) + $(v tx_aborted_errors) + $(v tx_window_errors) + $(v tx_heartbeat_errors) )) \
+        "$(v tx_compressed)"
+    done
+  } >"$out"
+}
+
+ROWS=()
+
+run_scenario() {
+  local scenario=$1 fixture=$SRC/tests/fixtures/$1 dir=$BENCH_TMP/$1
+  [[ -d "$fixture/proc" ]] || bench_die "no fixture tree $fixture"
+  mkdir -p "$dir"
+  cp -a "$fixture/proc" "$dir/proc"
+  mkdir -p "$dir/proc/net"
+  write_net_dev "$fixture/sys" "$dir/proc/net/dev"
+  local paths=(--path.procfs="$dir/proc" --path.sysfs="$fixture/sys")
+
+  # Targets: parallel arrays of name, pid, url.
+  local names=() pids=() urls=()
+  printf 'interval: 1s\n' >"$dir/bottleneckd.yaml"
+  start_bottleneckd "$BIN" "$dir/bottleneckd.log" --config.file="$dir/bottleneckd.yaml" \
+    "${paths[@]}" --path.ethtool="$fixture/ethtool"
+  names+=("bottleneckd"); pids+=("$BN_PID"); urls+=("$BN_URL/metrics")
+  if [[ "$scenario" == large-host && "$MATRIX" == 1 ]]; then
+    printf 'interval: 1s\ncollectors:\n  interrupts:\n    per_cpu_matrix: true\n' >"$dir/matrix.yaml"
+    start_bottleneckd "$BIN" "$dir/matrix.log" --config.file="$dir/matrix.yaml" \
+      "${paths[@]}" --path.ethtool="$fixture/ethtool"
+    names+=("bottleneckd per_cpu_matrix"); pids+=("$BN_PID"); urls+=("$BN_URL/metrics")
+  fi
+  start_node_exporter "$dir/node_exporter.log" --collector.disable-defaults \
+    --collector.netdev --no-collector.netdev.netlink --collector.interrupts \
+    --collector.softnet --collector.stat --collector.stat.softirq "${paths[@]}"
+  names+=("node_exporter 1.5"); pids+=("$NE_PID"); urls+=("$NE_URL/metrics")
+  sleep 2.5  # bottleneckd: at least two samples, so the window families exist
+
+  local k t r
+  for k in "${!names[@]}"; do
+    curl -fs --max-time 60 -o "$dir/body.$k" "${urls[$k]}" || bench_die "scrape of ${names[$k]} failed"
+    : >"$dir/lat.$k"
+  done
+  # node_exporter reports a failing collector in its own output.
+  if grep -q '^node_scrape_collector_success{[^}]*} 0' "$dir/body.$(( ${#names[@]} - 1 ))"; then
+    echo "warning: $scenario: node_exporter collectors failing:" \
+      "$(grep '^node_scrape_collector_success{[^}]*} 0' "$dir/body.$(( ${#names[@]} - 1 ))" | tr '\n' ' ')" >&2
+  fi
+
+  local -a cpu=() wall=()
+  for k in "${!names[@]}"; do cpu[k]=0; wall[k]=0; done
+  for ((r = 0; r < ROUNDS; r++)); do
+    for k in "${!names[@]}"; do
+      local c0 c1 w0 w1
+      c0=$(cpu_ticks "${pids[$k]}"); w0=$(now)
+      for ((t = 0; t < PER_ROUND; t++)); do
+        curl -fs --max-time 60 -o /dev/null -w '%{time_total}\n' "${urls[$k]}" >>"$dir/lat.$k" ||
+          bench_die "scrape of ${names[$k]} failed"
+      done
+      c1=$(cpu_ticks "${pids[$k]}"); w1=$(now)
+      cpu[k]=$(( cpu[k] + c1 - c0 ))
+      wall[k]=$(awk -v a="${wall[k]}" -v b="$w0" -v c="$w1" 'BEGIN {printf "%.3f", a + c - b}')
+    done
+  done
+
+  # Idle baseline: every exporter idle together for the longest scrape wall
+  # time (at most IDLE_MAX s); each one's idle CPU is scaled linearly to its
+  # own scrape wall time.
+  local wmax=0 i0=() i1=()
+  for k in "${!names[@]}"; do
+    wmax=$(awk -v a="$wmax" -v b="${wall[k]}" 'BEGIN {print (b > a) ? b : a}')
+  done
+  wmax=$(awk -v a="$wmax" -v m="$IDLE_MAX" 'BEGIN {print (a > m) ? m : a}')
+  for k in "${!names[@]}"; do i0[k]=$(cpu_ticks "${pids[$k]}"); done
+  sleep "$wmax"
+  for k in "${!names[@]}"; do i1[k]=$(cpu_ticks "${pids[$k]}"); done
+
+  local ne=$(( ${#names[@]} - 1 ))
+  local ne_cpu_ms
+  ne_cpu_ms=$(awk -v c="${cpu[ne]}" -v hz="$CLK_TCK" -v n="$N" 'BEGIN {printf "%.3f", c * 1000 / hz / n}')
+  for k in "${!names[@]}"; do
+    local series bytes cpu_ms idle_ms lat ratio
+    series=$(count_series "$dir/body.$k")
+    bytes=$(stat -c %s "$dir/body.$k")
+    cpu_ms=$(awk -v c="${cpu[k]}" -v hz="$CLK_TCK" -v n="$N" 'BEGIN {printf "%.3f", c * 1000 / hz / n}')
+    idle_ms=$(awk -v c="$(( i1[k] - i0[k] ))" -v hz="$CLK_TCK" -v n="$N" -v w="${wall[k]}" -v wm="$wmax" \
+      'BEGIN {printf "%.3f", (wm > 0 ? c * w / wm : 0) * 1000 / hz / n}')
+    read -r lat_med lat_p95 < <(median_p95 "$dir/lat.$k" 1000)
+    ratio=$(awk -v a="$cpu_ms" -v b="$ne_cpu_ms" 'BEGIN {if (b > 0) printf "%.3f", a / b; else print "n/a"}')
+    ROWS+=("| $scenario | ${names[$k]} | $series | $bytes | $cpu_ms | $idle_ms | $ratio | $lat_med | $lat_p95 | $(peak_rss_kb "${pids[$k]}") | ${wall[k]} |")
+  done
+
+  for k in "${!names[@]}"; do kill "${pids[$k]}" 2>/dev/null || true; done
+  for k in "${!names[@]}"; do wait "${pids[$k]}" 2>/dev/null || true; done
+  BENCH_PIDS=()
+}
+
+for s in $SCENARIOS; do
+  echo "scrape_compare: $s (N=$N in $ROUNDS rounds)" >&2
+  run_scenario "$s"
+done
+
+{
+  echo "N=$N scrapes per exporter, CLK_TCK=$CLK_TCK; CPU = utime+stime of the exporter process; ratio = CPU/scrape over node_exporter's in the same scenario."
+  echo
+  echo "| scenario | exporter | series | bytes | CPU ms/scrape | idle CPU ms (same wall time) / N | CPU ratio vs node_exporter | latency median ms | latency p95 ms | peak RSS kB | scrape wall s |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  printf '%s\n' "${ROWS[@]}"
+} | tee ${OUT:+"$OUT"}
