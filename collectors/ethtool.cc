@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "collectors/parse_util.h"
+#include "collectors/unique_fd.h"
 
 namespace bottleneckd {
 namespace {
@@ -28,20 +29,6 @@ void Put(std::string_view name, uint64_t value, NamedCounters* out, size_t* n) {
   }
   ++*n;
 }
-
-class Socket {
- public:
-  Socket() : fd_(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) {}
-  ~Socket() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Socket(const Socket&) = delete;
-  Socket& operator=(const Socket&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 Status EthtoolIoctl(int fd, const std::string& ifname, void* data, const char* what) {
   struct ifreq ifr;
@@ -129,7 +116,7 @@ Status ReadIoctl(const std::string& ifname, NamedCounters* out) {
   if (ifname.empty() || ifname.size() >= IFNAMSIZ || ifname.find('/') != std::string::npos) {
     return Status::NotFound("ethtool " + ifname + ": not a valid interface name");
   }
-  Socket sock;
+  UniqueFd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
   if (sock.get() < 0) {
     return Status::NotSupported(
         Status::FromErrno(errno, "ethtool " + ifname + ": socket").message());

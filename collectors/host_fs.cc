@@ -8,6 +8,7 @@
 #include <cerrno>
 
 #include "collectors/ethtool.h"
+#include "collectors/unique_fd.h"
 
 namespace bottleneckd {
 namespace {
@@ -20,23 +21,9 @@ std::string Join(const std::string& root, std::string_view rel) {
   return p;
 }
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 // Reads until EOF or max_bytes; out keeps its capacity between calls.
 Status ReadFile(const std::string& path, std::string* out, size_t max_bytes, bool whole) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) return Status::FromErrno(errno, path);
   out->clear();
   size_t chunk = whole ? 16384 : std::min<size_t>(max_bytes, 4096);
