@@ -1,9 +1,11 @@
+# shellcheck shell=bash
 # Helpers shared by bench/scrape_compare.sh and bench/daemon_cost.sh (sourced,
 # not run). Loopback only; every process started here is recorded in
 # BENCH_PIDS and killed by bench_cleanup (install it with `trap bench_cleanup EXIT`).
 
 BENCH_PIDS=()
 BENCH_TMP=""
+# shellcheck disable=SC2034  # used by the scripts that source this file
 CLK_TCK=$(getconf CLK_TCK)
 
 bench_cleanup() {

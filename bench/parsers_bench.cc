@@ -2,7 +2,8 @@
 // the kernel text of a fixture tree (large-host: 128 CPUs, ~1100 IRQs, a
 // 1.6 MB /proc/interrupts), a whole Sampler::Take and Daemon::Tick over each
 // fixture tree through HostFs, ComputeWindow between two samples, and the
-// scrape path (BuildMetricFamilies + prometheus::TextSerializer).
+// scrape path (BuildMetricFamilies + prometheus::TextSerializer, and + our
+// AppendTextFormat as the daemon now serves it).
 // Run by bench/run.sh; targets and results are in docs/performance.md.
 // Nothing here asserts a time: a parse failure aborts the run instead.
 #include <benchmark/benchmark.h>
@@ -28,6 +29,7 @@
 #include "daemon/snapshot.h"
 #include "daemon/window.h"
 #include "exporters/metrics.h"
+#include "exporters/text_format.h"
 
 namespace bottleneckd {
 namespace {
@@ -291,6 +293,30 @@ void BM_Scrape(benchmark::State& state, const char* scenario) {
 BENCHMARK_CAPTURE(BM_Scrape, vm, "vm")->ArgName("per_cpu_matrix")->Arg(0)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Scrape, seed_box, "seed-box")->ArgName("per_cpu_matrix")->Arg(0)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Scrape, large_host, "large-host")
+    ->ArgName("per_cpu_matrix")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// The same scrape as the daemon serves it now: AppendTextFormat into a reused
+// string (BM_Scrape above keeps TextSerializer + ostringstream for comparison).
+void BM_ScrapeTextFormat(benchmark::State& state, const char* scenario) {
+  auto snap = MakeSnapshot(scenario, state.range(0) != 0);
+  const BuildInfo build = GetBuildInfo();
+  std::string out;
+  size_t series = 0, bytes = 0;
+  for (auto _ : state) {
+    auto families = BuildMetricFamilies(snap.get(), build);
+    out.clear();
+    AppendTextFormat(families, &out);
+    series = CountSeries(families);
+    bytes = out.size();
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["series"] = static_cast<double>(series);
+  state.counters["response_bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK_CAPTURE(BM_ScrapeTextFormat, vm, "vm")->ArgName("per_cpu_matrix")->Arg(0)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ScrapeTextFormat, seed_box, "seed-box")
+    ->ArgName("per_cpu_matrix")->Arg(0)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ScrapeTextFormat, large_host, "large-host")
     ->ArgName("per_cpu_matrix")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

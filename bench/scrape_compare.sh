@@ -148,7 +148,7 @@ run_scenario() {
   local ne_cpu_ms
   ne_cpu_ms=$(awk -v c="${cpu[ne]}" -v hz="$CLK_TCK" -v n="$N" 'BEGIN {printf "%.3f", c * 1000 / hz / n}')
   for k in "${!names[@]}"; do
-    local series bytes cpu_ms idle_ms lat ratio
+    local series bytes cpu_ms idle_ms lat_med lat_p95 ratio
     series=$(count_series "$dir/body.$k")
     bytes=$(stat -c %s "$dir/body.$k")
     cpu_ms=$(awk -v c="${cpu[k]}" -v hz="$CLK_TCK" -v n="$N" 'BEGIN {printf "%.3f", c * 1000 / hz / n}')

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -82,6 +83,43 @@ Status HostFs::ReadProc(std::string_view rel, std::string* out) const {
 
 Status HostFs::ReadSys(std::string_view rel, std::string* out, size_t max_bytes) const {
   return ReadFile(SysPath(rel), out, max_bytes, /*whole=*/false);
+}
+
+Status HostFs::OpenSys(std::string_view rel, UniqueFd* out) const {
+  std::string path = SysPath(rel);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::FromErrno(errno, path);
+  *out = UniqueFd(fd);
+  return Status::OK();
+}
+
+Status HostFs::PreadAttribute(const UniqueFd& fd, std::string* out, size_t max_bytes) {
+  // Small attributes (every counter) go through a stack buffer: resizing *out
+  // to max_bytes first would zero-fill it on every call.
+  char small[4096];
+  const bool use_small = max_bytes <= sizeof(small);
+  if (!use_small) out->resize(max_bytes);
+  char* dst = use_small ? small : out->data();
+  ssize_t n;
+  do {
+    n = ::pread(fd.get(), dst, max_bytes, 0);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) {
+    int err = errno;
+    out->clear();
+    return Status::FromErrno(err, "pread of fd " + std::to_string(fd.get()));
+  }
+  if (use_small) {
+    out->assign(small, static_cast<size_t>(n));
+  } else {
+    out->resize(static_cast<size_t>(n));
+  }
+  return Status::OK();
+}
+
+bool HostFs::Unlinked(const UniqueFd& fd) {
+  struct stat st;
+  return ::fstat(fd.get(), &st) == 0 && st.st_nlink == 0;
 }
 
 Status HostFs::ListProc(std::string_view rel, std::vector<std::string>* names) const {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "collectors/status.h"
+#include "collectors/unique_fd.h"
 
 namespace bottleneckd {
 
@@ -51,6 +52,31 @@ class HostFs {
   // with one bounded read of at most max_bytes.
   virtual Status ReadSys(std::string_view rel, std::string* out,
                          size_t max_bytes = kMaxSysBytes) const;
+
+  // Opens the sysfs attribute `rel` (O_RDONLY | O_CLOEXEC) for repeated reads with
+  // PreadAttribute, so a hot attribute costs one pread a tick instead of
+  // open+read+close. *out owns the descriptor (closed when it is destroyed or
+  // reassigned) and is left untouched on error (errno mapped by
+  // Status::FromErrno: NotFound when absent). The descriptor stays bound to the
+  // file it opened: when the object behind it may have been replaced (a network
+  // interface re-created, seen as a new ifindex) or a PreadAttribute fails, the
+  // caller closes it and opens again.
+  virtual Status OpenSys(std::string_view rel, UniqueFd* out) const;
+
+  // One bounded pread of at most max_bytes at offset 0 of `fd` (EINTR retried)
+  // into *out, replacing its contents (capacity reused). A sysfs attribute
+  // regenerates its text on every read from offset 0, so this returns the
+  // current value each time. An attribute whose device was removed fails with
+  // ENODEV (NotFound). Does not own or close fd. Static: it reads a descriptor
+  // already opened, so there is nothing for a subclass to redirect.
+  static Status PreadAttribute(const UniqueFd& fd, std::string* out,
+                               size_t max_bytes = kMaxSysBytes);
+
+  // True when the file behind `fd` was unlinked (st_nlink 0; false when fstat
+  // fails). For trees that are not sysfs (fixture replays), where a file
+  // replaced by rename or delete+create leaves an open descriptor on the old
+  // contents; sysfs replaces attributes only with their device (new ifindex).
+  static bool Unlinked(const UniqueFd& fd);
 
   // Names in a directory, sorted, without "." and "..".
   virtual Status ListProc(std::string_view rel, std::vector<std::string>* names) const;

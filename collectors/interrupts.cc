@@ -58,19 +58,34 @@ void SplitActions(std::string_view s, std::vector<std::string>* out) {
 // CPU that came online after the header was printed breaks the alignment).
 Status ParseIrqLine(std::string_view rest, size_t ncpus, IrqLine* l) {
   l->per_cpu.clear();
-  for (std::string_view tok = PeekToken(rest); !tok.empty() && IsDigit(tok.front());
-       tok = PeekToken(rest)) {
+  l->per_cpu.reserve(ncpus);
+  // One pass per count: skip blanks, accumulate digits with an overflow check.
+  const char* p = rest.data();
+  const char* const end = p + rest.size();
+  for (;;) {
+    const char* q = p;
+    while (q < end && (*q == ' ' || *q == '\t')) ++q;
+    if (q == end || !IsDigit(*q)) break;
+    const char* t = q;
     uint64_t v = 0;
-    if (!ParseU64(tok, &v)) {
-      return Status::Corruption(l->name + ": bad count '" + std::string(tok) + "'");
+    while (t < end && IsDigit(*t)) v = v * 10 + static_cast<unsigned>(*t++ - '0');
+    if (t - q > 19) {  // only a 20-digit count can overflow: check it exactly
+      uint64_t x = 0;
+      if (!ParseU64(std::string_view(q, static_cast<size_t>(t - q)), &x))
+        return Status::Corruption(l->name + ": count overflows u64");
+      v = x;
+    }
+    if (t < end && *t != ' ' && *t != '\t') {
+      return Status::Corruption(l->name + ": bad count '" + std::string(q, t + 1) + "'");
     }
     if (l->per_cpu.size() == ncpus) {
       return Status::Corruption(l->name + ": more counts than the " + std::to_string(ncpus) +
                                 " CPUs in the header");
     }
     l->per_cpu.push_back(v);
-    NextToken(&rest);
+    p = t;
   }
+  rest.remove_prefix(static_cast<size_t>(p - rest.data()));
   l->chip.clear();
   l->hwirq.clear();
   l->description.clear();

@@ -1,5 +1,7 @@
 #include "collectors/netdev.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -68,6 +70,19 @@ std::string_view Basename(std::string_view path) {
 // which Status::FromErrno maps to NotSupported).
 bool Vanished(const Status& s) { return s.IsNotFound() || s.IsNotSupported(); }
 
+// Most statistics descriptors held open across ticks: 4096 (170 interfaces of
+// 24 counters), and at most a quarter of the soft RLIMIT_NOFILE (1024 under
+// systemd: 256) so the rest of the daemon keeps room for its own files and
+// sockets. Interfaces beyond it are read with open+read+close every tick.
+constexpr size_t kMaxCachedFds = 4096;
+
+size_t MaxCachedFds() {
+  struct rlimit rl;
+  if (::getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0;
+  if (rl.rlim_cur == RLIM_INFINITY) return kMaxCachedFds;
+  return std::min<size_t>(kMaxCachedFds, static_cast<size_t>(rl.rlim_cur / 4));
+}
+
 }  // namespace
 
 std::optional<uint64_t> NetDev::Stat(std::string_view counter) const {
@@ -78,7 +93,8 @@ std::optional<uint64_t> NetDev::Ethtool(std::string_view counter) const {
   return Find(ethtool, counter);
 }
 
-NetdevCollector::NetdevCollector(const NetdevOptions& options) : options_(options) {
+NetdevCollector::NetdevCollector(const NetdevOptions& options)
+    : options_(options), max_cached_fds_(MaxCachedFds()) {
   auto compile = [this](const std::vector<std::string>& patterns, std::vector<std::regex>* out) {
     for (const std::string& p : patterns) {
       try {
@@ -153,9 +169,45 @@ Status NetdevCollector::LoadFacts(const HostFs& fs, const std::string& ifname, K
   return Status::OK();
 }
 
-bool NetdevCollector::IdleCounters(const HostFs& fs) {
-  for (std::string_view counter : {"statistics/rx_packets", "statistics/tx_packets"}) {
-    Status s = ReadAttr(fs, counter);
+void NetdevCollector::OpenStatFds(const HostFs& fs, Known* known) {
+  if (!known->stat_fds.empty() || known->stat_names.empty()) return;
+  if (cached_fds_ + known->stat_names.size() > max_cached_fds_) return;  // by path
+  known->stat_fds.resize(known->stat_names.size());
+  for (size_t i = 0; i < known->stat_names.size(); ++i) {
+    path_.resize(path_base_);
+    path_ += "statistics/";
+    path_ += known->stat_names[i];
+    // A failure leaves the entry invalid: read by path, which reports it.
+    if (fs.OpenSys(path_, &known->stat_fds[i]).ok()) ++cached_fds_;
+  }
+}
+
+void NetdevCollector::CloseStatFds(Known* known) {
+  for (const UniqueFd& fd : known->stat_fds) cached_fds_ -= fd.valid() ? 1 : 0;
+  known->stat_fds.clear();
+}
+
+Status NetdevCollector::ReadStat(const HostFs& fs, Known* known, size_t i) {
+  path_.resize(path_base_);
+  path_ += "statistics/";
+  path_ += known->stat_names[i];
+  if (i < known->stat_fds.size() && known->stat_fds[i].valid()) {
+    const UniqueFd& fd = known->stat_fds[i];
+    if ((fs.live() || !HostFs::Unlinked(fd)) && HostFs::PreadAttribute(fd, &buf_).ok()) {
+      return Status::OK();
+    }
+    // The device went away (ENODEV) or, in a replayed tree, the file was
+    // replaced: re-open next tick; the read by path below tells which.
+    CloseStatFds(known);
+  }
+  return fs.ReadSys(path_, &buf_);
+}
+
+bool NetdevCollector::IdleCounters(const HostFs& fs, Known* known) {
+  for (std::string_view counter : {"rx_packets", "tx_packets"}) {
+    auto it = std::lower_bound(known->stat_names.begin(), known->stat_names.end(), counter);
+    if (it == known->stat_names.end() || *it != counter) continue;
+    Status s = ReadStat(fs, known, static_cast<size_t>(it - known->stat_names.begin()));
     if (s.IsNotFound()) continue;
     uint64_t v;
     if (!s.ok() || !ParseU64(Trim(buf_), &v) || v != 0) return false;
@@ -175,21 +227,23 @@ Status NetdevCollector::ReadInterface(const HostFs& fs, const std::string& ifnam
   int64_t index;
   if (ReadAttr(fs, "ifindex").ok() && ParseI64(Trim(buf_), &index)) ifindex = index;
   if (!known->have_facts || !ifindex || ifindex != known->ifindex) {
+    CloseStatFds(known);  // a new ifindex is a new device: new attribute files
     Status s = LoadFacts(fs, ifname, known);
     if (s.IsNotFound()) return Status::OK();  // gone, or not an interface
     BN_RETURN_IF_ERROR(s);
     known->ifindex = ifindex;
   }
-  if (known->is_virtual && options_.hide_idle_virtual && IdleCounters(fs)) return Status::OK();
+  OpenStatFds(fs, known);
+  if (known->is_virtual && options_.hide_idle_virtual && IdleCounters(fs, known)) {
+    return Status::OK();
+  }
 
   size_t n = 0;
   Status first_error;
   bool all_vanished = true;
-  for (const std::string& counter : known->stat_names) {
-    path_.resize(path_base_);
-    path_ += "statistics/";
-    path_ += counter;
-    Status s = fs.ReadSys(path_, &buf_);
+  for (size_t i = 0; i < known->stat_names.size(); ++i) {
+    const std::string& counter = known->stat_names[i];
+    Status s = ReadStat(fs, known, i);  // leaves path_ at statistics/<counter>
     uint64_t v;
     if (s.ok() && !ParseU64(Trim(buf_), &v)) {
       s = Status::Corruption(fs.SysPath(path_) + ": '" + std::string(Trim(buf_)) +
@@ -212,6 +266,7 @@ Status NetdevCollector::ReadInterface(const HostFs& fs, const std::string& ifnam
   dev->stats.resize(n);
   if (n == 0 && !known->stat_names.empty()) {
     if (all_vanished) {
+      CloseStatFds(known);
       known->have_facts = false;
       return Status::OK();
     }
@@ -262,7 +317,14 @@ Status NetdevCollector::Collect(const HostFs& fs, Sample* out) {
   }
   devs.resize(n);
   if (known_.size() > ifnames_.size()) {
-    std::erase_if(known_, [this](const auto& kv) { return kv.second.seen_tick != tick_; });
+    for (auto it = known_.begin(); it != known_.end();) {
+      if (it->second.seen_tick == tick_) {
+        ++it;
+        continue;
+      }
+      CloseStatFds(&it->second);  // the interface is gone: release its descriptors
+      it = known_.erase(it);
+    }
   }
   // ListSys sorts; a HostFs override might not.
   auto by_name = [](const NetDev& a, const NetDev& b) { return a.name < b.name; };

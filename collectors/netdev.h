@@ -13,6 +13,7 @@
 
 #include "collectors/collector.h"
 #include "collectors/collectors_config.h"
+#include "collectors/unique_fd.h"
 
 namespace bottleneckd {
 
@@ -44,6 +45,10 @@ struct NetDev {
 //   errors are counted and leave that interface's ethtool empty.
 // - Static facts (is_virtual, pci_device, driver, the statistics file names)
 //   are read once per interface and re-read only when its ifindex changes.
+// - The statistics/* files stay open across ticks (one pread each per tick);
+//   an interface's descriptors are re-opened when its ifindex changes or one of
+//   its reads fails, and closed when it disappears. At most max_cached_fds()
+//   are held; interfaces beyond that are read with open+read+close.
 class NetdevCollector : public Collector {
  public:
   // Compiles the include/exclude patterns; never throws. An invalid pattern
@@ -63,6 +68,9 @@ class NetdevCollector : public Collector {
   // the last such error (OK when none), for the daemon's debug log.
   uint64_t counter_errors() const { return counter_errors_; }
   const Status& last_counter_error() const { return last_counter_error_; }
+  // Statistics descriptors held open now, and the most that will be.
+  size_t cached_fds() const { return cached_fds_; }
+  size_t max_cached_fds() const { return max_cached_fds_; }
 
  private:
   // What is read once per interface (keyed by name) and kept while its
@@ -75,6 +83,10 @@ class NetdevCollector : public Collector {
     std::string pci_device;
     std::string driver;
     std::vector<std::string> stat_names;  // statistics/*, sorted
+    // Open statistics/<stat_names[i]>, same order; empty when not opened
+    // (over the cap, or dropped after a failed read until the next tick). An
+    // invalid entry is read by path.
+    std::vector<UniqueFd> stat_fds;
     uint64_t seen_tick = 0;
   };
 
@@ -83,8 +95,15 @@ class NetdevCollector : public Collector {
                        bool* keep);
   // Re-reads the static facts; NotFound when statistics/ is gone.
   Status LoadFacts(const HostFs& fs, const std::string& ifname, Known* known);
+  // Opens known->stat_fds when none are open and the cap allows it.
+  void OpenStatFds(const HostFs& fs, Known* known);
+  void CloseStatFds(Known* known);
+  // Reads statistics/<stat_names[i]> into buf_: by pread when its descriptor
+  // is open (any failure closes all of the interface's descriptors and falls
+  // back to a read by path), by ReadSys otherwise.
+  Status ReadStat(const HostFs& fs, Known* known, size_t i);
   // True when rx_packets and tx_packets are both 0 or absent.
-  bool IdleCounters(const HostFs& fs);
+  bool IdleCounters(const HostFs& fs, Known* known);
   // Reads <class/net/IF/>rel into buf_.
   Status ReadAttr(const HostFs& fs, std::string_view rel);
   void CountError(const Status& s);
@@ -99,6 +118,8 @@ class NetdevCollector : public Collector {
   std::vector<std::string> ifnames_;
   std::unordered_map<std::string, Known> known_;
   uint64_t tick_ = 0;
+  size_t cached_fds_ = 0;
+  size_t max_cached_fds_ = 0;  // set from RLIMIT_NOFILE in the constructor
   uint64_t counter_errors_ = 0;
   Status last_counter_error_;
 };

@@ -11,6 +11,7 @@
 #include "collectors/cpu.h"
 #include "collectors/interrupts.h"
 #include "collectors/netdev.h"
+#include "collectors/soaker.h"
 #include "collectors/sockets.h"
 #include "collectors/softirqs.h"
 #include "collectors/threads.h"
@@ -37,6 +38,7 @@ struct Sample {
   std::optional<std::vector<NetDev>> netdev;
   std::optional<SocketStats> sockets;
   std::optional<std::vector<ThreadSample>> threads;
+  std::optional<SoakerReading> soaker;  // while the soaker runs
 
   std::vector<CollectorResult> results;
 };

@@ -16,7 +16,12 @@ namespace {
 // Error at a node's position, 1-based as editors show it.
 Status At(std::string_view file, const YAML::Mark& m, const std::string& msg) {
   std::string s(file);
-  if (!m.is_null()) s += ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+  if (!m.is_null()) {
+    s += ':';
+    s += std::to_string(m.line + 1);
+    s += ':';
+    s += std::to_string(m.column + 1);
+  }
   return Status::InvalidArgument(s + ": " + msg);
 }
 
@@ -176,7 +181,7 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
       *out = c;
       return Status::OK();
     }
-    BN_RETURN_IF_ERROR(r.Map(root, "the top level", {"interval", "web", "paths", "log", "collectors"}));
+    BN_RETURN_IF_ERROR(r.Map(root, "the top level", {"interval", "web", "paths", "log", "collectors", "state_dir", "soaker"}));
     if (root["interval"]) {
       const YAML::Node v = root["interval"];
       if (!v.IsScalar() || !ParseDuration(v.Scalar(), &c.interval_seconds))
@@ -199,6 +204,21 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
         return At(filename, log["level"].Mark(), "log.level must be debug, info, warn or error");
     }
     BN_RETURN_IF_ERROR(ParseCollectors(r, filename, root["collectors"], &c.collectors));
+    BN_RETURN_IF_ERROR(r.String(root, "state_dir", &c.state_dir));
+    if (c.state_dir.empty()) return At(filename, root["state_dir"].Mark(), "state_dir must not be empty");
+    const YAML::Node soaker = root["soaker"];
+    BN_RETURN_IF_ERROR(r.Map(soaker, "soaker", {"mode", "calibration_time"}));
+    if (soaker.IsMap() && soaker["mode"]) {
+      if (!ParseSoakerMode(soaker["mode"].Scalar(), &c.soaker.mode))
+        return At(filename, soaker["mode"].Mark(), "soaker.mode must be off, runs or always");
+    }
+    if (soaker.IsMap() && soaker["calibration_time"]) {
+      const YAML::Node v = soaker["calibration_time"];
+      if (!v.IsScalar() || !ParseDuration(v.Scalar(), &c.soaker.calibration_seconds) ||
+          c.soaker.calibration_seconds < 0.05 || c.soaker.calibration_seconds > 10)
+        return At(filename, v.Mark(), "soaker.calibration_time must be a duration from 50ms to 10s, like 500ms");
+    }
+    c.soaker.state_dir = c.state_dir;
   } catch (const YAML::Exception& e) {
     return At(filename, e.mark, e.msg);
   }

@@ -9,6 +9,7 @@
 
 #include "collectors/collectors_config.h"
 #include "collectors/host_fs.h"
+#include "collectors/soaker.h"
 #include "collectors/status.h"
 #include "daemon/log.h"
 
@@ -24,6 +25,12 @@ struct Config {
   HostRoots roots;
   LogLevel log_level = LogLevel::kInfo;
   CollectorsConfig collectors;
+  // Where calibrations (and later runs) are kept. soaker.state_dir mirrors it.
+  std::string state_dir = "/var/lib/bottleneckd";
+  SoakerOptions soaker;
+  // Treat the daemon's whole life as one run (--soaker): the soaker runs in mode
+  // "runs" even before run control exists.
+  bool run_active = false;
 };
 
 // Parses YAML text; `filename` only labels error messages. Starts from the

@@ -11,7 +11,35 @@ Daemon::Daemon(const Config& config, SnapshotStore* store)
     : store_(store),
       config_(config),
       fs_(std::make_unique<HostFs>(config.roots)),
-      sampler_(std::make_unique<Sampler>(fs_.get(), config.collectors)) {}
+      sampler_(std::make_unique<Sampler>(fs_.get(), config.collectors)) {
+  SyncSoaker();
+}
+
+Daemon::~Daemon() {
+  if (soaker_) soaker_->Stop();
+}
+
+void Daemon::SyncSoaker() {
+  const SoakerOptions& o = config_.soaker;
+  bool want = o.mode == SoakerMode::kAlways || (o.mode == SoakerMode::kRuns && config_.run_active);
+  if (!want) {
+    if (soaker_) {
+      soaker_->Stop();
+      soaker_.reset();
+      Log(LogLevel::kInfo, "soaker stopped");
+    }
+    return;
+  }
+  if (soaker_ && soaker_->running()) return;
+  soaker_ = std::make_unique<Soaker>(fs_.get(), o);
+  Status s = soaker_->Start();
+  if (!s.ok()) {
+    Log(LogLevel::kError, "soaker did not start; CPU idle comes from accounting only", {{"err", s.ToString()}});
+    soaker_.reset();
+    return;
+  }
+  Log(LogLevel::kInfo, "soaker started", {{"mode", SoakerModeName(o.mode)}, {"state_dir", o.state_dir}});
+}
 
 void Daemon::Stop() {
   std::lock_guard<std::mutex> l(mu_);
@@ -34,9 +62,16 @@ void Daemon::ApplyPending() {
   if (!next) return;
   bool roots_changed = next->roots.procfs != config_.roots.procfs || next->roots.sysfs != config_.roots.sysfs ||
                        next->roots.ethtool != config_.roots.ethtool;
+  // The soaker holds the old HostFs: stop it first; it restarts with the new
+  // options (its calibration is loaded from the state directory, not redone).
+  if (soaker_) {
+    soaker_->Stop();
+    soaker_.reset();
+  }
   config_ = *next;
   fs_ = std::make_unique<HostFs>(config_.roots);
   sampler_ = std::make_unique<Sampler>(fs_.get(), config_.collectors);
+  SyncSoaker();
   // A window across different roots would difference unrelated counters.
   if (roots_changed) prev_.reset();
   Log(LogLevel::kInfo, "configuration applied",
@@ -46,6 +81,20 @@ void Daemon::ApplyPending() {
 void Daemon::Tick() {
   auto snap = std::make_shared<Snapshot>();
   sampler_->Take(&snap->sample);
+  if (soaker_) {
+    int64_t t0 = MonotonicNanos();
+    SoakerReading& reading = snap->sample.soaker.emplace();
+    soaker_->Read(&reading);
+    if (reading.caveat != soaker_caveat_) {  // say it once, when it changes
+      soaker_caveat_ = reading.caveat;
+      if (!soaker_caveat_.empty()) Log(LogLevel::kWarn, "soaker caveat", {{"caveat", soaker_caveat_}});
+    }
+    CollectorResult r;
+    r.name = "soaker";
+    r.success = true;
+    r.duration_seconds = static_cast<double>(MonotonicNanos() - t0) / 1e9;
+    snap->sample.results.push_back(std::move(r));
+  }
   snap->interval_seconds = config_.interval_seconds;
   snap->per_cpu_irq_matrix = config_.collectors.interrupts.per_cpu_matrix;
   if (prev_) {

@@ -3,6 +3,8 @@
 // taken at once and missed ticks are skipped, never bunched) it takes a Sample,
 // computes the Window from the previous one, and publishes a Snapshot.
 // Stop() and Reconfigure() may be called from any thread (signal handling).
+// The daemon owns the soaker: it runs in mode "always", or in mode "runs" while
+// a run is active, and is read once per tick like a collector.
 #pragma once
 
 #include <condition_variable>
@@ -19,6 +21,9 @@ namespace bottleneckd {
 class Daemon {
  public:
   Daemon(const Config& config, SnapshotStore* store);
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
 
   // Samples until Stop(). Returns after the current tick finishes.
   void Run();
@@ -31,11 +36,15 @@ class Daemon {
 
  private:
   void ApplyPending();
+  // Creates, starts or stops the soaker to match config_ (mode, run_active).
+  void SyncSoaker();
 
   SnapshotStore* store_;
   Config config_;
   std::unique_ptr<HostFs> fs_;
   std::unique_ptr<Sampler> sampler_;
+  std::unique_ptr<Soaker> soaker_;
+  std::string soaker_caveat_;  // last caveat logged
   std::shared_ptr<const Snapshot> prev_;
 
   std::mutex mu_;

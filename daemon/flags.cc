@@ -54,6 +54,13 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
     } else if (name == "--once") {
       BN_RETURN_IF_ERROR(no_value());
       f.once = true;
+    } else if (name == "--soaker") {
+      BN_RETURN_IF_ERROR(no_value());
+      f.soaker = true;
+    } else if (name == "--path.state") {
+      BN_RETURN_IF_ERROR(take(&f.state_dir));
+    } else if (name == "calibrate" && f.command.empty()) {
+      f.command = "calibrate";
     } else if (name == "--web.listen-address") {
       BN_RETURN_IF_ERROR(take(&f.listen_address));
     } else if (name == "--path.procfs") {
@@ -83,6 +90,11 @@ Status ApplyFlags(const Flags& f, Config* c) {
   if (f.procfs) c->roots.procfs = *f.procfs;
   if (f.sysfs) c->roots.sysfs = *f.sysfs;
   if (f.ethtool) c->roots.ethtool = *f.ethtool;
+  if (f.state_dir) c->state_dir = c->soaker.state_dir = *f.state_dir;
+  if (f.soaker) {
+    c->run_active = true;
+    if (c->soaker.mode == SoakerMode::kOff) c->soaker.mode = SoakerMode::kRuns;
+  }
   if (f.log_level && !ParseLogLevel(*f.log_level, &c->log_level))
     return Status::InvalidArgument("--log.level must be debug, info, warn or error, got '" + *f.log_level + "'");
   auto& en = c->collectors.enabled;
@@ -101,6 +113,7 @@ Status ApplyFlags(const Flags& f, Config* c) {
 std::string Usage() {
   std::string u =
       "usage: bottleneckd [flags]\n"
+      "       bottleneckd calibrate [flags]   measure the soaker's per-CPU rate and store it\n"
       "\n"
       "Samples this host's CPU, interrupt, softirq, NIC and socket counters and serves\n"
       "them as Prometheus metrics.\n"
@@ -114,6 +127,9 @@ std::string Usage() {
       "  --path.ethtool=DIR          recorded `ethtool -S IF` files, one per interface\n"
       "                              (default: ask drivers through SIOCETHTOOL)\n"
       "  --log.level=LEVEL           debug, info, warn or error (default info)\n"
+      "  --path.state=DIR            state directory: calibrations (default /var/lib/bottleneckd)\n"
+      "  --soaker                    run the soaker (per-CPU idle as delivered cycles) for the\n"
+      "                              daemon's whole life, as one run\n"
       "  --once                      take two samples one interval apart, print the\n"
       "                              metrics to stdout and exit\n"
       "  --collector.NAME            enable a collector; --no-collector.NAME disables it\n"

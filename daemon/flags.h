@@ -17,8 +17,10 @@ struct Flags {
   bool config_file_given = false;
   bool config_check = false;   // --config.check: validate and exit
   bool once = false;           // --once: two samples, print /metrics, exit
+  bool soaker = false;         // --soaker: the daemon's life is one run (soaker on)
+  std::string command;         // "" (the daemon) or "calibrate"
   bool help = false, version = false;
-  std::optional<std::string> listen_address, procfs, sysfs, ethtool, log_level;
+  std::optional<std::string> listen_address, procfs, sysfs, ethtool, log_level, state_dir;
   std::vector<std::string> enable, disable;  // --collector.X / --no-collector.X
 };
 

@@ -35,6 +35,7 @@ bool CpuRatios(const CpuTimes& a, const CpuTimes& b, std::vector<CounterIssue>* 
   }
   if (total <= 0) return false;
   for (Field& f : fields) *f.ratio /= total;
+  w->elapsed_seconds = total / kUserHz;
   w->cpu = a.cpu;
   w->busy_ratio = 1.0 - idle - w->iowait_ratio;
   w->interrupt_ratio = w->irq_ratio + w->softirq_ratio;
@@ -239,6 +240,15 @@ void ThreadRates(const Sample& p, const Sample& c, double secs, Window* w) {
   }
 }
 
+// The soaker's windows, and its own CPU time taken out of accounting busy.
+void SoakerRates(const Sample& p, const Sample& c, Window* w) {
+  if (!p.soaker || !c.soaker) return;
+  ComputeSoakerWindows(*p.soaker, *c.soaker, SoakerWindowSeconds(*p.soaker, *c.soaker), &w->soaker);
+  for (const SoakerCpuWindow& sw : w->soaker)
+    if (CpuWindow* cw = CpuById(w, sw.cpu))
+      cw->busy_ratio = BusyRatioWithoutSoaker(cw->busy_ratio, cw->elapsed_seconds, sw.soaker_cpu_seconds);
+}
+
 }  // namespace
 
 std::optional<uint64_t> NicRungDrops(const NetDev& dev) {
@@ -262,6 +272,7 @@ bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out) {
   NicRates(prev, cur, w.seconds, nic_irq_rate, &w);
   SocketRates(prev, cur, w.seconds, &w);
   ThreadRates(prev, cur, w.seconds, &w);
+  SoakerRates(prev, cur, &w);
   *out = std::move(w);
   return true;
 }

@@ -12,6 +12,7 @@
 
 #include "collectors/sample.h"
 #include "daemon/counter.h"
+#include "daemon/soaker_window.h"
 
 namespace bottleneckd {
 
@@ -19,10 +20,12 @@ namespace bottleneckd {
 // elapsed ticks (the sum of all its fields' deltas), so they add up to 1.
 struct CpuWindow {
   int cpu = -1;
-  double busy_ratio = 0;       // 1 - (idle + iowait) / elapsed; steal counts as busy
+  double busy_ratio = 0;       // 1 - (idle + iowait) / elapsed; steal counts as busy;
+                               // the soaker's own CPU time is not busy
   double interrupt_ratio = 0;  // (irq + softirq) / elapsed: time in interrupt context
   double irq_ratio = 0, softirq_ratio = 0, steal_ratio = 0, iowait_ratio = 0;
   double user_ratio = 0, system_ratio = 0;
+  double elapsed_seconds = 0;  // the CPU's elapsed ticks / USER_HZ
   double interrupts_per_second = 0;  // device IRQs delivered to this CPU (/proc/interrupts)
   double net_rx_softirqs_per_second = 0;
   double time_squeeze_per_second = 0;  // softnet column 3
@@ -62,6 +65,11 @@ struct Window {
   std::vector<NicWindow> nics;
   DropLadder drops;
   std::vector<ThreadWindow> threads;
+  // Per CPU from the soaker, when it ran through the whole window. When it did,
+  // the CpuWindow's busy_ratio has the soaker's own CPU time taken out (the
+  // soaker burns idle time, which /proc/stat would count as busy), so the
+  // accounting and soaker sources are comparable.
+  std::vector<SoakerCpuWindow> soaker;
   std::vector<CounterIssue> issues;
 };
 

@@ -2,12 +2,12 @@
 
 namespace bottleneckd {
 
-FamilyBuilder::FamilyBuilder(std::vector<prometheus::MetricFamily>* out, const char* name, const char* help,
+FamilyBuilder::FamilyBuilder(std::vector<prometheus::MetricFamily>* out, const char* name, std::string help,
                              prometheus::MetricType type)
     : out_(out), index_(out->size()) {
   prometheus::MetricFamily f;
   f.name = name;
-  f.help = help;
+  f.help = std::move(help);
   f.type = type;
   out_->push_back(std::move(f));
 }

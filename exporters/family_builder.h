@@ -18,7 +18,7 @@ class FamilyBuilder {
  public:
   using Labels = std::initializer_list<std::pair<const char*, std::string>>;
 
-  FamilyBuilder(std::vector<prometheus::MetricFamily>* out, const char* name, const char* help,
+  FamilyBuilder(std::vector<prometheus::MetricFamily>* out, const char* name, std::string help,
                 prometheus::MetricType type);
   ~FamilyBuilder();
   FamilyBuilder(const FamilyBuilder&) = delete;

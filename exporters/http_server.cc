@@ -1,13 +1,14 @@
 #include "exporters/http_server.h"
 
 #include <CivetServer.h>
-#include <prometheus/text_serializer.h>
 
-#include <sstream>
+#include <algorithm>
+#include <string>
 
 #include "daemon/sampler.h"
 #include "exporters/landing_page.h"
 #include "exporters/metrics.h"
+#include "exporters/text_format.h"
 
 namespace bottleneckd {
 namespace {
@@ -49,9 +50,11 @@ class MetricsHandler : public ReadOnlyHandler {
 
  protected:
   bool Serve(mg_connection* conn, bool head) override {
-    std::ostringstream body;
-    prometheus::TextSerializer().Serialize(body, collectable_.Collect());
-    Send(conn, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", body.str(), head);
+    // One body buffer per civetweb worker thread: cleared, capacity kept.
+    thread_local std::string body;
+    body.clear();
+    AppendTextFormat(collectable_.Collect(), &body);
+    Send(conn, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", body, head);
     return true;
   }
 
@@ -150,7 +153,7 @@ Status HttpServer::Start(const ListenAddress& address, const SnapshotStore* stor
 std::string HttpServer::BoundAddress() const {
   std::vector<int> ports = server_ ? server_->getListeningPorts() : std::vector<int>{};
   int port = ports.empty() ? address_.port : ports.front();
-  if (address_.host.empty()) return ":" + std::to_string(port);
+  if (address_.host.empty()) return std::string(":") + std::to_string(port);
   if (address_.ipv6) return "[" + address_.host + "]:" + std::to_string(port);
   return address_.host + ":" + std::to_string(port);
 }

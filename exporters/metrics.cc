@@ -58,6 +58,7 @@ std::vector<prometheus::MetricFamily> BuildMetricFamilies(const Snapshot* snap, 
   if (snap == nullptr) return out;
   AddDaemonFamilies(*snap, &out);
   internal::AddCpuFamilies(*snap, &out);
+  internal::AddSoakerFamilies(*snap, &out);
   internal::AddInterruptFamilies(*snap, &out);
   internal::AddSoftirqFamilies(*snap, &out);
   internal::AddNetworkFamilies(*snap, &out);
@@ -86,6 +87,11 @@ const std::vector<std::string>& ExportedMetricNames() {
       "bottleneckd_cpu_interrupt_ratio",
       "bottleneckd_cpu_steal_ratio",
       "bottleneckd_cpu_pressure_stall_ratio",
+      "bottleneckd_cpu_hidden_ratio",
+      "bottleneckd_soaker_info",
+      "bottleneckd_soaker_calibration_iterations_per_second",
+      "bottleneckd_soaker_iterations_total",
+      "bottleneckd_soaker_calibration_timestamp_seconds",
       "bottleneckd_cpu_interrupts_total",
       "bottleneckd_interrupts_named_total",
       "bottleneckd_interrupts_total",
@@ -124,7 +130,7 @@ bool ValidateMetricNames(std::string* bad) {
   }
   for (const char* l : {"cpu", "mode", "kind", "source", "interface", "queue", "irq", "name", "type", "driver",
                         "device", "operstate", "virtual", "statistic", "rung", "protocol", "process", "pid",
-                        "thread", "tid", "collector", "version", "revision"}) {
+                        "thread", "tid", "collector", "version", "revision", "scheduler"}) {
     if (!prometheus::CheckLabelName(l)) {
       *bad = l;
       return false;

@@ -51,10 +51,12 @@ void AddCpuFamilies(const Snapshot& s, Families* out) {
   const Window& w = *s.window;
   {
     FamilyBuilder f(out, "bottleneckd_cpu_busy_ratio",
-                    "Share of the last window each CPU was busy: source=accounting is 1 - (idle+iowait)/elapsed "
-                    "from /proc/stat (steal counts as busy).",
+                    "Share of the last window each CPU was busy. source=accounting: 1 - (idle+iowait)/elapsed "
+                    "from /proc/stat, steal counted as busy, the soaker's own time not; source=soaker: 1 - "
+                    "delivered idle (soaker iterations / (calibrated rate x window)).",
                     MetricType::Gauge);
     for (const CpuWindow& c : w.cpus) f.Add(c.busy_ratio, {{"cpu", CpuLabel(c.cpu)}, {"source", "accounting"}});
+    for (const SoakerCpuWindow& c : w.soaker) f.Add(c.busy_ratio, {{"cpu", CpuLabel(c.cpu)}, {"source", "soaker"}});
   }
   {
     FamilyBuilder f(out, "bottleneckd_cpu_interrupt_ratio",
@@ -68,10 +70,44 @@ void AddCpuFamilies(const Snapshot& s, Families* out) {
                     MetricType::Gauge);
     for (const CpuWindow& c : w.cpus) f.Add(c.steal_ratio, {{"cpu", CpuLabel(c.cpu)}});
   }
+  if (!w.soaker.empty()) {
+    FamilyBuilder f(out, "bottleneckd_cpu_hidden_ratio",
+                    "Share of the last window the kernel charged to the soaker thread but its work does not "
+                    "account for: cycles lost to unaccounted interrupts, steal, cache and frequency effects.",
+                    MetricType::Gauge);
+    for (const SoakerCpuWindow& c : w.soaker) f.Add(c.hidden_ratio, {{"cpu", CpuLabel(c.cpu)}});
+  }
   if (w.cpu_pressure_some_ratio) {
     FamilyBuilder f(out, "bottleneckd_cpu_pressure_stall_ratio",
                     "Share of the last window in which some runnable task waited for a CPU.", MetricType::Gauge);
     f.Add(*w.cpu_pressure_some_ratio, {{"kind", "some"}});
+  }
+}
+
+void AddSoakerFamilies(const Snapshot& s, Families* out) {
+  if (!s.sample.soaker) return;
+  const SoakerReading& r = *s.sample.soaker;
+  {
+    std::string help =
+        "1 while the soaker runs; scheduler=\"idle\" (SCHED_IDLE) or \"nice19\" (SCHED_IDLE refused: the soaker "
+        "competes with nice 19 work and idle reads low).";
+    if (!r.caveat.empty()) help += " Caveat: " + r.caveat;
+    FamilyBuilder info(out, "bottleneckd_soaker_info", std::move(help), MetricType::Gauge);
+    info.Add(1, {{"scheduler", r.sched_idle ? "idle" : "nice19"}});
+  }
+  FamilyBuilder rate(out, "bottleneckd_soaker_calibration_iterations_per_second",
+                     "The soaker's calibrated work rate on each CPU, per second of its own CPU time.",
+                     MetricType::Gauge);
+  FamilyBuilder when(out, "bottleneckd_soaker_calibration_timestamp_seconds",
+                     "When each CPU's calibration in use was measured (Unix time); time() minus this is its age.",
+                     MetricType::Gauge);
+  FamilyBuilder iters(out, "bottleneckd_soaker_iterations_total",
+                      "Work units the soaker completed on each CPU (restart at 0 when its thread restarts).",
+                      MetricType::Counter);
+  for (const SoakerCpu& c : r.cpus) {
+    rate.Add(c.iterations_per_second, {{"cpu", CpuLabel(c.cpu)}});
+    when.Add(static_cast<double>(c.calibrated_unix_seconds), {{"cpu", CpuLabel(c.cpu)}});
+    iters.Add(static_cast<double>(c.iterations), {{"cpu", CpuLabel(c.cpu)}});
   }
 }
 

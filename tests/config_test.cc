@@ -37,6 +37,10 @@ TEST(ParseConfig, ShippedConfigIsValidAndHoldsTheDefaults) {
   EXPECT_EQ(shipped.collectors.netdev.hide_idle_virtual, defaults.collectors.netdev.hide_idle_virtual);
   EXPECT_EQ(shipped.collectors.interrupts.per_cpu_matrix, defaults.collectors.interrupts.per_cpu_matrix);
   EXPECT_TRUE(shipped.collectors.threads.targets.empty());
+  EXPECT_EQ(shipped.state_dir, defaults.state_dir);
+  EXPECT_EQ(shipped.soaker.mode, defaults.soaker.mode);
+  EXPECT_EQ(shipped.soaker.mode, SoakerMode::kRuns);
+  EXPECT_DOUBLE_EQ(shipped.soaker.calibration_seconds, defaults.soaker.calibration_seconds);
 }
 
 TEST(ParseConfig, EveryKey) {
@@ -63,6 +67,10 @@ collectors:
     targets:
       - name: udpecho
       - pid: 42
+state_dir: /srv/bn
+soaker:
+  mode: always
+  calibration_time: 250ms
 )";
   Config c;
   Status s = ParseConfig(yaml, "c.yaml", &c);
@@ -80,6 +88,10 @@ collectors:
   EXPECT_FALSE(c.collectors.netdev.ethtool);
   EXPECT_FALSE(CollectorEnabled(c.collectors, "sockets", true));
   EXPECT_TRUE(CollectorEnabled(c.collectors, "cpu", true));
+  EXPECT_EQ(c.state_dir, "/srv/bn");
+  EXPECT_EQ(c.soaker.state_dir, "/srv/bn") << "the soaker keeps its calibration in state_dir";
+  EXPECT_EQ(c.soaker.mode, SoakerMode::kAlways);
+  EXPECT_DOUBLE_EQ(c.soaker.calibration_seconds, 0.25);
   ASSERT_EQ(c.collectors.threads.targets.size(), 2u);
   EXPECT_EQ(c.collectors.threads.targets[0].name, "udpecho");
   EXPECT_EQ(c.collectors.threads.targets[1].pid, 42);
@@ -108,6 +120,10 @@ TEST(ParseConfig, ErrorsNameFileLineAndColumn) {
       {"collectors:\n  threads:\n    targets:\n      - {name: a, pid: 3}\n", "b.yaml:4:9", "exactly one of name or pid"},
       {"collectors:\n  threads:\n    targets:\n      - {comm: a}\n", "b.yaml:4:10", "unknown key 'comm'"},
       {"a: [1, 2\n", "b.yaml:2:1", "end of sequence"},
+      {"soaker:\n  mode: sometimes\n", "b.yaml:2:9", "soaker.mode must be off, runs or always"},
+      {"soaker:\n  calibration_time: 20ms\n", "b.yaml:2:21", "from 50ms to 10s"},
+      {"soaker:\n  calibrate: 1s\n", "b.yaml:2:3", "unknown key 'calibrate' in soaker"},
+      {"state_dir: \"\"\n", "b.yaml:1:12", "state_dir must not be empty"},
       {"a: 1\n a: 2\n  - x\n", "b.yaml:", ""},
   };
   for (const ErrorCase& c : cases) {
@@ -161,6 +177,18 @@ TEST(Flags, ParseAndApply) {
   EXPECT_EQ(c.log_level, LogLevel::kWarn);
   EXPECT_FALSE(CollectorEnabled(c.collectors, "threads", true));
   EXPECT_TRUE(CollectorEnabled(c.collectors, "sockets", false)) << "the flag wins over the file";
+
+  const char* soaker_argv[] = {"bottleneckd", "calibrate", "--soaker", "--path.state=/st"};
+  Flags g;
+  ASSERT_TRUE(ParseFlags(std::size(soaker_argv), soaker_argv, &g).ok());
+  EXPECT_EQ(g.command, "calibrate");
+  Config d;
+  d.soaker.mode = SoakerMode::kOff;
+  ASSERT_TRUE(ApplyFlags(g, &d).ok());
+  EXPECT_TRUE(d.run_active);
+  EXPECT_EQ(d.soaker.mode, SoakerMode::kRuns) << "--soaker turns an off soaker on for this run";
+  EXPECT_EQ(d.state_dir, "/st");
+  EXPECT_EQ(d.soaker.state_dir, "/st");
 }
 
 TEST(Flags, Errors) {

@@ -58,6 +58,17 @@ int RunPromtool(const std::string& metrics, std::string* output) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+// Polls /metrics until it contains `needle` (the snapshot is published at the
+// end of a tick, after the tick's log lines).
+bool WaitForMetric(const DaemonProcess& d, const std::string& needle, double timeout_s) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (std::chrono::steady_clock::now() < end) {
+    if (d.Get("/metrics").body.find(needle) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
 std::string ConfigFile(const TempDir& dir, const std::string& yaml) {
   dir.Write("bottleneckd.yaml", yaml);
   return dir.path() + "/bottleneckd.yaml";
@@ -153,13 +164,12 @@ TEST(DaemonBadInput, GarbledFileFailsOneCollectorOnly) {
 
   dir.Write("tree/proc/net/softnet_stat", good);
   ASSERT_TRUE(d.WaitForLog("msg=\"collector recovered\" collector=softirqs", 5)) << d.Stderr();
-  m = d.Get("/metrics").body;
-  EXPECT_NE(m.find("bottleneckd_collector_success{collector=\"softirqs\"} 1"), std::string::npos);
+  EXPECT_TRUE(WaitForMetric(d, "bottleneckd_collector_success{collector=\"softirqs\"} 1", 5));
 
   // A missing file: the same, and the daemon keeps sampling.
   std::filesystem::remove(dir.path() + "/tree/proc/stat");
   ASSERT_TRUE(d.WaitForLog("msg=\"collector failed\" collector=cpu", 5)) << d.Stderr();
-  EXPECT_NE(d.Get("/metrics").body.find("bottleneckd_collector_success{collector=\"cpu\"} 0"), std::string::npos);
+  EXPECT_TRUE(WaitForMetric(d, "bottleneckd_collector_success{collector=\"cpu\"} 0", 5));
   EXPECT_EQ(d.Get("/healthz").status, 200);
   d.Signal(SIGTERM);
   EXPECT_EQ(d.Wait(10), 0);
@@ -224,6 +234,42 @@ TEST(DaemonCli, PortInUseIsAClearError) {
   EXPECT_NE(ReadFileOrDie(dir.path() + "/out").find("cannot listen on 127.0.0.1:" + std::to_string(first.port())),
             std::string::npos)
       << ReadFileOrDie(dir.path() + "/out");
+}
+
+// The soaker through the real binary on this host: `--once --soaker` exports a
+// soaker busy ratio and hidden ratio for every CPU and stores a calibration;
+// `calibrate` redoes it on demand.
+TEST(DaemonSoaker, OnceWithSoakerAndCalibrate) {
+  TempDir dir;
+  std::string state = dir.path() + "/state";
+  std::string cfg = ConfigFile(dir, "soaker:\n  calibration_time: 100ms\n");
+  std::string cmd = std::string(BOTTLENECKD_BINARY) + " --once --soaker --config.file=" + cfg +
+                    " --path.state=" + state + " > " + dir.path() + "/out 2>" + dir.path() + "/err";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << ReadFileOrDie(dir.path() + "/err");
+  std::string out = ReadFileOrDie(dir.path() + "/out");
+  std::string stat = ReadFileOrDie("/proc/stat");
+  int cpus = 0;
+  for (size_t at = stat.find("\ncpu"); at != std::string::npos; at = stat.find("\ncpu", at + 1)) ++cpus;
+  ASSERT_GT(cpus, 0);
+  std::regex soaker_busy(R"(bottleneckd_cpu_busy_ratio\{cpu="[0-9]+",source="soaker"\} ([0-9.e+-]+))");
+  int seen = 0;
+  for (std::sregex_iterator it(out.begin(), out.end(), soaker_busy), end; it != end; ++it) {
+    double v = std::stod((*it)[1]);
+    EXPECT_GE(v, 0);
+    EXPECT_LE(v, 1);
+    ++seen;
+  }
+  EXPECT_EQ(seen, cpus) << out;
+  EXPECT_NE(out.find("bottleneckd_cpu_hidden_ratio{cpu=\"0\"}"), std::string::npos);
+  EXPECT_NE(out.find("bottleneckd_soaker_info{scheduler=\"idle\"} 1"), std::string::npos) << "root may use SCHED_IDLE";
+  std::string calib = ReadFileOrDie(state + "/soaker-calibration");
+  EXPECT_NE(calib.find("format 1"), std::string::npos) << calib;
+  EXPECT_NE(calib.find("\ncpu 0 "), std::string::npos) << calib;
+
+  cmd = std::string(BOTTLENECKD_BINARY) + " calibrate --config.file=" + cfg + " --path.state=" + state + " > " +
+        dir.path() + "/cal 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << ReadFileOrDie(dir.path() + "/cal");
+  EXPECT_NE(ReadFileOrDie(dir.path() + "/cal").find("cpu0 "), std::string::npos);
 }
 
 }  // namespace

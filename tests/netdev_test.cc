@@ -4,11 +4,13 @@
 #include "collectors/netdev.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -406,7 +408,7 @@ TEST_F(NetdevTreeTest, AllCountersUnreadableFails) {
   EXPECT_FALSE(s.netdev.has_value());
 }
 
-// Serves the tree but makes some reads fail, and counts link reads.
+// Serves the tree but makes some reads and opens fail, and counts link reads.
 class FaultFs : public HostFs {
  public:
   using HostFs::HostFs;
@@ -415,6 +417,12 @@ class FaultFs : public HostFs {
       return Status::NotFound(std::string(rel) + ": gone");
     }
     return HostFs::ReadSys(rel, out, max);
+  }
+  Status OpenSys(std::string_view rel, UniqueFd* out) const override {
+    if (!gone.empty() && rel.find(gone) != std::string_view::npos) {
+      return Status::NotFound(std::string(rel) + ": gone");
+    }
+    return HostFs::OpenSys(rel, out);
   }
   Status ReadLinkSys(std::string_view rel, std::string* target) const override {
     ++links;
@@ -487,6 +495,199 @@ TEST_F(NetdevTreeTest, ReusedSampleIsOverwritten) {
   EXPECT_EQ(lo.pci_device, "");
   EXPECT_TRUE(lo.ethtool.empty());
   EXPECT_EQ(lo.stats.size(), 4u);
+}
+
+// ---- Statistics descriptors kept open across ticks ----
+
+// Counts statistics/* opens and by-path reads; can hand out a descriptor on
+// which pread fails (a directory: EISDIR) for paths containing `bad_open`.
+class CountingFs : public HostFs {
+ public:
+  using HostFs::HostFs;
+  Status OpenSys(std::string_view rel, UniqueFd* out) const override {
+    if (rel.find("/statistics/") != std::string_view::npos) ++stat_opens;
+    if (!bad_open.empty() && rel.find(bad_open) != std::string_view::npos) {
+      std::string dir(rel.substr(0, rel.rfind('/')));
+      return HostFs::OpenSys(dir, out);
+    }
+    return HostFs::OpenSys(rel, out);
+  }
+  Status ReadSys(std::string_view rel, std::string* out, size_t max) const override {
+    if (rel.find("/statistics/") != std::string_view::npos) ++stat_reads;
+    return HostFs::ReadSys(rel, out, max);
+  }
+  void Reset() { stat_opens = stat_reads = 0; }
+  std::string bad_open;
+  mutable int stat_opens = 0;
+  mutable int stat_reads = 0;
+};
+
+NetdevOptions AllNoEthtool() {
+  NetdevOptions o;
+  o.hide_idle_virtual = false;
+  o.ethtool = false;
+  return o;
+}
+
+constexpr const char* kEth0Stats = "sys/devices/pci0000:00/0000:00:03.0/virtio2/net/eth0/";
+
+TEST_F(NetdevTreeTest, SecondCollectOnlyPreads) {
+  CountingFs fs(Roots());
+  NetdevCollector c(AllNoEthtool());
+  ASSERT_GE(c.max_cached_fds(), 20u);  // this test process: RLIMIT_NOFILE >= 80
+  Sample s;
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  // em0, eth0, lo, veth0, veth1: 4 statistics files each, opened once.
+  EXPECT_EQ(fs.stat_opens, 20);
+  EXPECT_EQ(fs.stat_reads, 0);
+  EXPECT_EQ(c.cached_fds(), 20u);
+  fs.Reset();
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  EXPECT_EQ(fs.stat_opens, 0);
+  EXPECT_EQ(fs.stat_reads, 0);
+  EXPECT_EQ(Find(s, "eth0")->Stat("rx_packets"), 1362u);
+  EXPECT_EQ(Find(s, "em0")->Stat("tx_packets"), 80431120u);
+  EXPECT_EQ(Find(s, "veth1")->Stat("tx_packets"), 5u);
+  EXPECT_EQ(c.counter_errors(), 0u);
+
+  // The default options hide idle veth0 by its packet counters: also by pread.
+  CountingFs fs2(Roots());
+  NetdevCollector d{NetdevOptions{}};
+  ASSERT_TRUE(d.Collect(fs2, &s).ok());
+  fs2.Reset();
+  ASSERT_TRUE(d.Collect(fs2, &s).ok());
+  EXPECT_EQ(Names(s), (std::vector<std::string>{"em0", "eth0", "lo", "veth1"}));
+  EXPECT_EQ(fs2.stat_opens, 0);
+  EXPECT_EQ(fs2.stat_reads, 0);
+}
+
+TEST_F(NetdevTreeTest, RewrittenFileIsReadThroughOpenDescriptor) {
+  CountingFs fs(Roots());
+  NetdevCollector c(AllNoEthtool());
+  Sample s;
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  // Truncate and rewrite in place (same inode), longer and then shorter.
+  dir_.Write(std::string(kEth0Stats) + "statistics/rx_packets", "18446744073709551615\n");
+  fs.Reset();
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  EXPECT_EQ(Find(s, "eth0")->Stat("rx_packets"), UINT64_MAX);
+  dir_.Write(std::string(kEth0Stats) + "statistics/rx_packets", "7\n");
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  EXPECT_EQ(Find(s, "eth0")->Stat("rx_packets"), 7u);
+  EXPECT_EQ(fs.stat_opens, 0);
+  EXPECT_EQ(fs.stat_reads, 0);
+}
+
+TEST_F(NetdevTreeTest, ReplacedFileIsReadAgainByPathAndReopened) {
+  CountingFs fs(Roots());
+  NetdevCollector c(AllNoEthtool());
+  Sample s;
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  // Deleted and created anew (a new inode), ifindex unchanged: the old
+  // descriptor would still read 1362.
+  const std::string f = dir_.path() + "/" + kEth0Stats + "statistics/tx_packets";
+  ASSERT_TRUE(fs::remove(f));
+  dir_.Write(std::string(kEth0Stats) + "statistics/tx_packets", "919\n");
+  fs.Reset();
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  EXPECT_EQ(Find(s, "eth0")->Stat("tx_packets"), 919u);
+  EXPECT_EQ(Find(s, "eth0")->Stat("rx_packets"), 1362u);
+  EXPECT_EQ(fs.stat_opens, 0);  // eth0's descriptors closed, its 4 files read by path
+  EXPECT_EQ(fs.stat_reads, 1);  // tx_packets, the last in name order
+  EXPECT_EQ(c.cached_fds(), 16u);
+  fs.Reset();
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  EXPECT_EQ(fs.stat_opens, 4);  // eth0 re-opened
+  EXPECT_EQ(fs.stat_reads, 0);
+  EXPECT_EQ(Find(s, "eth0")->Stat("tx_packets"), 919u);
+  EXPECT_EQ(c.cached_fds(), 20u);
+  EXPECT_EQ(c.counter_errors(), 0u);
+}
+
+TEST_F(NetdevTreeTest, FailedPreadFallsBackAndReopens) {
+  CountingFs fs(Roots());
+  fs.bad_open = "/eth0/statistics/rx_bytes";  // pread of a directory: EISDIR
+  NetdevCollector c(AllNoEthtool());
+  Sample s;
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  // rx_bytes failed by pread, then was read by path, as were the 3 after it.
+  EXPECT_EQ(Find(s, "eth0")->Stat("rx_bytes"), 1000u);
+  EXPECT_EQ(Find(s, "eth0")->Stat("tx_packets"), 918u);
+  EXPECT_EQ(fs.stat_reads, 4);
+  EXPECT_EQ(c.cached_fds(), 16u);
+  EXPECT_EQ(c.counter_errors(), 0u);
+  fs.bad_open.clear();
+  fs.Reset();
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  EXPECT_EQ(fs.stat_opens, 4);
+  EXPECT_EQ(fs.stat_reads, 0);
+  EXPECT_EQ(Find(s, "eth0")->Stat("rx_bytes"), 1000u);
+}
+
+TEST_F(NetdevTreeTest, RecreatedInterfaceIsReopened) {
+  CountingFs fs(Roots());
+  NetdevCollector c(AllNoEthtool());
+  Sample s;
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  // veth1 deleted and created again: a new directory, new files, ifindex 16.
+  const std::string veth1 = dir_.path() + "/sys/devices/virtual/net/veth1";
+  fs::remove_all(veth1);
+  dir_.Write("sys/devices/virtual/net/veth1/ifindex", "16\n");
+  dir_.Write("sys/devices/virtual/net/veth1/operstate", "up\n");
+  for (const auto& [k, v] : Traffic("3", "4")) {
+    dir_.Write("sys/devices/virtual/net/veth1/statistics/" + k, v + "\n");
+  }
+  fs.Reset();
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  EXPECT_EQ(fs.stat_opens, 4);
+  EXPECT_EQ(fs.stat_reads, 0);
+  const NetDev* v = Find(s, "veth1");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->ifindex, 16);
+  EXPECT_EQ(v->Stat("rx_packets"), 3u);
+  EXPECT_EQ(v->Stat("tx_packets"), 4u);
+  EXPECT_EQ(c.cached_fds(), 20u);
+
+  // Gone for good: left out, its descriptors released.
+  fs::remove(dir_.path() + "/sys/class/net/veth1");
+  fs::remove_all(veth1);
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  EXPECT_EQ(Names(s), (std::vector<std::string>{"em0", "eth0", "lo", "veth0"}));
+  EXPECT_EQ(c.cached_fds(), 16u);
+}
+
+// Lowers the soft RLIMIT_NOFILE for one scope; the cap is a quarter of it.
+class SoftFdLimit {
+ public:
+  explicit SoftFdLimit(rlim_t soft) {
+    EXPECT_EQ(::getrlimit(RLIMIT_NOFILE, &saved_), 0);
+    struct rlimit r = saved_;
+    r.rlim_cur = soft;
+    EXPECT_EQ(::setrlimit(RLIMIT_NOFILE, &r), 0);
+  }
+  ~SoftFdLimit() { ::setrlimit(RLIMIT_NOFILE, &saved_); }
+
+ private:
+  struct rlimit saved_ {};
+};
+
+TEST_F(NetdevTreeTest, BeyondTheCapInterfacesAreReadByPath) {
+  std::unique_ptr<NetdevCollector> c;
+  {
+    SoftFdLimit limit(40);  // cap 10: room for two interfaces of 4
+    c = std::make_unique<NetdevCollector>(AllNoEthtool());
+  }
+  EXPECT_EQ(c->max_cached_fds(), 10u);
+  CountingFs fs(Roots());
+  Sample s;
+  ASSERT_TRUE(c->Collect(fs, &s).ok());
+  EXPECT_EQ(c->cached_fds(), 8u);  // em0, eth0 (name order)
+  fs.Reset();
+  ASSERT_TRUE(c->Collect(fs, &s).ok());
+  EXPECT_EQ(fs.stat_opens, 0);
+  EXPECT_EQ(fs.stat_reads, 12);  // lo, veth0, veth1
+  EXPECT_EQ(Find(s, "veth1")->Stat("tx_packets"), 5u);
+  EXPECT_EQ(Find(s, "em0")->Stat("rx_packets"), 81985347u);
 }
 
 // ---- Fixture trees ----
