@@ -109,7 +109,9 @@ void CalibrateCpu(double cpu_seconds, CpuCalibration* r) {
   std::atomic<bool> stop{false};
   std::vector<double> rates;
   const int64_t budget_ns = static_cast<int64_t>(cpu_seconds * 1e9);
-  const int64_t deadline = ClockNs(CLOCK_MONOTONIC) + 4 * budget_ns + 100'000'000;
+  // A loaded host gives the thread a fraction of a CPU: allow 8x the budget
+  // plus 1 s of wall time (5 s at the default 0.5 s) before giving up.
+  const int64_t deadline = ClockNs(CLOCK_MONOTONIC) + 8 * budget_ns + 1'000'000'000;
   const int64_t start = ClockNs(CLOCK_THREAD_CPUTIME_ID);
   int64_t slice_start = start;
   uint64_t slice_units = 0;
@@ -234,27 +236,25 @@ void Soaker::Stop() {
   for (auto& w : all) w->thread.join();  // outside mu_: Read() is not held up
 }
 
+Status Soaker::KeyAndCpus(SoakerCalibrationKey* key, std::vector<int>* cpus) {
+  BN_RETURN_IF_ERROR(ReadSoakerCalibrationKey(*fs_, key));
+  std::lock_guard<std::mutex> l(mu_);
+  return ListCpus(cpus);
+}
+
 Status Soaker::Calibrate(SoakerCalibrationFile* out) {
   std::lock_guard<std::mutex> c(calibrate_mu_);
   SoakerCalibrationKey key;
-  BN_RETURN_IF_ERROR(ReadSoakerCalibrationKey(*fs_, &key));
   std::vector<int> cpus;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    BN_RETURN_IF_ERROR(ListCpus(&cpus));
-  }
+  BN_RETURN_IF_ERROR(KeyAndCpus(&key, &cpus));
   return MeasureAndStore(cpus, key, out);
 }
 
 Status Soaker::LoadOrCalibrate() {
   std::lock_guard<std::mutex> c(calibrate_mu_);
   SoakerCalibrationKey key;
-  BN_RETURN_IF_ERROR(ReadSoakerCalibrationKey(*fs_, &key));
   std::vector<int> cpus;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    BN_RETURN_IF_ERROR(ListCpus(&cpus));
-  }
+  BN_RETURN_IF_ERROR(KeyAndCpus(&key, &cpus));
   SoakerCalibrationFile f;
   if (LoadSoakerCalibration(SoakerCalibrationPath(options_.state_dir), &f).ok() &&
       SoakerCalibrationUsable(f, key, cpus)) {

@@ -142,7 +142,7 @@ struct SoakerOptions {
   std::string state_dir = "/var/lib/bottleneckd";
   // Calibration length per CPU in thread CPU seconds (5 ms slices; keeps the
   // 95th percentile; at least 10 slices, so >= 0.05). Wall time is capped at
-  // 4x this + 0.1 s on a busy host: Start() may take that long.
+  // 8x this + 1 s on a busy host: Start() may take that long.
   double calibration_seconds = 0.5;
   // Use SCHED_IDLE; false runs the threads at nice 19 (what the fallback does).
   bool sched_idle = true;
@@ -189,6 +189,8 @@ class Soaker {
  private:
   struct Worker;
   Status LoadOrCalibrate();
+  // The calibration key and the CPUs to measure (under mu_).
+  Status KeyAndCpus(SoakerCalibrationKey* key, std::vector<int>* cpus);
   Status MeasureAndStore(const std::vector<int>& cpus, const SoakerCalibrationKey& key,
                          SoakerCalibrationFile* out);
   // Online CPUs this process may pin to; the others go in the "affinity" caveat.

@@ -46,18 +46,6 @@ std::string Normalize(const std::string& metrics) {
   return out;
 }
 
-int RunPromtool(const std::string& metrics, std::string* output) {
-  TempDir dir;
-  dir.Write("m.txt", metrics);
-  std::string cmd = "promtool check metrics < " + dir.path() + "/m.txt 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return -1;
-  char buf[512];
-  while (fgets(buf, sizeof(buf), p)) *output += buf;
-  int st = ::pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 // Polls /metrics until it contains `needle` (the snapshot is published at the
 // end of a tick, after the tick's log lines).
 bool WaitForMetric(const DaemonProcess& d, const std::string& needle, double timeout_s) {
@@ -90,7 +78,7 @@ TEST_P(GoldenTest, MetricsMatchGoldenAndPassPromtool) {
   EXPECT_NE(r.headers.find("text/plain; version=0.0.4"), std::string::npos);
 
   std::string promtool_out;
-  EXPECT_EQ(RunPromtool(r.body, &promtool_out), 0) << promtool_out;
+  EXPECT_EQ(RunPromtoolCheckMetrics(r.body, &promtool_out), 0) << promtool_out;
 
   std::string got = Normalize(r.body);
   std::string golden_path = std::string(BOTTLENECKD_SOURCE_DIR) + "/tests/golden/" + scenario + ".metrics";

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/wait.h>
+
 namespace bottleneckd::testing {
 
 std::string FixtureDir(const std::string& scenario) {
@@ -30,6 +32,18 @@ std::string ReadFileOrDie(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+int RunPromtoolCheckMetrics(const std::string& metrics, std::string* output) {
+  TempDir dir;
+  dir.Write("m.txt", metrics);
+  std::string cmd = "promtool check metrics < " + dir.path() + "/m.txt 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return -1;
+  char buf[512];
+  while (std::fgets(buf, sizeof(buf), p)) *output += buf;
+  int st = ::pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 TempDir::TempDir() {

@@ -17,6 +17,10 @@ HostRoots FixtureRoots(const std::string& scenario);
 // Reads a whole file; aborts the test binary if it cannot.
 std::string ReadFileOrDie(const std::string& path);
 
+// Runs `promtool check metrics` on `metrics`; returns its exit status (-1 if it
+// could not run) and appends what it printed to *output.
+int RunPromtoolCheckMetrics(const std::string& metrics, std::string* output);
+
 // A fresh directory under $TMPDIR, removed (recursively) on destruction.
 class TempDir {
  public:

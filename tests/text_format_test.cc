@@ -223,18 +223,6 @@ Parsed Parse(const std::string& text) {
   return p;
 }
 
-int RunPromtool(const std::string& metrics, std::string* output) {
-  testing::TempDir dir;
-  dir.Write("m.txt", metrics);
-  std::string cmd = "promtool check metrics < " + dir.path() + "/m.txt 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return -1;
-  char buf[512];
-  while (fgets(buf, sizeof(buf), p)) *output += buf;
-  int st = ::pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 class TextFormatScenario : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TextFormatScenario, SameSamplesAsTextSerializerAndPassesPromtool) {
@@ -287,7 +275,7 @@ TEST_P(TextFormatScenario, SameSamplesAsTextSerializerAndPassesPromtool) {
     }
 
   std::string promtool_out;
-  EXPECT_EQ(RunPromtool(ours, &promtool_out), 0) << promtool_out;
+  EXPECT_EQ(testing::RunPromtoolCheckMetrics(ours, &promtool_out), 0) << promtool_out;
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, TextFormatScenario, ::testing::Values("seed-box", "vm", "large-host"),
