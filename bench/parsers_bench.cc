@@ -28,35 +28,17 @@
 #include "daemon/sampler.h"
 #include "daemon/snapshot.h"
 #include "daemon/window.h"
+#include "tests/test_util.h"
 #include "exporters/metrics.h"
 #include "exporters/text_format.h"
 
 namespace bottleneckd {
 namespace {
 
-std::string FixtureDir(const std::string& scenario) {
-  return std::string(BOTTLENECKD_FIXTURES) + "/" + scenario;
-}
+using testing::FixtureDir;
+using testing::FixtureRoots;
 
-HostRoots FixtureRoots(const std::string& scenario) {
-  HostRoots r;
-  const std::string d = FixtureDir(scenario);
-  r.procfs = d + "/proc";
-  r.sysfs = d + "/sys";
-  r.ethtool = d + "/ethtool";
-  return r;
-}
-
-std::string ReadOrDie(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "parsers_bench: cannot read %s\n", path.c_str());
-    std::abort();
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string ReadOrDie(const std::string& path) { return testing::ReadFileOrDie(path); }
 
 std::string ProcFile(const std::string& scenario, const std::string& rel) {
   return ReadOrDie(FixtureDir(scenario) + "/proc/" + rel);
