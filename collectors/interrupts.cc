@@ -5,13 +5,13 @@
 #include <string>
 
 #include "collectors/parse_util.h"
+#include "collectors/sysfs_path.h"
 #include "collectors/sample.h"
 
 namespace bottleneckd {
 namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsHex(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
 // The next token of *s without consuming it.
 std::string_view PeekToken(std::string_view s) { return NextToken(&s); }
@@ -154,64 +154,6 @@ Status ParseProcInterrupts(std::string_view text, Interrupts* out) {
 
 namespace {
 
-std::string_view Basename(std::string_view p) {
-  size_t slash = p.rfind('/');
-  return slash == std::string_view::npos ? p : p.substr(slash + 1);
-}
-
-std::string_view Dirname(std::string_view p) {
-  size_t slash = p.rfind('/');
-  return slash == std::string_view::npos ? std::string_view() : p.substr(0, slash);
-}
-
-// "0000:00:03.0": domain (4+ hex digits), bus, device, function.
-bool IsPciAddress(std::string_view s) {
-  size_t c1 = s.find(':');
-  if (c1 == std::string_view::npos || c1 < 4) return false;
-  if (s.size() != c1 + 8 || s[c1 + 3] != ':' || s[c1 + 6] != '.') return false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i != c1 && i != c1 + 3 && i != c1 + 6 && !IsHex(s[i])) return false;
-  }
-  return true;
-}
-
-// Reads the symlink `rel` (sysfs-relative) and resolves its relative target by
-// path arithmetic against the link's directory: no realpath on the host, so it
-// works on fixture trees. The result is sysfs-relative ("devices/pci0000:00/...").
-Status ResolveLink(const HostFs& fs, std::string_view rel, std::string* out) {
-  std::string target;
-  BN_RETURN_IF_ERROR(fs.ReadLinkSys(rel, &target));
-  if (!target.empty() && target.front() == '/') {
-    return Status::NotSupported(std::string(rel) + ": absolute link target " + target);
-  }
-  std::vector<std::string_view> parts;
-  auto push = [&parts](std::string_view path, bool allow_up) {
-    while (!path.empty()) {
-      size_t slash = path.find('/');
-      std::string_view c = path.substr(0, slash);
-      path.remove_prefix(slash == std::string_view::npos ? path.size() : slash + 1);
-      if (c.empty() || c == ".") continue;
-      if (c != "..") {
-        parts.push_back(c);
-      } else if (!allow_up || parts.empty()) {
-        return false;
-      } else {
-        parts.pop_back();
-      }
-    }
-    return true;
-  };
-  if (!push(Dirname(rel), false) || !push(target, true)) {
-    return Status::NotFound(std::string(rel) + ": link " + target + " leaves the sysfs root");
-  }
-  out->clear();
-  for (std::string_view c : parts) {
-    if (!out->empty()) *out += '/';
-    out->append(c);
-  }
-  return Status::OK();
-}
-
 // What sysfs says about one interface's hardware.
 struct NicDevice {
   std::string name;            // "eth0"
@@ -244,23 +186,16 @@ void ReadDeviceIrqs(const HostFs& fs, const std::string& pci_path, std::vector<u
 Status DescribeInterface(const HostFs& fs, const std::string& ifname, NicDevice* d) {
   std::string iface = "class/net/" + ifname;
   std::string real, dev;
-  Status s = ResolveLink(fs, iface, &real);
+  Status s = ResolveSysLink(fs, iface, &real);
   if (s.IsNotFound()) return s;
   if (!s.ok()) real = iface;  // a directory, not a link (old sysfs, hand-made trees)
-  BN_RETURN_IF_ERROR(ResolveLink(fs, real + "/device", &dev));
+  BN_RETURN_IF_ERROR(ResolveSysLink(fs, real + "/device", &dev));
   d->name = ifname;
   std::string_view base = Basename(dev);
-  std::string_view pci_path;
-  if (IsPciAddress(base)) {
-    pci_path = dev;
-  } else if (IsPciAddress(Basename(Dirname(dev)))) {
-    pci_path = Dirname(dev);  // virtio0 under its virtio-pci function
-  }
   if (StartsWith(base, "virtio")) d->virtio.assign(base);
-  if (!pci_path.empty()) {
-    d->pci.assign(Basename(pci_path));
-    ReadDeviceIrqs(fs, std::string(pci_path), &d->irqs);
-  }
+  std::string function_dir;  // the device itself, or the virtio-pci function above virtio0
+  d->pci = PciFunctionOf(dev, &function_dir);
+  if (!function_dir.empty()) ReadDeviceIrqs(fs, function_dir, &d->irqs);
   return Status::OK();
 }
 

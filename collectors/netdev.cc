@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "collectors/parse_util.h"
+#include "collectors/sysfs_path.h"
 #include "collectors/sample.h"
 
 namespace bottleneckd {
@@ -16,53 +17,6 @@ std::optional<uint64_t> Find(const NamedCounters& counters, std::string_view nam
                              [](const auto& c, std::string_view n) { return c.first < n; });
   if (it == counters.end() || it->first != name) return std::nullopt;
   return it->second;
-}
-
-bool IsHex(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-  });
-}
-
-// "0000:00:03.0": domain (4-8 hex digits), bus, device, function 0-7.
-bool IsPciAddress(std::string_view s) {
-  size_t c1 = s.find(':');
-  if (c1 < 4 || c1 > 8 || !IsHex(s.substr(0, c1))) return false;
-  s.remove_prefix(c1 + 1);
-  return s.size() == 7 && IsHex(s.substr(0, 2)) && s[2] == ':' && IsHex(s.substr(3, 2)) &&
-         s[5] == '.' && s[6] >= '0' && s[6] <= '7';
-}
-
-// Appends the components of `path` to *parts, applying "." and ".." (a ".."
-// past the sysfs root is dropped).
-void Walk(std::string_view path, std::vector<std::string_view>* parts) {
-  while (!path.empty()) {
-    size_t slash = path.find('/');
-    std::string_view c = path.substr(0, slash);
-    path.remove_prefix(slash == std::string_view::npos ? path.size() : slash + 1);
-    if (c.empty() || c == ".") continue;
-    if (c == "..") {
-      if (!parts->empty()) parts->pop_back();
-    } else {
-      parts->push_back(c);
-    }
-  }
-}
-
-// The PCI function behind a device directory: the directory itself
-// (".../0000:00:03.0") or its parent (".../0000:00:03.0/virtio2"); "" else
-// (USB, platform, VMBus devices are not backed by a PCI function of theirs).
-std::string PciFunction(const std::vector<std::string_view>& device_path) {
-  size_t n = device_path.size();
-  if (n >= 1 && IsPciAddress(device_path[n - 1])) return std::string(device_path[n - 1]);
-  if (n >= 2 && IsPciAddress(device_path[n - 2])) return std::string(device_path[n - 2]);
-  return "";
-}
-
-std::string_view Basename(std::string_view path) {
-  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
-  size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
 // Errors that mean the interface went away while being read: the files are
@@ -143,25 +97,16 @@ Status NetdevCollector::LoadFacts(const HostFs& fs, const std::string& ifname, K
   // When class/net/IF is a plain directory (a copied tree), the device link is
   // taken relative to it.
   const std::string self = path_.substr(0, path_base_ - 1);  // "class/net/IF"
-  std::string self_link, device_link;
-  std::vector<std::string_view> parts;  // views into the three strings above
-  if (fs.ReadLinkSys(self, &self_link).ok()) {
-    Walk("class/net", &parts);
-    Walk(self_link, &parts);
-  } else {
-    Walk(self, &parts);
-  }
+  std::string real, device_dir;
+  if (!ResolveSysLink(fs, self, &real).ok()) real = self;
   path_.resize(path_base_);
   path_ += "device";
-  Status d = fs.ReadLinkSys(path_, &device_link);
+  Status d = ResolveSysLink(fs, real + "/device", &device_dir);
   // NotFound: no device, a virtual interface. Any other error (EINVAL: the
   // entry is not a symlink in a copied tree) still means a device exists.
   known->is_virtual = d.IsNotFound();
   known->pci_device.clear();
-  if (d.ok()) {
-    Walk(device_link, &parts);
-    known->pci_device = PciFunction(parts);
-  }
+  if (d.ok()) known->pci_device = PciFunctionOf(device_dir);
   known->driver.clear();
   path_ += "/driver";
   if (!known->is_virtual && fs.ReadLinkSys(path_, &link_).ok()) known->driver = Basename(link_);

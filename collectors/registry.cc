@@ -2,6 +2,7 @@
 #include "collectors/cpu.h"
 #include "collectors/interrupts.h"
 #include "collectors/netdev.h"
+#include "collectors/pci.h"
 #include "collectors/sockets.h"
 #include "collectors/softirqs.h"
 #include "collectors/threads.h"
@@ -18,6 +19,8 @@ const std::vector<CollectorInfo>& CollectorRegistry() {
        [](const CollectorsConfig&) { return std::make_unique<SoftirqsCollector>(); }},
       {"netdev", true, "per-interface statistics and driver (ethtool) counters",
        [](const CollectorsConfig& c) { return std::make_unique<NetdevCollector>(c.netdev); }},
+      {"pci", true, "PCI topology, bus parameters of each NIC's path, AER counters",
+       [](const CollectorsConfig&) { return std::make_unique<PciCollector>(); }},
       {"sockets", true, "UDP/TCP protocol counters (/proc/net/snmp, netstat)",
        [](const CollectorsConfig&) { return std::make_unique<SocketsCollector>(); }},
       {"threads", true, "per-thread CPU time of configured target processes",

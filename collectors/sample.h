@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "collectors/cpu.h"
 #include "collectors/interrupts.h"
 #include "collectors/netdev.h"
+#include "collectors/pci.h"
 #include "collectors/soaker.h"
 #include "collectors/sockets.h"
 #include "collectors/softirqs.h"
@@ -39,6 +41,9 @@ struct Sample {
   std::optional<SocketStats> sockets;
   std::optional<std::vector<ThreadSample>> threads;
   std::optional<SoakerReading> soaker;  // while the soaker runs
+  // Static PCI topology, shared by every sample until it changes.
+  std::shared_ptr<const PciTopology> pci;
+  std::vector<PciAerCounters> pci_aer;  // devices on NIC paths with AER files
 
   std::vector<CollectorResult> results;
 };

@@ -9,88 +9,12 @@
 
 #include "collectors/collector.h"
 #include "collectors/parse_util.h"
+#include "daemon/config_reader.h"
 
 namespace bottleneckd {
 namespace {
 
-// Error at a node's position, 1-based as editors show it.
-Status At(std::string_view file, const YAML::Mark& m, const std::string& msg) {
-  std::string s(file);
-  if (!m.is_null()) {
-    s += ':';
-    s += std::to_string(m.line + 1);
-    s += ':';
-    s += std::to_string(m.column + 1);
-  }
-  return Status::InvalidArgument(s + ": " + msg);
-}
-
-class Reader {
- public:
-  explicit Reader(std::string_view file) : file_(file) {}
-
-  // Checks that `n` is a map whose keys are all in `allowed`.
-  Status Map(const YAML::Node& n, std::string_view what, std::initializer_list<std::string_view> allowed) const {
-    if (!n.IsDefined() || n.IsNull()) return Status::OK();
-    if (!n.IsMap()) return At(file_, n.Mark(), std::string(what) + " must be a mapping");
-    for (const auto& kv : n) {
-      std::string key = kv.first.Scalar();
-      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-        std::string list;
-        for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        return At(file_, kv.first.Mark(), "unknown key '" + key + "' in " + std::string(what) + " (known: " + list + ")");
-      }
-    }
-    return Status::OK();
-  }
-
-  Status Bool(const YAML::Node& n, std::string_view key, bool* out) const {
-    if (!n.IsMap() || !n[std::string(key)]) return Status::OK();
-    const YAML::Node v = n[std::string(key)];
-    const std::string& s = v.IsScalar() ? v.Scalar() : empty_;
-    if (s == "true" || s == "yes" || s == "on") *out = true;
-    else if (s == "false" || s == "no" || s == "off") *out = false;
-    else return At(file_, v.Mark(), std::string(key) + " must be true or false, got '" + s + "'");
-    return Status::OK();
-  }
-
-  Status String(const YAML::Node& n, std::string_view key, std::string* out) const {
-    if (!n.IsMap() || !n[std::string(key)]) return Status::OK();
-    const YAML::Node v = n[std::string(key)];
-    if (v.IsNull()) {
-      out->clear();
-      return Status::OK();
-    }
-    if (!v.IsScalar()) return At(file_, v.Mark(), std::string(key) + " must be a string");
-    *out = v.Scalar();
-    return Status::OK();
-  }
-
-  // A list of regexes, each compiled to check it.
-  Status Patterns(const YAML::Node& n, std::string_view key, std::vector<std::string>* out) const {
-    if (!n.IsMap() || !n[std::string(key)]) return Status::OK();
-    const YAML::Node v = n[std::string(key)];
-    if (v.IsNull()) return Status::OK();
-    if (!v.IsSequence()) return At(file_, v.Mark(), std::string(key) + " must be a list of patterns");
-    out->clear();
-    for (const auto& item : v) {
-      if (!item.IsScalar()) return At(file_, item.Mark(), std::string(key) + " entries must be strings");
-      try {
-        std::regex re(item.Scalar());
-      } catch (const std::regex_error& e) {
-        return At(file_, item.Mark(), "invalid pattern '" + item.Scalar() + "': " + e.what());
-      }
-      out->push_back(item.Scalar());
-    }
-    return Status::OK();
-  }
-
- private:
-  std::string file_;
-  std::string empty_;
-};
-
-Status ParseCollectors(const Reader& r, std::string_view file, const YAML::Node& n, CollectorsConfig* c) {
+Status ParseCollectors(const ConfigReader& r, std::string_view file, const YAML::Node& n, CollectorsConfig* c) {
   std::vector<std::string_view> names;
   for (const auto& info : CollectorRegistry()) names.push_back(info.name);
   if (!n.IsDefined() || n.IsNull()) return Status::OK();
@@ -175,13 +99,14 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
   } catch (const YAML::Exception& e) {
     return At(filename, e.mark, e.msg);
   }
-  Reader r(filename);
+  ConfigReader r(filename);
   try {
     if (root.IsNull()) {
       *out = c;
       return Status::OK();
     }
-    BN_RETURN_IF_ERROR(r.Map(root, "the top level", {"interval", "web", "paths", "log", "collectors", "state_dir", "soaker"}));
+    BN_RETURN_IF_ERROR(r.Map(root, "the top level",
+                             {"interval", "web", "paths", "log", "collectors", "state_dir", "soaker", "bus_model"}));
     if (root["interval"]) {
       const YAML::Node v = root["interval"];
       if (!v.IsScalar() || !ParseDuration(v.Scalar(), &c.interval_seconds))
@@ -219,6 +144,7 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
         return At(filename, v.Mark(), "soaker.calibration_time must be a duration from 50ms to 10s, like 500ms");
     }
     c.soaker.state_dir = c.state_dir;
+    BN_RETURN_IF_ERROR(ParseBusModel(r, root["bus_model"], &c.bus_model));
   } catch (const YAML::Exception& e) {
     return At(filename, e.mark, e.msg);
   }

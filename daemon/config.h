@@ -11,7 +11,12 @@
 #include "collectors/host_fs.h"
 #include "collectors/soaker.h"
 #include "collectors/status.h"
+#include "daemon/bus_model.h"
 #include "daemon/log.h"
+
+namespace YAML {
+class Node;
+}  // namespace YAML
 
 namespace bottleneckd {
 
@@ -31,6 +36,9 @@ struct Config {
   // Treat the daemon's whole life as one run (--soaker): the soaker runs in mode
   // "runs" even before run control exists.
   bool run_active = false;
+  // The bus model's NIC profiles, interface -> profile choices and bus
+  // timings (docs/bus-model.md).
+  BusModelOptions bus_model = DefaultBusModelOptions();
 };
 
 // Parses YAML text; `filename` only labels error messages. Starts from the
@@ -39,6 +47,11 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
 
 // Reads and parses a config file. NotFound / IOError name the path.
 Status LoadConfigFile(const std::string& path, Config* out);
+
+class ConfigReader;
+// Parses the bus_model section (daemon/config_bus_model.cc) over *out, which
+// holds the defaults.
+Status ParseBusModel(const ConfigReader& r, const YAML::Node& n, BusModelOptions* out);
 
 // Parses "1s", "500ms", "2m", "1.5s"; false on anything else or a non-positive value.
 bool ParseDuration(std::string_view s, double* seconds);

@@ -95,6 +95,7 @@ void Daemon::Tick() {
     r.duration_seconds = static_cast<double>(MonotonicNanos() - t0) / 1e9;
     snap->sample.results.push_back(std::move(r));
   }
+  UpdateBusPaths(snap.get());
   snap->interval_seconds = config_.interval_seconds;
   snap->per_cpu_irq_matrix = config_.collectors.interrupts.per_cpu_matrix;
   if (prev_) {
@@ -108,12 +109,58 @@ void Daemon::Tick() {
         Log(i.kind == CounterAnomaly::kWrap ? LogLevel::kDebug : LogLevel::kInfo, "counter went backwards",
             {{"source", i.source}, {"counter", i.key}, {"kind", kind}});
       }
+      if (snap->bus_paths && snap->sample.pci)
+        w.bus = EstimateBus(*snap->bus_paths, w.nics, *snap->sample.pci, config_.bus_model);
       snap->window = std::move(w);
     }
   }
   ++snap->samples_total;
   prev_ = snap;
   store_->Publish(std::move(snap));
+}
+
+void Daemon::UpdateBusPaths(Snapshot* snap) {
+  const auto& topo = snap->sample.pci;
+  if (!topo) return;
+  if (prev_ && prev_->sample.pci == topo && prev_->bus_paths) {
+    snap->bus_paths = prev_->bus_paths;
+    return;
+  }
+  auto paths = std::make_shared<std::vector<BusPath>>(BuildBusPaths(*topo));
+  // Said once per topology: what each NIC's path is, and what is unknown.
+  for (const std::string& p : topo->problems) Log(LogLevel::kWarn, "pci topology", {{"problem", p}});
+  for (const BusPath& p : *paths) {
+    for (const PciDevice* d : topo->PathToRoot(p.device)) {
+      if (d->missing.empty()) continue;
+      std::string facts;
+      for (const std::string& f : d->missing) facts += (facts.empty() ? "" : ",") + f;
+      Log(LogLevel::kWarn, "PCI facts unknown: config space past 64 bytes needs root (CAP_SYS_ADMIN)",
+          {{"interface", p.interface}, {"device", d->address}, {"missing", facts}});
+    }
+    if (p.links.empty()) {
+      Log(LogLevel::kInfo, "bus path", {{"interface", p.interface}, {"device", p.device}, {"links", "none"}});
+      continue;
+    }
+    const BusLink& n = p.links[p.narrowest];
+    Log(LogLevel::kInfo, "bus path",
+        {{"interface", p.interface},
+         {"device", p.device},
+         {"links", std::to_string(p.links.size())},
+         {"narrowest", n.device},
+         {"bus", BusKindName(n.kind)},
+         {"speed", n.SpeedLabel()},
+         {"width", n.WidthLabel()},
+         {"emulated", n.emulated ? "true" : "false"}});
+    for (const BusLink& l : p.links) {
+      if (l.downtrained)
+        Log(LogLevel::kWarn, "PCIe link trained below its capability",
+            {{"interface", p.interface}, {"device", l.device}, {"speed", l.SpeedLabel()}, {"width", l.WidthLabel()},
+             {"max_speed", PcieSpeedName(l.max_speed)}, {"max_width", std::string("x").append(std::to_string(l.max_width))}});
+      for (const std::string& a : l.assumptions)
+        Log(LogLevel::kInfo, "bus model assumption", {{"interface", p.interface}, {"device", l.device}, {"assumed", a}});
+    }
+  }
+  snap->bus_paths = std::move(paths);
 }
 
 void Daemon::Run() {

@@ -38,6 +38,9 @@ class Daemon {
   void ApplyPending();
   // Creates, starts or stops the soaker to match config_ (mode, run_active).
   void SyncSoaker();
+  // Sets snap->bus_paths: the previous snapshot's while the PCI topology is
+  // the same object, else built anew (and logged once).
+  void UpdateBusPaths(Snapshot* snap);
 
   SnapshotStore* store_;
   Config config_;

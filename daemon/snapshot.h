@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "collectors/sample.h"
+#include "daemon/bus_path.h"
 #include "daemon/window.h"
 
 namespace bottleneckd {
@@ -24,6 +25,8 @@ struct Snapshot {
   std::map<std::pair<std::string, std::string>, uint64_t> counter_anomalies_total;
   double interval_seconds = 1;
   bool per_cpu_irq_matrix = false;
+  // Every NIC's bus path, built from sample.pci (shared while it is unchanged).
+  std::shared_ptr<const std::vector<BusPath>> bus_paths;
 };
 
 class SnapshotStore {

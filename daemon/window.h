@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "collectors/sample.h"
+#include "daemon/bus_model.h"
 #include "daemon/counter.h"
 #include "daemon/soaker_window.h"
 
@@ -70,6 +71,9 @@ struct Window {
   // soaker burns idle time, which /proc/stat would count as busy), so the
   // accounting and soaker sources are comparable.
   std::vector<SoakerCpuWindow> soaker;
+  // The bus model over this window's NIC rates (daemon/bus_model.h); set by
+  // the daemon when the pci collector gave a topology.
+  std::optional<BusEstimate> bus;
   std::vector<CounterIssue> issues;
 };
 

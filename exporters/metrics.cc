@@ -64,6 +64,7 @@ std::vector<prometheus::MetricFamily> BuildMetricFamilies(const Snapshot* snap, 
   internal::AddNetworkFamilies(*snap, &out);
   internal::AddSocketFamilies(*snap, &out);
   internal::AddThreadFamilies(*snap, &out);
+  internal::AddBusFamilies(*snap, &out);
   return out;
 }
 
@@ -117,6 +118,17 @@ const std::vector<std::string>& ExportedMetricNames() {
       "bottleneckd_thread_cpu_seconds_total",
       "bottleneckd_thread_last_cpu",
       "bottleneckd_thread_cpu_ratio",
+      "bottleneckd_pci_device_info",
+      "bottleneckd_pci_fact_missing",
+      "bottleneckd_pci_aer_errors_total",
+      "bottleneckd_pci_link_info",
+      "bottleneckd_bus_capacity_bytes_per_second",
+      "bottleneckd_bus_assumption_info",
+      "bottleneckd_bus_effective_capacity_bytes_per_second",
+      "bottleneckd_bus_utilisation_ratio",
+      "bottleneckd_bus_path_utilisation_ratio",
+      "bottleneckd_bus_traffic_bytes_per_second",
+      "bottleneckd_bus_model_info",
   };
   return kNames;
 }
@@ -130,7 +142,10 @@ bool ValidateMetricNames(std::string* bad) {
   }
   for (const char* l : {"cpu", "mode", "kind", "source", "interface", "queue", "irq", "name", "type", "driver",
                         "device", "operstate", "virtual", "statistic", "rung", "protocol", "process", "pid",
-                        "thread", "tid", "collector", "version", "revision", "scheduler"}) {
+                        "thread", "tid", "collector", "version", "revision", "scheduler", "bus", "speed", "width",
+                        "max_speed", "max_width", "downtrained", "emulated", "narrowest", "hop", "assumption",
+                        "direction", "method", "profile", "parameters", "vendor_id", "device_id", "class_id",
+                        "parent", "numa_node", "fact", "severity", "error"}) {
     if (!prometheus::CheckLabelName(l)) {
       *bad = l;
       return false;

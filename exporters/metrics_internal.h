@@ -18,5 +18,6 @@ void AddSoftirqFamilies(const Snapshot& s, Families* out);
 void AddNetworkFamilies(const Snapshot& s, Families* out);
 void AddSocketFamilies(const Snapshot& s, Families* out);
 void AddThreadFamilies(const Snapshot& s, Families* out);
+void AddBusFamilies(const Snapshot& s, Families* out);
 
 }  // namespace bottleneckd::internal

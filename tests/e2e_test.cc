@@ -93,7 +93,7 @@ TEST_P(GoldenTest, MetricsMatchGoldenAndPassPromtool) {
   EXPECT_EQ(d.Wait(10), 0) << d.Stderr();
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTest, ::testing::Values("seed-box", "vm", "large-host"),
+INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTest, ::testing::Values("seed-box", "vm", "large-host", "pcie-box"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n)

@@ -109,7 +109,7 @@ TEST(Metrics, SeedBoxValuesComeFromTheFixtureFiles) {
   // Every collector succeeded on the fixture.
   const auto* ok = Find(fams, "bottleneckd_collector_success");
   ASSERT_NE(ok, nullptr);
-  EXPECT_EQ(ok->metric.size(), 6u);
+  EXPECT_EQ(ok->metric.size(), 7u);  // cpu, interrupts, softirqs, netdev, pci, sockets, threads
   for (const auto& m : ok->metric) EXPECT_EQ(m.gauge.value, 1) << Label(m, "collector");
 }
 
