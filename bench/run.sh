@@ -2,7 +2,8 @@
 # Builds the release + benchmark tree (build/bench) and runs every benchmark of
 # docs/performance.md: the Google Benchmark microbenchmarks, the scrape
 # comparison with node_exporter on the fixture trees, the live daemon's standing
-# cost, and an instruction profile of `bottleneckd --once`. Results go to
+# cost, the PCI topology read against lspci, and an instruction profile of
+# `bottleneckd --once`. Results go to
 # $RESULTS (default build/bench/results) and are printed at the end.
 # Not part of the test suite: nothing here passes or fails on a time.
 #
@@ -10,14 +11,15 @@
 # env:   STEPS="build machine micro scrape daemon profile" (any subset, in order)
 #        JOBS=2 REPS=5 (microbenchmark repetitions) RESULTS=DIR
 #        and those of bench/scrape_compare.sh (N, ROUNDS, SCENARIOS, MATRIX) and
-#        bench/daemon_cost.sh (DURATION, SCRAPE_INTERVAL, PHASES).
+#        bench/daemon_cost.sh (DURATION, SCRAPE_INTERVAL, PHASES) and
+#        bench/pci_compare.sh (RUNS).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(dirname "$HERE")
 BUILD=$SRC/build/bench
 RESULTS=${RESULTS:-$BUILD/results}
-STEPS=${STEPS:-"build machine micro scrape daemon profile"}
+STEPS=${STEPS:-"build machine micro scrape daemon pci profile"}
 JOBS=${JOBS:-2}
 REPS=${REPS:-5}
 BIN=$BUILD/bottleneckd
@@ -28,7 +30,7 @@ say() { echo "== $*" >&2; }
 if has_step build; then
   say "build ($BUILD)"
   cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DBOTTLENECKD_BENCH=ON -DBOTTLENECKD_TESTS=OFF >/dev/null
-  cmake --build "$BUILD" --target bottleneckd parsers_bench -j"$JOBS"
+  cmake --build "$BUILD" --target bottleneckd parsers_bench pci_bench -j"$JOBS"
 fi
 [[ -x "$BIN" && -x "$BUILD/bench/parsers_bench" ]] || { echo "run.sh: build first (STEPS=build)" >&2; exit 1; }
 mkdir -p "$RESULTS"
@@ -67,6 +69,11 @@ if has_step daemon; then
   OUT="$RESULTS/daemon_cost.md" bash "$HERE/daemon_cost.sh" "$BIN"
 fi
 
+if has_step pci; then
+  say "PCI topology and bus model against lspci"
+  OUT="$RESULTS/pci_compare.md" bash "$HERE/pci_compare.sh" "$BIN" "$BUILD/bench/pci_bench"
+fi
+
 if has_step profile; then
   # Instruction counts (callgrind) of `bottleneckd --once`: two ticks and one
   # exposition, on the large-host fixture and on this host.
@@ -92,7 +99,7 @@ if has_step profile; then
 fi
 
 say "results in $RESULTS"
-for f in machine.md parsers_bench.txt scrape_compare.md daemon_cost.md; do
+for f in machine.md parsers_bench.txt scrape_compare.md daemon_cost.md pci_compare.md; do
   [[ -f "$RESULTS/$f" ]] || continue
   echo
   echo "### $f"

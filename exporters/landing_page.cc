@@ -20,6 +20,41 @@ std::string HtmlEscape(std::string_view s) {
   return out;
 }
 
+namespace {
+
+// Each NIC's bus path: every link, its capacity, and how full the model says
+// it is over the last window.
+void AppendBusPaths(const Snapshot& snap, std::string* h) {
+  if (!snap.bus_paths || snap.bus_paths->empty()) return;
+  const BusEstimate* bus = snap.window && snap.window->bus ? &*snap.window->bus : nullptr;
+  *h += "<h2>Bus paths</h2>\n<table><tr><th>interface</th><th>link (upstream end)</th><th>bus</th><th>speed</th>"
+        "<th>width</th><th>capacity</th><th>utilisation</th><th>notes</th></tr>\n";
+  char buf[64];
+  for (const BusPath& p : *snap.bus_paths) {
+    for (size_t i = 0; i < p.links.size(); ++i) {
+      const BusLink& l = p.links[i];
+      std::snprintf(buf, sizeof(buf), "%.1f MB/s", l.raw_bytes_per_second / 1e6);
+      std::string util = "-";
+      if (const BusLinkEstimate* e = bus ? bus->FindLink(l.device) : nullptr) {
+        char u[32];
+        std::snprintf(u, sizeof(u), "%.1f %%", e->load.utilisation * 100);
+        util = u;
+      }
+      std::string notes;
+      if (l.downtrained) notes += "downtrained from " + l.MaxSpeedLabel() + " x" + std::to_string(l.max_width) + "; ";
+      if (l.emulated) notes += "emulated (no physical limit); ";
+      if (i == p.narrowest && p.links.size() > 1) notes += "narrowest; ";
+      *h += "<tr><td>" + HtmlEscape(i == 0 ? p.interface : "") + "</td><td>" + HtmlEscape(l.device) + "</td><td>" +
+            BusKindName(l.kind) + "</td><td>" + HtmlEscape(l.SpeedLabel()) + "</td><td>" + HtmlEscape(l.WidthLabel()) +
+            "</td><td>" + buf + "</td><td" + (l.downtrained ? " class=\"bad\">" : ">") + util + "</td><td>" +
+            HtmlEscape(notes) + "</td></tr>\n";
+    }
+  }
+  *h += "</table>\n";
+}
+
+}  // namespace
+
 std::string RenderLandingPage(const Snapshot* snap, const BuildInfo& build) {
   std::string h =
       "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>bottleneckd</title>\n"
@@ -42,6 +77,7 @@ std::string RenderLandingPage(const Snapshot* snap, const BuildInfo& build) {
            "</td><td>" + buf + "</td></tr>\n";
     }
     h += "</table>\n";
+    AppendBusPaths(*snap, &h);
   }
   h += "</body></html>\n";
   return h;

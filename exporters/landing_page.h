@@ -1,5 +1,6 @@
 // The HTML landing page served at "/": what this daemon is, links to /metrics
-// and /healthz, and each collector's state in the latest sample.
+// and /healthz, each collector's state in the latest sample, and each NIC's bus
+// path with its links' capacity and modelled utilisation.
 #pragma once
 
 #include <string>

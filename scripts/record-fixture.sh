@@ -114,7 +114,8 @@ done
 
 # ---- sys: PCI devices ----
 PCI_ATTRS=(irq vendor device class subsystem_vendor subsystem_device numa_node
-           current_link_speed current_link_width max_link_speed max_link_width config)
+           current_link_speed current_link_width max_link_speed max_link_width config
+           aer_dev_correctable aer_dev_nonfatal aer_dev_fatal)
 PCI_DEVS=()
 for link in "$SYS"/bus/pci/devices/*; do
   [[ -e "$link" ]] || continue

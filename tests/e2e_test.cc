@@ -109,6 +109,11 @@ TEST(DaemonHttp, EndpointsAndMethods) {
   EXPECT_EQ(root.status, 200);
   EXPECT_NE(root.body.find("href=\"/metrics\""), std::string::npos);
   EXPECT_NE(root.body.find("<td>netdev</td><td>ok"), std::string::npos) << root.body;
+  // The seed box's em0 sits on the P64H2's PCI-X 133 MHz / 64-bit segment.
+  EXPECT_NE(root.body.find("<h2>Bus paths</h2>"), std::string::npos) << root.body;
+  EXPECT_NE(root.body.find("<td>em0</td><td>0000:01:1d.0</td><td>pcix</td><td>133MHz</td><td>64bit</td><td>1066.7 MB/s"),
+            std::string::npos)
+      << root.body;
   HttpResponse health = d.Get("/healthz");
   EXPECT_EQ(health.status, 200);
   EXPECT_EQ(health.body, "ok\n");

@@ -126,6 +126,30 @@ else
   integ_fail "em0 rx packets: want $want (from $RX_FILE), got: ${line:-nothing}"
 fi
 
+# The seed box's em0 bus path as Prometheus stored it: PCI-X 133 MHz / 64-bit
+# (its bridge's PCI-X secondary status in config space, README), 133.33 MHz x 8
+# bytes = 1066666666.67 B/s; and on this machine every NIC with a PCI function
+# has a path with a capacity.
+line="$(integ_query 'bottleneckd_pci_link_info{job="fixture",interface="em0",bus="pcix",speed="133MHz",width="64bit"}')"
+if [ -n "$line" ] && [ "$(wc -l <<<"$line")" -eq 1 ]; then
+  integ_pass "bottleneckd_pci_link_info: em0 on a PCI-X 133MHz 64bit segment"
+else
+  integ_fail "em0 pci_link_info: want one pcix/133MHz/64bit series, got: ${line:-nothing}"
+fi
+line="$(integ_query 'bottleneckd_bus_capacity_bytes_per_second{job="fixture",interface="em0"}')"
+if [ -n "$line" ] && integ_num "$(integ_value "$line")" '>' 1066666666 && integ_num "$(integ_value "$line")" '<' 1066666667; then
+  integ_pass "bottleneckd_bus_capacity_bytes_per_second{interface=\"em0\"} == 1066.7 MB/s"
+else
+  integ_fail "em0 bus capacity: want 1066666666.67, got: ${line:-nothing}"
+fi
+live_nics="$(integ_query 'bottleneckd_network_info{job="live",device!=""}' | wc -l)"
+live_paths="$(integ_query 'count by (interface) (bottleneckd_bus_capacity_bytes_per_second{job="live"})' | wc -l)"
+if [ "$live_nics" -gt 0 ] && [ "$live_paths" -eq "$live_nics" ]; then
+  integ_pass "live: all $live_nics PCI-backed interfaces have a bus path with a capacity"
+else
+  integ_fail "live: $live_nics PCI-backed interfaces but $live_paths with a bus capacity"
+fi
+
 # bottleneckd_collector_success == 1 for every collector enabled by default
 # (the [on] list of --help), in both jobs, and nothing else reports 0.
 mapfile -t COLLECTORS < <("$BIN" --help | sed -n '/^Collectors:/,/^$/p' | awk '$2 == "[on]" { print $1 }')
