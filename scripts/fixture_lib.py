@@ -1,21 +1,27 @@
-"""Shared helpers of the fixture generators (gen-seed-box.py, gen-large-host.py,
-gen-pcie-box.py):
-file and symlink writing, kernel text formats, and PCI configuration space.
+"""Shared mechanics of the fixture generators (gen-seed-box.py, gen-large-host.py,
+gen-pcie-box.py): the output tree, the procfs and sysfs files in the formats Linux
+prints them, and PCI configuration space. A generator holds the inputs of its
+machine and derives every number from them; the layout is here.
 Standard library only."""
 
 import os
+import shutil
 import struct
-
-# Files under /sys/class/net/IF/statistics on Linux >= 4.6, in `ls` order.
-STAT_FILES = ["collisions", "multicast", "rx_bytes", "rx_compressed", "rx_crc_errors",
-              "rx_dropped", "rx_errors", "rx_fifo_errors", "rx_frame_errors",
-              "rx_length_errors", "rx_missed_errors", "rx_nohandler", "rx_over_errors",
-              "rx_packets", "tx_aborted_errors", "tx_bytes", "tx_carrier_errors",
-              "tx_compressed", "tx_dropped", "tx_errors", "tx_fifo_errors",
-              "tx_heartbeat_errors", "tx_packets", "tx_window_errors"]
+import sys
 
 
 # ------------------------------------------------------------------ files ---
+def output_root():
+    """OUTDIR from the command line, with its proc, sys and ethtool trees removed
+    (hand-written files such as README.md stay)."""
+    if len(sys.argv) != 2:
+        sys.exit("usage: %s OUTDIR" % os.path.basename(sys.argv[0]))
+    root = sys.argv[1]
+    for sub in ("proc", "sys", "ethtool"):
+        shutil.rmtree(os.path.join(root, sub), ignore_errors=True)
+    return root
+
+
 def write(root, rel, data):
     """Writes text (str) or binary (bytes) data to root/rel, creating directories."""
     path = os.path.join(root, rel)
@@ -39,10 +45,363 @@ def keep_empty_dirs(root):
             open(os.path.join(dirpath, ".keep"), "w").close()
 
 
-# ----------------------------------------------------------- text formats ---
-def ethtool_text(pairs):
-    """`ethtool -S` output for (name, value) pairs."""
-    return "NIC statistics:\n" + "".join("     %s: %d\n" % (n, v) for n, v in pairs)
+# ------------------------------------------------------------------ sysfs ---
+# Files under /sys/class/net/IF/statistics on Linux >= 4.6, in `ls` order.
+STAT_FILES = ["collisions", "multicast", "rx_bytes", "rx_compressed", "rx_crc_errors",
+              "rx_dropped", "rx_errors", "rx_fifo_errors", "rx_frame_errors",
+              "rx_length_errors", "rx_missed_errors", "rx_nohandler", "rx_over_errors",
+              "rx_packets", "tx_aborted_errors", "tx_bytes", "tx_carrier_errors",
+              "tx_compressed", "tx_dropped", "tx_errors", "tx_fifo_errors",
+              "tx_heartbeat_errors", "tx_packets", "tx_window_errors"]
+
+
+def pci_attrs(cfg, irq, numa_node, subsystem, link=None, revision=False, **extra):
+    """sysfs attributes of a PCI function: vendor, device and class as its config
+    space holds them (and revision if asked), subsystem = (vendor, device), irq,
+    numa_node; link = (max GT/s, max width, current GT/s, current width) adds the
+    PCIe link attributes; extra attributes (strings) as given."""
+    b = cfg.b
+    attrs = {"vendor": "0x%04x" % (b[0] | b[1] << 8), "device": "0x%04x" % (b[2] | b[3] << 8),
+             "class": "0x%06x" % (b[9] | b[10] << 8 | b[11] << 16),
+             "subsystem_vendor": "0x%04x" % subsystem[0],
+             "subsystem_device": "0x%04x" % subsystem[1], "irq": str(irq),
+             "numa_node": str(numa_node)}
+    if revision:
+        attrs["revision"] = "0x%02x" % b[8]
+    if link:
+        ms, mw, cs, cw = link
+        attrs.update(max_link_speed=pcie_speed_attr(ms), max_link_width=str(mw),
+                     current_link_speed=pcie_speed_attr(cs), current_link_width=str(cw))
+    attrs.update(extra)
+    return attrs
+
+
+def write_pci_function(root, addr, path, cfg, attrs, driver=None, msi_irqs=()):
+    """sys/devices/PATH (PATH = pci0000:BB/.../ADDR) with its attributes, config and
+    msi_irqs/N ("msi" or "msix") files, the sys/bus/pci/devices/ADDR link and, for a
+    bound function, the driver link. Returns the directory (relative to root)."""
+    base = "sys/devices/" + path
+    for k, v in attrs.items():
+        write(root, base + "/" + k, v + "\n")
+    write(root, base + "/config", bytes(cfg.b))
+    for irq, kind in msi_irqs:
+        write(root, base + "/msi_irqs/%d" % irq, kind + "\n")
+    symlink(root, "sys/bus/pci/devices/" + addr, "../../../devices/" + path)
+    if driver:
+        depth = path.count("/") + 2  # up to sys/
+        symlink(root, base + "/driver", "../" * depth + "bus/pci/drivers/" + driver)
+    return base
+
+
+def write_netdev(root, name, ifindex, attrs, stats, pci=None):
+    """sys/class/net/NAME -> the device directory, below its PCI function for
+    pci = (address, sysfs path) or under devices/virtual/net; there ifindex, the
+    attributes (strings), statistics/* (from stats, missing ones 0) and the device
+    link of a PCI interface."""
+    if pci:
+        dev_dir = "devices/%s/net/%s" % (pci[1], name)
+    else:
+        dev_dir = "devices/virtual/net/" + name
+    symlink(root, "sys/class/net/" + name, "../../" + dev_dir)
+    base = "sys/" + dev_dir
+    write(root, base + "/ifindex", "%d\n" % ifindex)
+    for k, v in attrs.items():
+        write(root, base + "/" + k, v + "\n")
+    for f in STAT_FILES:
+        write(root, base + "/statistics/" + f, "%d\n" % stats.get(f, 0))
+    if pci:
+        symlink(root, base + "/device", "../../../" + pci[0])
+
+
+# ------------------------------------------------------------- interrupts ---
+class Irq:
+    """A numbered line of /proc/interrupts: per-CPU counts, chip, hwirq, flow, actions."""
+
+    def __init__(self, num, chip, hwirq, flow, actions, ncpu):
+        self.num, self.chip, self.hwirq, self.flow, self.actions = num, chip, hwirq, flow, actions
+        self.counts = [0] * ncpu
+
+
+class IrqTable:
+    """The numbered IRQs of a machine, in allocation order, and the MSI/MSI-X IRQs
+    of each PCI function (its sysfs msi_irqs)."""
+
+    def __init__(self, ncpu, nr_irqs, first_dynamic=0):
+        self.ncpu, self.nr_irqs, self.first_dynamic = ncpu, nr_irqs, first_dynamic
+        self.irqs = []
+        self.msi = {}  # PCI address -> [(irq, "msi"|"msix")]
+        # /proc/interrupts pads IRQ numbers to the digits of nr_irqs, at least 3.
+        self.prec = max(3, len(str(nr_irqs)))
+
+    def __iter__(self):
+        return iter(self.irqs)
+
+    def __len__(self):
+        return len(self.irqs)
+
+    def add(self, chip, hwirq, flow, actions, num=None):
+        """An IRQ numbered num or, when None, the next dynamic number (after the last
+        one allocated, and not below first_dynamic)."""
+        if num is None:
+            num = max(self.first_dynamic - 1, self.irqs[-1].num) + 1
+        irq = Irq(num, chip, hwirq, flow, actions, self.ncpu)
+        self.irqs.append(irq)
+        return irq
+
+    def add_msi(self, addr, kind, chip, hwirq, actions):
+        """The next dynamic IRQ, an MSI ("msi") or MSI-X ("msix") vector of addr."""
+        irq = self.add(chip, hwirq, "edge", actions)
+        self.msi.setdefault(addr, []).append((irq.num, kind))
+        return irq
+
+    def per_irq(self):
+        """Total count of every IRQ number below nr_irqs (the /proc/stat intr line)."""
+        totals = [0] * self.nr_irqs
+        for irq in self.irqs:
+            totals[irq.num] = sum(irq.counts)
+        return totals
+
+
+# The named lines of x86 /proc/interrupts (Linux 6.x), in order, with their
+# descriptions; ERR and MIS print one count.
+X86_NAMED_IRQS = [
+    ("NMI", "Non-maskable interrupts"), ("LOC", "Local timer interrupts"),
+    ("SPU", "Spurious interrupts"), ("PMI", "Performance monitoring interrupts"),
+    ("IWI", "IRQ work interrupts"), ("RTR", "APIC ICR read retries"),
+    ("RES", "Rescheduling interrupts"), ("CAL", "Function call interrupts"),
+    ("TLB", "TLB shootdowns"), ("TRM", "Thermal event interrupts"),
+    ("THR", "Threshold APIC interrupts"), ("DFR", "Deferred Error APIC interrupts"),
+    ("MCE", "Machine check exceptions"), ("MCP", "Machine check polls"),
+    ("ERR", None), ("MIS", None), ("PIN", "Posted-interrupt notification event"),
+    ("NPI", "Nested posted-interrupt event"), ("PIW", "Posted-interrupt wakeup event")]
+# Named lines that arch_irq_stat_cpu()/arch_irq_stat() add to /proc/stat "intr"
+# (not TLB, MIS, PIN, NPI, PIW).
+X86_INTR_SUMMED = ["NMI", "LOC", "SPU", "PMI", "IWI", "RTR", "RES", "CAL", "TRM", "THR",
+                   "DFR", "MCE", "MCP", "ERR"]
+
+
+def proc_interrupts(irqs, named):
+    """/proc/interrupts of an IrqTable; named = {NAME: per-CPU counts} for the
+    X86_NAMED_IRQS lines ({"ERR": [n]} and {"MIS": [n]}: one count), missing ones 0."""
+    prec = irqs.prec
+    out = [" " * (prec + 8) + "".join("CPU%-8d" % c for c in range(irqs.ncpu))]
+    for irq in sorted(irqs, key=lambda i: i.num):
+        out.append("%*d: " % (prec, irq.num) + "".join("%10d " % c for c in irq.counts)
+                   + " %8s %*d-%-8s  %s" % (irq.chip, prec, irq.hwirq, irq.flow,
+                                            ", ".join(irq.actions)))
+    for n, desc in X86_NAMED_IRQS:
+        if desc is None:
+            out.append("%*s: %10d" % (prec, n, named.get(n, [0])[0]))
+        else:
+            out.append("%*s: " % (prec, n) + "".join("%10d " % c for c in named.get(
+                n, [0] * irqs.ncpu)) + "  " + desc)
+    return "\n".join(out) + "\n"
+
+
+# -------------------------------------------------------- stat, softirqs ---
+CPU_TIME_KEYS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal",
+                 "guest", "guest_nice"]
+
+
+def cpu_ticks(rng, total, shares, threads=(), cpu=None, other=None):
+    """One CPU's /proc/stat ticks out of total: each of shares {key: fraction of total}
+    jittered by U(0.9, 1.1); other = ((low, high), (low, high)) then draws the user and
+    system ticks of tasks not modelled; the utime/stime of the threads on this cpu (as
+    from worker_threads) are added; idle is the rest."""
+    v = {k: int(total * x * rng.uniform(0.9, 1.1)) for k, x in shares.items()}
+    if other:
+        v["user"] += rng.randrange(*other[0])
+        v["system"] += rng.randrange(*other[1])
+    for t in threads:
+        if t["cpu"] == cpu:
+            v["user"] += t["utime"]
+            v["system"] += t["stime"]
+    v["idle"] = total - sum(v.values())
+    assert v["idle"] > 0
+    return v
+
+
+def proc_stat(cpus, irqs, named, softirqs, ctxt, btime, processes, procs_running,
+              procs_blocked=0):
+    """/proc/stat: cpus = per-CPU {CPU_TIME_KEYS: ticks} (missing keys 0), the intr
+    line from the IrqTable and the X86_INTR_SUMMED named lines, softirqs as for
+    proc_softirqs."""
+    rows = [[r.get(k, 0) for k in CPU_TIME_KEYS] for r in cpus]
+    out = ["cpu  " + " ".join(str(sum(col)) for col in zip(*rows))]
+    out += ["cpu%d " % c + " ".join(map(str, r)) for c, r in enumerate(rows)]
+    per_irq = irqs.per_irq()
+    intr = sum(per_irq) + sum(sum(named.get(n, [])) for n in X86_INTR_SUMMED)
+    out.append("intr %d %s" % (intr, " ".join(map(str, per_irq))))
+    out += ["ctxt %d" % ctxt, "btime %d" % btime, "processes %d" % processes,
+            "procs_running %d" % procs_running, "procs_blocked %d" % procs_blocked]
+    totals = [sum(v) for _, v in softirqs]
+    out.append("softirq %d %s" % (sum(totals), " ".join(map(str, totals))))
+    return "\n".join(out) + "\n"
+
+
+def proc_softirqs(rows):
+    """/proc/softirqs from [(NAME, per-CPU counts)] in the kernel's order."""
+    out = [" " * 20 + "".join("CPU%-8d" % c for c in range(len(rows[0][1])))]
+    for name, vals in rows:
+        out.append("%12s:" % name + "".join(" %10d" % v for v in vals))
+    return "\n".join(out) + "\n"
+
+
+def softnet_stat(processed, squeeze, dropped=None, qlen=None):
+    """/proc/net/softnet_stat, a line of hex columns per CPU. Linux 6.1 prints 13:
+    processed, dropped, time_squeeze, five 0 (was fastroute), 0 (was cpu_collision),
+    received_rps, flow_limit_count (both 0 here), backlog length, CPU id. qlen =
+    per-CPU (input_qlen, process_qlen) appends those two (as 6.8 does); the backlog
+    length is their sum."""
+    lines = []
+    for c, p in enumerate(processed):
+        assert p < 2 ** 32
+        iq, pq = qlen[c] if qlen else (0, 0)
+        cols = [p, dropped[c] if dropped else 0, squeeze[c], 0, 0, 0, 0, 0, 0, 0, 0,
+                iq + pq, c] + ([iq, pq] if qlen else [])
+        lines.append(" ".join("%08x" % v for v in cols))
+    return "\n".join(lines) + "\n"
+
+
+def spread(total, cpus, into):
+    """Adds total to into[c] for the CPUs in cpus, evenly; the first takes the rest."""
+    share = total // len(cpus)
+    for c in cpus:
+        into[c] += share
+    into[cpus[0]] += total - share * len(cpus)
+
+
+def pressure_cpu(avg10, avg60, avg300, total):
+    """/proc/pressure/cpu: the "some" line as given, "full" all 0."""
+    return ("some avg10=%.2f avg60=%.2f avg300=%.2f total=%d\n"
+            "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n" % (avg10, avg60, avg300, total))
+
+
+def write_procfs(root, irqs, named, cpus, softirqs, softnet, snmp, netstat, pressure, **stat):
+    """The procfs files of every fixture: stat (see proc_stat; stat = its ctxt, btime,
+    processes, procs_running), pressure/cpu (pressure = (avg10, avg60, avg300,
+    total)), interrupts, softirqs and the texts of net/softnet_stat, net/snmp and
+    net/netstat."""
+    write(root, "proc/stat", proc_stat(cpus, irqs, named, softirqs, **stat))
+    write(root, "proc/pressure/cpu", pressure_cpu(*pressure))
+    write(root, "proc/interrupts", proc_interrupts(irqs, named))
+    write(root, "proc/softirqs", proc_softirqs(softirqs))
+    write(root, "proc/net/softnet_stat", softnet)
+    write(root, "proc/net/snmp", snmp)
+    write(root, "proc/net/netstat", netstat)
+
+
+# ------------------------------------------------------------ processes ---
+def task_stat(pid, comm, state, ppid, pgrp, session, utime, stime, starttime, vsize, rss,
+              rsslim, code, stack, data, brk, args, env, tty_nr=0, tpgid=-1, flags=0x400000,
+              minflt=0, majflt=0, num_threads=1, sigignore=0, sigcatch=0, exit_signal=17,
+              processor=0):
+    """/proc/PID/task/TID/stat, the 52 fields of Linux 6.x; code, data, args and env
+    are (start, end) addresses, stack the start of the stack. Fields not named are 0
+    (priority 20, nice 0)."""
+    f = [pid, "(%s)" % comm, state, ppid, pgrp, session, tty_nr, tpgid, flags, minflt, 0,
+         majflt, 0, utime, stime, 0, 0, 20, 0, num_threads, 0, starttime, vsize, rss, rsslim,
+         code[0], code[1], stack, 0, 0, 0, 0, sigignore, sigcatch, 0, 0, 0, exit_signal,
+         processor, 0, 0, 0, 0, 0, data[0], data[1], brk, args[0], args[1], env[0], env[1], 0]
+    assert len(f) == 52
+    return " ".join(map(str, f)) + "\n"
+
+
+def worker_threads(rng, pid, comm, main_times, cpus, run_ticks, utime_share, stime_share):
+    """A daemon's threads: the main thread (tid = pid, sleeping, main_times = (utime,
+    stime), on cpus[0]) and a worker per CPU in cpus, tids from pid + 7, mostly
+    running, busy run_ticks times a random share in the (low, high) ranges."""
+    threads = [dict(tid=pid, comm=comm, state="S", utime=main_times[0], stime=main_times[1],
+                    cpu=cpus[0])]
+    for i, cpu in enumerate(cpus):
+        threads.append(dict(tid=pid + 7 + i, comm="%s-w%d" % (comm, i),
+                            state=rng.choice("RRS"),
+                            utime=int(run_ticks * rng.uniform(*utime_share)),
+                            stime=int(run_ticks * rng.uniform(*stime_share)), cpu=cpu))
+    return threads
+
+
+def write_daemon(root, pid, threads, starttime, **image):
+    """proc/PID/comm and proc/PID/task/TID/stat of a daemon started by init (ppid 1, own
+    session, no tty, 64-bit) with worker_threads: the main thread took privileges,
+    the workers are forked without exec (PF_FORKNOEXEC) and leave no exit signal; each
+    started a tick after the one before. image: minflt, majflt, vsize, rss and the
+    address fields of task_stat."""
+    write(root, "proc/%d/comm" % pid, threads[0]["comm"] + "\n")
+    for t in threads:
+        main = t["tid"] == pid
+        write(root, "proc/%d/task/%d/stat" % (pid, t["tid"]), task_stat(
+            t["tid"], t["comm"], t["state"], 1, pid, pid, t["utime"], t["stime"],
+            starttime + t["tid"] - pid, rsslim=2 ** 64 - 1,
+            flags=0x400100 if main else 0x400040, num_threads=len(threads), sigignore=4096,
+            sigcatch=16386, exit_signal=17 if main else -1, processor=t["cpu"], **image))
+
+
+# ------------------------------------------------------- snmp / netstat ----
+IP_FIELDS_6_1 = ("Forwarding DefaultTTL InReceives InHdrErrors InAddrErrors ForwDatagrams "
+                 "InUnknownProtos InDiscards InDelivers OutRequests OutDiscards OutNoRoutes "
+                 "ReasmTimeout ReasmReqds ReasmOKs ReasmFails FragOKs FragFails "
+                 "FragCreates").split()
+ICMP_FIELDS_6_1 = ("InMsgs InErrors InCsumErrors InDestUnreachs InTimeExcds InParmProbs "
+                   "InSrcQuenchs InRedirects InEchos InEchoReps InTimestamps InTimestampReps "
+                   "InAddrMasks InAddrMaskReps OutMsgs OutErrors OutDestUnreachs "
+                   "OutTimeExcds OutParmProbs OutSrcQuenchs OutRedirects OutEchos "
+                   "OutEchoReps OutTimestamps OutTimestampReps OutAddrMasks "
+                   "OutAddrMaskReps").split()
+TCP_FIELDS = ("RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails "
+              "EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts "
+              "InCsumErrors").split()
+UDP_FIELDS = ("InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors "
+              "InCsumErrors IgnoredMulti MemErrors").split()
+TCPEXT_FIELDS_6_1 = (
+    "SyncookiesSent SyncookiesRecv SyncookiesFailed EmbryonicRsts PruneCalled RcvPruned "
+    "OfoPruned OutOfWindowIcmps LockDroppedIcmps ArpFilter TW TWRecycled TWKilled PAWSActive "
+    "PAWSEstab DelayedACKs DelayedACKLocked DelayedACKLost ListenOverflows ListenDrops "
+    "TCPHPHits TCPPureAcks TCPHPAcks TCPRenoRecovery TCPSackRecovery TCPSACKReneging "
+    "TCPSACKReorder TCPRenoReorder TCPTSReorder TCPFullUndo TCPPartialUndo TCPDSACKUndo "
+    "TCPLossUndo TCPLostRetransmit TCPRenoFailures TCPSackFailures TCPLossFailures "
+    "TCPFastRetrans TCPSlowStartRetrans TCPTimeouts TCPLossProbes TCPLossProbeRecovery "
+    "TCPRenoRecoveryFail TCPSackRecoveryFail TCPRcvCollapsed TCPBacklogCoalesce "
+    "TCPDSACKOldSent TCPDSACKOfoSent TCPDSACKRecv TCPDSACKOfoRecv TCPAbortOnData "
+    "TCPAbortOnClose TCPAbortOnMemory TCPAbortOnTimeout TCPAbortOnLinger TCPAbortFailed "
+    "TCPMemoryPressures TCPMemoryPressuresChrono TCPSACKDiscard TCPDSACKIgnoredOld "
+    "TCPDSACKIgnoredNoUndo TCPSpuriousRTOs TCPMD5NotFound TCPMD5Unexpected TCPMD5Failure "
+    "TCPSackShifted TCPSackMerged TCPSackShiftFallback TCPBacklogDrop PFMemallocDrop "
+    "TCPMinTTLDrop TCPDeferAcceptDrop IPReversePathFilter TCPTimeWaitOverflow "
+    "TCPReqQFullDoCookies TCPReqQFullDrop TCPRetransFail TCPRcvCoalesce TCPOFOQueue "
+    "TCPOFODrop TCPOFOMerge TCPChallengeACK TCPSYNChallenge TCPFastOpenActive "
+    "TCPFastOpenActiveFail TCPFastOpenPassive TCPFastOpenPassiveFail "
+    "TCPFastOpenListenOverflow TCPFastOpenCookieReqd TCPFastOpenBlackhole "
+    "TCPSpuriousRtxHostQueues BusyPollRxPackets TCPAutoCorking TCPFromZeroWindowAdv "
+    "TCPToZeroWindowAdv TCPWantZeroWindowAdv TCPSynRetrans TCPOrigDataSent "
+    "TCPHystartTrainDetect TCPHystartTrainCwnd TCPHystartDelayDetect TCPHystartDelayCwnd "
+    "TCPACKSkippedSynRecv TCPACKSkippedPAWS TCPACKSkippedSeq TCPACKSkippedFinWait2 "
+    "TCPACKSkippedTimeWait TCPACKSkippedChallenge TCPWinProbe TCPKeepAlive TCPMTUPFail "
+    "TCPMTUPSuccess TCPDelivered TCPDeliveredCE TCPAckCompressed TCPZeroWindowDrop "
+    "TCPRcvQDrop TCPWqueueTooBig TCPFastOpenPassiveAltKey TcpTimeoutRehash "
+    "TcpDuplicateDataRehash TCPDSACKRecvSegs TCPDSACKIgnoredDubious TCPMigrateReqSuccess "
+    "TCPMigrateReqFailure TCPPLBRehash").split()
+IPEXT_FIELDS = ("InNoRoutes InTruncatedPkts InMcastPkts OutMcastPkts InBcastPkts OutBcastPkts "
+                "InOctets OutOctets InMcastOctets OutMcastOctets InBcastOctets OutBcastOctets "
+                "InCsumErrors InNoECTPkts InECT1Pkts InECT0Pkts InCEPkts "
+                "ReasmOverlaps").split()
+
+
+def _insert_after(fields, after, new):
+    i = fields.index(after) + 1
+    return fields[:i] + new + fields[i:]
+
+
+# Linux 6.8: Ip gains OutTransmits, Icmp the rate-limit counters, TcpExt the PAWS
+# split and TCP-AO counters.
+IP_FIELDS_6_8 = IP_FIELDS_6_1 + ["OutTransmits"]
+ICMP_FIELDS_6_8 = _insert_after(ICMP_FIELDS_6_1, "OutErrors",
+                                ["OutRateLimitGlobal", "OutRateLimitHost"])
+TCPEXT_FIELDS_6_8 = _insert_after(TCPEXT_FIELDS_6_1, "PAWSEstab", [
+    "BeyondWindow", "TSEcrRejected", "PAWSOldAck", "PAWSTimewait"]) + [
+    "TCPAORequired", "TCPAOBad", "TCPAOKeyNotFound", "TCPAOGood", "TCPAODroppedIcmps"]
+SNMP_FIELDS = {"6.1": (IP_FIELDS_6_1, ICMP_FIELDS_6_1, TCPEXT_FIELDS_6_1),
+               "6.8": (IP_FIELDS_6_8, ICMP_FIELDS_6_8, TCPEXT_FIELDS_6_8)}
 
 
 def snmp_table(name, fields, values):
@@ -50,6 +409,54 @@ def snmp_table(name, fields, values):
     missing from `values` are 0."""
     return "%s: %s\n%s: %s\n" % (name, " ".join(fields), name,
                                  " ".join(str(values.get(f, 0)) for f in fields))
+
+
+def proc_net_snmp(kernel, ip, icmp, icmpmsg, tcp, udp):
+    """/proc/net/snmp of Linux `kernel` ("6.1" or "6.8") from the nonzero counters of
+    each table (IcmpMsg: the types present, in order). DefaultTTL and Tcp's Rto*/
+    MaxConn are Linux's unless given; UdpLite is all 0."""
+    ip_fields, icmp_fields, _ = SNMP_FIELDS[kernel]
+    tcp = dict(dict(RtoAlgorithm=1, RtoMin=200, RtoMax=120000, MaxConn=-1), **tcp)
+    return (snmp_table("Ip", ip_fields, dict(dict(DefaultTTL=64), **ip))
+            + snmp_table("Icmp", icmp_fields, icmp)
+            + snmp_table("IcmpMsg", list(icmpmsg), icmpmsg)
+            + snmp_table("Tcp", TCP_FIELDS, tcp) + snmp_table("Udp", UDP_FIELDS, udp)
+            + snmp_table("UdpLite", UDP_FIELDS, {}))
+
+
+def proc_net_netstat(kernel, tcpext, ipext):
+    """/proc/net/netstat of Linux `kernel` from the nonzero TcpExt and IpExt counters."""
+    return (snmp_table("TcpExt", SNMP_FIELDS[kernel][2], tcpext)
+            + snmp_table("IpExt", IPEXT_FIELDS, ipext))
+
+
+def ip_ledger(rx, tx, local_in, local_out, tcp_in, tcp_out, tcp_retrans, icmp_in, icmp_out,
+              udp_noports, udp_rcvbuf, udp_ignored):
+    """IP-level packet counts of a host whose NICs carry rx / tx IP packets of TCP
+    (tcp_in / tcp_out segments, tcp_retrans more sent), ICMP and UDP, and whose local
+    traffic (lo, containers) is TCP. UDP datagrams arriving = rx - TCP - ICMP =
+    InDatagrams + NoPorts + InErrors + IgnoredMulti; UDP sent = tx - TCP (incl.
+    retransmits) - ICMP. Returns in_receives, out_requests, tcp_in, tcp_out (InSegs,
+    OutSegs) and udp (the Udp table, see udp_counters)."""
+    return dict(in_receives=rx + local_in, out_requests=tx + local_out,
+                tcp_in=tcp_in + local_in, tcp_out=tcp_out + local_out,
+                udp=udp_counters(rx - tcp_in - icmp_in - udp_noports - udp_rcvbuf - udp_ignored,
+                                 tx - tcp_out - tcp_retrans - icmp_out, udp_noports,
+                                 udp_rcvbuf, udp_ignored))
+
+
+def udp_counters(in_datagrams, out_datagrams, no_ports, rcvbuf_errors, ignored_multi):
+    """The Udp table when every receive error is a full socket buffer (InErrors =
+    RcvbufErrors)."""
+    return dict(InDatagrams=in_datagrams, NoPorts=no_ports, InErrors=rcvbuf_errors,
+                OutDatagrams=out_datagrams, RcvbufErrors=rcvbuf_errors,
+                IgnoredMulti=ignored_multi)
+
+
+# ---------------------------------------------------------------- ethtool ---
+def ethtool_text(pairs):
+    """`ethtool -S` output for (name, value) pairs."""
+    return "NIC statistics:\n" + "".join("     %s: %d\n" % (n, v) for n, v in pairs)
 
 
 # ---------------------------------------------------------- PCI config space -
@@ -111,12 +518,34 @@ def msi_cap(c, off, nxt, enabled, mmc=0, maskable=False):
         c.u32(off + 4, 0xfee00000)
 
 
-# ====================================================================
-# Added for gen-pcie-box.py (PCIe capability v2, MSI-X, extended
-# capabilities incl. AER, sysfs AER text, 6.1 procfs field lists, lspci
-# dumps). Nothing above this line depends on it.
-# ====================================================================
+def bridge_bus_numbers(c, primary, secondary, subordinate, sec_latency=0):
+    """Type 1 header bus number registers (0x18-0x1b)."""
+    c.u8(0x18, primary)
+    c.u8(0x19, secondary)
+    c.u8(0x1a, subordinate)
+    c.u8(0x1b, sec_latency)
 
+
+def bridge_windows(c, mem=None, pref=None, io=None, pref_64bit=True):
+    """Type 1 forwarding windows as (base, limit) byte addresses; None disables one
+    (base above limit). The I/O window decodes 16 bits, the prefetchable one 64 bits
+    (32 with pref_64bit=False)."""
+    io_base, io_limit = io or (0xf000, 0)
+    mem_base, mem_limit = mem or (0xfff00000, 0)
+    pref_base, pref_limit = pref or (0xfff00000, 0)
+    pref_type = 1 if pref_64bit else 0
+    c.u8(0x1c, (io_base >> 8) & 0xf0)
+    c.u8(0x1d, (io_limit >> 8) & 0xf0)
+    c.u16(0x20, (mem_base >> 16) & 0xfff0)
+    c.u16(0x22, (mem_limit >> 16) & 0xfff0)
+    c.u16(0x24, ((pref_base >> 16) & 0xfff0) | pref_type)
+    c.u16(0x26, ((pref_limit >> 16) & 0xfff0) | pref_type)
+    if pref_64bit:
+        c.u32(0x28, pref_base >> 32)
+        c.u32(0x2c, pref_limit >> 32)
+
+
+# ------------------------------------------------ PCIe (Gen1..Gen5) ---
 # PCIe link speed codes (Link Capabilities / Status, Link Capabilities 2 bit n).
 PCIE_SPEED_CODE = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5}
 PCIE_SIZE_CODE = {128: 0, 256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}  # MPS / MRRS
@@ -149,39 +578,6 @@ def ssvid_capability(c, off, nxt, ssvid, ssid):
     c.u8(off + 1, nxt)
     c.u16(off + 4, ssvid)
     c.u16(off + 6, ssid)
-
-
-def bridge_bus_numbers(c, primary, secondary, subordinate, sec_latency=0):
-    """Type 1 header bus number registers (0x18-0x1b)."""
-    c.u8(0x18, primary)
-    c.u8(0x19, secondary)
-    c.u8(0x1a, subordinate)
-    c.u8(0x1b, sec_latency)
-
-
-def bridge_windows(c, mem=None, pref=None, io=None):
-    """Type 1 forwarding windows as (base, limit) byte addresses; None disables one
-    (base above limit). pref is a 64-bit prefetchable window."""
-    if io:
-        c.u8(0x1c, (io[0] >> 8) & 0xf0)
-        c.u8(0x1d, (io[1] >> 8) & 0xf0)
-    else:
-        c.u8(0x1c, 0xf0)
-        c.u8(0x1d, 0x00)
-    if mem:
-        c.u16(0x20, (mem[0] >> 16) & 0xfff0)
-        c.u16(0x22, (mem[1] >> 16) & 0xfff0)
-    else:
-        c.u16(0x20, 0xfff0)
-        c.u16(0x22, 0x0000)
-    if pref:
-        c.u16(0x24, ((pref[0] >> 16) & 0xfff0) | 1)
-        c.u16(0x26, ((pref[1] >> 16) & 0xfff0) | 1)
-        c.u32(0x28, pref[0] >> 32)
-        c.u32(0x2c, pref[1] >> 32)
-    else:
-        c.u16(0x24, 0xfff1)
-        c.u16(0x26, 0x0001)
 
 
 # PCI Express Capabilities register device/port types.
@@ -345,53 +741,3 @@ def lspci_dump(addr, data, title="device"):
         out.append(("%02x:" if off < 0x100 else "%03x:") % off
                    + "".join(" %02x" % b for b in data[off:off + 16]))
     return "\n".join(out) + "\n\n"
-
-
-# ------------------------------------------------- Linux 6.1 procfs fields ---
-IP_FIELDS_6_1 = ("Forwarding DefaultTTL InReceives InHdrErrors InAddrErrors ForwDatagrams "
-                 "InUnknownProtos InDiscards InDelivers OutRequests OutDiscards OutNoRoutes "
-                 "ReasmTimeout ReasmReqds ReasmOKs ReasmFails FragOKs FragFails "
-                 "FragCreates").split()
-ICMP_FIELDS_6_1 = ("InMsgs InErrors InCsumErrors InDestUnreachs InTimeExcds InParmProbs "
-                   "InSrcQuenchs InRedirects InEchos InEchoReps InTimestamps InTimestampReps "
-                   "InAddrMasks InAddrMaskReps OutMsgs OutErrors OutDestUnreachs "
-                   "OutTimeExcds OutParmProbs OutSrcQuenchs OutRedirects OutEchos "
-                   "OutEchoReps OutTimestamps OutTimestampReps OutAddrMasks "
-                   "OutAddrMaskReps").split()
-TCP_FIELDS = ("RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails "
-              "EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts "
-              "InCsumErrors").split()
-UDP_FIELDS = ("InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors "
-              "InCsumErrors IgnoredMulti MemErrors").split()
-TCPEXT_FIELDS_6_1 = (
-    "SyncookiesSent SyncookiesRecv SyncookiesFailed EmbryonicRsts PruneCalled RcvPruned "
-    "OfoPruned OutOfWindowIcmps LockDroppedIcmps ArpFilter TW TWRecycled TWKilled PAWSActive "
-    "PAWSEstab DelayedACKs DelayedACKLocked DelayedACKLost ListenOverflows ListenDrops "
-    "TCPHPHits TCPPureAcks TCPHPAcks TCPRenoRecovery TCPSackRecovery TCPSACKReneging "
-    "TCPSACKReorder TCPRenoReorder TCPTSReorder TCPFullUndo TCPPartialUndo TCPDSACKUndo "
-    "TCPLossUndo TCPLostRetransmit TCPRenoFailures TCPSackFailures TCPLossFailures "
-    "TCPFastRetrans TCPSlowStartRetrans TCPTimeouts TCPLossProbes TCPLossProbeRecovery "
-    "TCPRenoRecoveryFail TCPSackRecoveryFail TCPRcvCollapsed TCPBacklogCoalesce "
-    "TCPDSACKOldSent TCPDSACKOfoSent TCPDSACKRecv TCPDSACKOfoRecv TCPAbortOnData "
-    "TCPAbortOnClose TCPAbortOnMemory TCPAbortOnTimeout TCPAbortOnLinger TCPAbortFailed "
-    "TCPMemoryPressures TCPMemoryPressuresChrono TCPSACKDiscard TCPDSACKIgnoredOld "
-    "TCPDSACKIgnoredNoUndo TCPSpuriousRTOs TCPMD5NotFound TCPMD5Unexpected TCPMD5Failure "
-    "TCPSackShifted TCPSackMerged TCPSackShiftFallback TCPBacklogDrop PFMemallocDrop "
-    "TCPMinTTLDrop TCPDeferAcceptDrop IPReversePathFilter TCPTimeWaitOverflow "
-    "TCPReqQFullDoCookies TCPReqQFullDrop TCPRetransFail TCPRcvCoalesce TCPOFOQueue "
-    "TCPOFODrop TCPOFOMerge TCPChallengeACK TCPSYNChallenge TCPFastOpenActive "
-    "TCPFastOpenActiveFail TCPFastOpenPassive TCPFastOpenPassiveFail "
-    "TCPFastOpenListenOverflow TCPFastOpenCookieReqd TCPFastOpenBlackhole "
-    "TCPSpuriousRtxHostQueues BusyPollRxPackets TCPAutoCorking TCPFromZeroWindowAdv "
-    "TCPToZeroWindowAdv TCPWantZeroWindowAdv TCPSynRetrans TCPOrigDataSent "
-    "TCPHystartTrainDetect TCPHystartTrainCwnd TCPHystartDelayDetect TCPHystartDelayCwnd "
-    "TCPACKSkippedSynRecv TCPACKSkippedPAWS TCPACKSkippedSeq TCPACKSkippedFinWait2 "
-    "TCPACKSkippedTimeWait TCPACKSkippedChallenge TCPWinProbe TCPKeepAlive TCPMTUPFail "
-    "TCPMTUPSuccess TCPDelivered TCPDeliveredCE TCPAckCompressed TCPZeroWindowDrop "
-    "TCPRcvQDrop TCPWqueueTooBig TCPFastOpenPassiveAltKey TcpTimeoutRehash "
-    "TcpDuplicateDataRehash TCPDSACKRecvSegs TCPDSACKIgnoredDubious TCPMigrateReqSuccess "
-    "TCPMigrateReqFailure TCPPLBRehash").split()
-IPEXT_FIELDS = ("InNoRoutes InTruncatedPkts InMcastPkts OutMcastPkts InBcastPkts OutBcastPkts "
-                "InOctets OutOctets InMcastOctets OutMcastOctets InBcastOctets OutBcastOctets "
-                "InCsumErrors InNoECTPkts InECT1Pkts InECT0Pkts InCEPkts "
-                "ReasmOverlaps").split()

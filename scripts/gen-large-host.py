@@ -13,14 +13,16 @@ plus the shared helpers in scripts/fixture_lib.py next to this file.
 Usage: python3 scripts/gen-large-host.py tests/fixtures/large-host
 """
 
-import os
 import random
-import shutil
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from fixture_lib import (STAT_FILES, ethtool_text, header, keep_empty_dirs, msi_cap, pm_cap,
-                         snmp_table, symlink, write)
+from fixture_lib import (PCIE_SIZE_CODE, PCIE_SPEED_CODE, IrqTable, bridge_bus_numbers,
+                         bridge_windows, cpu_ticks, ethtool_text, header, ip_ledger,
+                         keep_empty_dirs, msi_cap, msix_capability, output_root, pci_attrs,
+                         pcie_speed_vector, pm_cap, proc_net_netstat, proc_net_snmp,
+                         softnet_stat, spread, worker_threads, write, write_daemon,
+                         write_netdev, write_pci_function, write_procfs)
 
 SEED = 20040621
 NCPU = 128
@@ -28,7 +30,6 @@ UPTIME_S = 22834           # 6 h 20 min 34 s: keeps every 32-bit counter below 2
 USER_HZ = 100
 TICKS = UPTIME_S * USER_HZ
 NR_IRQS = 2048             # >= 1000, so /proc/interrupts pads IRQ numbers to 4 digits
-PREC = 4
 BTIME = 1718953200
 
 rng = random.Random(SEED)
@@ -68,40 +69,24 @@ def numa(addr):
 
 
 # ------------------------------------------------------------ IRQ table -----
-class Irq:
-    def __init__(self, num, chip, hwirq, flow, actions):
-        self.num, self.chip, self.hwirq, self.flow, self.actions = num, chip, hwirq, flow, actions
-        self.counts = [0] * NCPU
-
-
-IRQS = []
-MSI = {}  # PCI address -> list of (irq, "msi"|"msix")
-
-
-def add_irq(chip, hwirq, flow, actions, num=None):
-    num = num if num is not None else (IRQS[-1].num + 1)
-    irq = Irq(num, chip, hwirq, flow, actions)
-    IRQS.append(irq)
-    return irq
+IRQS = IrqTable(NCPU, NR_IRQS)
 
 
 def msi(addr, kind, hwirq, actions):
     chip = "IR-PCI-MSIX-%s" % addr if kind == "msix" else "IR-PCI-MSI-%s" % addr
-    irq = add_irq(chip, hwirq, "edge", actions)
-    MSI.setdefault(addr, []).append((irq.num, kind))
-    return irq
+    return IRQS.add_msi(addr, kind, chip, hwirq, actions)
 
 
 def build_irqs():
-    t = add_irq("IR-IO-APIC", 2, "edge", ["timer"], num=0)
+    t = IRQS.add("IR-IO-APIC", 2, "edge", ["timer"], num=0)
     t.counts[0] = 38
-    s = add_irq("IR-IO-APIC", 4, "edge", ["ttyS0"], num=4)
+    s = IRQS.add("IR-IO-APIC", 4, "edge", ["ttyS0"], num=4)
     s.counts[5] = 1173
-    add_irq("IR-IO-APIC", 8, "edge", ["rtc0"], num=8).counts[0] = 1
-    add_irq("IR-IO-APIC", 9, "fasteoi", ["acpi"], num=9)
-    add_irq("IR-IO-APIC", 16, "fasteoi", ["i801_smbus"], num=16).counts[17] = 29
+    IRQS.add("IR-IO-APIC", 8, "edge", ["rtc0"], num=8).counts[0] = 1
+    IRQS.add("IR-IO-APIC", 9, "fasteoi", ["acpi"], num=9)
+    IRQS.add("IR-IO-APIC", 16, "fasteoi", ["i801_smbus"], num=16).counts[17] = 29
     for i in range(8):
-        add_irq("DMAR-MSI", i, "edge", ["dmar%d" % i], num=24 + i if i == 0 else None)
+        IRQS.add("DMAR-MSI", i, "edge", ["dmar%d" % i], num=24 + i if i == 0 else None)
     for rp, dev in ROOT_PORTS:
         actions = ["PCIe PME", "aerdrv"] + (["pciehp"] if dev in NVME_ADDRS else [])
         irq = msi(rp, "msi", 0, actions)
@@ -130,22 +115,6 @@ def build_irqs():
     link.counts[32] = 7
 
 
-NAMED = ["NMI", "LOC", "SPU", "PMI", "IWI", "RTR", "RES", "CAL", "TLB", "TRM", "THR",
-         "DFR", "MCE", "MCP", "ERR", "MIS", "PIN", "NPI", "PIW"]
-NAMED_DESC = {"NMI": "Non-maskable interrupts", "LOC": "Local timer interrupts",
-              "SPU": "Spurious interrupts", "PMI": "Performance monitoring interrupts",
-              "IWI": "IRQ work interrupts", "RTR": "APIC ICR read retries",
-              "RES": "Rescheduling interrupts", "CAL": "Function call interrupts",
-              "TLB": "TLB shootdowns", "TRM": "Thermal event interrupts",
-              "THR": "Threshold APIC interrupts", "DFR": "Deferred Error APIC interrupts",
-              "MCE": "Machine check exceptions", "MCP": "Machine check polls",
-              "PIN": "Posted-interrupt notification event",
-              "NPI": "Nested posted-interrupt event", "PIW": "Posted-interrupt wakeup event"}
-# Summed into /proc/stat "intr" by arch_irq_stat_cpu()/arch_irq_stat() (not TLB).
-INTR_SUMMED = ["NMI", "LOC", "SPU", "PMI", "IWI", "RTR", "RES", "CAL", "TRM", "THR", "DFR",
-               "MCE", "MCP"]
-
-
 def build_named():
     named = {}
     busy = set(MLX_CPUS + IXGBE_CPUS + WORKER_CPUS)
@@ -154,33 +123,12 @@ def build_named():
     named["PMI"] = list(nmi)
     named["LOC"] = [rng.randrange(21000000, 22800000) if c in busy
                     else rng.randrange(1500000, 6000000) for c in range(NCPU)]
-    named["SPU"] = [0] * NCPU
     named["IWI"] = [rng.randrange(0, 40) for _ in range(NCPU)]
-    named["RTR"] = [0] * NCPU
     named["RES"] = [rng.randrange(200000, 2500000) for _ in range(NCPU)]
     named["CAL"] = [rng.randrange(20000, 120000) for _ in range(NCPU)]
     named["TLB"] = [rng.randrange(1000, 90000) for _ in range(NCPU)]
-    for n in ("TRM", "THR", "DFR", "MCE", "PIN", "NPI", "PIW"):
-        named[n] = [0] * NCPU
     named["MCP"] = [UPTIME_S // 300 + 1] * NCPU
-    named["ERR"] = [0]
-    named["MIS"] = [0]
-    return named
-
-
-def proc_interrupts(named):
-    out = [" " * (PREC + 8) + "".join("CPU%-8d" % c for c in range(NCPU))]
-    for irq in sorted(IRQS, key=lambda i: i.num):
-        out.append("%*d: " % (PREC, irq.num) + "".join("%10d " % c for c in irq.counts)
-                   + " %8s %*d-%-8s  %s" % (irq.chip, PREC, irq.hwirq, irq.flow,
-                                            ", ".join(irq.actions)))
-    for n in NAMED:
-        if n in ("ERR", "MIS"):
-            out.append("%*s: %10d" % (PREC, n, named[n][0]))
-        else:
-            out.append("%*s: " % (PREC, n) + "".join("%10d " % c for c in named[n])
-                       + "  " + NAMED_DESC[n])
-    return "\n".join(out) + "\n"
+    return named  # the other named lines are 0
 
 
 # ------------------------------------------------------------- traffic ------
@@ -220,42 +168,10 @@ def build_cpu_times(threads):
             f = dict(user=rng.uniform(0.06, 0.25), nice=rng.uniform(0, 0.01),
                      system=rng.uniform(0.02, 0.07), iowait=rng.uniform(0.0005, 0.004),
                      irq=0.0005, softirq=0.004)
-        v = {k: int(total * x * rng.uniform(0.9, 1.1)) for k, x in f.items()}
-        if c in WORKER_CPUS:
-            w = threads[WORKER_CPUS.index(c) + 1]
-            v["user"] = w["utime"] + rng.randrange(3000, 9000)
-            v["system"] = w["stime"] + rng.randrange(2000, 6000)
-            if c == WORKER_CPUS[0]:
-                v["user"] += threads[0]["utime"]
-                v["system"] += threads[0]["stime"]
-        v["idle"] = total - sum(v.values())
-        v["steal"] = v["guest"] = v["guest_nice"] = 0
-        rows.append(v)
+        # Worker CPUs: udpecho's threads and a little of other tasks.
+        other = ((3000, 9000), (2000, 6000)) if c in WORKER_CPUS else None
+        rows.append(cpu_ticks(rng, total, f, threads, c, other))
     return rows
-
-
-KEYS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest",
-        "guest_nice"]
-
-
-def proc_stat(rows, named, softirq_rows):
-    agg = {k: sum(r[k] for r in rows) for k in KEYS}
-    out = ["cpu  " + " ".join(str(agg[k]) for k in KEYS)]
-    for c, r in enumerate(rows):
-        out.append("cpu%d " % c + " ".join(str(r[k]) for k in KEYS))
-    per_irq = [0] * NR_IRQS
-    for irq in IRQS:
-        per_irq[irq.num] = sum(irq.counts)
-    intr = sum(per_irq) + sum(sum(named[n]) for n in INTR_SUMMED) + named["ERR"][0]
-    out.append("intr %d %s" % (intr, " ".join(map(str, per_irq))))
-    out.append("ctxt %d" % (UPTIME_S * 412000 + 77123))
-    out.append("btime %d" % BTIME)
-    out.append("processes %d" % 2391844)
-    out.append("procs_running %d" % 41)
-    out.append("procs_blocked %d" % 0)
-    totals = [sum(v) for _, v in softirq_rows]
-    out.append("softirq %d %s" % (sum(totals), " ".join(map(str, totals))))
-    return "\n".join(out) + "\n"
 
 
 # ------------------------------------------------------ softirqs, softnet ---
@@ -271,21 +187,12 @@ def build_softnet(traffic):
         squeeze[c] = rng.randrange(2000, 9000)
     # lo, veth and docker0 go through the per-CPU backlog of the sending CPU.
     backlog_total = traffic["lo"] + traffic["veth_rx"] + traffic["docker0_rx"]
-    others = [c for c in range(NCPU) if c not in MLX_CPUS + IXGBE_CPUS]
-    share = backlog_total // len(others)
-    for c in others:
-        processed[c] += share
-    processed[others[0]] += backlog_total - share * len(others)
+    spread(backlog_total, [c for c in range(NCPU) if c not in MLX_CPUS + IXGBE_CPUS],
+           processed)
     dropped[70], dropped[101] = 1204, 37   # backlog (netdev_max_backlog) drops
-    qlen = {70: (3, 0), 101: (0, 1)}
-    lines = []
-    for c in range(NCPU):
-        assert processed[c] < 2 ** 32
-        iq, pq = qlen.get(c, (0, 0))
-        cols = [processed[c], dropped[c], squeeze[c], 0, 0, 0, 0, 0, 0, 0, 0, iq + pq, c,
-                iq, pq]
-        lines.append(" ".join("%08x" % v for v in cols))
-    return "\n".join(lines) + "\n", processed, squeeze
+    qlen = [(0, 0)] * NCPU                 # (input_qlen, process_qlen) at the snapshot
+    qlen[70], qlen[101] = (3, 0), (0, 1)
+    return softnet_stat(processed, squeeze, dropped, qlen), processed, squeeze
 
 
 def build_softirqs(squeeze):
@@ -316,29 +223,7 @@ def build_softirqs(squeeze):
     return rows
 
 
-def proc_softirqs(rows):
-    out = [" " * 20 + "".join("CPU%-8d" % c for c in range(NCPU))]
-    for name, vals in rows:
-        out.append("%12s:" % name + "".join(" %10d" % v for v in vals))
-    return "\n".join(out) + "\n"
-
-
 # ------------------------------------------------------- snmp / netstat -----
-VM_IP = ("Forwarding DefaultTTL InReceives InHdrErrors InAddrErrors ForwDatagrams "
-         "InUnknownProtos InDiscards InDelivers OutRequests OutDiscards OutNoRoutes "
-         "ReasmTimeout ReasmReqds ReasmOKs ReasmFails FragOKs FragFails FragCreates "
-         "OutTransmits").split()
-ICMP = ("InMsgs InErrors InCsumErrors InDestUnreachs InTimeExcds InParmProbs InSrcQuenchs "
-        "InRedirects InEchos InEchoReps InTimestamps InTimestampReps InAddrMasks "
-        "InAddrMaskReps OutMsgs OutErrors OutRateLimitGlobal OutRateLimitHost "
-        "OutDestUnreachs OutTimeExcds OutParmProbs OutSrcQuenchs OutRedirects OutEchos "
-        "OutEchoReps OutTimestamps OutTimestampReps OutAddrMasks OutAddrMaskReps").split()
-TCP = ("RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails "
-       "EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors").split()
-UDP = ("InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors "
-       "IgnoredMulti MemErrors").split()
-
-
 def net_totals(traffic):
     rx = sum(traffic["eth0_rx_q"]) + sum(traffic["eth1_rx_q"])
     tx = sum(traffic["eth0_tx_q"]) + sum(traffic["eth1_tx_q"])
@@ -353,47 +238,31 @@ TCP_IN_NIC, TCP_OUT_NIC, TCP_RETRANS = 31870112, 29774410, 48211
 def ip_counts(traffic):
     """IP-level packet ledger: NIC traffic + lo + containers (docker0, local TCP)."""
     rx, tx = net_totals(traffic)
-    local_in = traffic["lo"] + traffic["docker0_rx"]
-    local_out = traffic["lo"] + traffic["docker0_tx"]
-    return dict(
-        in_receives=rx + local_in, out_requests=tx + local_out,
-        tcp_in=TCP_IN_NIC + local_in, tcp_out=TCP_OUT_NIC + local_out,
-        # UDP datagrams arriving = rx - TCP - ICMP = InDatagrams + NoPorts + InErrors
-        # + IgnoredMulti; UDP sent = tx - TCP (incl. retransmits) - ICMP.
-        udp_in=rx - TCP_IN_NIC - ICMP_IN - UDP_NOPORTS - UDP_RCVBUF - UDP_IGNORED,
-        udp_out=tx - TCP_OUT_NIC - TCP_RETRANS - ICMP_OUT)
+    return ip_ledger(rx, tx, traffic["lo"] + traffic["docker0_rx"],
+                     traffic["lo"] + traffic["docker0_tx"], TCP_IN_NIC, TCP_OUT_NIC,
+                     TCP_RETRANS, ICMP_IN, ICMP_OUT, UDP_NOPORTS, UDP_RCVBUF, UDP_IGNORED)
 
 
 def proc_snmp(traffic):
     c = ip_counts(traffic)
-    ip = dict(Forwarding=1, DefaultTTL=64, InReceives=c["in_receives"],
-              InDelivers=c["in_receives"], OutRequests=c["out_requests"],
-              OutTransmits=c["out_requests"])
-    out = snmp_table("Ip", VM_IP, ip)
-    out += snmp_table("Icmp", ICMP, dict(InMsgs=ICMP_IN, InDestUnreachs=2020, InEchos=1291,
-                                    OutMsgs=ICMP_OUT, OutDestUnreachs=UDP_NOPORTS,
-                                    OutEchoReps=1291))
-    out += "IcmpMsg: InType3 InType8 OutType0 OutType3\nIcmpMsg: 2020 1291 1291 %d\n" % (
-        UDP_NOPORTS)
-    out += snmp_table("Tcp", TCP, dict(RtoAlgorithm=1, RtoMin=200, RtoMax=120000, MaxConn=-1,
-                                  ActiveOpens=211893, PassiveOpens=1904122, AttemptFails=1201,
-                                  EstabResets=4410, CurrEstab=1877, InSegs=c["tcp_in"],
-                                  OutSegs=c["tcp_out"], RetransSegs=TCP_RETRANS, InErrs=12,
-                                  OutRsts=9123))
-    udp = dict(InDatagrams=c["udp_in"], NoPorts=UDP_NOPORTS, InErrors=UDP_RCVBUF,
-               OutDatagrams=c["udp_out"], RcvbufErrors=UDP_RCVBUF, IgnoredMulti=UDP_IGNORED)
-    out += snmp_table("Udp", UDP, udp)
-    out += snmp_table("UdpLite", UDP, {})
-    return out
+    return proc_net_snmp(
+        "6.8", ip=dict(Forwarding=1, InReceives=c["in_receives"], InDelivers=c["in_receives"],
+                       OutRequests=c["out_requests"], OutTransmits=c["out_requests"]),
+        icmp=dict(InMsgs=ICMP_IN, InDestUnreachs=2020, InEchos=1291, OutMsgs=ICMP_OUT,
+                  OutDestUnreachs=UDP_NOPORTS, OutEchoReps=1291),
+        icmpmsg=dict(InType3=2020, InType8=1291, OutType0=1291, OutType3=UDP_NOPORTS),
+        tcp=dict(ActiveOpens=211893, PassiveOpens=1904122, AttemptFails=1201,
+                 EstabResets=4410, CurrEstab=1877, InSegs=c["tcp_in"], OutSegs=c["tcp_out"],
+                 RetransSegs=TCP_RETRANS, InErrs=12, OutRsts=9123),
+        udp=c["udp"])
 
 
-def proc_netstat(vm_netstat_header, traffic):
-    vals = dict(TW=1801244, DelayedACKs=2290334, TCPHPHits=12093311, TCPPureAcks=4410982,
-                TCPHPAcks=8011392, TCPTimeouts=20911, TCPLossProbes=14032,
-                TCPBacklogCoalesce=341122, TCPRcvCoalesce=2019313, TCPOFOQueue=33920,
-                TCPAutoCorking=391221, TCPOrigDataSent=24110933, TCPDelivered=24301844,
-                TCPKeepAlive=40021, ListenOverflows=0, ListenDrops=0, TCPRcvQDrop=0)
-    out = snmp_table("TcpExt", vm_netstat_header, vals)
+def proc_netstat(traffic):
+    tcpext = dict(TW=1801244, DelayedACKs=2290334, TCPHPHits=12093311, TCPPureAcks=4410982,
+                  TCPHPAcks=8011392, TCPTimeouts=20911, TCPLossProbes=14032,
+                  TCPBacklogCoalesce=341122, TCPRcvCoalesce=2019313, TCPOFOQueue=33920,
+                  TCPAutoCorking=391221, TCPOrigDataSent=24110933, TCPDelivered=24301844,
+                  TCPKeepAlive=40021)
     in_oct = sum(traffic["eth0_rx_q"]) * (ETH0_RX_SIZE - 14) + sum(traffic["eth1_rx_q"]) * (
         ETH1_RX_SIZE - 14)
     out_oct = sum(traffic["eth0_tx_q"]) * (ETH0_TX_SIZE - 14) + sum(traffic["eth1_tx_q"]) * (
@@ -401,111 +270,57 @@ def proc_netstat(vm_netstat_header, traffic):
     # lo and docker0 frames (sizes as in netdev_stats) carry IP too.
     in_oct += traffic["lo"] * (211 - 14) + traffic["docker0_rx"] * (143 - 14)
     out_oct += traffic["lo"] * (211 - 14) + traffic["docker0_tx"] * (655 - 14)
-    ipext = ("InNoRoutes InTruncatedPkts InMcastPkts OutMcastPkts InBcastPkts OutBcastPkts "
-             "InOctets OutOctets InMcastOctets OutMcastOctets InBcastOctets OutBcastOctets "
-             "InCsumErrors InNoECTPkts InECT1Pkts InECT0Pkts InCEPkts ReasmOverlaps").split()
-    out += snmp_table("IpExt", ipext, dict(InMcastPkts=1933, InBcastPkts=22913, InOctets=in_oct,
-                                      OutOctets=out_oct, InMcastOctets=1933 * 40,
-                                      InBcastOctets=22913 * 96,
-                                      InNoECTPkts=ip_counts(traffic)["in_receives"]))
-    return out
-
-
-TCPEXT_HEADER = (
-    "SyncookiesSent SyncookiesRecv SyncookiesFailed EmbryonicRsts PruneCalled RcvPruned "
-    "OfoPruned OutOfWindowIcmps LockDroppedIcmps ArpFilter TW TWRecycled TWKilled PAWSActive "
-    "PAWSEstab BeyondWindow TSEcrRejected PAWSOldAck PAWSTimewait DelayedACKs "
-    "DelayedACKLocked DelayedACKLost ListenOverflows ListenDrops TCPHPHits TCPPureAcks "
-    "TCPHPAcks TCPRenoRecovery TCPSackRecovery TCPSACKReneging TCPSACKReorder TCPRenoReorder "
-    "TCPTSReorder TCPFullUndo TCPPartialUndo TCPDSACKUndo TCPLossUndo TCPLostRetransmit "
-    "TCPRenoFailures TCPSackFailures TCPLossFailures TCPFastRetrans TCPSlowStartRetrans "
-    "TCPTimeouts TCPLossProbes TCPLossProbeRecovery TCPRenoRecoveryFail TCPSackRecoveryFail "
-    "TCPRcvCollapsed TCPBacklogCoalesce TCPDSACKOldSent TCPDSACKOfoSent TCPDSACKRecv "
-    "TCPDSACKOfoRecv TCPAbortOnData TCPAbortOnClose TCPAbortOnMemory TCPAbortOnTimeout "
-    "TCPAbortOnLinger TCPAbortFailed TCPMemoryPressures TCPMemoryPressuresChrono "
-    "TCPSACKDiscard TCPDSACKIgnoredOld TCPDSACKIgnoredNoUndo TCPSpuriousRTOs TCPMD5NotFound "
-    "TCPMD5Unexpected TCPMD5Failure TCPSackShifted TCPSackMerged TCPSackShiftFallback "
-    "TCPBacklogDrop PFMemallocDrop TCPMinTTLDrop TCPDeferAcceptDrop IPReversePathFilter "
-    "TCPTimeWaitOverflow TCPReqQFullDoCookies TCPReqQFullDrop TCPRetransFail TCPRcvCoalesce "
-    "TCPOFOQueue TCPOFODrop TCPOFOMerge TCPChallengeACK TCPSYNChallenge TCPFastOpenActive "
-    "TCPFastOpenActiveFail TCPFastOpenPassive TCPFastOpenPassiveFail "
-    "TCPFastOpenListenOverflow TCPFastOpenCookieReqd TCPFastOpenBlackhole "
-    "TCPSpuriousRtxHostQueues BusyPollRxPackets TCPAutoCorking TCPFromZeroWindowAdv "
-    "TCPToZeroWindowAdv TCPWantZeroWindowAdv TCPSynRetrans TCPOrigDataSent "
-    "TCPHystartTrainDetect TCPHystartTrainCwnd TCPHystartDelayDetect TCPHystartDelayCwnd "
-    "TCPACKSkippedSynRecv TCPACKSkippedPAWS TCPACKSkippedSeq TCPACKSkippedFinWait2 "
-    "TCPACKSkippedTimeWait TCPACKSkippedChallenge TCPWinProbe TCPKeepAlive TCPMTUPFail "
-    "TCPMTUPSuccess TCPDelivered TCPDeliveredCE TCPAckCompressed TCPZeroWindowDrop "
-    "TCPRcvQDrop TCPWqueueTooBig TCPFastOpenPassiveAltKey TcpTimeoutRehash "
-    "TcpDuplicateDataRehash TCPDSACKRecvSegs TCPDSACKIgnoredDubious TCPMigrateReqSuccess "
-    "TCPMigrateReqFailure TCPPLBRehash TCPAORequired TCPAOBad TCPAOKeyNotFound TCPAOGood "
-    "TCPAODroppedIcmps").split()
+    return proc_net_netstat("6.8", tcpext, dict(
+        InMcastPkts=1933, InBcastPkts=22913, InOctets=in_oct, OutOctets=out_oct,
+        InMcastOctets=1933 * 40, InBcastOctets=22913 * 96,
+        InNoECTPkts=ip_counts(traffic)["in_receives"]))
 
 
 # ------------------------------------------------------------- threads ------
 UDPECHO_PID = 48213
+# The process image of udpecho (task stat fields): faults, sizes, addresses.
+UDPECHO_IMAGE = dict(minflt=18211, majflt=3, vsize=2275385344, rss=30211,
+                     code=(94610412920832, 94610413096465), stack=140733022164112,
+                     data=(94610413158960, 94610413164768), brk=94610430586880,
+                     args=(140733022170521, 140733022170544),
+                     env=(140733022170544, 140733022171111))
+UDPECHO_START = 60000  # starttime of the main thread, ticks after boot
 
 
 def build_threads():
-    run = (UPTIME_S - 600) * USER_HZ
-    threads = [dict(tid=UDPECHO_PID, comm="udpecho", state="S", utime=4120, stime=2291,
-                    cpu=WORKER_CPUS[0])]
-    for i in range(16):
-        threads.append(dict(tid=UDPECHO_PID + 7 + i, comm="udpecho-w%d" % i,
-                            state=rng.choice("RRS"),
-                            utime=int(run * rng.uniform(0.30, 0.36)),
-                            stime=int(run * rng.uniform(0.42, 0.48)), cpu=WORKER_CPUS[i]))
-    return threads
-
-
-def task_stat(t, nthreads):
-    f = [t["tid"], "(%s)" % t["comm"], t["state"], 1, UDPECHO_PID, UDPECHO_PID, 0, -1,
-         4194368 if t["tid"] != UDPECHO_PID else 4194560, 18211, 0, 3, 0, t["utime"],
-         t["stime"], 0, 0, 20, 0, nthreads, 0, 60000 + (t["tid"] - UDPECHO_PID), 2275385344,
-         30211, 18446744073709551615, 94610412920832, 94610413096465, 140733022164112, 0, 0,
-         0, 0, 4096, 16386, 0, 0, 0, -1 if t["tid"] != UDPECHO_PID else 17, t["cpu"], 0, 0,
-         0, 0, 0, 94610413158960, 94610413164768, 94610430586880, 140733022170521,
-         140733022170544, 140733022170544, 140733022171111, 0]
-    assert len(f) == 52
-    return " ".join(map(str, f)) + "\n"
+    return worker_threads(rng, UDPECHO_PID, "udpecho", (4120, 2291), WORKER_CPUS,
+                          (UPTIME_S - 600) * USER_HZ, (0.30, 0.36), (0.42, 0.48))
 
 
 # --------------------------------------------------------- PCI config -------
-SPEED_CODE = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4}
-
-
 def hdr(size, *args):
     return header(*args, size=size)
 
 
 def pcie_cap(c, off, nxt, port_type, mps_sup, mps, mrrs, max_speed, max_width, cur_speed,
              cur_width, slot=False, speeds_vector=True):
+    """This fixture's PCI Express capability, a reduced form of
+    fixture_lib.pcie_capability that its config bytes depend on: mps_sup is the
+    Device Capabilities code, ports (type 4) get neither extended tags nor no snoop,
+    no Link Control, Root Control or version 2 registers beyond Link Capabilities/
+    Control 2, and a slot is a hot-plug one with a random number."""
     c.u8(off, 0x10)
     c.u8(off + 1, nxt)
     c.u16(off + 2, 0x0002 | (port_type << 4) | (0x0100 if slot else 0))
     devcap = mps_sup | (1 << 5) | (1 << 15) | (0 if port_type == 4 else (1 << 28))
     c.u32(off + 4, devcap)
-    codes = {128: 0, 256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}
+    codes = PCIE_SIZE_CODE
     c.u16(off + 8, 0x0010 | 0x0100 | 0x0800 | (codes[mps] << 5) | (codes[mrrs] << 12) | 0x000f
           if port_type == 0 else 0x0010 | (codes[mps] << 5) | (codes[mrrs] << 12) | 0x000f)
     port_no = 0
-    c.u32(off + 0x0c, SPEED_CODE[max_speed] | (max_width << 4) | (3 << 10) | (1 << 20 if
+    c.u32(off + 0x0c, PCIE_SPEED_CODE[max_speed] | (max_width << 4) | (3 << 10) | (1 << 20 if
           port_type == 4 else 0) | (port_no << 24))
-    c.u16(off + 0x12, SPEED_CODE[cur_speed] | (cur_width << 4) | (1 << 12) |
+    c.u16(off + 0x12, PCIE_SPEED_CODE[cur_speed] | (cur_width << 4) | (1 << 12) |
           (1 << 13 if port_type == 4 else 0))
     if slot:
         c.u32(off + 0x14, (1 << 5) | (1 << 6) | (25 << 7) | (rng.randrange(1, 64) << 19))
-    vec = sum(1 << SPEED_CODE[s] for s in SPEED_CODE if s <= max_speed) if speeds_vector else 0
-    c.u32(off + 0x2c, vec)
-    c.u16(off + 0x30, SPEED_CODE[max_speed])
-
-
-def msix_cap(c, off, nxt, table_size):
-    c.u8(off, 0x11)
-    c.u8(off + 1, nxt)
-    c.u16(off + 2, 0x8000 | (table_size - 1))
-    c.u32(off + 4, 0x00002000)  # table in BAR0 at 0x2000
-    c.u32(off + 8, 0x00003000)  # PBA in BAR0 at 0x3000
+    c.u32(off + 0x2c, pcie_speed_vector(max_speed) if speeds_vector else 0)
+    c.u16(off + 0x30, PCIE_SPEED_CODE[max_speed])
 
 
 # Legacy INTx GSI of each MSI-X device (routed by ACPI _PRT but never requested, so
@@ -516,37 +331,14 @@ for _n, _a in enumerate(NVME_ADDRS):
     INTX_GSI[_a] = 17 + _n % 3
 
 
-def windows(c, mem=None, pref=None, io=None):
-    """Type 1 forwarding windows; None disables one (base > limit)."""
-    if io:
-        c.u8(0x1c, (io[0] >> 8) & 0xf0)
-        c.u8(0x1d, (io[1] >> 8) & 0xf0)
-    else:
-        c.u8(0x1c, 0xf0)
-        c.u8(0x1d, 0x00)
-    if mem:
-        c.u16(0x20, (mem[0] >> 16) & 0xfff0)
-        c.u16(0x22, (mem[1] >> 16) & 0xfff0)
-    else:
-        c.u16(0x20, 0xfff0)
-        c.u16(0x22, 0x0000)
-    if pref:  # 64-bit prefetchable
-        c.u16(0x24, ((pref[0] >> 16) & 0xfff0) | 1)
-        c.u16(0x26, ((pref[1] >> 16) & 0xfff0) | 1)
-        c.u32(0x28, pref[0] >> 32)
-        c.u32(0x2c, pref[1] >> 32)
-    else:
-        c.u16(0x24, 0xfff1)
-        c.u16(0x26, 0x0001)
-
-
 BAR_NVME = {a: 0xa8000000 + (bus_of(a) << 20) for a in NVME_ADDRS}
 BAR_MLX = 0x38000000000          # 64-bit prefetchable, 32 MiB
 BAR_IXGBE = (0xe9a00000, 0x7000, 0xe9c04000)  # BAR0 512 KiB, BAR2 I/O, BAR4 16 KiB
 
 
 def build_pci():
-    """address -> dict(config, attrs, driver, pcie=(max_speed, max_w, cur_speed, cur_w))."""
+    """address -> dict(config, subsystem, irq, driver,
+    pcie=(max_speed, max_w, cur_speed, cur_w))."""
     devs = {}
     for rp, dev in ROOT_PORTS:
         rp_bus = bus_of(rp)
@@ -555,24 +347,20 @@ def build_pci():
         cur = {"0000:3a:02.0": (8.0, 16), "0000:ae:02.0": (5.0, 8)}.get(rp, (16.0, 4))
         c = hdr(4096, 0x8086, 0x347a + (int(rp[8:10], 16) - 2), 0x0547, 0x0010, 0x04,
                 0x060400, 0x01)
-        c.u8(0x18, rp_bus)
-        c.u8(0x19, dev_bus)
-        c.u8(0x1a, dev_bus)
-        c.u8(0x1b, 0x00)
+        bridge_bus_numbers(c, rp_bus, dev_bus, dev_bus)
         if dev in NVME_ADDRS:
-            windows(c, mem=(BAR_NVME[dev], BAR_NVME[dev] + 0xfffff))
+            bridge_windows(c, mem=(BAR_NVME[dev], BAR_NVME[dev] + 0xfffff))
         elif dev == MLX_ADDR:
-            windows(c, pref=(BAR_MLX, BAR_MLX + 0x1ffffff))
+            bridge_windows(c, pref=(BAR_MLX, BAR_MLX + 0x1ffffff))
         else:
-            windows(c, mem=(BAR_IXGBE[0], BAR_IXGBE[2] + 0xfffff), io=(0x7000, 0x7fff))
+            bridge_windows(c, mem=(BAR_IXGBE[0], BAR_IXGBE[2] + 0xfffff), io=(0x7000, 0x7fff))
         c.u8(0x34, 0x40)
         c.u8(0x3d, 1)
         pcie_cap(c, 0x40, 0x80, 4, 2, 256, 512, 16.0, width, cur[0], cur[1],
                  slot=dev in NVME_ADDRS)
         msi_cap(c, 0x80, 0xa0, True)
         pm_cap(c, 0xa0, 0x00, 0x0003, 0x0008)
-        devs[rp] = dict(config=c, vendor=0x8086, device=0x347a + (int(rp[8:10], 16) - 2),
-                        cls=0x060400, ssvid=0x8086, ssid=0x0000, irq=MSI[rp][0][0],
+        devs[rp] = dict(config=c, subsystem=(0x8086, 0x0000), irq=IRQS.msi[rp][0][0],
                         driver="pcieport", pcie=(16.0, width, cur[0], cur[1]))
     for addr in NVME_ADDRS:
         c = hdr(4096, 0x144d, 0xa824, 0x0406, 0x0010, 0x00, 0x010802, 0x00)
@@ -584,10 +372,9 @@ def build_pci():
         pm_cap(c, 0x40, 0x50, 0x0003, 0x0008)
         msi_cap(c, 0x50, 0x70, False, mmc=5, maskable=True)
         pcie_cap(c, 0x70, 0xb0, 0, 2, 256, 512, 16.0, 4, 16.0, 4)
-        msix_cap(c, 0xb0, 0x00, 130)
-        devs[addr] = dict(config=c, vendor=0x144d, device=0xa824, cls=0x010802, ssvid=0x144d,
-                          ssid=0xa812, irq=INTX_GSI[addr], driver="nvme",
-                          pcie=(16.0, 4, 16.0, 4))
+        msix_capability(c, 0xb0, 0x00, 130)
+        devs[addr] = dict(config=c, subsystem=(0x144d, 0xa812), irq=INTX_GSI[addr],
+                          driver="nvme", pcie=(16.0, 4, 16.0, 4))
     c = hdr(4096, 0x15b3, 0x1017, 0x0406, 0x0010, 0x00, 0x020000, 0x00)
     c.u32(0x10, (BAR_MLX & 0xffffffff) | 0xc)  # 64-bit prefetchable BAR0
     c.u32(0x14, BAR_MLX >> 32)
@@ -596,11 +383,10 @@ def build_pci():
     c.u8(0x34, 0x60)
     c.u8(0x3d, 1)
     pcie_cap(c, 0x60, 0x9c, 0, 2, 256, 4096, 8.0, 16, 8.0, 16)
-    msix_cap(c, 0x9c, 0x40, 64)
+    msix_capability(c, 0x9c, 0x40, 64)
     pm_cap(c, 0x40, 0x00, 0x0003, 0x0008)
-    devs[MLX_ADDR] = dict(config=c, vendor=0x15b3, device=0x1017, cls=0x020000, ssvid=0x15b3,
-                          ssid=0x0006, irq=INTX_GSI[MLX_ADDR], driver="mlx5_core",
-                          pcie=(8.0, 16, 8.0, 16))
+    devs[MLX_ADDR] = dict(config=c, subsystem=(0x15b3, 0x0006), irq=INTX_GSI[MLX_ADDR],
+                          driver="mlx5_core", pcie=(8.0, 16, 8.0, 16))
     c = hdr(4096, 0x8086, 0x10fb, 0x0406, 0x0010, 0x01, 0x020000, 0x80)
     c.u32(0x10, BAR_IXGBE[0] | 0x4)
     c.u32(0x18, BAR_IXGBE[1] | 0x1)
@@ -611,15 +397,14 @@ def build_pci():
     c.u8(0x3d, 1)
     pm_cap(c, 0x40, 0x50, 0xc823, 0x0008)
     msi_cap(c, 0x50, 0x70, False, maskable=True)
-    msix_cap(c, 0x70, 0xa0, 64)
+    msix_capability(c, 0x70, 0xa0, 64)
     pcie_cap(c, 0xa0, 0x00, 0, 2, 256, 512, 5.0, 8, 5.0, 8, speeds_vector=False)
-    devs[IXGBE_ADDR] = dict(config=c, vendor=0x8086, device=0x10fb, cls=0x020000, ssvid=0x8086,
-                            ssid=0x0006, irq=INTX_GSI[IXGBE_ADDR], driver="ixgbe",
-                            pcie=(5.0, 8, 5.0, 8))
+    devs[IXGBE_ADDR] = dict(config=c, subsystem=(0x8086, 0x0006), irq=INTX_GSI[IXGBE_ADDR],
+                            driver="ixgbe", pcie=(5.0, 8, 5.0, 8))
     # Platform devices without a PCIe capability: 256-byte config, no link attributes.
     c = hdr(256, 0x8086, 0x09a2, 0x0000, 0x0000, 0x04, 0x088000, 0x00)
-    devs["0000:00:00.0"] = dict(config=c, vendor=0x8086, device=0x09a2, cls=0x088000,
-                                ssvid=0x8086, ssid=0x0000, irq=0, driver=None, pcie=None)
+    devs["0000:00:00.0"] = dict(config=c, subsystem=(0x8086, 0x0000), irq=0, driver=None,
+                                pcie=None)
     c = hdr(256, 0x8086, 0xa1af, 0x0406, 0x0290, 0x09, 0x0c0330, 0x00)
     c.u32(0x10, 0xaa500004)
     c.u16(0x2c, 0x8086)
@@ -628,9 +413,9 @@ def build_pci():
     c.u8(0x3d, 1)
     pm_cap(c, 0x70, 0x80, 0xc1c2, 0x0008)
     msi_cap(c, 0x80, 0x00, True, mmc=3)
-    devs["0000:00:14.0"] = dict(config=c, vendor=0x8086, device=0xa1af, cls=0x0c0330,
-                                ssvid=0x8086, ssid=0x7270, irq=MSI["0000:00:14.0"][0][0],
-                                driver="xhci_hcd", pcie=None)
+    devs["0000:00:14.0"] = dict(config=c, subsystem=(0x8086, 0x7270),
+                                irq=IRQS.msi["0000:00:14.0"][0][0], driver="xhci_hcd",
+                                pcie=None)
     c = hdr(256, 0x8086, 0xa1a3, 0x0003, 0x0280, 0x09, 0x0c0500, 0x00)
     c.u32(0x10, 0xaa514004)
     c.u32(0x20, 0x00000781)
@@ -638,16 +423,11 @@ def build_pci():
     c.u16(0x2e, 0x7270)
     c.u8(0x3c, 16)
     c.u8(0x3d, 1)
-    devs["0000:00:1f.4"] = dict(config=c, vendor=0x8086, device=0xa1a3, cls=0x0c0500,
-                                ssvid=0x8086, ssid=0x7270, irq=16, driver="i801_smbus",
-                                pcie=None)
+    devs["0000:00:1f.4"] = dict(config=c, subsystem=(0x8086, 0x7270), irq=16,
+                                driver="i801_smbus", pcie=None)
     for addr, gsi in INTX_GSI.items():
         devs[addr]["config"].u8(0x3c, gsi)
     return devs
-
-
-def speed_str(s):
-    return "%.1f GT/s PCIe" % s
 
 
 # ----------------------------------------------------------- netdevs --------
@@ -804,47 +584,18 @@ def ixgbe_ethtool(t):
 def write_sys(root, devs, traffic):
     for addr in sorted(devs):
         d = devs[addr]
-        path = dev_path(addr)
-        base = "sys/devices/" + path
-        attrs = {"vendor": "0x%04x" % d["vendor"], "device": "0x%04x" % d["device"],
-                 "class": "0x%06x" % d["cls"], "subsystem_vendor": "0x%04x" % d["ssvid"],
-                 "subsystem_device": "0x%04x" % d["ssid"], "irq": str(d["irq"]),
-                 "numa_node": str(numa(addr))}
-        if d["pcie"]:
-            ms, mw, cs, cw = d["pcie"]
-            attrs.update(max_link_speed=speed_str(ms), max_link_width=str(mw),
-                         current_link_speed=speed_str(cs), current_link_width=str(cw))
-        for k, v in attrs.items():
-            write(root, base + "/" + k, v + "\n")
-        write(root, base + "/config", bytes(d["config"].b))
-        for irq, kind in MSI.get(addr, []):
-            write(root, base + "/msi_irqs/%d" % irq, kind + "\n")
-        symlink(root, "sys/bus/pci/devices/" + addr, "../../../devices/" + path)
-        if d["driver"]:
-            depth = path.count("/") + 2
-            symlink(root, base + "/driver", "../" * depth + "bus/pci/drivers/" + d["driver"])
+        write_pci_function(root, addr, dev_path(addr), d["config"],
+                           pci_attrs(d["config"], d["irq"], numa(addr), d["subsystem"],
+                                     link=d["pcie"]),
+                           d["driver"], IRQS.msi.get(addr, []))
     stats = netdev_stats(traffic)
     for name, ifindex, addr, oper in NETDEVS:
-        if addr:
-            dev_dir = "devices/%s/net/%s" % (dev_path(addr), name)
-        else:
-            dev_dir = "devices/virtual/net/" + name
-        symlink(root, "sys/class/net/" + name, "../../" + dev_dir)
-        base = "sys/" + dev_dir
-        write(root, base + "/ifindex", "%d\n" % ifindex)
-        write(root, base + "/operstate", oper + "\n")
-        for f in STAT_FILES:
-            write(root, base + "/statistics/" + f, "%d\n" % stats[name].get(f, 0))
-        if addr:
-            symlink(root, base + "/device", "../../../" + addr)
+        write_netdev(root, name, ifindex, dict(operstate=oper), stats[name],
+                     pci=(addr, dev_path(addr)) if addr else None)
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: gen-large-host.py OUTDIR")
-    root = sys.argv[1]
-    for sub in ("proc", "sys", "ethtool"):
-        shutil.rmtree(os.path.join(root, sub), ignore_errors=True)
+    root = output_root()
     build_irqs()
     named = build_named()
     traffic = build_traffic()
@@ -852,18 +603,11 @@ def main():
     rows = build_cpu_times(threads)
     softnet_text, processed, squeeze = build_softnet(traffic)
     sirq = build_softirqs(squeeze)
-    write(root, "proc/stat", proc_stat(rows, named, sirq))
-    write(root, "proc/pressure/cpu",
-          "some avg10=3.41 avg60=3.12 avg300=2.87 total=1722093311\n"
-          "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n")
-    write(root, "proc/interrupts", proc_interrupts(named))
-    write(root, "proc/softirqs", proc_softirqs(sirq))
-    write(root, "proc/net/softnet_stat", softnet_text)
-    write(root, "proc/net/snmp", proc_snmp(traffic))
-    write(root, "proc/net/netstat", proc_netstat(TCPEXT_HEADER, traffic))
-    write(root, "proc/%d/comm" % UDPECHO_PID, "udpecho\n")
-    for t in threads:
-        write(root, "proc/%d/task/%d/stat" % (UDPECHO_PID, t["tid"]), task_stat(t, len(threads)))
+    write_procfs(root, IRQS, named, rows, sirq, softnet_text, proc_snmp(traffic),
+                 proc_netstat(traffic), pressure=(3.41, 3.12, 2.87, 1722093311),
+                 ctxt=UPTIME_S * 412000 + 77123, btime=BTIME, processes=2391844,
+                 procs_running=41)
+    write_daemon(root, UDPECHO_PID, threads, UDPECHO_START, **UDPECHO_IMAGE)
     devs = build_pci()
     write_sys(root, devs, traffic)
     write(root, "ethtool/eth0", ethtool_text(mlx5_ethtool(traffic)))

@@ -20,20 +20,19 @@ plus the shared helpers in scripts/fixture_lib.py next to this file.
 Usage: python3 scripts/gen-pcie-box.py tests/fixtures/pcie-box
 """
 
-import os
 import random
-import shutil
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from fixture_lib import (ICMP_FIELDS_6_1, IP_FIELDS_6_1, IPEXT_FIELDS, PCIE_DOWNSTREAM,
-                         PCIE_ENDPOINT, PCIE_ROOT_PORT, PCIE_UPSTREAM, STAT_FILES, ST_CAP,
-                         TCP_FIELDS, TCPEXT_FIELDS_6_1, UDP_FIELDS, acs_capability,
-                         aer_capability, aer_dev_text, ari_capability, bridge_bus_numbers,
-                         bridge_windows, dsn_capability, ethtool_text, header,
-                         keep_empty_dirs, msi_cap, msi_hwirq, msix_capability,
-                         pcie_capability, pcie_speed_attr, pm_cap, secondary_pcie_capability,
-                         snmp_table, ssvid_capability, symlink, write)
+from fixture_lib import (PCIE_DOWNSTREAM, PCIE_ENDPOINT, PCIE_ROOT_PORT, PCIE_UPSTREAM, ST_CAP,
+                         IrqTable, acs_capability, aer_capability, aer_dev_text,
+                         ari_capability, bridge_bus_numbers, bridge_windows, cpu_ticks,
+                         dsn_capability, ethtool_text, header, ip_ledger, keep_empty_dirs,
+                         msi_cap, msi_hwirq, msix_capability, output_root, pci_attrs,
+                         pcie_capability, pm_cap, proc_net_netstat, proc_net_snmp,
+                         secondary_pcie_capability, softnet_stat, spread, ssvid_capability,
+                         worker_threads, write, write_daemon, write_netdev, write_pci_function,
+                         write_procfs)
 
 SEED = 20230610            # Debian 12 release date
 NCPU = 32
@@ -46,7 +45,6 @@ BTIME = 1717405200
 # numbers to 4 digits; the first dynamic (MSI) IRQ is gsi_top.
 GSI_TOP = 152
 NR_IRQS = (GSI_TOP + 16) + 8 * NCPU + 16 * GSI_TOP
-PREC = 4
 
 rng = random.Random(SEED)
 
@@ -71,29 +69,13 @@ def dev_path(addr):
 
 
 # ------------------------------------------------------------ IRQ table -----
-class Irq:
-    def __init__(self, num, chip, hwirq, flow, actions):
-        self.num, self.chip, self.hwirq, self.flow, self.actions = num, chip, hwirq, flow, actions
-        self.counts = [0] * NCPU
-
-
-IRQS = []
-MSI = {}  # PCI address -> list of (irq, "msi"|"msix")
-
-
-def add_irq(chip, hwirq, flow, actions, num=None):
-    num = num if num is not None else max(GSI_TOP - 1, IRQS[-1].num) + 1
-    irq = Irq(num, chip, hwirq, flow, actions)
-    IRQS.append(irq)
-    return irq
+IRQS = IrqTable(NCPU, NR_IRQS, first_dynamic=GSI_TOP)
 
 
 def msi(addr, kind, index, actions):
     # Linux 6.1 x86: one global "IR-PCI-MSI" domain for MSI and MSI-X (per-device
     # domains came in 6.2); hwirq encodes the requester ID and the entry index.
-    irq = add_irq("IR-PCI-MSI", msi_hwirq(addr, index), "edge", actions)
-    MSI.setdefault(addr, []).append((irq.num, kind))
-    return irq
+    return IRQS.add_msi(addr, kind, "IR-PCI-MSI", msi_hwirq(addr, index), actions)
 
 
 # Link errors on the x4-trained link of NIC A (counted by the kernel per reporting
@@ -138,10 +120,10 @@ def build_traffic():
 
 
 def build_irqs():
-    add_irq("IR-IO-APIC", 2, "edge", ["timer"], num=0).counts[0] = 41
-    add_irq("IR-IO-APIC", 4, "edge", ["ttyS0"], num=4).counts[3] = 612
-    add_irq("IR-IO-APIC", 8, "edge", ["rtc0"], num=8).counts[0] = 1
-    add_irq("IR-IO-APIC", 9, "fasteoi", ["acpi"], num=9)
+    IRQS.add("IR-IO-APIC", 2, "edge", ["timer"], num=0).counts[0] = 41
+    IRQS.add("IR-IO-APIC", 4, "edge", ["ttyS0"], num=4).counts[3] = 612
+    IRQS.add("IR-IO-APIC", 8, "edge", ["rtc0"], num=8).counts[0] = 1
+    IRQS.add("IR-IO-APIC", 9, "fasteoi", ["acpi"], num=9)
     # Root ports: PME and AER share one MSI vector; every ERR_COR message from the
     # link of NIC A raised one AER interrupt (no coalescing modelled).
     msi(RP_A, "msi", 0, ["PCIe PME", "aerdrv"]).counts[9] = RP_A_AER_MSGS
@@ -168,56 +150,19 @@ def build_irqs():
             f["irqs"].append(irq)
 
 
-NAMED = ["NMI", "LOC", "SPU", "PMI", "IWI", "RTR", "RES", "CAL", "TLB", "TRM", "THR",
-         "DFR", "MCE", "MCP", "ERR", "MIS", "PIN", "NPI", "PIW"]
-NAMED_DESC = {"NMI": "Non-maskable interrupts", "LOC": "Local timer interrupts",
-              "SPU": "Spurious interrupts", "PMI": "Performance monitoring interrupts",
-              "IWI": "IRQ work interrupts", "RTR": "APIC ICR read retries",
-              "RES": "Rescheduling interrupts", "CAL": "Function call interrupts",
-              "TLB": "TLB shootdowns", "TRM": "Thermal event interrupts",
-              "THR": "Threshold APIC interrupts", "DFR": "Deferred Error APIC interrupts",
-              "MCE": "Machine check exceptions", "MCP": "Machine check polls",
-              "PIN": "Posted-interrupt notification event",
-              "NPI": "Nested posted-interrupt event", "PIW": "Posted-interrupt wakeup event"}
-INTR_SUMMED = ["NMI", "LOC", "SPU", "PMI", "IWI", "RTR", "RES", "CAL", "TRM", "THR", "DFR",
-               "MCE", "MCP"]
-
-
 def build_named():
     nmi = [rng.randrange(1480, 1530) for _ in range(NCPU)]  # perf NMI watchdog
     named = {"NMI": nmi, "PMI": list(nmi),
              "LOC": [rng.randrange(3000000, 3800000) for _ in range(NCPU)],  # HZ 250
-             "SPU": [0] * NCPU, "IWI": [rng.randrange(0, 30) for _ in range(NCPU)],
-             "RTR": [0] * NCPU,
+             "IWI": [rng.randrange(0, 30) for _ in range(NCPU)],
              "RES": [rng.randrange(150000, 900000) for _ in range(NCPU)],
              "CAL": [rng.randrange(10000, 60000) for _ in range(NCPU)],
              "TLB": [rng.randrange(1000, 40000) for _ in range(NCPU)],
-             "MCP": [UPTIME_S // 300 + 1] * NCPU, "ERR": [0], "MIS": [0]}
-    for n in ("TRM", "THR", "DFR", "MCE", "PIN", "NPI", "PIW"):
-        named[n] = [0] * NCPU
-    return named
-
-
-def proc_interrupts(named):
-    out = [" " * (PREC + 8) + "".join("CPU%-8d" % c for c in range(NCPU))]
-    for irq in sorted(IRQS, key=lambda i: i.num):
-        out.append("%*d: " % (PREC, irq.num) + "".join("%10d " % c for c in irq.counts)
-                   + " %8s %*d-%-8s  %s" % (irq.chip, PREC, irq.hwirq, irq.flow,
-                                            ", ".join(irq.actions)))
-    for n in NAMED:
-        if n in ("ERR", "MIS"):
-            out.append("%*s: %10d" % (PREC, n, named[n][0]))
-        else:
-            out.append("%*s: " % (PREC, n) + "".join("%10d " % c for c in named[n])
-                       + "  " + NAMED_DESC[n])
-    return "\n".join(out) + "\n"
+             "MCP": [UPTIME_S // 300 + 1] * NCPU}
+    return named  # the other named lines are 0
 
 
 # ------------------------------------------------------------ /proc/stat ----
-KEYS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest",
-        "guest_nice"]
-
-
 def build_cpu_times(threads):
     rows = []
     for c in range(NCPU):
@@ -225,39 +170,8 @@ def build_cpu_times(threads):
         f = dict(user=rng.uniform(0.05, 0.09), nice=rng.uniform(0, 0.002),
                  system=rng.uniform(0.04, 0.06), iowait=rng.uniform(0.001, 0.004),
                  irq=0.012, softirq=0.11)
-        v = {k: int(total * x * rng.uniform(0.9, 1.1)) for k, x in f.items()}
-        if c in WORKER_CPUS:
-            w = threads[WORKER_CPUS.index(c) + 1]
-            v["user"] += w["utime"]
-            v["system"] += w["stime"]
-            if c == WORKER_CPUS[0]:
-                v["user"] += threads[0]["utime"]
-                v["system"] += threads[0]["stime"]
-        v["idle"] = total - sum(v.values())
-        assert v["idle"] > 0
-        v["steal"] = v["guest"] = v["guest_nice"] = 0
-        rows.append(v)
+        rows.append(cpu_ticks(rng, total, f, threads, c))
     return rows
-
-
-def proc_stat(rows, named, softirq_rows):
-    agg = {k: sum(r[k] for r in rows) for k in KEYS}
-    out = ["cpu  " + " ".join(str(agg[k]) for k in KEYS)]
-    for c, r in enumerate(rows):
-        out.append("cpu%d " % c + " ".join(str(r[k]) for k in KEYS))
-    per_irq = [0] * NR_IRQS
-    for irq in IRQS:
-        per_irq[irq.num] = sum(irq.counts)
-    intr = sum(per_irq) + sum(sum(named[n]) for n in INTR_SUMMED) + named["ERR"][0]
-    out.append("intr %d %s" % (intr, " ".join(map(str, per_irq))))
-    out.append("ctxt %d" % (UPTIME_S * 231000 + 4127))
-    out.append("btime %d" % BTIME)
-    out.append("processes %d" % 318442)
-    out.append("procs_running %d" % 19)
-    out.append("procs_blocked %d" % 0)
-    totals = [sum(v) for _, v in softirq_rows]
-    out.append("softirq %d %s" % (sum(totals), " ".join(map(str, totals))))
-    return "\n".join(out) + "\n"
 
 
 # ------------------------------------------------------ softirqs, softnet ---
@@ -267,18 +181,8 @@ def build_softnet():
     for f in FUNCS:
         for i, c in enumerate(NIC_CPU):
             processed[c] += f["rxq"][i]
-    share = LO_PKTS // NCPU  # lo goes through the backlog of the sending CPU
-    for c in range(NCPU):
-        processed[c] += share
-    processed[0] += LO_PKTS - share * NCPU
-    lines = []
-    for c in range(NCPU):
-        assert processed[c] < 2 ** 32
-        # Linux 6.1: 13 columns: processed dropped time_squeeze 0 0 0 0 0 0(cpu_collision)
-        # received_rps flow_limit_count backlog_len cpu_id.
-        cols = [processed[c], 0, squeeze[c], 0, 0, 0, 0, 0, 0, 0, 0, 0, c]
-        lines.append(" ".join("%08x" % v for v in cols))
-    return "\n".join(lines) + "\n", processed, squeeze
+    spread(LO_PKTS, list(range(NCPU)), processed)  # lo: the backlog of the sending CPU
+    return softnet_stat(processed, squeeze), processed, squeeze
 
 
 def build_softirqs(squeeze):
@@ -305,13 +209,6 @@ def build_softirqs(squeeze):
     ]
 
 
-def proc_softirqs(rows):
-    out = [" " * 20 + "".join("CPU%-8d" % c for c in range(NCPU))]
-    for name, vals in rows:
-        out.append("%12s:" % name + "".join(" %10d" % v for v in vals))
-    return "\n".join(out) + "\n"
-
-
 # ------------------------------------------------------- snmp / netstat -----
 UDP_RCVBUF, UDP_NOPORTS, UDP_IGNORED = 48977, 1201, 31044
 ICMP_IN, ICMP_OUT = 5120, 4210
@@ -321,81 +218,52 @@ TCP_RETRANS = 91233
 def ip_counts():
     rx = sum(f["rx"] for f in FUNCS)
     tx = sum(f["tx_pkts"] for f in FUNCS)
-    tcp_in, tcp_out = rx // 40, tx // 42
-    return dict(rx=rx, tx=tx, in_receives=rx + LO_PKTS, out_requests=tx + LO_PKTS,
-                tcp_in=tcp_in + LO_PKTS, tcp_out=tcp_out + LO_PKTS,
-                udp_in=rx - tcp_in - ICMP_IN - UDP_NOPORTS - UDP_RCVBUF - UDP_IGNORED,
-                udp_out=tx - tcp_out - TCP_RETRANS - ICMP_OUT)
+    return ip_ledger(rx, tx, LO_PKTS, LO_PKTS, rx // 40, tx // 42, TCP_RETRANS, ICMP_IN,
+                     ICMP_OUT, UDP_NOPORTS, UDP_RCVBUF, UDP_IGNORED)
 
 
 def proc_snmp():
     c = ip_counts()
-    out = snmp_table("Ip", IP_FIELDS_6_1, dict(Forwarding=2, DefaultTTL=64,
-                                               InReceives=c["in_receives"],
-                                               InDelivers=c["in_receives"],
-                                               OutRequests=c["out_requests"]))
-    out += snmp_table("Icmp", ICMP_FIELDS_6_1, dict(InMsgs=ICMP_IN, InDestUnreachs=3090,
-                                                    InEchos=2030, OutMsgs=ICMP_OUT,
-                                                    OutDestUnreachs=ICMP_OUT - 2030,
-                                                    OutEchoReps=2030))
-    out += "IcmpMsg: InType3 InType8 OutType0 OutType3\nIcmpMsg: 3090 2030 2030 %d\n" % (
-        ICMP_OUT - 2030)
-    out += snmp_table("Tcp", TCP_FIELDS, dict(RtoAlgorithm=1, RtoMin=200, RtoMax=120000,
-                                              MaxConn=-1, ActiveOpens=88213,
-                                              PassiveOpens=712044, AttemptFails=611,
-                                              EstabResets=2210, CurrEstab=941,
-                                              InSegs=c["tcp_in"], OutSegs=c["tcp_out"],
-                                              RetransSegs=TCP_RETRANS, InErrs=7, OutRsts=4012))
-    udp = dict(InDatagrams=c["udp_in"], NoPorts=UDP_NOPORTS, InErrors=UDP_RCVBUF,
-               OutDatagrams=c["udp_out"], RcvbufErrors=UDP_RCVBUF, IgnoredMulti=UDP_IGNORED)
-    out += snmp_table("Udp", UDP_FIELDS, udp)
-    out += snmp_table("UdpLite", UDP_FIELDS, {})
-    return out
+    return proc_net_snmp(
+        "6.1", ip=dict(Forwarding=2, InReceives=c["in_receives"], InDelivers=c["in_receives"],
+                       OutRequests=c["out_requests"]),
+        icmp=dict(InMsgs=ICMP_IN, InDestUnreachs=3090, InEchos=2030, OutMsgs=ICMP_OUT,
+                  OutDestUnreachs=ICMP_OUT - 2030, OutEchoReps=2030),
+        icmpmsg=dict(InType3=3090, InType8=2030, OutType0=2030, OutType3=ICMP_OUT - 2030),
+        tcp=dict(ActiveOpens=88213, PassiveOpens=712044, AttemptFails=611, EstabResets=2210,
+                 CurrEstab=941, InSegs=c["tcp_in"], OutSegs=c["tcp_out"],
+                 RetransSegs=TCP_RETRANS, InErrs=7, OutRsts=4012),
+        udp=c["udp"])
 
 
 def proc_netstat():
-    vals = dict(TW=702113, DelayedACKs=1021442, TCPHPHits=5120331, TCPPureAcks=2210394,
-                TCPHPAcks=3902113, TCPTimeouts=8112, TCPLossProbes=6021,
-                TCPBacklogCoalesce=120331, TCPRcvCoalesce=901223, TCPOFOQueue=12044,
-                TCPAutoCorking=180221, TCPOrigDataSent=10120443, TCPDelivered=10201332,
-                TCPKeepAlive=18044)
-    out = snmp_table("TcpExt", TCPEXT_FIELDS_6_1, vals)
+    tcpext = dict(TW=702113, DelayedACKs=1021442, TCPHPHits=5120331, TCPPureAcks=2210394,
+                  TCPHPAcks=3902113, TCPTimeouts=8112, TCPLossProbes=6021,
+                  TCPBacklogCoalesce=120331, TCPRcvCoalesce=901223, TCPOFOQueue=12044,
+                  TCPAutoCorking=180221, TCPOrigDataSent=10120443, TCPDelivered=10201332,
+                  TCPKeepAlive=18044)
     in_oct = sum(f["rx"] * (f["rx_size"] - 14) for f in FUNCS) + LO_PKTS * (LO_SIZE - 14)
     out_oct = sum(f["tx_pkts"] * (f["tx_size"] - 14) for f in FUNCS) + LO_PKTS * (LO_SIZE - 14)
     mc, bc = sum(MCAST.values()), sum(BCAST.values())
-    out += snmp_table("IpExt", IPEXT_FIELDS, dict(InMcastPkts=mc, InBcastPkts=bc,
-                                                  InOctets=in_oct, OutOctets=out_oct,
-                                                  InMcastOctets=mc * 40, InBcastOctets=bc * 96,
-                                                  InNoECTPkts=ip_counts()["in_receives"]))
-    return out
+    return proc_net_netstat("6.1", tcpext, dict(
+        InMcastPkts=mc, InBcastPkts=bc, InOctets=in_oct, OutOctets=out_oct,
+        InMcastOctets=mc * 40, InBcastOctets=bc * 96, InNoECTPkts=ip_counts()["in_receives"]))
 
 
 # ------------------------------------------------------------- threads ------
 UDPECHO_PID = 2741
+# The process image of udpecho (task stat fields): faults, sizes, addresses.
+UDPECHO_IMAGE = dict(minflt=9120, majflt=2, vsize=1174405120, rss=12044,
+                     code=(94371207946240, 94371208121873), stack=140726401129120,
+                     data=(94371208184368, 94371208190176), brk=94371215147008,
+                     args=(140726401136537, 140726401136560),
+                     env=(140726401136560, 140726401138651))
+UDPECHO_START = 29000  # starttime of the main thread, ticks after boot
 
 
 def build_threads():
-    run = (UPTIME_S - 300) * USER_HZ
-    threads = [dict(tid=UDPECHO_PID, comm="udpecho", state="S", utime=2211, stime=1804,
-                    cpu=WORKER_CPUS[0])]
-    for i in range(16):
-        threads.append(dict(tid=UDPECHO_PID + 7 + i, comm="udpecho-w%d" % i,
-                            state=rng.choice("RRS"),
-                            utime=int(run * rng.uniform(0.12, 0.15)),
-                            stime=int(run * rng.uniform(0.20, 0.24)), cpu=WORKER_CPUS[i]))
-    return threads
-
-
-def task_stat(t, nthreads):
-    f = [t["tid"], "(%s)" % t["comm"], t["state"], 1, UDPECHO_PID, UDPECHO_PID, 0, -1,
-         4194368 if t["tid"] != UDPECHO_PID else 4194560, 9120, 0, 2, 0, t["utime"],
-         t["stime"], 0, 0, 20, 0, nthreads, 0, 29000 + (t["tid"] - UDPECHO_PID), 1174405120,
-         12044, 18446744073709551615, 94371207946240, 94371208121873, 140726401129120, 0,
-         0, 0, 0, 4096, 16386, 0, 0, 0, -1 if t["tid"] != UDPECHO_PID else 17, t["cpu"], 0,
-         0, 0, 0, 0, 94371208184368, 94371208190176, 94371215147008, 140726401136537,
-         140726401136560, 140726401136560, 140726401138651, 0]
-    assert len(f) == 52
-    return " ".join(map(str, f)) + "\n"
+    return worker_threads(rng, UDPECHO_PID, "udpecho", (2211, 1804), WORKER_CPUS,
+                          (UPTIME_S - 300) * USER_HZ, (0.12, 0.15), (0.20, 0.24))
 
 
 def proc_diskstats():
@@ -542,15 +410,12 @@ def pm9a3():
 
 
 def build_pci():
-    """address -> dict(config, vendor, device, cls, ssvid, ssid, rev, irq, driver, pcie,
-    bus=(sec, sub) for bridges, aer=bool, root_port=bool)."""
+    """address -> dict(config, subsystem, irq, driver, pcie, bus=(sec, sub) for bridges,
+    aer=bool, root_port=bool)."""
     devs = {}
 
     def add(addr, c, driver, pcie, irq, ssid=(0, 0), bus=None, rp=False):
-        b = c.b
-        devs[addr] = dict(config=c, vendor=b[0] | b[1] << 8, device=b[2] | b[3] << 8,
-                          cls=b[9] | b[10] << 8 | b[11] << 16, rev=b[8], ssvid=ssid[0],
-                          ssid=ssid[1], irq=irq, driver=driver, pcie=pcie, bus=bus,
+        devs[addr] = dict(config=c, subsystem=ssid, irq=irq, driver=driver, pcie=pcie, bus=bus,
                           aer=pcie is not None, root_port=rp)
 
     for rc in (RC00, RC40, RC80):  # AMD root complexes: no capabilities
@@ -566,11 +431,11 @@ def build_pci():
     x710_pref = (X710_PREF, X710_PREF + 0x1ffffff)
     cx6_pref = (CX6_PREF, CX6_PREF + 0x3ffffff)
     add(RP_A, root_port(RP_A, 0x41, 0x41, 8, (8.0, 4), (3, 75), 256, dict(pref=x710_pref),
-                        True), "pcieport", (16.0, 8, 8.0, 4), MSI[RP_A][0][0],
+                        True), "pcieport", (16.0, 8, 8.0, 4), IRQS.msi[RP_A][0][0],
         ssid=(0x1022, 0x1483), bus=(0x41, 0x41), rp=True)
     add(RP_B, root_port(RP_B, 0x81, 0x84, 16, (16.0, 16), (1, 75), 512,
                         dict(mem=(NVME_MEM, USP_MEM + 0xfffff), pref=cx6_pref), False),
-        "pcieport", (16.0, 16, 16.0, 16), MSI[RP_B][0][0], ssid=(0x1022, 0x1483),
+        "pcieport", (16.0, 16, 16.0, 16), IRQS.msi[RP_B][0][0], ssid=(0x1022, 0x1483),
         bus=(0x81, 0x84), rp=True)
     add(USP, switch_port(USP, PCIE_UPSTREAM, 0x82, 0x84, 16, 0, None,
                          dict(mem=(NVME_MEM, NVME_MEM + 0xfffff), pref=cx6_pref)),
@@ -713,22 +578,14 @@ def mlx5_ethtool(f):
 def write_sys(root, devs):
     for addr in sorted(devs):
         d = devs[addr]
-        path = dev_path(addr)
-        base = "sys/devices/" + path
-        attrs = {"vendor": "0x%04x" % d["vendor"], "device": "0x%04x" % d["device"],
-                 "class": "0x%06x" % d["cls"], "subsystem_vendor": "0x%04x" % d["ssvid"],
-                 "subsystem_device": "0x%04x" % d["ssid"], "revision": "0x%02x" % d["rev"],
-                 "irq": str(d["irq"]), "numa_node": "0", "local_cpulist": "0-%d" % (NCPU - 1),
-                 "local_cpus": "%08x" % ((1 << NCPU) - 1)}
-        if d["pcie"]:
-            ms, mw, cs, cw = d["pcie"]
-            attrs.update(max_link_speed=pcie_speed_attr(ms), max_link_width=str(mw),
-                         current_link_speed=pcie_speed_attr(cs), current_link_width=str(cw))
+        attrs = pci_attrs(d["config"], d["irq"], 0, d["subsystem"], link=d["pcie"],
+                          revision=True, local_cpulist="0-%d" % (NCPU - 1),
+                          local_cpus="%08x" % ((1 << NCPU) - 1))
         if d["bus"]:
             attrs.update(secondary_bus_number=str(d["bus"][0]),
                          subordinate_bus_number=str(d["bus"][1]))
-        for k, v in attrs.items():
-            write(root, base + "/" + k, v + "\n")
+        base = write_pci_function(root, addr, dev_path(addr), d["config"], attrs, d["driver"],
+                                  IRQS.msi.get(addr, []))
         if d["aer"]:
             cor = AER_COR.get(addr, {})
             write(root, base + "/aer_dev_correctable", aer_dev_text("cor", cor))
@@ -739,37 +596,15 @@ def write_sys(root, devs):
             write(root, base + "/aer_rootport_total_err_cor", "%d\n" % below)
             write(root, base + "/aer_rootport_total_err_fatal", "0\n")
             write(root, base + "/aer_rootport_total_err_nonfatal", "0\n")
-        write(root, base + "/config", bytes(d["config"].b))
-        for irq, kind in MSI.get(addr, []):
-            write(root, base + "/msi_irqs/%d" % irq, kind + "\n")
-        symlink(root, "sys/bus/pci/devices/" + addr, "../../../devices/" + path)
-        if d["driver"]:
-            depth = path.count("/") + 2
-            symlink(root, base + "/driver", "../" * depth + "bus/pci/drivers/" + d["driver"])
-    netdevs = [dict(ifname="lo", addr=None, ifindex=1)] + FUNCS
-    for f in netdevs:
-        name, addr = f["ifname"], f["addr"]
-        if addr:
-            dev_dir = "devices/%s/net/%s" % (dev_path(addr), name)
-        else:
-            dev_dir = "devices/virtual/net/" + name
-        symlink(root, "sys/class/net/" + name, "../../" + dev_dir)
-        base = "sys/" + dev_dir
-        write(root, base + "/ifindex", "%d\n" % f["ifindex"])
-        if addr:
-            stats = netdev_stats(f)
-            attrs = dict(operstate="up", address=f["mac"], mtu="1500", speed=str(f["speed"]),
-                         duplex="full", carrier="1", type="1")
-            symlink(root, base + "/device", "../../../" + addr)
-        else:
-            stats = dict(rx_packets=LO_PKTS, tx_packets=LO_PKTS, rx_bytes=LO_PKTS * LO_SIZE,
-                         tx_bytes=LO_PKTS * LO_SIZE)
-            attrs = dict(operstate="unknown", address="00:00:00:00:00:00", mtu="65536",
-                         carrier="1", type="772")
-        for k, v in attrs.items():
-            write(root, base + "/" + k, v + "\n")
-        for s in STAT_FILES:
-            write(root, base + "/statistics/" + s, "%d\n" % stats.get(s, 0))
+    write_netdev(root, "lo", 1, dict(operstate="unknown", address="00:00:00:00:00:00",
+                                     mtu="65536", carrier="1", type="772"),
+                 dict(rx_packets=LO_PKTS, tx_packets=LO_PKTS, rx_bytes=LO_PKTS * LO_SIZE,
+                      tx_bytes=LO_PKTS * LO_SIZE))
+    for f in FUNCS:
+        write_netdev(root, f["ifname"], f["ifindex"],
+                     dict(operstate="up", address=f["mac"], mtu="1500", speed=str(f["speed"]),
+                          duplex="full", carrier="1", type="1"),
+                     netdev_stats(f), pci=(f["addr"], dev_path(f["addr"])))
     for name in ("online", "possible", "present"):
         write(root, "sys/devices/system/cpu/" + name, "0-%d\n" % (NCPU - 1))
     write(root, "sys/devices/system/cpu/offline", "\n")
@@ -777,11 +612,7 @@ def write_sys(root, devs):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: gen-pcie-box.py OUTDIR")
-    root = sys.argv[1]
-    for sub in ("proc", "sys", "ethtool"):
-        shutil.rmtree(os.path.join(root, sub), ignore_errors=True)
+    root = output_root()
     build_traffic()
     build_irqs()
     named = build_named()
@@ -789,19 +620,11 @@ def main():
     rows = build_cpu_times(threads)
     softnet_text, processed, squeeze = build_softnet()
     sirq = build_softirqs(squeeze)
-    write(root, "proc/stat", proc_stat(rows, named, sirq))
-    write(root, "proc/pressure/cpu",
-          "some avg10=1.92 avg60=2.05 avg300=1.88 total=301223871\n"
-          "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n")
-    write(root, "proc/interrupts", proc_interrupts(named))
-    write(root, "proc/softirqs", proc_softirqs(sirq))
-    write(root, "proc/net/softnet_stat", softnet_text)
-    write(root, "proc/net/snmp", proc_snmp())
-    write(root, "proc/net/netstat", proc_netstat())
+    write_procfs(root, IRQS, named, rows, sirq, softnet_text, proc_snmp(), proc_netstat(),
+                 pressure=(1.92, 2.05, 1.88, 301223871), ctxt=UPTIME_S * 231000 + 4127,
+                 btime=BTIME, processes=318442, procs_running=19)
     write(root, "proc/diskstats", proc_diskstats())
-    write(root, "proc/%d/comm" % UDPECHO_PID, "udpecho\n")
-    for t in threads:
-        write(root, "proc/%d/task/%d/stat" % (UDPECHO_PID, t["tid"]), task_stat(t, len(threads)))
+    write_daemon(root, UDPECHO_PID, threads, UDPECHO_START, **UDPECHO_IMAGE)
     devs = build_pci()
     write_sys(root, devs)
     for f in FUNCS:

@@ -16,15 +16,15 @@ Standard library only, plus scripts/fixture_lib.py next to this file.
 Usage: python3 scripts/gen-seed-box.py tests/fixtures/seed-box
 """
 
-import os
-import shutil
 import struct
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from fixture_lib import (ST_66, ST_CAP, ST_DEVSEL_MED, ST_FB2B, STAT_FILES, ethtool_text,
-                         header, keep_empty_dirs, msi_cap, pm_cap, snmp_table, symlink,
-                         write)
+from fixture_lib import (ST_66, ST_CAP, ST_DEVSEL_MED, ST_FB2B, IrqTable, bridge_bus_numbers,
+                         bridge_windows, ethtool_text, header, keep_empty_dirs, msi_cap,
+                         output_root, pci_attrs, pm_cap, proc_net_netstat, proc_net_snmp,
+                         softnet_stat, task_stat, udp_counters, write, write_netdev,
+                         write_pci_function, write_procfs)
 
 # ---------------------------------------------------------------- timeline --
 USER_HZ = 100
@@ -78,30 +78,9 @@ IRQ = {                   # Linux IRQ -> (count, chip, hwirq, flow, action)
     25: (431, "IO-APIC", 1, "fasteoi", "em1"),
 }
 NR_IRQS = 256
-NAMED = [  # (name, count, description); ERR/MIS have a single count
-    ("NMI", 0, "Non-maskable interrupts"),
-    ("LOC", 24000 - 13 + 250 * BENCH_S, "Local timer interrupts"),  # NO_HZ idle, HZ=250 busy
-    ("SPU", 0, "Spurious interrupts"),
-    ("PMI", 0, "Performance monitoring interrupts"),
-    ("IWI", 2, "IRQ work interrupts"),
-    ("RTR", 0, "APIC ICR read retries"),
-    ("RES", 0, "Rescheduling interrupts"),
-    ("CAL", 0, "Function call interrupts"),
-    ("TLB", 0, "TLB shootdowns"),
-    ("TRM", 0, "Thermal event interrupts"),
-    ("THR", 0, "Threshold APIC interrupts"),
-    ("DFR", 0, "Deferred Error APIC interrupts"),
-    ("MCE", 0, "Machine check exceptions"),
-    ("MCP", 6, "Machine check polls"),
-    ("ERR", 0, None),
-    ("MIS", 0, None),
-    ("PIN", 0, "Posted-interrupt notification event"),
-    ("NPI", 0, "Nested posted-interrupt event"),
-    ("PIW", 0, "Posted-interrupt wakeup event"),
-]
-# Named lines that arch_irq_stat_cpu()/arch_irq_stat() add to /proc/stat "intr".
-INTR_SUMMED = {"NMI", "LOC", "SPU", "PMI", "IWI", "RTR", "RES", "CAL", "TRM", "THR",
-               "MCE", "MCP", "ERR"}
+# Named /proc/interrupts lines (one count each, CPU0) that are not 0.
+NAMED = {"LOC": [24000 - 13 + 250 * BENCH_S],  # NO_HZ idle, HZ=250 busy
+         "IWI": [2], "MCP": [6]}
 
 # ------------------------------------------------------- other traffic ------
 # em0 besides the echo: ARP with the load generators.
@@ -128,64 +107,25 @@ def rx_frame(iplen):
 
 
 # --------------------------------------------------------------- /proc ------
-def proc_stat():
-    keys = ["user", "nice", "system", "idle", "iowait", "irq", "softirq"]
-    vals = [CPU[k] for k in keys] + [0, 0, 0]  # steal guest guest_nice
-    per_irq = [IRQ[i][0] if i in IRQ else 0 for i in range(NR_IRQS)]
-    intr = sum(per_irq) + sum(c for n, c, _ in NAMED if n in INTR_SUMMED)
-    sirq = softirqs()
-    lines = ["cpu  " + " ".join(map(str, vals)),
-             "cpu0 " + " ".join(map(str, vals)),
-             "intr %d %s" % (intr, " ".join(map(str, per_irq))),
-             "ctxt %d" % (108000 + 9120 * BENCH_S - 123),
-             "btime %d" % BTIME,
-             "processes 1412",
-             "procs_running 2",
-             "procs_blocked 0",
-             "softirq %d %s" % (sum(v for _, v in sirq), " ".join(str(v) for _, v in sirq))]
-    return "\n".join(lines) + "\n"
+def irq_table():
+    t = IrqTable(1, NR_IRQS)
+    for irq in sorted(IRQ):
+        count, chip, hwirq, flow, action = IRQ[irq]
+        t.add(chip, hwirq, flow, [action], num=irq).counts[0] = count
+    return t
 
 
 def softirqs():
     nic_irqs = sum(IRQ[i][0] for i in (18, 19, 24, 25))
-    return [("HI", 0), ("TIMER", 71922), ("NET_TX", TX_RESTART_QUEUE + 4),
-            ("NET_RX", nic_irqs + LO_PKTS + TIME_SQUEEZE), ("BLOCK", IRQ[14][0]),
-            ("IRQ_POLL", 0), ("TASKLET", 37), ("SCHED", 64305), ("HRTIMER", 0),
-            ("RCU", 58226)]
-
-
-def proc_softirqs():
-    out = " " * 20 + "CPU%-8d" % 0 + "\n"
-    for name, v in softirqs():
-        out += "%12s: %10d\n" % (name, v)
-    return out
-
-
-def proc_interrupts():
-    prec = 3  # nr_irqs < 1000
-    out = " " * (prec + 8) + "CPU%-8d" % 0 + "\n"
-    for irq in sorted(IRQ):
-        count, chip, hwirq, flow, action = IRQ[irq]
-        out += "%*d: %10d  %8s %*d-%-8s  %s\n" % (prec, irq, count, chip, prec, hwirq,
-                                                  flow, action)
-    for name, count, desc in NAMED:
-        if desc is None:
-            out += "%*s: %10d\n" % (prec, name, count)
-        else:
-            out += "%*s: %10d   %s\n" % (prec, name, count, desc)
-    return out
+    return [("HI", [0]), ("TIMER", [71922]), ("NET_TX", [TX_RESTART_QUEUE + 4]),
+            ("NET_RX", [nic_irqs + LO_PKTS + TIME_SQUEEZE]), ("BLOCK", [IRQ[14][0]]),
+            ("IRQ_POLL", [0]), ("TASKLET", [37]), ("SCHED", [64305]), ("HRTIMER", [0]),
+            ("RCU", [58226])]
 
 
 def processed_packets():
     return (UDP_RX + EM0_ARP_RX + EM1_ARP_RX + EM2_ARP_RX + FXP_TCP_RX + FXP_UDP_RX
             + FXP_ARP_RX + LO_PKTS)
-
-
-def proc_softnet():
-    # Linux 6.1: 13 columns (processed dropped time_squeeze 0 0 0 0 0 cpu_collision
-    # received_rps flow_limit_count backlog_len cpu_id).
-    cols = [processed_packets(), 0, TIME_SQUEEZE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
-    return " ".join("%08x" % c for c in cols) + "\n"
 
 
 def ip_totals():
@@ -199,105 +139,43 @@ def ip_totals():
     return in_recv, out_req, in_oct, out_oct
 
 
-def table(name, pairs):
-    return snmp_table(name, [f for f, _ in pairs], dict(pairs))
-
-
 def proc_snmp():
     in_recv, out_req, _, _ = ip_totals()
     udp_in = UDP_TX + FXP_UDP_RX_DELIVERED  # InDatagrams counts datagrams read by apps
-    out = table("Ip", [("Forwarding", 2), ("DefaultTTL", 64), ("InReceives", in_recv),
-                       ("InHdrErrors", 0), ("InAddrErrors", 0), ("ForwDatagrams", 0),
-                       ("InUnknownProtos", 0), ("InDiscards", 0), ("InDelivers", in_recv),
-                       ("OutRequests", out_req), ("OutDiscards", 0), ("OutNoRoutes", 0),
-                       ("ReasmTimeout", 0), ("ReasmReqds", 0), ("ReasmOKs", 0),
-                       ("ReasmFails", 0), ("FragOKs", 0), ("FragFails", 0),
-                       ("FragCreates", 0)])
-    icmp = [("InMsgs", 0), ("InErrors", 0), ("InCsumErrors", 0)]
-    icmp += [("In" + n, 0) for n in ["DestUnreachs", "TimeExcds", "ParmProbs", "SrcQuenchs",
-                                     "Redirects", "Echos", "EchoReps", "Timestamps",
-                                     "TimestampReps", "AddrMasks", "AddrMaskReps"]]
-    icmp += [("OutMsgs", FXP_ICMP_TX), ("OutErrors", 0)]
-    icmp += [("Out" + n, FXP_ICMP_TX if n == "DestUnreachs" else 0)
-             for n in ["DestUnreachs", "TimeExcds", "ParmProbs", "SrcQuenchs", "Redirects",
-                       "Echos", "EchoReps", "Timestamps", "TimestampReps", "AddrMasks",
-                       "AddrMaskReps"]]
-    out += table("Icmp", icmp)
-    out += table("IcmpMsg", [("OutType3", FXP_ICMP_TX)])
-    tcp_out = FXP_TCP_TX + LO_PKTS - TCP_RETRANS
-    out += table("Tcp", [("RtoAlgorithm", 1), ("RtoMin", 200), ("RtoMax", 120000),
-                         ("MaxConn", -1), ("ActiveOpens", 14), ("PassiveOpens", 9),
-                         ("AttemptFails", 0), ("EstabResets", 2), ("CurrEstab", 1),
-                         ("InSegs", FXP_TCP_RX + LO_PKTS), ("OutSegs", tcp_out),
-                         ("RetransSegs", TCP_RETRANS), ("InErrs", 0), ("OutRsts", 6),
-                         ("InCsumErrors", 0)])
-    udp = [("InDatagrams", udp_in), ("NoPorts", UDP_NOPORTS), ("InErrors", RCVBUF_ERRORS),
-           ("OutDatagrams", UDP_TX + FXP_UDP_TX), ("RcvbufErrors", RCVBUF_ERRORS),
-           ("SndbufErrors", 0), ("InCsumErrors", 0), ("IgnoredMulti", UDP_IGNORED_MULTI),
-           ("MemErrors", 0)]
-    out += table("Udp", udp)
-    out += table("UdpLite", [(n, 0) for n, _ in udp])
-    return out
+    return proc_net_snmp(
+        "6.1", ip=dict(Forwarding=2, InReceives=in_recv, InDelivers=in_recv,
+                       OutRequests=out_req),
+        icmp=dict(OutMsgs=FXP_ICMP_TX, OutDestUnreachs=FXP_ICMP_TX),
+        icmpmsg=dict(OutType3=FXP_ICMP_TX),
+        tcp=dict(ActiveOpens=14, PassiveOpens=9, EstabResets=2, CurrEstab=1,
+                 InSegs=FXP_TCP_RX + LO_PKTS, OutSegs=FXP_TCP_TX + LO_PKTS - TCP_RETRANS,
+                 RetransSegs=TCP_RETRANS, OutRsts=6),
+        udp=udp_counters(udp_in, UDP_TX + FXP_UDP_TX, UDP_NOPORTS, RCVBUF_ERRORS,
+                         UDP_IGNORED_MULTI))
 
 
-TCPEXT_FIELDS = (
-    "SyncookiesSent SyncookiesRecv SyncookiesFailed EmbryonicRsts PruneCalled RcvPruned "
-    "OfoPruned OutOfWindowIcmps LockDroppedIcmps ArpFilter TW TWRecycled TWKilled PAWSActive "
-    "PAWSEstab DelayedACKs DelayedACKLocked DelayedACKLost ListenOverflows ListenDrops "
-    "TCPHPHits TCPPureAcks TCPHPAcks TCPRenoRecovery TCPSackRecovery TCPSACKReneging "
-    "TCPSACKReorder TCPRenoReorder TCPTSReorder TCPFullUndo TCPPartialUndo TCPDSACKUndo "
-    "TCPLossUndo TCPLostRetransmit TCPRenoFailures TCPSackFailures TCPLossFailures "
-    "TCPFastRetrans TCPSlowStartRetrans TCPTimeouts TCPLossProbes TCPLossProbeRecovery "
-    "TCPRenoRecoveryFail TCPSackRecoveryFail TCPRcvCollapsed TCPBacklogCoalesce "
-    "TCPDSACKOldSent TCPDSACKOfoSent TCPDSACKRecv TCPDSACKOfoRecv TCPAbortOnData "
-    "TCPAbortOnClose TCPAbortOnMemory TCPAbortOnTimeout TCPAbortOnLinger TCPAbortFailed "
-    "TCPMemoryPressures TCPMemoryPressuresChrono TCPSACKDiscard TCPDSACKIgnoredOld "
-    "TCPDSACKIgnoredNoUndo TCPSpuriousRTOs TCPMD5NotFound TCPMD5Unexpected TCPMD5Failure "
-    "TCPSackShifted TCPSackMerged TCPSackShiftFallback TCPBacklogDrop PFMemallocDrop "
-    "TCPMinTTLDrop TCPDeferAcceptDrop IPReversePathFilter TCPTimeWaitOverflow "
-    "TCPReqQFullDoCookies TCPReqQFullDrop TCPRetransFail TCPRcvCoalesce TCPOFOQueue "
-    "TCPOFODrop TCPOFOMerge TCPChallengeACK TCPSYNChallenge TCPFastOpenActive "
-    "TCPFastOpenActiveFail TCPFastOpenPassive TCPFastOpenPassiveFail "
-    "TCPFastOpenListenOverflow TCPFastOpenCookieReqd TCPFastOpenBlackhole "
-    "TCPSpuriousRtxHostQueues BusyPollRxPackets TCPAutoCorking TCPFromZeroWindowAdv "
-    "TCPToZeroWindowAdv TCPWantZeroWindowAdv TCPSynRetrans TCPOrigDataSent "
-    "TCPHystartTrainDetect TCPHystartTrainCwnd TCPHystartDelayDetect TCPHystartDelayCwnd "
-    "TCPACKSkippedSynRecv TCPACKSkippedPAWS TCPACKSkippedSeq TCPACKSkippedFinWait2 "
-    "TCPACKSkippedTimeWait TCPACKSkippedChallenge TCPWinProbe TCPKeepAlive TCPMTUPFail "
-    "TCPMTUPSuccess TCPDelivered TCPDeliveredCE TCPAckCompressed TCPZeroWindowDrop "
-    "TCPRcvQDrop TCPWqueueTooBig TCPFastOpenPassiveAltKey TcpTimeoutRehash "
-    "TcpDuplicateDataRehash TCPDSACKRecvSegs TCPDSACKIgnoredDubious TCPMigrateReqSuccess "
-    "TCPMigrateReqFailure TCPPLBRehash").split()
 TCPEXT_VALUES = {"TW": 3, "DelayedACKs": 212, "TCPHPHits": 3802, "TCPPureAcks": 4011,
                  "TCPHPAcks": 2977, "TCPTimeouts": 2, "TCPLossProbes": 2,
                  "TCPRcvCoalesce": 33, "TCPAbortOnClose": 1, "TCPAutoCorking": 17,
-                 "TCPOrigDataSent": 8121, "TCPDelivered": 8125, "TCPSpuriousRtxHostQueues": 0}
+                 "TCPOrigDataSent": 8121, "TCPDelivered": 8125}
 
 
 def proc_netstat():
-    _, _, in_oct, out_oct = ip_totals()
-    in_recv = ip_totals()[0]
-    out = table("TcpExt", [(f, TCPEXT_VALUES.get(f, 0)) for f in TCPEXT_FIELDS])
-    out += table("IpExt", [("InNoRoutes", 0), ("InTruncatedPkts", 0), ("InMcastPkts", 0),
-                           ("OutMcastPkts", 0), ("InBcastPkts", UDP_IGNORED_MULTI),
-                           ("OutBcastPkts", 0), ("InOctets", in_oct), ("OutOctets", out_oct),
-                           ("InMcastOctets", 0), ("OutMcastOctets", 0),
-                           ("InBcastOctets", UDP_IGNORED_MULTI * FXP_UDP_RX_IPLEN),
-                           ("OutBcastOctets", 0), ("InCsumErrors", 0),
-                           ("InNoECTPkts", in_recv), ("InECT1Pkts", 0), ("InECT0Pkts", 0),
-                           ("InCEPkts", 0), ("ReasmOverlaps", 0)])
-    return out
+    in_recv, _, in_oct, out_oct = ip_totals()
+    return proc_net_netstat("6.1", TCPEXT_VALUES, dict(
+        InBcastPkts=UDP_IGNORED_MULTI, InOctets=in_oct, OutOctets=out_oct,
+        InBcastOctets=UDP_IGNORED_MULTI * FXP_UDP_RX_IPLEN, InNoECTPkts=in_recv))
 
 
-def task_stat():
-    # 52 fields, Linux 6.1 i686 (rsslim is 2^32-1 on 32-bit).
-    f = [UDPECHO_PID, "(udpecho)", "R", 790, UDPECHO_PID, 790, 34816, UDPECHO_PID,
-         4194304, 143, 0, 0, 0, UDPECHO_UTIME, UDPECHO_STIME, 0, 0, 20, 0, 1, 0,
-         UDPECHO_START, 2469888, 226, 4294967295, 134512640, 134519576, 3220172208,
-         0, 0, 0, 0, 0, 0, 0, 0, 0, 17, 0, 0, 0, 0, 0, 0, 134524684, 134525192,
-         140218368, 3220174419, 3220174437, 3220174437, 3220176876, 0]
-    assert len(f) == 52
-    return " ".join(map(str, f)) + "\n"
+def udpecho_stat():
+    # Run in the foreground of the login shell (pid 790, session leader) on pts/0;
+    # Linux 6.1 i686: rsslim is 2^32-1 on 32-bit.
+    return task_stat(UDPECHO_PID, "udpecho", "R", ppid=790, pgrp=UDPECHO_PID, session=790,
+                     tty_nr=34816, tpgid=UDPECHO_PID, flags=0x400000, minflt=143,
+                     utime=UDPECHO_UTIME, stime=UDPECHO_STIME, starttime=UDPECHO_START,
+                     vsize=2469888, rss=226, rsslim=2 ** 32 - 1, code=(134512640, 134519576),
+                     stack=3220172208, data=(134524684, 134525192), brk=140218368,
+                     args=(3220174419, 3220174437), env=(3220174437, 3220176876))
 
 
 # ------------------------------------------------------------ net stats -----
@@ -327,13 +205,6 @@ def netdev_counters():
     c["lo"] = dict(rx_packets=LO_PKTS, tx_packets=LO_PKTS, rx_bytes=LO_PKTS * (LO_IPLEN + 14),
                    tx_bytes=LO_PKTS * (LO_IPLEN + 14))
     return c
-
-
-def sysfs_stats(c):
-    s = {f: 0 for f in STAT_FILES}
-    for k in ("rx_packets", "tx_packets", "rx_bytes", "tx_bytes"):
-        s[k] = c[k]
-    return s
 
 
 E1000_STATS = [  # drivers/net/ethernet/intel/e1000/e1000_ethtool.c, in order
@@ -384,17 +255,10 @@ def type0(c, bars, ssvid, ssid, cap, irq, pin, min_gnt, max_lat):
 
 
 def type1(c, pri, sec, sub, sec_lat, io, mem, sec_status, cap, bctl):
-    c.u8(0x18, pri)
-    c.u8(0x19, sec)
-    c.u8(0x1a, sub)
-    c.u8(0x1b, sec_lat)
-    c.u8(0x1c, (io[0] >> 8) & 0xf0)        # I/O base, 16-bit decode
-    c.u8(0x1d, (io[1] >> 8) & 0xf0)        # I/O limit
+    bridge_bus_numbers(c, pri, sec, sub, sec_lat)
+    # 16-bit I/O decode, 32-bit prefetchable window disabled.
+    bridge_windows(c, mem=mem, io=io, pref_64bit=False)
     c.u16(0x1e, sec_status)
-    c.u16(0x20, (mem[0] >> 16) & 0xfff0)   # memory base
-    c.u16(0x22, (mem[1] >> 16) & 0xfff0)   # memory limit
-    c.u16(0x24, 0xfff0)                    # prefetchable window disabled (base > limit)
-    c.u16(0x26, 0x0000)
     c.u8(0x34, cap)
     c.u16(0x3e, bctl)
 
@@ -473,17 +337,11 @@ def pci_devices():
     """(address, sysfs dir under devices/, config, sysfs attrs, driver or None)."""
     devs = []
 
-    def add(addr, path, cfg, irq, driver, ssvid=None, ssid=None):
+    def add(addr, path, cfg, irq, driver):
         b = cfg.b
-        vendor, device = struct.unpack_from("<HH", b, 0)
-        class_code = b[0x09] | (b[0x0a] << 8) | (b[0x0b] << 16)
-        if b[0x0e] & 0x7f == 0:
-            ssvid, ssid = struct.unpack_from("<HH", b, 0x2c)
-        attrs = {"vendor": "0x%04x" % vendor, "device": "0x%04x" % device,
-                 "class": "0x%06x" % class_code, "irq": str(irq),
-                 "subsystem_vendor": "0x%04x" % (ssvid or 0),
-                 "subsystem_device": "0x%04x" % (ssid or 0), "numa_node": "-1"}
-        devs.append((addr, path, cfg, attrs, driver))
+        # A type 0 header holds the subsystem IDs at 0x2c; these bridges have none.
+        subsystem = struct.unpack_from("<HH", b, 0x2c) if b[0x0e] & 0x7f == 0 else (0, 0)
+        devs.append((addr, path, cfg, pci_attrs(cfg, irq, -1, subsystem), driver))
 
     root = "pci0000:00"
     hi_b = root + "/0000:00:02.0"
@@ -525,56 +383,30 @@ NETDEVS = [  # name, ifindex, PCI address or None
 
 
 def write_sys(root):
-    devs = pci_devices()
     paths = {}
-    for addr, path, cfg, attrs, driver in devs:
+    for addr, path, cfg, attrs, driver in pci_devices():
         paths[addr] = path
-        d = "sys/devices/" + path
-        for k, v in attrs.items():
-            write(root, d + "/" + k, v + "\n")
-        write(root, d + "/config", bytes(cfg.b))
-        depth = path.count("/") + 2  # up to sys/
-        symlink(root, "sys/bus/pci/devices/" + addr, "../../../devices/" + path)
-        if driver:
-            symlink(root, d + "/driver", "../" * depth + "bus/pci/drivers/" + driver)
-    counters = netdev_counters()
+        write_pci_function(root, addr, path, cfg, attrs, driver)
+    counters = netdev_counters()  # statistics/*: the rx/tx packet and byte counts
     for name, ifindex, addr in NETDEVS:
-        if addr:
-            dev_dir = "devices/" + paths[addr] + "/net/" + name
-        else:
-            dev_dir = "devices/virtual/net/" + name
-        symlink(root, "sys/class/net/" + name, "../../" + dev_dir)
-        d = "sys/" + dev_dir
-        write(root, d + "/ifindex", "%d\n" % ifindex)
-        write(root, d + "/operstate", "unknown\n" if name == "lo" else "up\n")
-        for k, v in sysfs_stats(counters[name]).items():
-            write(root, d + "/statistics/" + k, "%d\n" % v)
-        if addr:
-            symlink(root, d + "/device", "../../../" + addr)
+        write_netdev(root, name, ifindex, dict(operstate="unknown" if name == "lo" else "up"),
+                     counters[name], pci=(addr, paths[addr]) if addr else None)
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: gen-seed-box.py OUTDIR")
-    root = sys.argv[1]
-    for sub in ("proc", "sys", "ethtool"):
-        shutil.rmtree(os.path.join(root, sub), ignore_errors=True)
-    write(root, "proc/stat", proc_stat())
-    write(root, "proc/pressure/cpu",
-          "some avg10=12.31 avg60=11.87 avg300=9.42 total=128409117\n"
-          "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n")
-    write(root, "proc/interrupts", proc_interrupts())
-    write(root, "proc/softirqs", proc_softirqs())
-    write(root, "proc/net/softnet_stat", proc_softnet())
-    write(root, "proc/net/snmp", proc_snmp())
-    write(root, "proc/net/netstat", proc_netstat())
+    root = output_root()
+    write_procfs(root, irq_table(), NAMED, [CPU], softirqs(),
+                 softnet_stat([processed_packets()], [TIME_SQUEEZE]), proc_snmp(),
+                 proc_netstat(), pressure=(12.31, 11.87, 9.42, 128409117),
+                 ctxt=108000 + 9120 * BENCH_S - 123, btime=BTIME, processes=1412,
+                 procs_running=2)
     write(root, "proc/%d/comm" % UDPECHO_PID, "udpecho\n")
-    write(root, "proc/%d/task/%d/stat" % (UDPECHO_PID, UDPECHO_PID), task_stat())
+    write(root, "proc/%d/task/%d/stat" % (UDPECHO_PID, UDPECHO_PID), udpecho_stat())
     write_sys(root)
     counters = netdev_counters()
     for name in ("em0", "em1", "em2"):
         write(root, "ethtool/" + name, e1000_ethtool(counters[name]))
-    fxp = dict(sysfs_stats(counters["fxp0"]))
+    fxp = counters["fxp0"]
     write(root, "ethtool/fxp0", ethtool_text([(n, fxp.get(n, 0)) for n in E100_STATS]))
     keep_empty_dirs(root)
     # Summary for the README.
