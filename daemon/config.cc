@@ -106,7 +106,8 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
       return Status::OK();
     }
     BN_RETURN_IF_ERROR(r.Map(root, "the top level",
-                             {"interval", "web", "paths", "log", "collectors", "state_dir", "soaker", "bus_model"}));
+                             {"interval", "web", "paths", "log", "collectors", "state_dir", "soaker", "bus_model",
+                              "verdict"}));
     if (root["interval"]) {
       const YAML::Node v = root["interval"];
       if (!v.IsScalar() || !ParseDuration(v.Scalar(), &c.interval_seconds))
@@ -145,6 +146,7 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
     }
     c.soaker.state_dir = c.state_dir;
     BN_RETURN_IF_ERROR(ParseBusModel(r, root["bus_model"], &c.bus_model));
+    BN_RETURN_IF_ERROR(ParseVerdict(r, root["verdict"], &c.verdict));
   } catch (const YAML::Exception& e) {
     return At(filename, e.mark, e.msg);
   }

@@ -11,6 +11,7 @@
 #include "collectors/host_fs.h"
 #include "collectors/soaker.h"
 #include "collectors/status.h"
+#include "daemon/analysis/verdict.h"
 #include "daemon/bus_model.h"
 #include "daemon/log.h"
 
@@ -39,6 +40,8 @@ struct Config {
   // The bus model's NIC profiles, interface -> profile choices and bus
   // timings (docs/bus-model.md).
   BusModelOptions bus_model = DefaultBusModelOptions();
+  // Thresholds of the verdict rules (docs/verdict-rules.md).
+  VerdictThresholds verdict;
 };
 
 // Parses YAML text; `filename` only labels error messages. Starts from the
@@ -52,6 +55,8 @@ class ConfigReader;
 // Parses the bus_model section (daemon/config_bus_model.cc) over *out, which
 // holds the defaults.
 Status ParseBusModel(const ConfigReader& r, const YAML::Node& n, BusModelOptions* out);
+// Parses the verdict section (daemon/config_verdict.cc) over *out.
+Status ParseVerdict(const ConfigReader& r, const YAML::Node& n, VerdictThresholds* out);
 
 // Parses "1s", "500ms", "2m", "1.5s"; false on anything else or a non-positive value.
 bool ParseDuration(std::string_view s, double* seconds);

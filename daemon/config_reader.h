@@ -97,8 +97,9 @@ class ConfigReader {
     const YAML::Node v = n[std::string(key)];
     double d = 0;
     std::string what = integer ? "a whole number" : "a number";
-    if (!v.IsScalar() || !ParseNumber(v.Scalar(), &d) || (integer && d != static_cast<double>(static_cast<long long>(d))) ||
-        d < lo || d > hi) {
+    // Range first: casting a double outside long long's range is undefined.
+    if (!v.IsScalar() || !ParseNumber(v.Scalar(), &d) || d < lo || d > hi ||
+        (integer && d != std::trunc(d))) {
       return At(file_, v.Mark(),
                 std::string(key) + " must be " + what + " from " + Format(lo) + " to " + Format(hi) + ", got '" +
                     (v.IsScalar() ? v.Scalar() : std::string("a non-scalar")) + "'");

@@ -11,7 +11,8 @@ Daemon::Daemon(const Config& config, SnapshotStore* store)
     : store_(store),
       config_(config),
       fs_(std::make_unique<HostFs>(config.roots)),
-      sampler_(std::make_unique<Sampler>(fs_.get(), config.collectors)) {
+      sampler_(std::make_unique<Sampler>(fs_.get(), config.collectors)),
+      analyzer_(std::make_unique<Analyzer>(config.verdict)) {
   SyncSoaker();
 }
 
@@ -71,6 +72,7 @@ void Daemon::ApplyPending() {
   config_ = *next;
   fs_ = std::make_unique<HostFs>(config_.roots);
   sampler_ = std::make_unique<Sampler>(fs_.get(), config_.collectors);
+  analyzer_ = std::make_unique<Analyzer>(config_.verdict);
   SyncSoaker();
   // A window across different roots would difference unrelated counters.
   if (roots_changed) prev_.reset();
@@ -95,35 +97,23 @@ void Daemon::Tick() {
     r.duration_seconds = static_cast<double>(MonotonicNanos() - t0) / 1e9;
     snap->sample.results.push_back(std::move(r));
   }
-  UpdateBusPaths(snap.get());
   snap->interval_seconds = config_.interval_seconds;
   snap->per_cpu_irq_matrix = config_.collectors.interrupts.per_cpu_matrix;
-  if (prev_) {
-    snap->samples_total = prev_->samples_total;
-    snap->counter_anomalies_total = prev_->counter_anomalies_total;
-    Window w;
-    if (ComputeWindow(prev_->sample, snap->sample, &w)) {
-      for (const CounterIssue& i : w.issues) {
-        const char* kind = i.kind == CounterAnomaly::kWrap ? "wrap" : "reset";
-        ++snap->counter_anomalies_total[{i.source, kind}];
-        Log(i.kind == CounterAnomaly::kWrap ? LogLevel::kDebug : LogLevel::kInfo, "counter went backwards",
-            {{"source", i.source}, {"counter", i.key}, {"kind", kind}});
-      }
-      if (snap->bus_paths && snap->sample.pci)
-        w.bus = EstimateBus(*snap->bus_paths, w.nics, *snap->sample.pci, config_.bus_model);
-      snap->window = std::move(w);
-    }
-  }
-  ++snap->samples_total;
+  CompleteSnapshot(prev_.get(), config_.bus_model, snap.get());
+  if (prev_) analyzer_->Analyze(prev_->sample, snap.get());
   prev_ = snap;
   store_->Publish(std::move(snap));
 }
 
-void Daemon::UpdateBusPaths(Snapshot* snap) {
+namespace {
+
+// Sets snap->bus_paths: the previous snapshot's while the PCI topology is
+// the same object, else built anew (and logged once).
+void UpdateBusPaths(const Snapshot* prev, Snapshot* snap) {
   const auto& topo = snap->sample.pci;
   if (!topo) return;
-  if (prev_ && prev_->sample.pci == topo && prev_->bus_paths) {
-    snap->bus_paths = prev_->bus_paths;
+  if (prev && prev->sample.pci == topo && prev->bus_paths) {
+    snap->bus_paths = prev->bus_paths;
     return;
   }
   auto paths = std::make_shared<std::vector<BusPath>>(BuildBusPaths(*topo));
@@ -161,6 +151,29 @@ void Daemon::UpdateBusPaths(Snapshot* snap) {
     }
   }
   snap->bus_paths = std::move(paths);
+}
+
+}  // namespace
+
+void CompleteSnapshot(const Snapshot* prev, const BusModelOptions& bus_model, Snapshot* snap) {
+  UpdateBusPaths(prev, snap);
+  if (prev) {
+    snap->samples_total = prev->samples_total;
+    snap->counter_anomalies_total = prev->counter_anomalies_total;
+    Window w;
+    if (ComputeWindow(prev->sample, snap->sample, &w)) {
+      for (const CounterIssue& i : w.issues) {
+        const char* kind = i.kind == CounterAnomaly::kWrap ? "wrap" : "reset";
+        ++snap->counter_anomalies_total[{i.source, kind}];
+        Log(i.kind == CounterAnomaly::kWrap ? LogLevel::kDebug : LogLevel::kInfo, "counter went backwards",
+            {{"source", i.source}, {"counter", i.key}, {"kind", kind}});
+      }
+      if (snap->bus_paths && snap->sample.pci)
+        w.bus = EstimateBus(*snap->bus_paths, w.nics, *snap->sample.pci, bus_model);
+      snap->window = std::move(w);
+    }
+  }
+  ++snap->samples_total;
 }
 
 void Daemon::Run() {

@@ -12,11 +12,20 @@
 #include <mutex>
 #include <optional>
 
+#include "daemon/analysis/analyzer.h"
 #include "daemon/config.h"
 #include "daemon/sampler.h"
 #include "daemon/snapshot.h"
 
 namespace bottleneckd {
+
+// Completes a Snapshot whose sample is taken (the tick's step after the
+// collectors and the soaker, shared by Daemon::Tick and replays):
+// bus_paths (prev's while sample.pci is the same topology object, else built
+// anew and logged once), samples_total and counter_anomalies_total carried on
+// from prev, and the Window from prev with its bus estimate. prev may be null
+// (the first tick: no window).
+void CompleteSnapshot(const Snapshot* prev, const BusModelOptions& bus_model, Snapshot* snap);
 
 class Daemon {
  public:
@@ -38,14 +47,11 @@ class Daemon {
   void ApplyPending();
   // Creates, starts or stops the soaker to match config_ (mode, run_active).
   void SyncSoaker();
-  // Sets snap->bus_paths: the previous snapshot's while the PCI topology is
-  // the same object, else built anew (and logged once).
-  void UpdateBusPaths(Snapshot* snap);
-
   SnapshotStore* store_;
   Config config_;
   std::unique_ptr<HostFs> fs_;
   std::unique_ptr<Sampler> sampler_;
+  std::unique_ptr<Analyzer> analyzer_;  // verdicts and plateau over the ticks
   std::unique_ptr<Soaker> soaker_;
   std::string soaker_caveat_;  // last caveat logged
   std::shared_ptr<const Snapshot> prev_;

@@ -19,6 +19,7 @@ bool KnownCollector(std::string_view name) {
 Status ParseFlags(int argc, const char* const* argv, Flags* out) {
   Flags f;
   f.config_file = kDefaultConfigFile;
+  bool duration_given = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     std::string name(arg), value;
@@ -59,8 +60,23 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
       f.soaker = true;
     } else if (name == "--path.state") {
       BN_RETURN_IF_ERROR(take(&f.state_dir));
-    } else if (name == "calibrate" && f.command.empty()) {
-      f.command = "calibrate";
+    } else if ((name == "calibrate" || name == "record") && f.command.empty()) {
+      f.command = name;
+    } else if (name == "--out") {
+      std::optional<std::string> v;
+      BN_RETURN_IF_ERROR(take(&v));
+      if (v->empty()) return Status::InvalidArgument("--out needs a directory");
+      f.record_out = *v;
+    } else if (name == "--duration") {
+      std::optional<std::string> v;
+      BN_RETURN_IF_ERROR(take(&v));
+      if (!ParseDuration(*v, &f.record_seconds) || f.record_seconds > 24 * 3600)
+        return Status::InvalidArgument("--duration must be a duration like 30s, 10m or 2h, at most 24h, got '" + *v +
+                                       "'");
+      duration_given = true;
+    } else if (name == "--replay") {
+      BN_RETURN_IF_ERROR(take(&f.replay));
+      if (f.replay->empty()) return Status::InvalidArgument("--replay needs a recording directory");
     } else if (name == "--web.listen-address") {
       BN_RETURN_IF_ERROR(take(&f.listen_address));
     } else if (name == "--path.procfs") {
@@ -81,6 +97,11 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
       return Status::InvalidArgument("unknown flag " + name + " (see --help)");
     }
   }
+  if (f.command == "record" && f.record_out.empty())
+    return Status::InvalidArgument("record needs --out DIR (a new or empty directory)");
+  if (f.command != "record" && (!f.record_out.empty() || duration_given))
+    return Status::InvalidArgument("--out and --duration belong to the record command (bottleneckd record --out DIR)");
+  if (f.replay && !f.command.empty()) return Status::InvalidArgument("--replay does not go with " + f.command);
   *out = std::move(f);
   return Status::OK();
 }
@@ -114,6 +135,10 @@ std::string Usage() {
   std::string u =
       "usage: bottleneckd [flags]\n"
       "       bottleneckd calibrate [flags]   measure the soaker's per-CPU rate and store it\n"
+      "       bottleneckd record --out DIR [--duration 30s] [flags]\n"
+      "                                       record this host's kernel files into a recording\n"
+      "                                       (docs/recording-format.md; at most 24h; SIGINT\n"
+      "                                       stops early and keeps the samples so far)\n"
       "\n"
       "Samples this host's CPU, interrupt, softirq, NIC and socket counters and serves\n"
       "them as Prometheus metrics.\n"
@@ -132,6 +157,9 @@ std::string Usage() {
       "                              daemon's whole life, as one run\n"
       "  --once                      take two samples one interval apart, print the\n"
       "                              metrics to stdout and exit\n"
+      "  --replay DIR                replay a recording through the collectors and windows\n"
+      "                              (with --report: verdicts; alone: a window summary,\n"
+      "                              one line per window)\n"
       "  --collector.NAME            enable a collector; --no-collector.NAME disables it\n"
       "  --version, --help\n"
       "\n"

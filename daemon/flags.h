@@ -18,7 +18,10 @@ struct Flags {
   bool config_check = false;   // --config.check: validate and exit
   bool once = false;           // --once: two samples, print /metrics, exit
   bool soaker = false;         // --soaker: the daemon's life is one run (soaker on)
-  std::string command;         // "" (the daemon) or "calibrate"
+  std::string command;         // "" (the daemon), "calibrate" or "record"
+  std::string record_out;      // record --out DIR
+  double record_seconds = 30;  // record --duration D (default 30s, at most 24h)
+  std::optional<std::string> replay;  // --replay DIR
   bool help = false, version = false;
   std::optional<std::string> listen_address, procfs, sysfs, ethtool, log_level, state_dir;
   std::vector<std::string> enable, disable;  // --collector.X / --no-collector.X

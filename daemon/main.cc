@@ -14,6 +14,7 @@
 #include "daemon/daemon.h"
 #include "daemon/flags.h"
 #include "daemon/log.h"
+#include "daemon/replay.h"
 #include "exporters/http_server.h"
 #include "exporters/metrics.h"
 #include "exporters/text_format.h"
@@ -69,6 +70,60 @@ int RunCalibrate(const Config& config) {
   return 0;
 }
 
+std::atomic<bool> g_record_stop{false};
+
+void StopRecording(int) { g_record_stop.store(true); }
+
+// `bottleneckd record --out DIR --duration D`: SIGINT/SIGTERM stop early,
+// keeping the samples so far. Exit 2 for a directory that cannot be used.
+int RunRecord(const Config& config, const Flags& flags) {
+  struct sigaction sa = {};
+  sa.sa_handler = StopRecording;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  RecordProgress p;
+  Status s = RecordHost(config, flags.record_out, flags.record_seconds, &g_record_stop, &p);
+  if (!s.ok()) {
+    std::fprintf(stderr, "bottleneckd: record: %s\n", s.message().c_str());
+    // 2: the arguments (a directory that cannot be used); 1: the recording failed.
+    bool usage = s.code() == Status::Code::kInvalidArgument && p.samples == 0 && !g_record_stop.load();
+    return usage ? 2 : 1;
+  }
+  std::fprintf(stderr, "bottleneckd record: %zu samples (%.1f MB) in %s%s\n", p.samples,
+               static_cast<double>(p.bytes) / 1e6, flags.record_out.c_str(),
+               g_record_stop.load() ? " (stopped early)" : "");
+  return 0;
+}
+
+// `bottleneckd --replay DIR` without --report: one summary line per window.
+// Exit 2, with one line naming the file, for a recording that cannot be read.
+int RunReplay(const Config& config, const std::string& dir) {
+  RecordingInfo info;
+  int64_t first_mono = 0;
+  bool first = true;
+  Status s = ReplayRecording(
+      dir, config,
+      [&](const Snapshot& snap) {
+        if (first) {
+          first = false;
+          first_mono = snap.sample.mono_ns;
+          std::printf("# %s: %zu samples every %gs, %s%s%s\n", dir.c_str(), info.samples, info.interval_seconds,
+                      info.source.c_str(), info.hostname.empty() ? "" : " on ", info.hostname.c_str());
+        }
+        std::string line = WindowSummaryLine(snap, first_mono);
+        if (!line.empty()) std::printf("%s\n", line.c_str());
+      },
+      &info);
+  std::fflush(stdout);
+  if (!s.ok()) {
+    std::fprintf(stderr, "bottleneckd: replay: %s\n", s.message().c_str());
+    return 2;
+  }
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   // Keep freed scrape buffers instead of returning them to the kernel after
   // every scrape (madvise + page faults were 22 % of a small scrape's CPU;
@@ -108,6 +163,8 @@ int Main(int argc, char** argv) {
     return 1;
   }
   if (flags.command == "calibrate") return RunCalibrate(config);
+  if (flags.command == "record") return RunRecord(config, flags);
+  if (flags.replay) return RunReplay(config, *flags.replay);
   if (flags.once) return RunOnce(config);
 
   // Signals go to one thread (sigwait); every other thread inherits the mask.

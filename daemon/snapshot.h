@@ -12,6 +12,8 @@
 #include <utility>
 
 #include "collectors/sample.h"
+#include "daemon/analysis/plateau.h"
+#include "daemon/analysis/verdict.h"
 #include "daemon/bus_path.h"
 #include "daemon/window.h"
 
@@ -27,6 +29,10 @@ struct Snapshot {
   bool per_cpu_irq_matrix = false;
   // Every NIC's bus path, built from sample.pci (shared while it is unchanged).
   std::shared_ptr<const std::vector<BusPath>> bus_paths;
+  // The verdict of the window (after hysteresis) and the plateau detector
+  // over the recent windows; unset until there is a window.
+  std::optional<Verdict> verdict;
+  std::optional<Plateau> plateau;
 };
 
 class SnapshotStore {

@@ -57,6 +57,7 @@ std::vector<prometheus::MetricFamily> BuildMetricFamilies(const Snapshot* snap, 
   }
   if (snap == nullptr) return out;
   AddDaemonFamilies(*snap, &out);
+  internal::AddVerdictFamilies(*snap, &out);
   internal::AddCpuFamilies(*snap, &out);
   internal::AddSoakerFamilies(*snap, &out);
   internal::AddInterruptFamilies(*snap, &out);
@@ -129,6 +130,12 @@ const std::vector<std::string>& ExportedMetricNames() {
       "bottleneckd_bus_path_utilisation_ratio",
       "bottleneckd_bus_traffic_bytes_per_second",
       "bottleneckd_bus_model_info",
+      "bottleneckd_verdict",
+      "bottleneckd_verdict_info",
+      "bottleneckd_verdict_confidence_ratio",
+      "bottleneckd_verdict_score_ratio",
+      "bottleneckd_utilisation_plateau",
+      "bottleneckd_utilisation_plateau_level_ratio",
   };
   return kNames;
 }
@@ -145,7 +152,7 @@ bool ValidateMetricNames(std::string* bad) {
                         "thread", "tid", "collector", "version", "revision", "scheduler", "bus", "speed", "width",
                         "max_speed", "max_width", "downtrained", "emulated", "narrowest", "hop", "assumption",
                         "direction", "method", "profile", "parameters", "vendor_id", "device_id", "class_id",
-                        "parent", "numa_node", "fact", "severity", "error"}) {
+                        "parent", "numa_node", "fact", "severity", "error", "bound", "resource"}) {
     if (!prometheus::CheckLabelName(l)) {
       *bad = l;
       return false;

@@ -19,5 +19,6 @@ void AddNetworkFamilies(const Snapshot& s, Families* out);
 void AddSocketFamilies(const Snapshot& s, Families* out);
 void AddThreadFamilies(const Snapshot& s, Families* out);
 void AddBusFamilies(const Snapshot& s, Families* out);
+void AddVerdictFamilies(const Snapshot& s, Families* out);
 
 }  // namespace bottleneckd::internal

@@ -146,47 +146,56 @@ TEST(SoakerDuty, BusyRatioTracksAKnownDutyCycle) {
               "soaker busy, hidden; error vs truth, vs nominal\n", cpu);
   for (double duty : {0.0, 0.5, 0.9}) {
     SCOPED_TRACE("duty " + std::to_string(duty));
-    DutyLoad load(cpu, duty, kMeasureSeconds + 5);
-    ASSERT_TRUE(load.pinned());
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // settle
+    // A host busy with other work (a shared CI runner) can starve the load
+    // itself; that measurement says nothing about the soaker, so it is taken
+    // again, up to three times, and the harness check below fails only if
+    // the load never got its share.
+    double load_share = 0;
+    for (int attempt = 1; attempt <= 3; ++attempt) {
+      DutyLoad load(cpu, duty, kMeasureSeconds + 5);
+      ASSERT_TRUE(load.pinned());
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));  // settle
 
-    SoakerReading r1, r2;
-    soaker.Read(&r1);
-    StatCpu p1 = ReadStat(fs, cpu);
-    int64_t l1 = load.CpuNs();
-    std::this_thread::sleep_for(std::chrono::duration<double>(kMeasureSeconds));
-    soaker.Read(&r2);
-    StatCpu p2 = ReadStat(fs, cpu);
-    int64_t l2 = load.CpuNs();
+      SoakerReading r1, r2;
+      soaker.Read(&r1);
+      StatCpu p1 = ReadStat(fs, cpu);
+      int64_t l1 = load.CpuNs();
+      std::this_thread::sleep_for(std::chrono::duration<double>(kMeasureSeconds));
+      soaker.Read(&r2);
+      StatCpu p2 = ReadStat(fs, cpu);
+      int64_t l2 = load.CpuNs();
 
-    double seconds = SoakerWindowSeconds(r1, r2);
-    std::vector<SoakerCpuWindow> windows;
-    ComputeSoakerWindows(r1, r2, seconds, &windows);
-    const SoakerCpuWindow* w = nullptr;
-    for (const SoakerCpuWindow& x : windows) {
-      if (x.cpu == cpu) w = &x;
+      double seconds = SoakerWindowSeconds(r1, r2);
+      std::vector<SoakerCpuWindow> windows;
+      ComputeSoakerWindows(r1, r2, seconds, &windows);
+      const SoakerCpuWindow* w = nullptr;
+      for (const SoakerCpuWindow& x : windows) {
+        if (x.cpu == cpu) w = &x;
+      }
+      ASSERT_NE(w, nullptr);
+      double elapsed_ticks = p2.total_ticks - p1.total_ticks;
+      ASSERT_GT(elapsed_ticks, 0);
+      double acct = BusyRatioWithoutSoaker((p2.busy_ticks - p1.busy_ticks) / elapsed_ticks,
+                                           elapsed_ticks / kUserHz, w->soaker_cpu_seconds);
+      double idle = (p2.idle_ticks - p1.idle_ticks) / elapsed_ticks;
+      load_share = static_cast<double>(l2 - l1) / 1e9 / seconds;
+      double truth = std::max(load_share, acct);
+      std::printf("  %3.0f %% (attempt %d): load %5.1f %%, acct %5.1f %% (idle %3.1f %%) -> truth %5.1f %%; "
+                  "soaker %5.1f %%, hidden %4.1f %%; error %+5.1f, %+5.1f points\n",
+                  duty * 100, attempt, load_share * 100, acct * 100, idle * 100, truth * 100,
+                  w->busy_ratio * 100, w->hidden_ratio * 100, (w->busy_ratio - truth) * 100,
+                  (w->busy_ratio - duty) * 100);
+      if (load_share < duty * 0.6) continue;  // the load was starved: measure again
+      EXPECT_LE(w->busy_ratio, truth + kAboveTolerance);
+      EXPECT_GE(w->busy_ratio, truth - kBelowTolerance);
+      // The soaker sees at least the known load (the load's own clock, not the
+      // soaker's nor /proc/stat's): busy >= load share, less a little for a CPU
+      // that runs the loop faster than calibrated.
+      EXPECT_GE(w->busy_ratio, load_share - 0.05);
+      // The soaker soaked up the idle time (else it would not measure idle).
+      EXPECT_LE(idle, 0.05);
+      break;
     }
-    ASSERT_NE(w, nullptr);
-    double elapsed_ticks = p2.total_ticks - p1.total_ticks;
-    ASSERT_GT(elapsed_ticks, 0);
-    double acct = BusyRatioWithoutSoaker((p2.busy_ticks - p1.busy_ticks) / elapsed_ticks,
-                                         elapsed_ticks / kUserHz, w->soaker_cpu_seconds);
-    double idle = (p2.idle_ticks - p1.idle_ticks) / elapsed_ticks;
-    double load_share = static_cast<double>(l2 - l1) / 1e9 / seconds;
-    double truth = std::max(load_share, acct);
-    std::printf("  %3.0f %%: load %5.1f %%, acct %5.1f %% (idle %3.1f %%) -> truth %5.1f %%; "
-                "soaker %5.1f %%, hidden %4.1f %%; error %+5.1f, %+5.1f points\n",
-                duty * 100, load_share * 100, acct * 100, idle * 100, truth * 100,
-                w->busy_ratio * 100, w->hidden_ratio * 100, (w->busy_ratio - truth) * 100,
-                (w->busy_ratio - duty) * 100);
-    EXPECT_LE(w->busy_ratio, truth + kAboveTolerance);
-    EXPECT_GE(w->busy_ratio, truth - kBelowTolerance);
-    // The soaker sees at least the known load (the load's own clock, not the
-    // soaker's nor /proc/stat's): busy >= load share, less a little for a CPU
-    // that runs the loop faster than calibrated.
-    EXPECT_GE(w->busy_ratio, load_share - 0.05);
-    // The soaker soaked up the idle time (else it would not measure idle).
-    EXPECT_LE(idle, 0.05);
     // The load did run (the harness itself works): at least 60 % of what was asked.
     EXPECT_GE(load_share, duty * 0.6);
   }

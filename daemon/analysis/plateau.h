@@ -1,0 +1,78 @@
+// Plateau, MLFRR and service demand (DESIGN.md section 4), over a sequence
+// of steps (consecutive windows of a live host, or the runs of a sweep): the
+// seed's symptom is offered load rising while utilisation stays flat below
+// 100 % and delivered throughput stays flat or falls.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bottleneckd {
+
+// One step of a sweep (a run) or one window.
+struct LoadStep {
+  std::string name;
+  double offered_packets_per_second = 0;
+  double delivered_packets_per_second = 0;
+  double utilisation = 0;              // busiest CPU's busy ratio (soaker when available)
+  double cpu_seconds_per_second = 0;   // all CPUs' busy time per second (for service demand)
+  double drops_per_second = 0;         // all rungs
+  double delivered_bytes_per_second = 0;  // for service demand per byte; 0 when unknown
+  std::string first_losing_rung;       // the step's ladder (RungName), "none" or "" when unknown
+};
+
+struct PlateauOptions {
+  double offered_rise_min = 0.05;    // offered must rise by this share across the steps
+  double offered_dip_max = 0.01;     // and never fall by more than this share from one step to the next
+  double utilisation_band = 0.05;    // max - min utilisation within this band
+  double utilisation_max = 0.98;     // and below this (a plateau short of 100 %)
+  double utilisation_min = 0.30;     // and above this (an idle box is not a plateau)
+  double delivered_flat = 0.03;      // delivered rises by less than this share (or falls)
+  int min_steps = 3;
+};
+
+struct Plateau {
+  bool detected = false;
+  double level = 0;        // mean utilisation on the plateau
+  size_t first = 0, last = 0;  // step indices it spans
+  std::string evidence;    // one sentence with the numbers
+};
+
+// The longest run of consecutive steps (at least min_steps) that forms a
+// plateau: offered never falls by more than offered_dip_max from one step to
+// the next (measurement noise) and rises by at least offered_rise_min over
+// the run; every step's utilisation lies in
+// (utilisation_min, utilisation_max) and within utilisation_band of each
+// other; no step delivers more than the run's first step x (1 +
+// delivered_flat). The earliest of equally long runs wins; detected false
+// when none qualifies (fewer steps than min_steps included).
+Plateau DetectPlateau(const std::vector<LoadStep>& steps, const PlateauOptions& o);
+
+struct Mlfrr {
+  std::optional<double> rate;  // highest offered rate with no drops on any rung
+  std::optional<size_t> knee;  // first step that loses packets
+  std::string first_losing_rung;  // at the knee, from the caller's ladder ("socket")
+};
+// The MLFRR over steps sorted by offered rate (the caller's ladder names the
+// rung: LoadStep::first_losing_rung of the knee). A step loses packets when its
+// drops_per_second exceed the floor. rate: the offered rate of the step before
+// the knee, the last step's when none loses, nullopt when the first already
+// does (or there are no steps).
+Mlfrr FindMlfrr(const std::vector<LoadStep>& steps, double drop_floor_per_second);
+
+// Service demand: CPU microseconds per delivered packet of each step; nullopt
+// when nothing was delivered.
+std::optional<double> CpuMicrosecondsPerPacket(const LoadStep& s);
+// CPU nanoseconds per delivered byte; nullopt when no bytes were delivered (or unknown).
+std::optional<double> CpuNanosecondsPerByte(const LoadStep& s);
+
+// The sensitivity check: throughput x CPU cost per packet constant across the
+// steps (within `tolerance`) means the CPU is the limit whatever idle says.
+// Constant: (max - min) / mean of the products <= tolerance. Only steps that
+// delivered packets count; false with fewer than two of them, or when the cost
+// per packet itself did not change by more than `tolerance` (the same
+// relative spread): with nothing varied, nothing was tested.
+bool ThroughputTracksCpuCost(const std::vector<LoadStep>& steps, double tolerance);
+
+}  // namespace bottleneckd

@@ -1,0 +1,47 @@
+// The verdict section of the config: the thresholds of the verdict rules
+// (docs/verdict-rules.md), every one optional with DESIGN.md section 4's
+// first rules as defaults.
+#include <utility>
+
+#include "daemon/config.h"
+#include "daemon/config_reader.h"
+
+namespace bottleneckd {
+
+Status ParseVerdict(const ConfigReader& r, const YAML::Node& n, VerdictThresholds* out) {
+  struct Ratio {
+    const char* key;
+    double VerdictThresholds::*field;
+    double lo, hi;
+  };
+  static const Ratio kFields[] = {
+      {"cpu_idle_max", &VerdictThresholds::cpu_idle_max, 0, 1},
+      {"thread_busy_min", &VerdictThresholds::thread_busy_min, 0, 1},
+      {"interrupt_share_min", &VerdictThresholds::interrupt_share_min, 0, 1},
+      {"bus_utilisation_min", &VerdictThresholds::bus_utilisation_min, 0, 10},
+      {"bus_cpu_idle_min", &VerdictThresholds::bus_cpu_idle_min, 0, 1},
+      {"busy_min_for_none", &VerdictThresholds::busy_min_for_none, 0, 1},
+      {"drop_floor_per_second", &VerdictThresholds::drop_floor_per_second, 0, 1e9},
+      {"margin", &VerdictThresholds::margin, 0, 1},
+      {"min_score", &VerdictThresholds::min_score, 0, 1},
+      {"switch_confidence", &VerdictThresholds::switch_confidence, 0, 1},
+  };
+  BN_RETURN_IF_ERROR(r.Map(n, "verdict",
+                           {"cpu_idle_max", "thread_busy_min", "interrupt_share_min", "bus_utilisation_min",
+                            "bus_cpu_idle_min", "busy_min_for_none", "drop_floor_per_second", "margin", "min_score",
+                            "switch_confidence", "hysteresis_windows"}));
+  if (!n.IsDefined() || n.IsNull()) return Status::OK();
+  double v = 0;
+  for (const Ratio& f : kFields) {
+    if (!n[f.key]) continue;
+    BN_RETURN_IF_ERROR(r.Number(n, f.key, f.lo, f.hi, false, &v));
+    out->*f.field = v;
+  }
+  if (n["hysteresis_windows"]) {
+    BN_RETURN_IF_ERROR(r.Number(n, "hysteresis_windows", 1, 100, true, &v));
+    out->hysteresis_windows = static_cast<int>(v);
+  }
+  return Status::OK();
+}
+
+}  // namespace bottleneckd

@@ -1,0 +1,247 @@
+#include "daemon/replay.h"
+
+#include <sys/stat.h>
+#include <time.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <thread>
+
+#include "collectors/parse_util.h"
+#include "collectors/soaker.h"
+#include "daemon/analysis/analyzer.h"
+#include "daemon/daemon.h"
+#include "daemon/log.h"
+#include "daemon/sampler.h"
+
+namespace bottleneckd {
+namespace {
+
+// The soaker file of the selected sample into *sample, as the daemon's tick
+// adds the soaker's reading and its CollectorResult.
+void ReplaySoaker(const ReplayFs& fs, int64_t mono_ns, Sample* sample) {
+  SoakerReading r;
+  Status s = fs.ReadSoaker(&r);
+  if (s.IsNotFound()) return;
+  CollectorResult res;
+  res.name = "soaker";
+  res.success = s.ok();
+  if (s.ok()) {
+    if (r.mono_ns == 0) r.mono_ns = mono_ns;
+    sample->soaker = std::move(r);
+  } else {
+    res.error = s.ToString();
+  }
+  sample->results.push_back(std::move(res));
+}
+
+// An absent or empty directory, created when absent.
+Status PrepareOutDir(const std::string& dir) {
+  std::error_code ec;
+  auto st = std::filesystem::status(dir, ec);
+  if (!ec && std::filesystem::exists(st)) {
+    if (!std::filesystem::is_directory(st))
+      return Status::InvalidArgument(dir + " exists and is not a directory; record into a new directory");
+    if (!std::filesystem::is_empty(dir, ec) || ec)
+      return Status::InvalidArgument(dir + " exists and is not empty; record into a new directory");
+    return Status::OK();
+  }
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::IOError("cannot create " + dir + ": " + ec.message());
+  return Status::OK();
+}
+
+// recording.yaml through a temporary file and rename: a reader (or a kill)
+// never sees half of it.
+Status WriteInfo(const std::string& dir, const RecordingInfo& info) {
+  const std::string path = dir + "/recording.yaml", tmp = dir + "/.recording.yaml.tmp";
+  const std::string text = RecordingInfoYaml(info);
+  FILE* f = std::fopen(tmp.c_str(), "we");
+  if (f == nullptr) return Status::FromErrno(errno, tmp);
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  int err = ok ? 0 : errno;
+  if (std::fclose(f) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
+    std::remove(tmp.c_str());
+    return Status::FromErrno(err, tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) return Status::FromErrno(errno, path);
+  return Status::OK();
+}
+
+std::string ReadTrimmed(const HostFs& fs, const char* rel) {
+  std::string s;
+  if (!fs.ReadProc(rel, &s).ok()) return "";
+  return std::string(Trim(s));
+}
+
+std::string NowRfc3339() {
+  time_t now = ::time(nullptr);
+  struct tm tm;
+  ::gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+Status ReplayRecording(const std::string& dir, const Config& config, const std::function<void(const Snapshot&)>& each,
+                       RecordingInfo* info_out) {
+  RecordingInfo info;
+  BN_RETURN_IF_ERROR(OpenRecording(dir, &info));
+  if (info_out) *info_out = info;
+  ReplayFs fs(dir);
+  Sampler sampler(&fs, config.collectors);
+  Analyzer analyzer(config.verdict);  // verdicts and plateau, as the live daemon
+  std::shared_ptr<const Snapshot> prev;
+  for (size_t i = 0; i < info.samples; ++i) {
+    BN_RETURN_IF_ERROR(fs.Select(i));
+    auto snap = std::make_shared<Snapshot>();
+    sampler.Take(&snap->sample);
+    BN_RETURN_IF_ERROR(ReadSampleTime(dir, i, &snap->sample.mono_ns, &snap->sample.wall_ns));
+    ReplaySoaker(fs, snap->sample.mono_ns, &snap->sample);
+    snap->interval_seconds = info.interval_seconds;
+    snap->per_cpu_irq_matrix = config.collectors.interrupts.per_cpu_matrix;
+    CompleteSnapshot(prev.get(), config.bus_model, snap.get());
+    if (prev) analyzer.Analyze(prev->sample, snap.get());
+    each(*snap);
+    prev = std::move(snap);
+  }
+  return Status::OK();
+}
+
+Status RecordHost(const Config& config, const std::string& out_dir, double duration_seconds,
+                  const std::atomic<bool>* stop, RecordProgress* progress) {
+  RecordProgress local;
+  RecordProgress& p = progress ? *progress : local;
+  p = RecordProgress();
+  if (!(duration_seconds > 0) || duration_seconds > kMaxRecordSeconds)
+    return Status::InvalidArgument("the duration must be more than 0 and at most 24h");
+  BN_RETURN_IF_ERROR(PrepareOutDir(out_dir));
+
+  HostFs host(config.roots);  // facts and the soaker: not part of the recording
+  CapturingFs capture(config.roots, out_dir);
+  Sampler sampler(&capture, config.collectors);
+  std::unique_ptr<Soaker> soaker;
+  const SoakerOptions& so = config.soaker;
+  if (so.mode == SoakerMode::kAlways || (so.mode == SoakerMode::kRuns && config.run_active)) {
+    soaker = std::make_unique<Soaker>(&host, so);
+    if (Status s = soaker->Start(); !s.ok()) {
+      Log(LogLevel::kWarn, "soaker did not start; recording without it", {{"err", s.ToString()}});
+      soaker.reset();
+    }
+  }
+  RecordingInfo info;
+  info.interval_seconds = config.interval_seconds;
+  info.source = "recorded";
+  info.created = NowRfc3339();
+  info.hostname = ReadTrimmed(host, "sys/kernel/hostname");
+  info.kernel = ReadTrimmed(host, "sys/kernel/osrelease");
+  info.soaker = soaker != nullptr;
+
+  using Clock = std::chrono::steady_clock;
+  const double interval = config.interval_seconds;
+  const auto start = Clock::now();
+  auto tick_time = [&](int64_t n) {
+    return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval * n));
+  };
+  auto stopped = [&] { return stop != nullptr && stop->load(); };
+  const int64_t last_tick = static_cast<int64_t>(std::floor(duration_seconds / interval + 1e-9));
+  Log(LogLevel::kInfo, "recording",
+      {{"out", out_dir},
+       {"interval", std::to_string(interval) + "s"},
+       {"samples", std::to_string(last_tick + 1)},
+       {"soaker", info.soaker ? "on" : "off"}});
+  auto next_progress = start + std::chrono::seconds(5);
+  Status result;
+  Sample sample;
+  for (int64_t tick = 0; tick <= last_tick;) {
+    for (auto now = Clock::now(); now < tick_time(tick) && !stopped(); now = Clock::now())
+      std::this_thread::sleep_for(std::min<Clock::duration>(tick_time(tick) - now, std::chrono::milliseconds(100)));
+    if (stopped()) break;
+    result = capture.BeginSample(p.samples, MonotonicNanos(), WallNanos());
+    if (!result.ok()) break;
+    sampler.Take(&sample);
+    if (soaker) {
+      SoakerReading reading;
+      soaker->Read(&reading);
+      capture.WriteSoaker(reading);  // a failure is in capture.error()
+    }
+    result = capture.EndSample();
+    if (!result.ok()) break;
+    ++p.samples;
+    p.bytes = capture.bytes_written();
+    if (p.samples == 1 && sample.stat) info.cpus = static_cast<int>(sample.stat->cpus.size());
+    info.samples = p.samples;
+    result = WriteInfo(out_dir, info);
+    if (!result.ok()) break;
+    auto now = Clock::now();
+    if (now >= next_progress) {
+      std::fprintf(stderr, "bottleneckd record: %zu of %lld samples, %.1f MB, %.0f s\n", p.samples,
+                   static_cast<long long>(last_tick + 1), static_cast<double>(p.bytes) / 1e6,
+                   std::chrono::duration<double>(now - start).count());
+      next_progress = now + std::chrono::seconds(5);
+    }
+    ++tick;
+    if (tick <= last_tick && tick_time(tick) <= now) {  // overran: the next future tick
+      int64_t behind =
+          static_cast<int64_t>(std::floor(std::chrono::duration<double>(now - start).count() / interval)) + 1;
+      Log(LogLevel::kWarn, "sampling overran its interval; skipping ticks",
+          {{"skipped", std::to_string(behind - tick)}});
+      tick = behind;
+    }
+  }
+  if (soaker) soaker->Stop();
+  if (!result.ok()) {
+    return result.WithContext("recording stopped after " + std::to_string(p.samples) + " samples (" + out_dir +
+                              " keeps them)");
+  }
+  if (p.samples == 0) return Status::InvalidArgument("stopped before the first sample; nothing recorded");
+  return Status::OK();
+}
+
+std::string WindowSummaryLine(const Snapshot& snap, int64_t first_mono_ns) {
+  if (!snap.window) return "";
+  const Window& w = *snap.window;
+  char buf[128];
+  std::snprintf(buf, sizeof(buf), "+%.3fs", static_cast<double>(w.end_mono_ns - first_mono_ns) / 1e9);
+  std::string line = buf;
+  const CpuWindow* busiest = nullptr;
+  for (const CpuWindow& c : w.cpus)
+    if (!busiest || c.busy_ratio > busiest->busy_ratio) busiest = &c;
+  if (busiest) {
+    std::snprintf(buf, sizeof(buf), "  busiest cpu%d %.1f%%", busiest->cpu, busiest->busy_ratio * 100);
+    line += buf;
+  } else {
+    line += "  busiest cpu -";
+  }
+  for (const NicWindow& n : w.nics) {
+    line += "  " + n.interface + " rx ";
+    if (n.rx_packets_per_second) {
+      std::snprintf(buf, sizeof(buf), "%.0f/s", *n.rx_packets_per_second);
+      line += buf;
+    } else {
+      line += "?/s";
+    }
+    const BusNicEstimate* b = w.bus ? w.bus->FindNic(n.interface) : nullptr;
+    if (b) {
+      std::snprintf(buf, sizeof(buf), " bus %.1f%%", b->path_utilisation * 100);
+      line += buf;
+    }
+  }
+  if (snap.verdict) {
+    std::snprintf(buf, sizeof(buf), "  verdict %s %.2f", BoundName(snap.verdict->label), snap.verdict->confidence);
+    line += buf;
+    if (!snap.verdict->resource.empty()) line += " [" + snap.verdict->resource + "]";
+  }
+  return line;
+}
+
+}  // namespace bottleneckd

@@ -1,0 +1,60 @@
+// Replay and record: a recording (docs/recording-format.md) played back
+// through the same Sampler, windows and bus model as a live host, and this
+// host sampled into a new recording (`bottleneckd record`).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "collectors/status.h"
+#include "daemon/config.h"
+#include "daemon/recording.h"
+#include "daemon/snapshot.h"
+
+namespace bottleneckd {
+
+// Opens the recording in `dir` (OpenRecording: any problem is returned before
+// `each` is called) and calls `each` with one Snapshot per sample, in order,
+// as Daemon::Tick would have published it: collectors from config.collectors
+// (one Sampler for the whole recording, so collectors keep their caches as
+// they do live), mono_ns/wall_ns from the time files, the soaker file when
+// present, bus paths, the Window from the previous sample with its bus
+// estimate (config.bus_model), samples_total and the recording's interval.
+// *info (optional) receives the recording's description. A sample that
+// cannot be selected (removed or altered since it was opened, or holding an
+// entry that leads outside the recording) stops the replay with its error.
+Status ReplayRecording(const std::string& dir, const Config& config, const std::function<void(const Snapshot&)>& each,
+                       RecordingInfo* info = nullptr);
+
+struct RecordProgress {
+  size_t samples = 0;  // complete samples in the recording
+  uint64_t bytes = 0;  // bytes of captured files
+};
+
+// Samples this host (config.roots, config.collectors; the soaker when
+// config.soaker says it runs) into a new recording in out_dir every
+// config.interval_seconds for duration_seconds (drift-free, as Daemon::Run:
+// tick k at start + k x interval, missed ticks skipped), so a duration D at
+// interval I gives floor(D / I) + 1 samples. recording.yaml is rewritten after
+// every sample, so a recorder killed at any point leaves a readable recording
+// of the samples so far. Stops early, keeping what it has, when *stop becomes
+// true (SIGINT). Prints progress to stderr about every 5 s.
+// Errors: out_dir exists and is not empty, or is not a directory
+// (InvalidArgument); a duration outside (0, 24 h]; a write failure such as a
+// full disk (the recording keeps the samples before it; *progress says how many).
+Status RecordHost(const Config& config, const std::string& out_dir, double duration_seconds,
+                  const std::atomic<bool>* stop, RecordProgress* progress = nullptr);
+
+inline constexpr double kMaxRecordSeconds = 24 * 3600;
+
+// One line summarising a window for `bottleneckd --replay DIR` without
+// --report: offset from the first sample, the busiest CPU, and per NIC its
+// receive rate and the modelled bus utilisation of its path:
+//   "+2.000s  busiest cpu0 81.0%  em0 rx 67139/s bus 14.2%  lo rx 0/s  verdict cpu 0.82 [cpu0]"
+// (the verdict after hysteresis, its confidence and resource, when analysed)
+// "" when the snapshot has no window.
+std::string WindowSummaryLine(const Snapshot& snap, int64_t first_mono_ns);
+
+}  // namespace bottleneckd

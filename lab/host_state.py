@@ -1,0 +1,291 @@
+"""The simulated kernel's counters and the files it shows, tick after tick.
+
+HostState turns the model's rates (model.Tick) into the cumulative integer
+counters the kernel keeps (CPU ticks in USER_HZ, IRQ counts, softnet, SNMP,
+netdev statistics, the soaker's counters) and writes them in the kernel's
+formats with scripts/fixture_lib.py. Integers are carried exactly: every
+counter is the floor of a running sum, so nothing is lost or made up between
+ticks, and the drop ladder is split in order (rx = arrivals - NIC drops,
+processed = rx - backlog drops, delivered = processed - socket drops).
+Standard library only.
+"""
+
+import math
+import os
+
+from machines import ethtool_pairs, fl
+from model import accounted, frame_bytes
+
+USER_HZ = 100
+HZ = 250
+CATEGORIES = ["user_app", "system_app", "user_bg", "system_bg", "soaker", "irq", "softirq",
+              "idle", "steal"]
+SOFTIRQS = ["HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED",
+            "HRTIMER", "RCU"]
+
+
+class Carry:
+    """A running sum handed out as integers: take(x) adds x and returns the
+    whole units now due (at most cap)."""
+
+    def __init__(self):
+        self.c = 0.0
+
+    def take(self, x, cap=None):
+        self.c += x
+        n = max(0, int(math.floor(self.c + 1e-9)))
+        if cap is not None:
+            n = min(n, cap)
+        self.c -= n
+        return n
+
+
+def split_ticks(carry, shares, total):
+    """Splits `total` integer ticks among categories in proportion to shares
+    (dict, summing to about total), carrying the fractions in `carry` (dict):
+    every result >= 0 and they sum to exactly total."""
+    out = {}
+    for k, x in shares.items():
+        carry[k] = carry.get(k, 0.0) + x
+        out[k] = max(0, int(math.floor(carry[k])))
+    left = total - sum(out.values())
+    order = sorted(shares, key=lambda k: carry[k] - out[k], reverse=True)
+    i = 0
+    while left > 0:
+        out[order[i % len(order)]] += 1
+        left -= 1
+        i += 1
+    for k in reversed(order):  # rare: clamped negatives gave too many
+        while left < 0 and out[k] > 0:
+            out[k] -= 1
+            left += 1
+    for k in out:
+        carry[k] -= out[k]
+    return out
+
+
+def split_int(total, weights):
+    """Splits an integer in proportion to weights (largest remainder)."""
+    s = sum(weights)
+    if s <= 0:
+        return [total] + [0] * (len(weights) - 1)
+    raw = [total * w / s for w in weights]
+    out = [int(math.floor(r)) for r in raw]
+    for i in sorted(range(len(raw)), key=lambda i: raw[i] - out[i], reverse=True)[
+            :total - sum(out)]:
+        out[i] += 1
+    return out
+
+
+class HostState:
+    def __init__(self, machine, topo, nic_name):
+        self.m, self.topo, self.nic = machine, topo, nic_name
+        n = topo.ncpu
+        self.uptime = 0.0
+        self.ticks = [{k: 0 for k in CATEGORIES} for _ in range(n)]
+        self.tick_carry = [{} for _ in range(n)]
+        self.carry = {}
+        self.named = {k: [0] * n for k in ("LOC", "RES", "CAL", "TLB")}
+        self.named.update(IWI=[2] + [0] * (n - 1), MCP=[6] * n)
+        self.softirqs = {k: [0] * n for k in SOFTIRQS}
+        self.softnet = {k: [0] * n for k in ("processed", "dropped", "squeeze")}
+        self.snmp = dict(InReceives=0, InDelivers=0, OutRequests=0, InDatagrams=0,
+                         RcvbufErrors=0, OutDatagrams=0, InOctets=0, OutOctets=0)
+        self.ctxt, self.processes = 0, 300
+        self.psi_total, self.psi_avg = 0.0, [0.0, 0.0, 0.0]
+        self.soaker_iter = [0] * n
+        self.soaker_ns = [0] * n
+        self.stats = {}
+        for d in topo.netdevs:  # what each interface saw before the recording
+            base = 214 if d.name == "lo" else 400 + 3 * d.ifindex
+            size = 67 + 14 if d.name == "lo" else 60
+            self.stats[d.name] = dict(rx_packets=base, tx_packets=base if d.name == "lo" else 3,
+                                      rx_bytes=base * size, tx_bytes=(base if d.name == "lo" else 3) * size,
+                                      rx_broadcast=base, multicast=0)
+        self.last = None  # the last Tick, for procs_running and the thread state
+        self.start_uptime = 0.0  # uptime when the recording started (the app started 5 s before)
+
+    def _carry(self, key):
+        return self.carry.setdefault(key, Carry())
+
+    # ---------------------------------------------------------- advance --
+    def advance(self, t, dt, soaker_on):
+        """Adds dt seconds of Tick t to every counter."""
+        self.uptime += dt
+        self.last = t
+        m = self.m
+        for c, cpu in enumerate(t.cpus):
+            acc, hidden = accounted(m, cpu)
+            if not soaker_on:
+                acc["idle"] += acc["soaker"]
+                acc["soaker"] = 0.0
+            shares = {k: v * dt * USER_HZ for k, v in acc.items()}
+            got = split_ticks(self.tick_carry[c], shares, int(round(dt * USER_HZ)))
+            for k, v in got.items():
+                self.ticks[c][k] += v
+            if soaker_on:
+                rate = m.soaker_rate * (1 + 0.003 * c)
+                self.soaker_iter[c] += self._carry(("iter", c)).take(rate * cpu.idle * dt)
+                self.soaker_ns[c] += self._carry(("sns", c)).take(acc["soaker"] * dt * 1e9)
+            busy = 1.0 - cpu.idle
+            self.named["LOC"][c] += self._carry(("loc", c)).take((HZ * busy + 4) * dt)
+            if self.topo.ncpu > 1:
+                self.named["RES"][c] += self._carry(("res", c)).take((30 * busy + 1) * dt)
+                self.named["CAL"][c] += self._carry(("cal", c)).take((5 * busy + 0.2) * dt)
+                self.named["TLB"][c] += self._carry(("tlb", c)).take((2 * busy + 0.1) * dt)
+            for name, rate in (("TIMER", HZ * busy + 5), ("SCHED", 80 * busy + 3),
+                               ("RCU", 60 * busy + 4)):
+                self.softirqs[name][c] += self._carry((name, c)).take(rate * dt)
+        self._packets(t, dt)
+        some = sum(cpu.waiting for cpu in t.cpus) / len(t.cpus)
+        self.psi_total += some * dt * 1e6
+        for i, period in enumerate((10.0, 60.0, 300.0)):
+            w = math.exp(-dt / period)
+            self.psi_avg[i] = self.psi_avg[i] * w + 100.0 * some * (1 - w)
+        irqs = sum(t.interrupts)
+        ctxt_rate = 150 * self.topo.ncpu + 2 * min(t.delivered, irqs) + (irqs if soaker_on else 0)
+        self.ctxt += self._carry("ctxt").take(ctxt_rate * dt)
+        self.processes += self._carry("fork").take(0.3 * dt)
+
+    def _packets(self, t, dt):
+        """The drop ladder in integers, split in order, and its counters."""
+        take = lambda key, x, cap=None: self._carry(key).take(x * dt, cap)  # noqa: E731
+        arrivals = take("arrivals", t.offered)
+        nic_drops = take("nic_drops", t.nic_bus_drops + t.nic_ring_drops, arrivals)
+        ring = take("ring", t.nic_ring_drops, nic_drops)
+        rx = arrivals - nic_drops
+        backlog = take("backlog", t.backlog_drops, rx)
+        processed = rx - backlog
+        sock = take("socket", t.socket_drops, processed)
+        delivered = processed - sock
+        tx = delivered if self.m.app.echo else 0
+        frame = frame_bytes(t.payload) if t.payload else 0
+        s = self.stats[self.nic]
+        s["rx_packets"] += rx
+        s["rx_bytes"] += rx * frame
+        s["tx_packets"] += tx
+        s["tx_bytes"] += tx * frame
+        s["rx_missed_errors"] = s.get("rx_missed_errors", 0) + nic_drops
+        s["rx_no_buffer_count"] = s.get("rx_no_buffer_count", 0) + ring
+        s["rx_csum_good"] = s.get("rx_csum_good", 0) + rx
+        queues = self.topo.nic_irqs[self.nic]
+        cpus = self.m.nic.queue_cpus
+        q_rx = split_int(rx, t.queue_rx or [1])
+        q_backlog = split_int(backlog, t.queue_backlog_drops or [1])
+        q_tx = split_int(tx, [1] * len(cpus))
+        for q, cpu in enumerate(cpus):
+            n = self._carry(("irq", q)).take(t.interrupts[q] * dt if t.interrupts else 0)
+            queues[q].counts[cpu] += n
+            self.softirqs["NET_RX"][cpu] += n + self._carry(("sq", q)).take(
+                t.queue_squeeze[q] * dt if t.queue_squeeze else 0, None)
+            self.softnet["processed"][cpu] += q_rx[q] - q_backlog[q] if not self.m.nic.napi \
+                else q_rx[q]
+            self.softnet["dropped"][cpu] += q_backlog[q]
+            self.softnet["squeeze"][cpu] += self._carry(("squeeze", q)).take(
+                t.queue_squeeze[q] * dt if t.queue_squeeze else 0)
+            self.softirqs["NET_TX"][cpu] += self._carry(("ntx", q)).take(q_tx[q] / 512.0)
+            for f, v in (("rx_packets", q_rx[q]), ("rx_bytes", q_rx[q] * frame),
+                         ("tx_packets", q_tx[q]), ("tx_bytes", q_tx[q] * frame),
+                         ("rx_kicks", q_rx[q] // 64), ("tx_kicks", q_tx[q] // 8)):
+                key = "q%d_%s_%s" % (q, f[:2], f[3:])
+                s[key] = s.get(key, 0) + v
+        n = self.snmp
+        n["InReceives"] += processed
+        n["InDelivers"] += processed
+        n["OutRequests"] += tx
+        n["InDatagrams"] += delivered
+        n["RcvbufErrors"] += sock
+        n["OutDatagrams"] += tx
+        n["InOctets"] += processed * (t.payload + 28)
+        n["OutOctets"] += tx * (t.payload + 28)
+
+    # ------------------------------------------------------------ files --
+    def cpu_rows(self):
+        """/proc/stat's per-CPU dicts."""
+        rows = []
+        for tk in self.ticks:
+            rows.append(dict(user=tk["user_app"] + tk["user_bg"] + tk["soaker"],
+                             system=tk["system_app"] + tk["system_bg"], idle=tk["idle"],
+                             irq=tk["irq"], softirq=tk["softirq"], steal=tk["steal"]))
+        return rows
+
+    def write_proc(self, root, soaker_on):
+        topo, n = self.topo, self.snmp
+        busy_app = self.last is not None and self.last.socket_drops > 0
+        running = 1 + (1 if busy_app else 0) + (topo.ncpu if soaker_on else 0)
+        softnet = fl.softnet_stat(self.softnet["processed"], self.softnet["squeeze"],
+                                  self.softnet["dropped"])
+        snmp = fl.proc_net_snmp(
+            "6.1", ip=dict(Forwarding=2, InReceives=n["InReceives"] + 9998,
+                           InDelivers=n["InDelivers"] + 9998, OutRequests=n["OutRequests"] + 11303),
+            icmp=dict(OutMsgs=12, OutDestUnreachs=12), icmpmsg=dict(OutType3=12),
+            tcp=dict(ActiveOpens=14, PassiveOpens=9, CurrEstab=1, InSegs=9926, OutSegs=11459),
+            udp=fl.udp_counters(n["InDatagrams"] + 37, n["OutDatagrams"] + 41, 12,
+                                n["RcvbufErrors"], 23))
+        netstat = fl.proc_net_netstat("6.1", {"DelayedACKs": 212, "TCPPureAcks": 4011}, dict(
+            InOctets=n["InOctets"] + 665000, OutOctets=n["OutOctets"] + 2140000,
+            InNoECTPkts=n["InReceives"] + 9998))
+        fl.write_procfs(root, topo.irqs, self.named, self.cpu_rows(),
+                        [(k, self.softirqs[k]) for k in SOFTIRQS], softnet, snmp, netstat,
+                        pressure=(self.psi_avg[0], self.psi_avg[1], self.psi_avg[2],
+                                  int(self.psi_total)),
+                        ctxt=self.ctxt, btime=topo.btime, processes=self.processes,
+                        procs_running=running)
+        self._write_app(root)
+
+    def _write_app(self, root):
+        app, t = self.m.app, self.last
+        utime = self.ticks[app.cpu]["user_app"]
+        stime = self.ticks[app.cpu]["system_app"]
+        busy = t is not None and (t.cpus[app.cpu].app_user + t.cpus[app.cpu].app_system) > 0.5
+        amd64 = self.topo.kernel.endswith("amd64")
+        fl.write(root, "proc/%d/comm" % app.pid, app.comm + "\n")
+        fl.write(root, "proc/%d/task/%d/stat" % (app.pid, app.pid), fl.task_stat(
+            app.pid, app.comm, "R" if busy else "S", ppid=790, pgrp=app.pid, session=790,
+            tty_nr=34816, tpgid=app.pid, minflt=143, utime=utime, stime=stime,
+            starttime=int((self.start_uptime - 5) * USER_HZ), vsize=2469888, rss=226,
+            rsslim=2 ** 64 - 1 if amd64 else 2 ** 32 - 1, code=(134512640, 134519576),
+            stack=3220172208, data=(134524684, 134525192), brk=140218368,
+            args=(3220174419, 3220174437), env=(3220174437, 3220176876), processor=app.cpu))
+
+    def write_static(self, root, soaker_on):
+        """Everything read at the first tick: proc, the whole sysfs topology, and
+        every interface's ethtool statistics."""
+        self.write_proc(root, soaker_on)
+        self.topo.write_static_sys(root, self.stats)
+        for d in self.topo.netdevs:
+            self._write_ethtool(root, d)
+        fl.keep_empty_dirs(root)
+
+    def _write_ethtool(self, root, d):
+        s = dict(self.stats[d.name])  # the MAC counts the 4-byte FCS too
+        s["hw_rx_bytes"] = s["rx_bytes"] + 4 * s["rx_packets"]
+        s["hw_tx_bytes"] = s["tx_bytes"] + 4 * s["tx_packets"]
+        pairs = ethtool_pairs(d.driver, s, len(self.m.nic.queue_cpus))
+        if pairs is not None:
+            fl.write(root, "ethtool/" + d.name, fl.ethtool_text(pairs))
+
+    def write_sample(self, root, soaker_on, mono, wall):
+        """One samples/NNNNNN directory: time, proc, every class/net link, the
+        loaded interface's statistics and ethtool, the soaker's counters."""
+        fl.write(root, "time", "%.6f %.6f\n" % (mono, wall))
+        self.write_proc(root, soaker_on)
+        for d in self.topo.netdevs:
+            link = os.path.join(root, "sys/class/net", d.name)
+            os.makedirs(os.path.dirname(link), exist_ok=True)
+            os.symlink("../../" + d.dev_dir, link)
+        d = self.topo.netdev(self.nic)
+        for f in fl.STAT_FILES:
+            fl.write(root, "sys/%s/statistics/%s" % (d.dev_dir, f),
+                     "%d\n" % self.stats[d.name].get(f, 0))
+        self._write_ethtool(root, d)
+        if soaker_on:
+            fl.write(root, "soaker", self.soaker_text(wall))
+
+    def soaker_text(self, wall):
+        lines = ["# cpu iterations thread_cpu_ns calibrated_iterations_per_second",
+                 "sched_idle 1", "calibration_unix_seconds %d" % int(wall - 60)]
+        for c in range(self.topo.ncpu):
+            lines.append("%d %d %d %.1f" % (c, self.soaker_iter[c], self.soaker_ns[c],
+                                            self.m.soaker_rate * (1 + 0.003 * c)))
+        return "\n".join(lines) + "\n"

@@ -1,0 +1,330 @@
+"""The host simulator's model: one tick of a host under network load.
+
+A small fluid model, one tick = one sampling interval. Packets arrive at one
+NIC at the offered rate and climb the drop ladder; CPU time is handed out by
+priority on each CPU:
+
+  steal (the hypervisor) and background tasks   fixed shares, taken first
+  hardirq   per interrupt (+ per packet for a non-NAPI driver)
+  softirq   per received packet (NAPI poll or backlog, IP, UDP), per sent
+            packet (tx completion); shares the CPU fairly with the app under
+            overload (ksoftirqd is a normal task then)
+  the app   per delivered packet: kernel (recv/send syscalls) and user time,
+            plus its extra copies of the payload
+  idle      what is left (the soaker runs here when it is on)
+
+Drops, lowest rung first:
+  NIC      the bus cannot carry the DMA (rx_missed_errors), or the ring
+           overflows because the poll cannot keep up (NAPI) or the hardirq
+           alone needs more than the CPU (rx_no_buffer_count + rx_missed_errors)
+  backlog  a non-NAPI driver queued packets the softirq cannot process
+  socket   the app cannot keep up (UDP RcvbufErrors)
+
+Everything is per second (rates, CPU shares); the writer multiplies by the
+interval. Standard library only.
+"""
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from bus import Bus
+
+UDP_IP_ETH = 8 + 20 + 14  # UDP + IPv4 + Ethernet headers: frame = payload + 42 (no FCS)
+
+
+def frame_bytes(payload):
+    """Ethernet frame without FCS, as Linux counts it (padded to 60)."""
+    return max(payload + UDP_IP_ETH, 60)
+
+
+@dataclass
+class Costs:
+    """True CPU time per event, microseconds."""
+    hardirq_per_interrupt: float
+    softirq_per_packet: float        # rx: poll/backlog, IP, UDP, socket enqueue
+    softirq_per_tx_packet: float = 0.0  # tx completion per packet sent
+    hardirq_per_packet: float = 0.0  # non-NAPI driver: rx descriptor work in the hardirq
+    copy_per_kib: float = 0.25       # one extra copy of 1 KiB by the app
+
+
+@dataclass
+class App:
+    """The one application thread that receives (and echoes) the load."""
+    comm: str
+    pid: int
+    cpu: int
+    kernel_per_packet: float  # µs: recv (+ send) syscalls
+    user_per_packet: float    # µs: its own work
+    echo: bool = True
+
+
+@dataclass
+class Nic:
+    """The NIC the load arrives on. queue_cpus: the CPU of each rx queue's
+    interrupt (flows spread evenly). irq_limit: interrupts per second per queue
+    (moderation); None = one interrupt per packet."""
+    name: str
+    bus: Bus
+    queue_cpus: list
+    irq_limit: Optional[float] = 8000.0
+    napi: bool = True
+    netdev_budget: int = 300
+
+
+@dataclass
+class Machine:
+    ncpu: int
+    costs: Costs
+    app: App
+    nic: Nic
+    # Share of hardirq time the kernel's accounting charges to the idle task
+    # (or to the soaker thread when it runs) instead of to "irq": 0 with
+    # CONFIG_IRQ_TIME_ACCOUNTING, 1 for the seed's box (see README.md).
+    hidden_irq_share: float = 0.0
+    soaker: bool = False
+    soaker_rate: float = 3.1e6           # calibrated soaker units per second
+    steal: list = field(default_factory=list)       # per CPU share (default 0)
+    background: list = field(default_factory=list)  # per CPU (user, system) shares
+
+
+@dataclass
+class Load:
+    """A step of offered load: [start, end) seconds from the first sample."""
+    name: str
+    start: float
+    end: float
+    pps: float
+    payload: int
+    copies: int = 0           # extra copies of each payload the app makes
+    steal: Optional[float] = None  # overrides the machine's steal on every CPU
+    label: str = "none"       # ground truth
+    resource: str = ""
+
+
+@dataclass
+class CpuTime:
+    """True seconds of one CPU in one second."""
+    steal: float = 0.0
+    bg_user: float = 0.0
+    bg_system: float = 0.0
+    hardirq: float = 0.0
+    softirq: float = 0.0
+    app_user: float = 0.0
+    app_system: float = 0.0
+    idle: float = 0.0
+    waiting: float = 0.0  # a runnable task waited (CPU pressure "some")
+
+
+@dataclass
+class Tick:
+    """Rates (per second) of one tick; the writer turns them into counters."""
+    offered: float = 0.0
+    payload: int = 0
+    nic_bus_drops: float = 0.0
+    nic_ring_drops: float = 0.0
+    rx: float = 0.0              # frames the driver passed up (rx_packets)
+    backlog_drops: float = 0.0
+    processed: float = 0.0       # packets that reached IP/UDP
+    socket_drops: float = 0.0
+    delivered: float = 0.0       # datagrams read by the app
+    tx: float = 0.0              # datagrams echoed
+    interrupts: list = field(default_factory=list)  # per queue
+    queue_rx: list = field(default_factory=list)    # rx per queue
+    queue_processed: list = field(default_factory=list)
+    queue_backlog_drops: list = field(default_factory=list)
+    queue_squeeze: list = field(default_factory=list)
+    bus_utilisation: Optional[float] = None
+    cpus: list = field(default_factory=list)        # CpuTime per CPU
+
+
+US = 1e-6
+
+
+def _host_rate(r, limit, c):
+    """Packets per second the hardirq can take, at most r, within `limit` CPU."""
+    def cost(x):
+        irqs = x if c.irq_limit is None else min(x, c.irq_limit)
+        return irqs * c.per_irq + x * c.per_pkt
+    if cost(r) <= limit:
+        return r
+    lo, hi = 0.0, r
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if cost(mid) <= limit else (lo, mid)
+    return lo
+
+
+@dataclass
+class _IrqCost:
+    irq_limit: Optional[float]
+    per_irq: float
+    per_pkt: float
+
+
+def simulate_tick(m: Machine, load: Optional[Load], jitter: tuple) -> Tick:
+    """One second of machine m under load (None: no load). jitter = (offered
+    factor, [background factor per CPU]) drawn by the caller."""
+    c, app, nic = m.costs, m.app, m.nic
+    offered_factor, bg_factor = jitter
+    t = Tick(cpus=[CpuTime() for _ in range(m.ncpu)])
+    for i, cpu in enumerate(t.cpus):
+        steal = m.steal[i] if m.steal else 0.0
+        if load and load.steal is not None:
+            steal = load.steal
+        cpu.steal = steal
+        user, system = m.background[i] if m.background else (0.0, 0.0)
+        cpu.bg_user, cpu.bg_system = user * bg_factor[i], system * bg_factor[i]
+    nq = len(nic.queue_cpus)
+    t.interrupts = [0.0] * nq
+    t.queue_rx = [0.0] * nq
+    t.queue_processed = [0.0] * nq
+    t.queue_backlog_drops = [0.0] * nq
+    t.queue_squeeze = [0.0] * nq
+    if load is None or load.pps <= 0:
+        _finish(m, t)
+        return t
+
+    t.payload = load.payload
+    frame = frame_bytes(load.payload)
+    t.offered = load.pps * offered_factor
+    # App cost per delivered packet (µs), and the tx completion it causes.
+    a = app.kernel_per_packet + app.user_per_packet \
+        + load.copies * c.copy_per_kib * load.payload / 1024.0
+    txc = c.softirq_per_tx_packet if app.echo else 0.0
+
+    def irq_rate(r):  # interrupts per second of all queues at rx rate r
+        per_q = r / nq
+        return nq * (per_q if nic.irq_limit is None else min(per_q, nic.irq_limit))
+
+    # Bus: the rx rate the NIC can DMA, with the echo's tx sharing the bus.
+    # Fixed point: the echo sends what the app delivers.
+    tx_ratio, r_bus = (1.0 if app.echo else 0.0), t.offered
+    for _ in range(6):
+        limit = nic.bus.max_rx_rate(tx_ratio, frame, irq_rate)
+        r_bus = t.offered if limit is None else min(t.offered, limit)
+        _cpu_path(m, t, r_bus, a, txc)
+        if not app.echo or r_bus <= 0:
+            break
+        tx_ratio = t.delivered / r_bus
+    t.nic_bus_drops = max(0.0, t.offered - r_bus)
+    t.bus_utilisation = nic.bus.utilisation(t.rx, frame, t.tx, frame, sum(t.interrupts))
+    _finish(m, t)
+    return t
+
+
+def _cpu_path(m, t, r_bus, a, txc):
+    """Hardirq, softirq and app time for rx rate r_bus; fills t's packet rates."""
+    c, app, nic = m.costs, m.app, m.nic
+    nq = len(nic.queue_cpus)
+    for cpu in t.cpus:
+        cpu.hardirq = cpu.softirq = cpu.app_user = cpu.app_system = cpu.waiting = 0.0
+    ic = _IrqCost(nic.irq_limit, c.hardirq_per_interrupt * US, c.hardirq_per_packet * US)
+    soft = c.softirq_per_packet * US
+    avail, host = [], []
+    for q, cpu_id in enumerate(nic.queue_cpus):
+        cpu = t.cpus[cpu_id]
+        free = max(0.0, 1.0 - cpu.steal - cpu.bg_user - cpu.bg_system - cpu.hardirq
+                   - cpu.softirq)
+        r_q = r_bus / nq
+        h = _host_rate(r_q, free, ic)
+        t.interrupts[q] = h if nic.irq_limit is None else min(h, nic.irq_limit)
+        cpu.hardirq += t.interrupts[q] * ic.per_irq + h * ic.per_pkt
+        t.queue_rx[q] = h  # NAPI: replaced by what the poll took, below
+        host.append((q, cpu_id, h, r_q - h))
+        avail.append(free - (t.interrupts[q] * ic.per_irq + h * ic.per_pkt))
+    # Rx softirq on queue CPUs without the app (the app's CPU comes last).
+    processed = [0.0] * nq
+    app_q = [q for q, cpu_id, _, _ in host if cpu_id == app.cpu]
+    for q, cpu_id, h, _ in host:
+        if cpu_id != app.cpu:
+            s = min(h * soft, avail[q])
+            processed[q] = s / soft
+            t.cpus[cpu_id].softirq += s
+            avail[q] -= s
+    # The app's CPU.
+    cpu = t.cpus[app.cpu]
+    own_free = max(0.0, 1.0 - cpu.steal - cpu.bg_user - cpu.bg_system - cpu.hardirq
+                   - cpu.softirq)
+    share = 1.0 / nq  # tx completions land on every queue CPU evenly
+    a_eff = (a + (txc * share if app_q else 0.0)) * US
+    p_other = sum(processed)
+    if app_q:
+        q = app_q[0]
+        h = host[q][2]
+        need = h * soft
+        if need + (p_other + h) * a_eff <= own_free:
+            s, d = need, p_other + h
+        elif need <= own_free / 2:
+            s = need
+            d = (own_free - s) / a_eff
+        else:  # ksoftirqd and the app share the CPU (CFS)
+            s_x = (own_free - p_other * a_eff) / (1 + a_eff / soft)
+            s = min(need, max(own_free / 2, s_x))
+            d = min(p_other + s / soft, (own_free - s) / a_eff)
+            cpu.waiting = own_free / 2 if s < need else 0.0
+        processed[q] = s / soft
+        cpu.softirq += s
+    else:
+        d = min(p_other, own_free / a_eff)
+    d = max(0.0, min(d, sum(processed)))
+    # Tx completions on queue CPUs other than the app's must fit there.
+    if txc > 0:
+        for q, cpu_id, _, _ in host:
+            if cpu_id != app.cpu and d * share * txc * US > avail[q]:
+                d = avail[q] / (share * txc * US)
+        for q, cpu_id, _, _ in host:
+            if cpu_id != app.cpu:
+                t.cpus[cpu_id].softirq += d * share * txc * US
+        if app_q:  # the app's CPU takes its share of the tx completions too
+            cpu.softirq += d * share * txc * US
+    if d < sum(processed) - 1e-9:
+        cpu.waiting = max(cpu.waiting, cpu.bg_user + cpu.bg_system)
+    cpu.app_user = d * (a * US - app.kernel_per_packet * US)
+    cpu.app_system = d * app.kernel_per_packet * US
+    # Where the packets the softirq could not take were lost, and squeezes.
+    t.nic_ring_drops = 0.0
+    for q, cpu_id, h, ring_lost in host:
+        left = max(0.0, h - processed[q])
+        t.nic_ring_drops += ring_lost
+        t.queue_processed[q] = processed[q]
+        t.queue_squeeze[q] = processed[q] / nic.netdev_budget if left > 1e-6 else 0.0
+        if nic.napi:  # left in the ring: the NIC drops them
+            t.nic_ring_drops += left
+            t.queue_rx[q] = processed[q]
+            t.queue_backlog_drops[q] = 0.0
+        else:         # queued by netif_rx, dropped at the backlog
+            t.queue_rx[q] = h
+            t.queue_backlog_drops[q] = left
+    t.rx = sum(t.queue_rx)
+    t.backlog_drops = sum(t.queue_backlog_drops)
+    t.processed = sum(processed)
+    t.delivered = d
+    t.socket_drops = max(0.0, t.processed - d)
+    t.tx = d if app.echo else 0.0
+
+
+def _finish(m, t):
+    """Idle is what is left; the soaker, when on, waits whenever it is not running."""
+    for cpu in t.cpus:
+        used = (cpu.steal + cpu.bg_user + cpu.bg_system + cpu.hardirq + cpu.softirq
+                + cpu.app_user + cpu.app_system)
+        assert used <= 1.0 + 1e-9, used
+        cpu.idle = max(0.0, 1.0 - used)
+        if m.soaker:  # a SCHED_IDLE thread is runnable all the time
+            cpu.waiting = max(cpu.waiting, 1.0 - cpu.idle - cpu.steal)
+
+
+def accounted(m: Machine, cpu: CpuTime):
+    """What /proc/stat and the soaker see of one CPU's true time, in seconds per
+    second: dict of categories (user_app, system_app, user_bg, system_bg,
+    soaker, irq, softirq, idle, steal), and the hidden time charged to idle or
+    to the soaker."""
+    hidden = cpu.hardirq * m.hidden_irq_share
+    acc = dict(user_app=cpu.app_user, system_app=cpu.app_system, user_bg=cpu.bg_user,
+               system_bg=cpu.bg_system, irq=cpu.hardirq - hidden, softirq=cpu.softirq,
+               steal=cpu.steal, soaker=0.0, idle=0.0)
+    if m.soaker:
+        acc["soaker"] = cpu.idle + hidden  # charged to the soaker thread, as user time
+    else:
+        acc["idle"] = cpu.idle + hidden
+    return acc, hidden

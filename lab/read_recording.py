@@ -1,0 +1,119 @@
+"""Reads a recording back from its files alone, as bottleneckd would (the
+replay rule: samples/NNNNNN first, then static/), for lab/test_simulate.py:
+recording.yaml, /proc/stat, softnet_stat, snmp, netdev statistics,
+/proc/interrupts and the soaker file. Standard library only.
+"""
+
+import hashlib
+import os
+
+def parse_yaml(text):
+    """The YAML subset recording.yaml uses: nested maps by indentation and
+    lists of maps ("- key: value")."""
+    root = {}
+    stack = [(-1, root)]
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        body = line.strip()
+        while stack[-1][0] >= indent and len(stack) > 1:
+            stack.pop()
+        parent = stack[-1][1]
+        if body.startswith("- "):
+            item = {}
+            parent.append(item)
+            stack.append((indent, item))
+            body, indent = body[2:], indent + 2
+            parent = item
+        key, _, value = body.partition(":")
+        value = value.strip()
+        if value:
+            parent[key] = value
+        else:
+            child = [] if key == "runs" else {}
+            parent[key] = child
+            stack.append((indent, child))
+    return root
+
+
+def cpu_lines(text):
+    return {f[0]: list(map(int, f[1:])) for f in (l.split() for l in text.splitlines())
+            if f and f[0].startswith("cpu")}
+
+
+def snmp(text):
+    out, lines = {}, text.splitlines()
+    for head, vals in zip(lines[0::2], lines[1::2]):
+        table = head.split(":")[0]
+        for k, v in zip(head.split()[1:], vals.split()[1:]):
+            out[table + "." + k] = int(v)
+    return out
+
+
+def softnet(text):
+    """(processed, dropped, time_squeeze) summed over CPUs."""
+    rows = [[int(x, 16) for x in l.split()] for l in text.splitlines() if l.strip()]
+    return tuple(sum(r[i] for r in rows) for i in range(3))
+
+
+class Recording:
+    """A generated recording, read with the replay rule: samples/k first, then static/."""
+
+    def __init__(self, scenario, path):
+        self.s, self.path = scenario, path
+        with open(os.path.join(path, "recording.yaml")) as f:
+            self.info = parse_yaml(f.read())
+        self.n = int(self.info["samples"])
+        self.nic = self.s.topo.netdev(self.s.nic)
+
+    def read(self, k, rel):
+        for base in (os.path.join(self.path, "samples", "%06d" % k), os.path.join(self.path, "static")):
+            p = os.path.join(base, rel)
+            if os.path.exists(p):
+                with open(p) as f:
+                    return f.read()
+        raise FileNotFoundError(rel)
+
+    def stat(self, k, name):
+        return int(self.read(k, "sys/class/net/%s/statistics/%s" % (self.nic.name, name)))
+
+    def tick(self, k):
+        """Counters at sample k, as a flat dict."""
+        d = snmp(self.read(k, "proc/net/snmp"))
+        d.update(zip(("processed", "backlog_dropped", "squeeze"),
+                     softnet(self.read(k, "proc/net/softnet_stat"))))
+        for name in ("rx_packets", "tx_packets", "rx_missed_errors"):
+            d[name] = self.stat(k, name)
+        cpus = cpu_lines(self.read(k, "proc/stat"))
+        d["cpus"] = {c: v for c, v in cpus.items() if c != "cpu"}
+        d["cpu_total"] = cpus["cpu"]
+        irqs = [irq.num for irq in self.s.topo.nic_irqs[self.nic.name]]
+        d["nic_irqs"] = sum(sum(map(int, l.split(":")[1].split()[:self.s.topo.ncpu]))
+                            for l in self.read(k, "proc/interrupts").splitlines()
+                            if l.split(":")[0].strip() in map(str, irqs))
+        if self.s.machine.soaker:
+            rows = [l.split() for l in self.read(k, "soaker").splitlines()
+                    if l and l[0].isdigit()]
+            d["soaker"] = {int(r[0]): (int(r[1]), int(r[2]), float(r[3])) for r in rows}
+        return d
+
+    def deltas(self):
+        """[(load or None, counters at k-1, counters at k)] for k = 1..n-1."""
+        ticks = [self.tick(k) for k in range(self.n)]
+        return [(self.s.load_at(k - 1.0), ticks[k - 1], ticks[k]) for k in range(1, self.n)]
+
+
+def tree_digest(path):
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in sorted(os.walk(path)):
+        dirnames.sort()
+        for name in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
+            p = os.path.join(dirpath, name)
+            h.update(os.path.relpath(p, path).encode())
+            if os.path.islink(p):
+                h.update(os.readlink(p).encode())
+            else:
+                with open(p, "rb") as f:
+                    h.update(f.read())
+    return h.hexdigest()

@@ -1,0 +1,152 @@
+"""The scenarios: each a function returning a recorder.Scenario (machine, load
+steps, ground truth per run). lab/README.md explains every number.
+Standard library only.
+"""
+
+from bus import Bus
+from machines import kvm_guest, pcie_host, seed_box
+from model import App, Costs, Load, Machine, Nic
+from recorder import Scenario
+
+MBIT = 1e6 / 8  # bytes per second in a Mbit/s
+PCIX_133_64 = dict(kind="pcix", clock_hz=400e6 / 3, width_bytes=8)
+PCI_33_32 = dict(kind="pci", clock_hz=100e6 / 3, width_bytes=4)
+SEED_BUS = {"em0": PCIX_133_64, "em1": PCIX_133_64, "em2": PCI_33_32}
+
+# The seed's box (2.8 GHz Xeon, e1000, 1024-byte UDP echo), calibrated on the
+# seed's table: at 8000 interrupts/s the hardirq takes 19 % of the CPU (the
+# share accounting misses), the rest of the work per echoed packet is 12.1 µs,
+# so the CPU saturates at 66.9 kpps (548 Mbit/s); an extra copy of 1 KiB costs
+# 0.25 µs (32 copies: 297 Mbit/s at 500 Mbit/s offered).
+SEED_COSTS = Costs(hardirq_per_interrupt=23.75, softirq_per_packet=3.3,
+                   softirq_per_tx_packet=1.2, copy_per_kib=0.25)
+SEED_BACKGROUND = [(0.004, 0.005)]
+
+
+def _timeline(loads, lead=5.0, gap=5.0, tail=5.0):
+    """Lays runs out one after the other (each keeps its own length, end -
+    start), separated by idle gaps; returns (loads, duration)."""
+    t = lead
+    for load in loads:
+        length = load.end - load.start
+        load.start, load.end = t, t + length
+        t += length + gap
+    return loads, t - gap + tail
+
+
+def _run(name, mbit, payload, label, resource="", copies=0, seconds=30, pps=None, steal=None):
+    pps = pps if pps is not None else mbit * MBIT / payload
+    return Load(name, 0.0, float(seconds), pps, payload, copies, steal, label, resource)
+
+
+def _seed_machine(nic, soaker=True, costs=SEED_COSTS, app=None, irq_limit=8000.0,
+                  hidden=1.0, napi=True, background=SEED_BACKGROUND):
+    app = app or App("udpecho", 812, 0, kernel_per_packet=6.0, user_per_packet=1.6)
+    return Machine(1, costs, app, Nic(nic, Bus(**SEED_BUS[nic]), [0], irq_limit, napi),
+                   hidden_irq_share=hidden, soaker=soaker, background=background)
+
+
+def seed_sweep():
+    runs = [_run("echo-500M", 500, 1024, "none"),
+            _run("echo-550M", 550, 1024, "cpu", "cpu0"),
+            _run("echo-600M", 600, 1024, "cpu", "cpu0"),
+            _run("echo-500M-32copies", 500, 1024, "cpu", "cpu0", copies=32),
+            _run("echo-550M-32copies", 550, 1024, "cpu", "cpu0", copies=32),
+            _run("echo-600M-32copies", 600, 1024, "cpu", "cpu0", copies=32)]
+    loads, duration = _timeline(runs)
+    return Scenario("seed-sweep", "the seed's sweep: em0 PCI-X 133/64, 1024-byte UDP echo at "
+                    "500/550/600 Mbit/s, 0 and 32 extra copies; CPU-bound, accounting "
+                    "plateau at 81 %", _seed_machine("em0"), seed_box(), "em0", loads,
+                    duration, seed=20041021)
+
+
+# Receive livelock: the same box with a kernel that accounts IRQ time, e1000
+# built without NAPI (rx in the hardirq, netif_rx to the backlog) and
+# InterruptThrottleRate=0; a UDP sink of 18-byte payloads (64-byte frames).
+LIVELOCK_COSTS = Costs(hardirq_per_interrupt=4.0, hardirq_per_packet=2.5,
+                       softirq_per_packet=2.5, softirq_per_tx_packet=0.0)
+
+
+def livelock():
+    app = App("udpsink", 812, 0, kernel_per_packet=2.5, user_per_packet=0.5, echo=False)
+    machine = _seed_machine("em0", costs=LIVELOCK_COSTS, app=app, irq_limit=None, hidden=0.0,
+                            napi=False)
+    runs = [_run("flood-30k", 0, 18, "none", pps=30000),
+            _run("flood-60k", 0, 18, "none", pps=60000),
+            _run("flood-100k", 0, 18, "interrupt", "cpu0", pps=100000),
+            _run("flood-120k", 0, 18, "interrupt", "cpu0", pps=120000),
+            _run("flood-140k", 0, 18, "interrupt", "cpu0", pps=140000)]
+    loads, duration = _timeline(runs)
+    return Scenario("livelock", "receive livelock: 64-byte UDP flood on em0, no interrupt "
+                    "moderation, non-NAPI e1000; delivered rate falls past the MLFRR "
+                    "(83 kpps)", machine, seed_box(), "em0", loads, duration, seed=1996)
+
+
+def em2_bus():
+    runs = [_run("em2-echo-200M", 200, 1024, "none"),
+            _run("em2-echo-600M", 600, 1024, "bus", "segment 0000:03")]
+    loads, duration = _timeline(runs)
+    return Scenario("em2-bus", "em2 on PCI 33 MHz/32-bit, 1024-byte UDP echo at 600 Mbit/s: "
+                    "the bus carries 386 Mbit/s, NIC missed drops, CPU 24 % idle",
+                    _seed_machine("em2"), seed_box(), "em2", loads, duration, seed=33)
+
+
+def light():
+    runs = [_run("echo-50M", 50, 1024, "none"), _run("echo-200M", 200, 1024, "none")]
+    loads, duration = _timeline(runs)
+    machine = _seed_machine("em0", soaker=False, background=[(0.02, 0.01)])
+    return Scenario("light", "light load on the seed's box (em0, 50 and 200 Mbit/s echo), "
+                    "no soaker: nothing is saturated", machine, seed_box(), "em0", loads,
+                    duration, seed=50)
+
+
+def hot_core():
+    # Modern cores (Linux 6.1 with IRQ time accounting); the app does 7 µs of
+    # its own work per request, so one core saturates at 100 kpps.
+    costs = Costs(hardirq_per_interrupt=1.5, softirq_per_packet=1.2,
+                  softirq_per_tx_packet=0.3, copy_per_kib=0.08)
+    app = App("udpecho", 2741, 5, kernel_per_packet=3.0, user_per_packet=7.0)
+    nic = Nic("eth0", Bus("pcie", gts=5.0, lanes=4, mps=256, mrrs=512, msi=True,
+                          profile="igb"), [0, 1, 2, 3], irq_limit=20000.0)
+    background = [(0.11, 0.05)] * 8
+    background[5] = (0.0, 0.0)
+    machine = Machine(8, costs, app, nic, background=background)
+    runs = [_run("echo-50k", 0, 512, "none", pps=50000),
+            _run("echo-120k", 0, 512, "cpu", "cpu5", pps=120000)]
+    loads, duration = _timeline(runs)
+    return Scenario("hot-core", "2 sockets x 4 CPUs, igb eth0 (PCIe Gen2 x4, 4 queues on "
+                    "CPUs 0-3); the single-threaded echo saturates cpu5 while the average "
+                    "CPU is 30 %", machine, pcie_host(), "eth0", loads, duration, seed=5)
+
+
+def steal_vm():
+    costs = Costs(hardirq_per_interrupt=3.0, softirq_per_packet=2.5,
+                  softirq_per_tx_packet=1.0)
+    app = App("udpecho", 1873, 1, kernel_per_packet=5.0, user_per_packet=1.0)
+    nic = Nic("eth0", Bus("emulated", msi=True), [0], irq_limit=20000.0)
+    machine = Machine(2, costs, app, nic, steal=[0.05, 0.05],
+                      background=[(0.03, 0.02), (0.03, 0.02)])
+    runs = [_run("echo-20k-steal10", 0, 1024, "none", pps=20000, steal=0.10),
+            _run("echo-40k-steal65", 0, 1024, "undetermined", pps=40000, steal=0.65),
+            _run("echo-60k-steal65", 0, 1024, "cpu", "cpu1", pps=60000, steal=0.65)]
+    loads, duration = _timeline(runs)
+    return Scenario("steal-vm", "a 2-vCPU KVM guest (virtio-net) whose host steals 65 % of "
+                    "each vCPU: no loss (undetermined), then socket drops (cpu1)", machine,
+                    kvm_guest(), "eth0", loads, duration, seed=65)
+
+
+def ambiguous():
+    # 19 copies put the CPU's limit at 50 kpps offered (46.9 kpps echoed with
+    # an unlimited bus) next to em2's bus limit (47.2 kpps with an unlimited
+    # CPU): the bus is full and drops at the NIC while the CPU has 0.6 % idle
+    # left; relieving either alone gains nothing.
+    runs = [_run("mix-30k", 0, 1024, "none", pps=30000, copies=19),
+            _run("mix-50k", 0, 1024, "undetermined", pps=50000, copies=19)]
+    loads, duration = _timeline(runs)
+    return Scenario("ambiguous", "em2 (PCI 33/32) echo with 19 extra copies: the CPU and "
+                    "the bus saturate together at 50 kpps (bus full, CPU 99 %)",
+                    _seed_machine("em2"), seed_box(), "em2", loads, duration, seed=7)
+
+
+SCENARIOS = {"seed-sweep": seed_sweep, "livelock": livelock, "em2-bus": em2_bus, "light": light,
+             "hot-core": hot_core, "steal-vm": steal_vm, "ambiguous": ambiguous}

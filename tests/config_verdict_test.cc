@@ -1,0 +1,61 @@
+// The verdict section of the config: thresholds and their errors.
+#include <gtest/gtest.h>
+
+#include "daemon/config.h"
+#include "tests/test_util.h"
+
+namespace bottleneckd {
+namespace {
+
+TEST(VerdictConfig, ShippedFileHoldsTheDefaults) {
+  Config shipped;
+  std::string text = testing::ReadFileOrDie(std::string(BOTTLENECKD_SOURCE_DIR) + "/etc/bottleneckd.yaml");
+  ASSERT_TRUE(ParseConfig(text, "etc/bottleneckd.yaml", &shipped).ok());
+  VerdictThresholds d;
+  const VerdictThresholds& v = shipped.verdict;
+  EXPECT_DOUBLE_EQ(v.cpu_idle_max, d.cpu_idle_max);
+  EXPECT_DOUBLE_EQ(v.thread_busy_min, d.thread_busy_min);
+  EXPECT_DOUBLE_EQ(v.interrupt_share_min, d.interrupt_share_min);
+  EXPECT_DOUBLE_EQ(v.bus_utilisation_min, d.bus_utilisation_min);
+  EXPECT_DOUBLE_EQ(v.bus_cpu_idle_min, d.bus_cpu_idle_min);
+  EXPECT_DOUBLE_EQ(v.busy_min_for_none, d.busy_min_for_none);
+  EXPECT_DOUBLE_EQ(v.drop_floor_per_second, d.drop_floor_per_second);
+  EXPECT_DOUBLE_EQ(v.margin, d.margin);
+  EXPECT_EQ(v.hysteresis_windows, d.hysteresis_windows);
+  EXPECT_DOUBLE_EQ(v.min_score, d.min_score);
+  EXPECT_DOUBLE_EQ(v.switch_confidence, d.switch_confidence);
+  // DESIGN.md section 4's first rules.
+  EXPECT_DOUBLE_EQ(d.cpu_idle_max, 0.05);
+  EXPECT_DOUBLE_EQ(d.thread_busy_min, 0.95);
+  EXPECT_DOUBLE_EQ(d.interrupt_share_min, 0.50);
+  EXPECT_DOUBLE_EQ(d.bus_utilisation_min, 0.70);
+  EXPECT_DOUBLE_EQ(d.bus_cpu_idle_min, 0.20);
+}
+
+TEST(VerdictConfig, OverridesAndErrors) {
+  Config c;
+  ASSERT_TRUE(ParseConfig("verdict:\n  bus_utilisation_min: 0.8\n  hysteresis_windows: 5\n", "t.yaml", &c).ok());
+  EXPECT_DOUBLE_EQ(c.verdict.bus_utilisation_min, 0.8);
+  EXPECT_EQ(c.verdict.hysteresis_windows, 5);
+  EXPECT_DOUBLE_EQ(c.verdict.cpu_idle_max, 0.05);
+  struct Bad {
+    const char* yaml;
+    const char* where;
+    const char* says;
+  } cases[] = {
+      {"verdict:\n  cpu_idle: 0.1\n", "t.yaml:2:3", "unknown key 'cpu_idle'"},
+      {"verdict:\n  cpu_idle_max: 1.5\n", "t.yaml:2:17", "from 0 to 1"},
+      {"verdict:\n  margin: high\n", "t.yaml:2:11", "margin must be a number"},
+      {"verdict:\n  hysteresis_windows: 2.5\n", "t.yaml:2:23", "whole number"},
+      {"verdict: [1]\n", "t.yaml:1:10", "verdict must be a mapping"},
+  };
+  for (const Bad& b : cases) {
+    Status s = ParseConfig(b.yaml, "t.yaml", &c);
+    ASSERT_FALSE(s.ok()) << b.yaml;
+    EXPECT_NE(s.message().find(std::string(b.where) + ":"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find(b.says), std::string::npos) << s.message();
+  }
+}
+
+}  // namespace
+}  // namespace bottleneckd

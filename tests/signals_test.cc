@@ -1,0 +1,341 @@
+// ExtractSignals over hand-built Windows and Samples: soaker versus accounting
+// busy, interrupt share, the CPUs serving each NIC's queues, NIC order and
+// idle virtual NICs, the drop ladder's first losing rung, bus fields, and
+// empty or corrupt windows (no NaN).
+#include "daemon/analysis/signals.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace bottleneckd {
+namespace {
+
+CpuWindow Cpu(int id, double busy, double interrupt, double steal = 0) {
+  CpuWindow c;
+  c.cpu = id;
+  c.busy_ratio = busy;
+  c.interrupt_ratio = interrupt;
+  c.steal_ratio = steal;
+  return c;
+}
+
+SoakerCpuWindow Soak(int id, double idle, double hidden) {
+  SoakerCpuWindow s;
+  s.cpu = id;
+  s.delivered_idle_ratio = idle;
+  s.busy_ratio = 1 - idle;
+  s.hidden_ratio = hidden;
+  return s;
+}
+
+NicWindow Nic(const std::string& name, std::optional<double> rx, std::optional<double> tx) {
+  NicWindow n;
+  n.interface = name;
+  n.rx_packets_per_second = rx;
+  n.tx_packets_per_second = tx;
+  return n;
+}
+
+NetDev Dev(const std::string& name, const std::string& pci) {
+  NetDev d;
+  d.name = name;
+  d.is_virtual = pci.empty();
+  d.pci_device = pci;
+  return d;
+}
+
+IrqLine Irq(uint32_t n, std::vector<uint64_t> per_cpu) {
+  IrqLine l;
+  l.name = std::to_string(n);
+  l.irq = n;
+  l.per_cpu = std::move(per_cpu);
+  return l;
+}
+
+NicIrq MapIrq(uint32_t irq, const std::string& interface) {
+  NicIrq m;
+  m.irq = irq;
+  m.interface = interface;
+  return m;
+}
+
+TEST(ExtractSignals, BusyFromSoakerWhenItRanElseAccounting) {
+  Window w;
+  w.seconds = 1;
+  w.cpus = {Cpu(0, 0.81, 0.20), Cpu(1, 0.30, 0.06, 0.05)};
+  w.soaker = {Soak(0, 0.021, 0.19)};
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, 1);
+  ASSERT_EQ(s.cpus.size(), 2u);
+  const CpuSignal& c0 = s.cpus[0];
+  EXPECT_EQ(c0.cpu, 0);
+  EXPECT_TRUE(c0.busy_from_soaker);
+  EXPECT_NEAR(c0.busy, 0.979, 1e-12);  // 1 - 0.021 delivered idle
+  EXPECT_NEAR(c0.accounting_busy, 0.81, 1e-12);
+  ASSERT_TRUE(c0.soaker_idle.has_value());
+  EXPECT_NEAR(*c0.soaker_idle, 0.021, 1e-12);
+  EXPECT_NEAR(c0.hidden, 0.19, 1e-12);
+  EXPECT_NEAR(c0.interrupt_ratio, 0.20, 1e-12);
+  EXPECT_NEAR(c0.interrupt_share, 0.20 / 0.979, 1e-12);  // 0.2043: of soaker busy time
+  const CpuSignal& c1 = s.cpus[1];
+  EXPECT_FALSE(c1.busy_from_soaker);
+  EXPECT_FALSE(c1.soaker_idle.has_value());
+  EXPECT_NEAR(c1.busy, 0.30, 1e-12);
+  EXPECT_NEAR(c1.interrupt_share, 0.2, 1e-12);  // 0.06 / 0.30
+  EXPECT_NEAR(c1.steal, 0.05, 1e-12);
+  EXPECT_EQ(c1.hidden, 0);
+}
+
+TEST(ExtractSignals, InterruptShareGuardsZeroBusy) {
+  Window w;
+  w.seconds = 1;
+  w.cpus = {Cpu(0, 0, 0)};
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, 1);
+  ASSERT_EQ(s.cpus.size(), 1u);
+  EXPECT_EQ(s.cpus[0].interrupt_share, 0);
+}
+
+TEST(ExtractSignals, InterruptShareCappedAtBusyTime) {
+  // Soaker busy 0.30 but accounting charges 0.40 to interrupts: the share is
+  // all of the busy time, not 133 %.
+  Window w;
+  w.seconds = 1;
+  w.cpus = {Cpu(0, 0.5, 0.4)};
+  w.soaker = {Soak(0, 0.7, 0)};
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, 1);
+  EXPECT_EQ(s.cpus[0].interrupt_share, 1.0);
+}
+
+TEST(ExtractSignals, QueueCpusFromPerCpuIrqDeltas) {
+  Sample prev, cur;
+  prev.interrupts = Interrupts();
+  prev.interrupts->cpus = {0, 1, 2};
+  prev.interrupts->lines = {Irq(30, {100, 0, 5}), Irq(31, {0, 50, 5}), Irq(40, {10, 10, 10}),
+                            Irq(50, {1, 1, 1})};
+  cur.interrupts = Interrupts();
+  cur.interrupts->cpus = {0, 1, 2, 3};  // cpu3 came online: no delta there
+  cur.interrupts->lines = {Irq(30, {200, 0, 5, 7}), Irq(31, {0, 80, 5, 9}), Irq(40, {10, 20, 10, 0}),
+                           Irq(50, {9, 9, 9, 9})};  // 50 is not a NIC's
+  cur.nic_irqs = {MapIrq(30, "em0"), MapIrq(31, "em0"), MapIrq(40, "em1")};
+  cur.netdev = std::vector<NetDev>{Dev("em0", "0000:02:01.0"), Dev("em1", "0000:02:02.0")};
+  Window w;
+  w.seconds = 1;
+  w.nics = {Nic("em0", 1000, 1000), Nic("em1", 10, 10)};
+  Signals s = ExtractSignals(w, prev, cur, nullptr, 1);
+  ASSERT_EQ(s.nics.size(), 2u);
+  EXPECT_EQ(s.nics[0].interface, "em0");
+  EXPECT_EQ(s.nics[0].queue_cpus, (std::vector<int>{0, 1}));  // 30 moved on cpu0, 31 on cpu1
+  EXPECT_EQ(s.nics[1].interface, "em1");
+  EXPECT_EQ(s.nics[1].queue_cpus, (std::vector<int>{1}));
+}
+
+TEST(ExtractSignals, QueueCpusMatchColumnsByCpuId) {
+  // cpu1 went offline: the current file's second column is cpu2.
+  Sample prev, cur;
+  prev.interrupts = Interrupts();
+  prev.interrupts->cpus = {0, 1, 2};
+  prev.interrupts->lines = {Irq(30, {5, 5, 5})};
+  cur.interrupts = Interrupts();
+  cur.interrupts->cpus = {0, 2};
+  cur.interrupts->lines = {Irq(30, {5, 6})};  // cpu2: 5 -> 6
+  cur.nic_irqs = {MapIrq(30, "em0")};
+  cur.netdev = std::vector<NetDev>{Dev("em0", "0000:02:01.0")};
+  Window w;
+  w.nics = {Nic("em0", 1, 1)};
+  Signals s = ExtractSignals(w, prev, cur, nullptr, 1);
+  ASSERT_EQ(s.nics.size(), 1u);
+  EXPECT_EQ(s.nics[0].queue_cpus, (std::vector<int>{2}));
+}
+
+TEST(ExtractSignals, PhysicalNicsFirstIdleVirtualLeftOut) {
+  Sample cur;
+  cur.netdev = std::vector<NetDev>{Dev("br0", ""), Dev("em0", "0000:02:01.0"), Dev("em1", "0000:02:02.0"),
+                                   Dev("lo", ""), Dev("veth1", "")};
+  Window w;
+  w.seconds = 1;
+  w.nics = {Nic("br0", 100, 50), Nic("em0", 1000, 900), Nic("em1", 0, 0), Nic("lo", 0, 0),
+            Nic("veth1", std::nullopt, std::nullopt)};
+  w.drops.nic = 20;
+  Signals s = ExtractSignals(w, Sample(), cur, nullptr, 1);
+  ASSERT_EQ(s.nics.size(), 3u);
+  EXPECT_EQ(s.nics[0].interface, "em0");
+  EXPECT_EQ(s.nics[0].device, "0000:02:01.0");
+  EXPECT_EQ(s.nics[1].interface, "em1");  // idle, but physical: kept
+  EXPECT_EQ(s.nics[2].interface, "br0");
+  EXPECT_EQ(s.nics[2].device, "");
+  EXPECT_DOUBLE_EQ(s.delivered_packets_per_second, 1100);  // 1000 + 0 + 100
+  EXPECT_DOUBLE_EQ(s.offered_packets_per_second, 1120);    // + 20 NIC-rung drops
+}
+
+TEST(ExtractSignals, LadderFirstRungOverTheFloor) {
+  Window w;
+  w.drops.nic = 0.5;  // under the floor of 1/s: noise
+  w.drops.backlog = 3;
+  w.drops.socket = 122;
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, 1);
+  EXPECT_EQ(s.ladder.first_losing, Rung::kBacklog);
+  EXPECT_DOUBLE_EQ(s.ladder.nic, 0.5);
+  EXPECT_DOUBLE_EQ(s.ladder.backlog, 3);
+  EXPECT_DOUBLE_EQ(s.ladder.socket, 122);
+
+  w.drops.backlog = 1;  // exactly the floor: not losing
+  s = ExtractSignals(w, Sample(), Sample(), nullptr, 1);
+  EXPECT_EQ(s.ladder.first_losing, Rung::kSocket);
+
+  w.drops.nic = 40;
+  s = ExtractSignals(w, Sample(), Sample(), nullptr, 1);
+  EXPECT_EQ(s.ladder.first_losing, Rung::kNic);
+
+  Window none;
+  none.drops.socket = 1;
+  s = ExtractSignals(none, Sample(), Sample(), nullptr, 1);
+  EXPECT_EQ(s.ladder.first_losing, Rung::kNone);
+  EXPECT_EQ(s.ladder.nic, 0);  // unset rung: 0
+}
+
+TEST(ExtractSignals, RungNames) {
+  EXPECT_STREQ(RungName(Rung::kNone), "none");
+  EXPECT_STREQ(RungName(Rung::kNic), "nic");
+  EXPECT_STREQ(RungName(Rung::kBacklog), "backlog");
+  EXPECT_STREQ(RungName(Rung::kSocket), "socket");
+}
+
+TEST(ExtractSignals, BusFieldsFromEstimateAndPath) {
+  Sample cur;
+  cur.netdev = std::vector<NetDev>{Dev("em2", "0000:03:01.0"), Dev("eth0", "0000:00:03.0")};
+  BusEstimate bus;
+  BusLinkEstimate seg;
+  seg.device = "0000:00:1e.0";
+  seg.interfaces = {"em2"};
+  BusLinkEstimate virt;
+  virt.device = "pci0000:00";
+  virt.interfaces = {"eth0"};
+  bus.links = {seg, virt};
+  BusNicEstimate em2;
+  em2.interface = "em2";
+  em2.path_utilisation = 0.78;
+  em2.bottleneck_device = "0000:00:1e.0";
+  BusNicEstimate eth0;
+  eth0.interface = "eth0";
+  eth0.path_utilisation = 0.95;
+  eth0.bottleneck_device = "pci0000:00";
+  bus.nics = {em2, eth0};
+  Window w;
+  w.bus = bus;
+  w.nics = {Nic("em2", 50000, 50000), Nic("eth0", 10, 10)};
+
+  BusPath p2;
+  p2.interface = "em2";
+  BusLink l2;
+  l2.kind = BusKind::kPci;
+  l2.device = "0000:00:1e.0";
+  l2.segment = "0000:03";
+  l2.clock_mhz = 33;
+  l2.width_bits = 32;
+  p2.links = {l2};
+  BusPath p0;
+  p0.interface = "eth0";
+  BusLink l0;
+  l0.device = "pci0000:00";
+  l0.segment = "0000:00";
+  l0.clock_mhz = 33;
+  l0.width_bits = 32;
+  l0.emulated = true;
+  p0.links = {l0};
+  std::vector<BusPath> paths = {p0, p2};
+
+  Signals s = ExtractSignals(w, Sample(), cur, &paths, 1);
+  ASSERT_EQ(s.nics.size(), 2u);
+  const NicSignal& n = s.nics[0];
+  EXPECT_EQ(n.interface, "em2");
+  ASSERT_TRUE(n.bus_utilisation.has_value());
+  EXPECT_DOUBLE_EQ(*n.bus_utilisation, 0.78);
+  EXPECT_EQ(n.bus_bottleneck, "0000:00:1e.0");
+  EXPECT_EQ(n.bus_link, "PCI 33 MHz/32-bit");
+  EXPECT_EQ(n.bus_segment, "0000:03");
+  EXPECT_EQ(n.bus_link_nics, 1);
+  EXPECT_FALSE(n.bus_emulated);
+  EXPECT_EQ(s.nics[1].interface, "eth0");
+  EXPECT_TRUE(s.nics[1].bus_emulated);
+
+  // Without paths the utilisation is still known; the link is not.
+  s = ExtractSignals(w, Sample(), cur, nullptr, 1);
+  ASSERT_TRUE(s.nics[0].bus_utilisation.has_value());
+  EXPECT_EQ(s.nics[0].bus_link, "");
+  EXPECT_FALSE(s.nics[0].bus_emulated);
+}
+
+TEST(ExtractSignals, EmptyWindowGivesEmptySignals) {
+  Signals s = ExtractSignals(Window(), Sample(), Sample(), nullptr, 1);
+  EXPECT_EQ(s.seconds, 0);
+  EXPECT_TRUE(s.cpus.empty());
+  EXPECT_TRUE(s.nics.empty());
+  EXPECT_TRUE(s.threads.empty());
+  EXPECT_EQ(s.ladder.first_losing, Rung::kNone);
+  EXPECT_EQ(s.delivered_packets_per_second, 0);
+  EXPECT_EQ(s.offered_packets_per_second, 0);
+}
+
+TEST(ExtractSignals, NonFiniteInputsBecomeZero) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  Sample cur;
+  cur.netdev = std::vector<NetDev>{Dev("em0", "0000:02:01.0")};
+  Window w;
+  w.seconds = 0;  // a zero-length window: every rate in it is meaningless
+  w.cpus = {Cpu(0, nan, inf, nan)};
+  w.soaker = {Soak(0, nan, inf)};
+  NicWindow n = Nic("em0", inf, nan);
+  n.packets_per_interrupt = nan;
+  n.nic_drops_per_second = nan;
+  w.nics = {n};
+  w.drops.nic = nan;
+  w.drops.socket = inf;
+  ThreadWindow t;
+  t.thread = "udpecho";
+  t.cpu_ratio = nan;
+  w.threads = {t};
+  w.cpu_pressure_some_ratio = nan;
+  Signals s = ExtractSignals(w, Sample(), cur, nullptr, 1);
+  ASSERT_EQ(s.cpus.size(), 1u);
+  for (double x : {s.cpus[0].busy, s.cpus[0].accounting_busy, s.cpus[0].interrupt_share,
+                   s.cpus[0].interrupt_ratio, s.cpus[0].hidden, s.cpus[0].steal, *s.cpus[0].soaker_idle})
+    EXPECT_TRUE(std::isfinite(x));
+  EXPECT_EQ(s.cpus[0].interrupt_share, 0);
+  ASSERT_EQ(s.nics.size(), 1u);
+  EXPECT_EQ(s.nics[0].rx_packets_per_second, 0);
+  EXPECT_EQ(s.nics[0].tx_packets_per_second, 0);
+  EXPECT_FALSE(s.nics[0].packets_per_interrupt.has_value());
+  EXPECT_EQ(s.nics[0].nic_drops_per_second, 0);
+  EXPECT_EQ(s.threads[0].cpu_share, 0);
+  EXPECT_FALSE(s.cpu_pressure_some.has_value());
+  EXPECT_EQ(s.ladder.first_losing, Rung::kNone);
+  EXPECT_TRUE(std::isfinite(s.offered_packets_per_second));
+}
+
+TEST(ExtractSignals, ThreadsAndPressureCarried) {
+  Window w;
+  w.seconds = 1;
+  ThreadWindow t;
+  t.pid = 10;
+  t.tid = 11;
+  t.process = "udpecho";
+  t.thread = "worker";
+  t.cpu_ratio = 0.996;
+  t.processor = 1;
+  w.threads = {t};
+  w.cpu_pressure_some_ratio = 0.25;
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, 1);
+  ASSERT_EQ(s.threads.size(), 1u);
+  EXPECT_EQ(s.threads[0].process, "udpecho");
+  EXPECT_EQ(s.threads[0].thread, "worker");
+  EXPECT_EQ(s.threads[0].tid, 11);
+  EXPECT_DOUBLE_EQ(s.threads[0].cpu_share, 0.996);
+  EXPECT_EQ(s.threads[0].cpu, 1);
+  ASSERT_TRUE(s.cpu_pressure_some.has_value());
+  EXPECT_DOUBLE_EQ(*s.cpu_pressure_some, 0.25);
+}
+
+}  // namespace
+}  // namespace bottleneckd

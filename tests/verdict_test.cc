@@ -1,0 +1,461 @@
+// Classify and VerdictTracker over hand-built Signals, one test per scenario
+// of DESIGN.md section 4 and issue 5 (the seed's sweep, receive livelock, em2
+// on PCI 33/32, light load, one hot core, a steal-heavy VM, an ambiguous
+// mix), margins, emulated bus links, and one end-to-end hysteresis run
+// (verdict_tracker_test.cc has the rest). Expected scores follow
+// the factors written in docs/verdict-rules.md with the default thresholds:
+//   saturation(cpu) = ramp(busy, 0.90, 0.95) (x 0.85 from accounting alone)
+//   cpu       = max(cpu, thread saturation) x rung (socket 1, none 0.8, below 0.35)
+//   interrupt = saturation x ramp(share, 0.35, 0.50) x (pressure ? 1 : 0.3)
+//   bus       = ramp(util, 0.6, 0.7) x ramp(idle, 0.1, 0.2) (x 0.8 accounting) x (drops ? 1 : 0.4)
+//   none      = no losing rung, min over resources of 1 - 0.5 ramp(x, limit - 0.2, limit), 0 at the limit
+#include "daemon/analysis/verdict.h"
+
+#include <gtest/gtest.h>
+
+#include <string_view>
+
+namespace bottleneckd {
+namespace {
+
+// Whether some line contains `needle` (exact: equals it); the lines are
+// printed when none does.
+::testing::AssertionResult Has(const std::vector<std::string>& lines, std::string_view needle, bool exact) {
+  for (const std::string& l : lines)
+    if (exact ? l == needle : l.find(needle) != std::string::npos) return ::testing::AssertionSuccess();
+  auto r = ::testing::AssertionFailure()
+           << (exact ? "no line equal to: " : "no line containing: ") << needle << "\nlines:";
+  for (const std::string& l : lines) r << "\n  " << l;
+  return r;
+}
+::testing::AssertionResult HasSubstring(const std::vector<std::string>& lines, std::string_view needle) {
+  return Has(lines, needle, false);
+}
+::testing::AssertionResult HasLine(const std::vector<std::string>& lines, std::string_view line) {
+  return Has(lines, line, true);
+}
+
+CpuSignal SoakerCpu(int cpu, double idle, double accounting, double interrupt_ratio = 0.1) {
+  CpuSignal c;
+  c.cpu = cpu;
+  c.busy = 1 - idle;
+  c.busy_from_soaker = true;
+  c.soaker_idle = idle;
+  c.accounting_busy = accounting;
+  c.hidden = std::max(0.0, c.busy - accounting);
+  c.interrupt_ratio = interrupt_ratio;
+  c.interrupt_share = c.busy > 0 ? interrupt_ratio / c.busy : 0;
+  return c;
+}
+
+CpuSignal AccountingCpu(int cpu, double busy, double interrupt_ratio = 0.05, double steal = 0) {
+  CpuSignal c;
+  c.cpu = cpu;
+  c.busy = busy;
+  c.accounting_busy = busy;
+  c.interrupt_ratio = interrupt_ratio;
+  c.interrupt_share = busy > 0 ? interrupt_ratio / busy : 0;
+  c.steal = steal;
+  return c;
+}
+
+NicSignal Nic(const std::string& name, const std::string& device, std::vector<int> queue_cpus) {
+  NicSignal n;
+  n.interface = name;
+  n.device = device;
+  n.queue_cpus = std::move(queue_cpus);
+  n.rx_packets_per_second = 67000;
+  n.tx_packets_per_second = 67000;
+  return n;
+}
+
+void Bus(NicSignal* n, double util, const std::string& link_device, const std::string& link,
+         const std::string& segment = "", int nics = 1) {
+  n->bus_utilisation = util;
+  n->bus_bottleneck = link_device;
+  n->bus_link = link;
+  n->bus_segment = segment;
+  n->bus_link_nics = nics;
+}
+
+void Lose(Signals* s, Rung first, double nic, double backlog, double socket) {
+  s->ladder.first_losing = first;
+  s->ladder.nic = nic;
+  s->ladder.backlog = backlog;
+  s->ladder.socket = socket;
+}
+
+ThreadSignal Thread(const std::string& name, double share, int cpu) {
+  ThreadSignal t;
+  t.process = name;
+  t.thread = name;
+  t.cpu_share = share;
+  t.cpu = cpu;
+  return t;
+}
+
+double Score(const Verdict& v, Bound b) { return v.scores[static_cast<size_t>(b)]; }
+
+const VerdictThresholds kT;
+
+// The seed's sweep at 550 Mbit/s of 1024-byte echo: the soaker gets 2.1 % of
+// cpu0 while accounting says 81.0 % busy (16.9 % hidden); 1.0 Mbit/s is lost,
+// 1e6 / (1024 x 8) = 122 datagrams/s, at the socket; em0 on PCI-X is far from full.
+Signals SeedSweep550() {
+  Signals s;
+  s.cpus = {SoakerCpu(0, 0.021, 0.81, 0.25)};
+  s.threads = {Thread("udpecho", 0.62, 0)};
+  NicSignal em0 = Nic("em0", "0000:02:01.0", {0});
+  Bus(&em0, 0.14, "0000:01:1d.0", "PCI-X 133 MHz/64-bit", "0000:02");
+  s.nics = {em0};
+  Lose(&s, Rung::kSocket, 0, 0, 122.07);
+  return s;
+}
+
+TEST(Classify, SeedSweepIsCpuBoundDespiteAccountingIdle) {
+  Verdict v = Classify(SeedSweep550(), kT);
+  // cpu: ramp(0.979, 0.90, 0.95) = 1, socket rung 1 -> 1; interrupt share
+  // 0.25 / 0.979 < 0.35 -> 0; bus 14 % -> 0; none: losses -> 0.
+  EXPECT_EQ(v.label, Bound::kCpu);
+  EXPECT_EQ(v.resource, "cpu0");
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kCpu), 1.0);
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kInterrupt), 0.0);
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kBus), 0.0);
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kNone), 0.0);
+  EXPECT_DOUBLE_EQ(v.confidence, 1.0);
+  EXPECT_TRUE(HasSubstring(v.evidence, "cpu0: 2.1 % delivered idle (soaker), 81.0 % accounting busy"));
+  EXPECT_TRUE(HasSubstring(v.evidence, "16.9 % hidden time"));
+  EXPECT_TRUE(HasLine(v.evidence, "losses at the socket rung: 122 datagrams/s"));
+  EXPECT_TRUE(HasSubstring(v.evidence,
+                           "not bus (score 0.00): em0 (0000:02:01.0): bus path 14 % of 0000:01:1d.0 "
+                           "(PCI-X 133 MHz/64-bit)"));
+  EXPECT_TRUE(v.reasons.empty());
+}
+
+TEST(Classify, SaturatedTargetThreadNamesTheThread) {
+  // DESIGN.md 1: udpecho at 99.6 % of cpu1, soaker idle on cpu1 0.3 %.
+  Signals s;
+  s.cpus = {SoakerCpu(0, 0.70, 0.28), SoakerCpu(1, 0.003, 0.83)};
+  s.threads = {Thread("udpecho", 0.996, 1)};
+  Lose(&s, Rung::kSocket, 0, 0, 31200);
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kCpu);
+  EXPECT_EQ(v.resource, "thread udpecho");
+  EXPECT_TRUE(HasLine(v.evidence, "thread udpecho at 99.6 % of cpu1"));
+  EXPECT_TRUE(HasLine(v.evidence, "losses at the socket rung: 31.2 k datagrams/s"));
+}
+
+TEST(Classify, AccountingOnlyWithSocketLossesLeansCpuButIsUndetermined) {
+  // No soaker, no target thread: 81 % accounting busy says nothing about
+  // saturation (the seed's point), so socket losses only lean cpu:
+  // 0.45 x ramp(0.81, 0.5, 0.95) = 0.45 x 0.31 / 0.45 = 0.31 < 0.50.
+  Signals s;
+  s.cpus = {AccountingCpu(0, 0.81, 0.2)};
+  Lose(&s, Rung::kSocket, 0, 0, 122);
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kUndetermined);
+  EXPECT_EQ(v.confidence, 0);
+  EXPECT_NEAR(Score(v, Bound::kCpu), 0.31, 1e-9);
+  for (Bound b : {Bound::kInterrupt, Bound::kBus, Bound::kNone})
+    EXPECT_LT(Score(v, b), Score(v, Bound::kCpu));
+  EXPECT_TRUE(HasSubstring(v.reasons, "weak evidence: the best rule, cpu, scores 0.31"));
+  EXPECT_TRUE(HasSubstring(v.reasons, "socket-rung losses point at the CPU, but nothing shows saturation"));
+}
+
+TEST(Classify, AccountingOnlyWithSaturatedThreadIsCpu) {
+  // The same window with the echo thread at 97 % of cpu0: ramp(0.97, 0.90,
+  // 0.95) = 1, socket rung 1 -> cpu 1.0.
+  Signals s;
+  s.cpus = {AccountingCpu(0, 0.81, 0.2)};
+  s.threads = {Thread("udpecho", 0.97, 0)};
+  Lose(&s, Rung::kSocket, 0, 0, 122);
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kCpu);
+  EXPECT_EQ(v.resource, "thread udpecho");
+  EXPECT_DOUBLE_EQ(v.confidence, 1.0);
+}
+
+TEST(Classify, AccountingOnlyWithSweepSensitivityIsCpu) {
+  // Throughput x CPU cost constant across the sweep: saturation 0.9 whatever
+  // accounting says; socket rung 1 -> cpu 0.9, runner-up 0.
+  Signals s;
+  s.cpus = {AccountingCpu(0, 0.81, 0.2)};
+  s.throughput_tracks_cpu_cost = true;
+  Lose(&s, Rung::kSocket, 0, 0, 122);
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kCpu);
+  EXPECT_NEAR(v.confidence, 0.9, 1e-12);
+  EXPECT_TRUE(HasSubstring(v.evidence, "throughput x CPU cost per packet constant across the sweep"));
+}
+
+TEST(Classify, ReceiveLivelockIsInterruptBound) {
+  // 64-byte flood, no moderation: cpu0 100 % busy by accounting, 70 % of it in
+  // hardirq+softirq, time_squeeze and backlog drops rising, losses from the
+  // backlog rung. interrupt = 0.85 x 1 x 1 = 0.85; cpu = 0.85 x 0.35 = 0.2975.
+  Signals s;
+  CpuSignal c = AccountingCpu(0, 1.0, 0.70);
+  c.time_squeeze_per_second = 450;
+  c.backlog_drops_per_second = 2300;
+  s.cpus = {c, AccountingCpu(1, 0.10)};
+  NicSignal em0 = Nic("em0", "0000:02:01.0", {0});
+  em0.interrupts_per_second = 85000;
+  em0.packets_per_interrupt = 1.1;
+  s.nics = {em0};
+  Lose(&s, Rung::kBacklog, 0, 2300, 0);
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kInterrupt);
+  EXPECT_EQ(v.resource, "cpu0");
+  EXPECT_NEAR(Score(v, Bound::kInterrupt), 0.85, 1e-12);
+  EXPECT_NEAR(Score(v, Bound::kCpu), 0.2975, 1e-12);
+  EXPECT_NEAR(v.confidence, 0.85 - 0.2975, 1e-12);
+  EXPECT_TRUE(HasSubstring(v.evidence, "cpu0: 70.0 % of busy time in hardirq+softirq"));
+  EXPECT_TRUE(HasLine(v.evidence, "cpu0: time_squeeze 450/s, backlog drops 2300/s"));
+  EXPECT_TRUE(HasLine(v.evidence, "em0 (0000:02:01.0): 85.0 k interrupts/s, 1.1 packets per interrupt"));
+}
+
+TEST(Classify, InterruptHeavyWithoutSqueezeOrDropsIsWeak) {
+  // Same CPU, no time_squeeze, no drops: interrupt 0.85 x 0.3 = 0.255; cpu
+  // 0.85 x 0.8 (no losses) = 0.68; margin 0.425 -> cpu, interrupt's caveat kept out.
+  Signals s;
+  s.cpus = {AccountingCpu(0, 1.0, 0.70)};
+  Verdict v = Classify(s, kT);
+  EXPECT_NEAR(Score(v, Bound::kInterrupt), 0.255, 1e-12);
+  EXPECT_NEAR(Score(v, Bound::kCpu), 0.68, 1e-12);
+  EXPECT_EQ(v.label, Bound::kCpu);
+}
+
+NicSignal Em2(double util, double drops) {
+  NicSignal em2 = Nic("em2", "0000:03:01.0", {0});
+  Bus(&em2, util, "0000:00:1e.0", "PCI 33 MHz/32-bit", "0000:03");
+  em2.nic_drops_per_second = drops;
+  return em2;
+}
+
+TEST(Classify, Em2OnPci33IsBusBound) {
+  // 600 Mbit/s echo on PCI 33/32: the model puts the segment at 90 %, 40 %
+  // delivered idle on the CPU, missed drops at the NIC. bus = 1 x 1 x 1 x 1.
+  Signals s;
+  s.cpus = {SoakerCpu(0, 0.40, 0.55, 0.2)};
+  s.nics = {Em2(0.90, 2300)};
+  Lose(&s, Rung::kNic, 2300, 0, 0);
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kBus);
+  EXPECT_EQ(v.resource, "em2 (0000:03:01.0)");
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kBus), 1.0);
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kCpu), 0.0);
+  EXPECT_DOUBLE_EQ(v.confidence, 1.0);
+  EXPECT_TRUE(
+      HasLine(v.evidence,
+              "em2 (0000:03:01.0): bus path 90 % of 0000:00:1e.0 (PCI 33 MHz/32-bit) with 40 % CPU idle"));
+  EXPECT_TRUE(HasSubstring(v.evidence, "NIC drops (missed, fifo, no-buffer) 2300 packets/s"));
+}
+
+TEST(Classify, SharedSegmentNamesTheSegment) {
+  Signals s;
+  s.cpus = {SoakerCpu(0, 0.40, 0.55, 0.2)};
+  NicSignal em2 = Em2(0.90, 2300);
+  em2.bus_link_nics = 2;  // fxp0 on the same segment
+  s.nics = {em2};
+  Lose(&s, Rung::kNic, 2300, 0, 0);
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kBus);
+  EXPECT_EQ(v.resource, "segment 0000:03");
+}
+
+TEST(Classify, BusWithAccountingIdleOnlyWeighsLess) {
+  // Idle from accounting alone weighs 0.8: bus 0.8, runner-up 0.
+  Signals s;
+  s.cpus = {AccountingCpu(0, 0.60, 0.2)};
+  s.nics = {Em2(0.90, 2300)};
+  Lose(&s, Rung::kNic, 2300, 0, 0);
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kBus);
+  EXPECT_NEAR(v.confidence, 0.8, 1e-12);
+  EXPECT_TRUE(HasSubstring(v.evidence, "with 40 % CPU idle (accounting)"));
+}
+
+TEST(Classify, EmulatedBusNeverMakesABusVerdict) {
+  // A virtio NIC whose emulated link claims 95 %, drops at the NIC, CPU half
+  // idle: without the emulated flag that is bus 1.0; with it bus scores 0.
+  Signals s;
+  s.cpus = {SoakerCpu(0, 0.50, 0.45, 0.1)};
+  NicSignal eth0 = Nic("eth0", "0000:00:03.0", {0});
+  Bus(&eth0, 0.95, "pci0000:00", "PCI 33 MHz/32-bit", "0000:00");
+  eth0.nic_drops_per_second = 500;
+  s.nics = {eth0};
+  Lose(&s, Rung::kNic, 500, 0, 0);
+  EXPECT_EQ(Classify(s, kT).label, Bound::kBus);
+
+  s.nics[0].bus_emulated = true;
+  Verdict v = Classify(s, kT);
+  EXPECT_NE(v.label, Bound::kBus);
+  EXPECT_EQ(v.label, Bound::kUndetermined);  // nothing else explains the NIC drops
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kBus), 0.0);
+  EXPECT_TRUE(HasSubstring(v.evidence, "an emulated (hypervisor) link, not a physical limit"));
+}
+
+TEST(Classify, LightLoadIsNone) {
+  Signals s;
+  s.cpus = {SoakerCpu(0, 0.80, 0.18), SoakerCpu(1, 0.85, 0.14), SoakerCpu(2, 0.90, 0.09),
+            SoakerCpu(3, 0.90, 0.09)};
+  s.threads = {Thread("udpecho", 0.10, 0)};
+  NicSignal em0 = Nic("em0", "0000:02:01.0", {0});
+  Bus(&em0, 0.05, "0000:01:1d.0", "PCI-X 133 MHz/64-bit");
+  s.nics = {em0};
+  // none: busiest 20 % -> ramp(0.2, 0.6, 0.8) = 0 -> 1; thread, bus likewise 1.
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kNone);
+  EXPECT_EQ(v.resource, "");
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kNone), 1.0);
+  EXPECT_DOUBLE_EQ(v.confidence, 1.0);
+  EXPECT_TRUE(HasLine(v.evidence, "no rung loses packets (nic 0.0/s, backlog 0.0/s, socket 0.0/s)"));
+}
+
+TEST(Classify, NoneFadesNearTheBusyLimit) {
+  // Busiest CPU at 70 %: none = 1 - 0.5 x ramp(0.7, 0.6, 0.8) = 0.75.
+  Signals s;
+  s.cpus = {SoakerCpu(0, 0.30, 0.65)};
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kNone);
+  EXPECT_NEAR(Score(v, Bound::kNone), 0.75, 1e-12);
+}
+
+TEST(Classify, OneHotCoreIsCpuBoundOnThatCore) {
+  // 2 sockets x 4 cores, accounting only: cpu5 at 100 %, the others at 20 %:
+  // average (1.0 + 7 x 0.2) / 8 = 30 %. cpu = 0.85 x 0.8 (no losses) = 0.68;
+  // none 0 (cpu5 is over 80 %).
+  Signals s;
+  for (int i = 0; i < 8; ++i) s.cpus.push_back(AccountingCpu(i, i == 5 ? 1.0 : 0.2, 0.02));
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kCpu);
+  EXPECT_EQ(v.resource, "cpu5");
+  EXPECT_NEAR(v.confidence, 0.68, 1e-12);
+  EXPECT_TRUE(HasLine(v.evidence, "cpu5 saturated while the 8 CPUs average 30.0 % busy"));
+}
+
+TEST(Classify, StealHeavyVmUnderTheBusyLimitIsNone) {
+  // Steal counts as busy: 60 % busy of which 35 % steal, no losses: none =
+  // 1 - 0.5 x ramp(0.6, 0.6, 0.8) = 1. The evidence says how much is stolen.
+  Signals s;
+  s.cpus = {AccountingCpu(0, 0.60, 0.02, 0.35), AccountingCpu(1, 0.55, 0.02, 0.35)};
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kNone);
+  EXPECT_TRUE(HasSubstring(v.evidence, "35.0 % steal (counted as busy)"));
+}
+
+TEST(Classify, StealHeavyVmNearItsLimitIsUndetermined) {
+  // 85 % busy (40 % steal), no losses, a virtio NIC whose emulated bus claims
+  // 95 %: cpu ramp(0.85, 0.90, 0.95) = 0; none 0 (over 80 %); bus emulated 0.
+  // Nothing wins: undetermined, and the reasons say why.
+  Signals s;
+  s.cpus = {AccountingCpu(0, 0.85, 0.02, 0.40), AccountingCpu(1, 0.85, 0.02, 0.40)};
+  NicSignal eth0 = Nic("eth0", "0000:00:03.0", {0});
+  Bus(&eth0, 0.95, "pci0000:00", "PCI 33 MHz/32-bit");
+  eth0.bus_emulated = true;
+  s.nics = {eth0};
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kUndetermined);
+  for (double x : v.scores) EXPECT_EQ(x, 0.0);
+  EXPECT_TRUE(HasSubstring(v.reasons, "weak evidence"));
+  EXPECT_TRUE(HasSubstring(v.reasons, "40.0 % steal (counted as busy): not under 80.0 %"));
+}
+
+TEST(Classify, StealSaturatedVcpuIsCpu) {
+  // Soaker gets 1 % of cpu0, half of the CPU stolen: the vCPU is the limit;
+  // no losses -> cpu 1 x 0.8.
+  Signals s;
+  CpuSignal c = SoakerCpu(0, 0.01, 0.99);
+  c.steal = 0.5;
+  s.cpus = {c};
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kCpu);
+  EXPECT_NEAR(v.confidence, 0.8, 1e-12);
+  EXPECT_TRUE(HasSubstring(v.evidence, "50.0 % steal"));
+}
+
+TEST(Classify, ConflictingMixIsUndeterminedWithReasons) {
+  // cpu0 saturated (2 % idle) with socket losses (cpu 1.0) and 53 % of its
+  // busy time in interrupts with time_squeeze (interrupt 1.0): both rules fire.
+  Signals s;
+  CpuSignal c = SoakerCpu(0, 0.02, 0.80, 0.52);
+  c.time_squeeze_per_second = 300;
+  s.cpus = {c};
+  Lose(&s, Rung::kSocket, 0, 0, 500);
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kUndetermined);
+  EXPECT_EQ(v.resource, "");
+  EXPECT_TRUE(
+      HasLine(v.reasons, "conflicting evidence: cpu (1.00) and interrupt (1.00) within the margin 0.15"));
+  EXPECT_TRUE(HasSubstring(v.evidence, "cpu: losses at the socket rung"));
+  EXPECT_TRUE(HasSubstring(v.evidence, "interrupt: cpu0: time_squeeze 300/s"));
+}
+
+TEST(Classify, WeakMixIsUndeterminedWithReasons) {
+  // 12 % idle, 40 % interrupt share, bus at 65 %, a few NIC drops: every rule
+  // is weak. bus = ramp(0.65, 0.6, 0.7) x ramp(0.12, 0.1, 0.2) = 0.5 x 0.2 = 0.1.
+  Signals s;
+  s.cpus = {SoakerCpu(0, 0.12, 0.70, 0.352)};
+  NicSignal em0 = Nic("em0", "0000:02:01.0", {0});
+  Bus(&em0, 0.65, "0000:01:1d.0", "PCI-X 133 MHz/64-bit");
+  em0.nic_drops_per_second = 5;
+  s.nics = {em0};
+  Lose(&s, Rung::kNic, 5, 0, 0);
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kUndetermined);
+  EXPECT_NEAR(Score(v, Bound::kBus), 0.1, 1e-12);
+  EXPECT_TRUE(HasSubstring(v.reasons, "weak evidence: the best rule, bus, scores 0.10"));
+  EXPECT_TRUE(HasSubstring(v.reasons, "no CPU saturated"));
+}
+
+// cpu 1.0 (saturated, socket losses) against interrupt = ramp(share, 0.35, 0.5).
+Signals CpuAgainstInterrupt(double share) {
+  Signals s;
+  CpuSignal c = SoakerCpu(0, 0.0, 0.85, share);  // busy 1.0: share = interrupt ratio
+  c.time_squeeze_per_second = 100;
+  s.cpus = {c};
+  Lose(&s, Rung::kSocket, 0, 0, 500);
+  return s;
+}
+
+TEST(Classify, MarginDecidesBetweenWinnerAndUndetermined) {
+  // share 0.485 -> interrupt 0.9: margin 0.1 < 0.15.
+  Verdict v = Classify(CpuAgainstInterrupt(0.485), kT);
+  EXPECT_NEAR(Score(v, Bound::kInterrupt), 0.9, 1e-9);
+  EXPECT_EQ(v.label, Bound::kUndetermined);
+  // share 0.47 -> interrupt 0.8: margin 0.2, cpu with confidence 0.2.
+  v = Classify(CpuAgainstInterrupt(0.47), kT);
+  EXPECT_EQ(v.label, Bound::kCpu);
+  EXPECT_NEAR(v.confidence, 0.2, 1e-9);
+  // A smaller configured margin lets the 0.1 lead through.
+  VerdictThresholds t;
+  t.margin = 0.05;
+  v = Classify(CpuAgainstInterrupt(0.485), t);
+  EXPECT_EQ(v.label, Bound::kCpu);
+  EXPECT_NEAR(v.confidence, 0.1, 1e-9);
+}
+
+TEST(Classify, EmptySignalsAreUndetermined) {
+  // Nothing measured: no rule has evidence, and none is not a default.
+  Verdict v = Classify(Signals(), kT);
+  EXPECT_EQ(v.label, Bound::kUndetermined);
+  for (double x : v.scores) EXPECT_EQ(x, 0.0);
+  EXPECT_TRUE(HasLine(v.reasons, "none: no CPU was measured this window"));
+}
+
+TEST(VerdictTracker, EndToEndSteadyLoadDoesNotFlap) {
+  // The seed's window with jitter on the idle the soaker gets (0 % to 8 %):
+  // cpu saturation moves between ramp(1.0) = 1 and ramp(0.92) = 0.4, so raw
+  // verdicts alternate between cpu and undetermined; the published label stays.
+  VerdictTracker tr(kT);
+  const double idles[] = {0.01, 0.08, 0.02, 0.08, 0.0, 0.08, 0.03, 0.08, 0.01, 0.08};
+  for (double idle : idles) {
+    Signals s = SeedSweep550();
+    s.cpus[0] = SoakerCpu(0, idle, 0.81, 0.25);
+    Verdict raw = Classify(s, kT);
+    EXPECT_TRUE(raw.label == Bound::kCpu || raw.label == Bound::kUndetermined);
+    EXPECT_EQ(tr.Update(raw).label, Bound::kCpu) << "idle " << idle;
+  }
+}
+
+}  // namespace
+}  // namespace bottleneckd

@@ -1,0 +1,104 @@
+// VerdictTracker (hysteresis: no flapping on steady load, a real change
+// published after N windows, a confident first verdict at once) and the
+// Bound names. Scenario tests of Classify are in verdict_test.cc.
+#include <gtest/gtest.h>
+
+#include "daemon/analysis/verdict.h"
+
+namespace bottleneckd {
+namespace {
+
+const VerdictThresholds kT;  // hysteresis_windows 3, switch_confidence 0.5
+
+TEST(BoundNames, RoundTrip) {
+  const char* names[] = {"cpu", "interrupt", "bus", "none", "undetermined"};
+  for (int i = 0; i < kBoundCount; ++i) {
+    Bound b = static_cast<Bound>(i);
+    EXPECT_STREQ(BoundName(b), names[i]);
+    Bound parsed = Bound::kNone;
+    ASSERT_TRUE(ParseBound(names[i], &parsed));
+    EXPECT_EQ(parsed, b);
+  }
+  Bound keep = Bound::kBus;
+  EXPECT_FALSE(ParseBound("CPU", &keep));
+  EXPECT_FALSE(ParseBound("", &keep));
+  EXPECT_FALSE(ParseBound("cpu ", &keep));
+  EXPECT_EQ(keep, Bound::kBus);
+}
+
+Verdict Raw(Bound label, double confidence, const std::string& resource = "") {
+  Verdict v;
+  v.label = label;
+  v.confidence = confidence;
+  v.resource = resource;
+  return v;
+}
+
+TEST(VerdictTracker, ConfidentFirstVerdictIsPublishedAtOnce) {
+  VerdictTracker tr(kT);
+  EXPECT_EQ(tr.current().label, Bound::kUndetermined);
+  EXPECT_EQ(tr.Update(Raw(Bound::kCpu, 0.9, "cpu0")).label, Bound::kCpu);
+  EXPECT_EQ(tr.current().resource, "cpu0");
+}
+
+TEST(VerdictTracker, UnsureFirstVerdictWaitsForHysteresis) {
+  VerdictTracker tr(kT);  // 3 windows
+  EXPECT_EQ(tr.Update(Raw(Bound::kCpu, 0.3)).label, Bound::kUndetermined);
+  EXPECT_EQ(tr.Update(Raw(Bound::kCpu, 0.3)).label, Bound::kUndetermined);
+  EXPECT_EQ(tr.Update(Raw(Bound::kCpu, 0.3)).label, Bound::kCpu);
+}
+
+TEST(VerdictTracker, AlternatingNoiseDoesNotFlap) {
+  VerdictTracker tr(kT);
+  tr.Update(Raw(Bound::kCpu, 0.9));
+  for (int i = 0; i < 20; ++i) {
+    Bound noise = i % 3 == 0 ? Bound::kInterrupt : Bound::kUndetermined;
+    EXPECT_EQ(tr.Update(Raw(i % 2 ? Bound::kCpu : noise, 0.6)).label, Bound::kCpu) << "window " << i;
+  }
+  // Two windows of something else between cpu windows never reach three.
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(tr.Update(Raw(Bound::kInterrupt, 0.9)).label, Bound::kCpu);
+    EXPECT_EQ(tr.Update(Raw(Bound::kUndetermined, 0)).label, Bound::kCpu);
+    EXPECT_EQ(tr.Update(Raw(Bound::kCpu, 0.9)).label, Bound::kCpu);
+  }
+}
+
+TEST(VerdictTracker, RealChangeSwitchesAfterNWindows) {
+  VerdictTracker tr(kT);
+  tr.Update(Raw(Bound::kCpu, 0.9, "cpu0"));
+  EXPECT_EQ(tr.Update(Raw(Bound::kBus, 0.9, "em2")).label, Bound::kCpu);
+  EXPECT_EQ(tr.Update(Raw(Bound::kBus, 0.9, "em2")).label, Bound::kCpu);
+  const Verdict& v = tr.Update(Raw(Bound::kBus, 0.7, "em2"));
+  EXPECT_EQ(v.label, Bound::kBus);
+  EXPECT_EQ(v.resource, "em2");
+  EXPECT_DOUBLE_EQ(v.confidence, 0.7);
+  // Falling back to undetermined takes the same three windows.
+  EXPECT_EQ(tr.Update(Raw(Bound::kUndetermined, 0)).label, Bound::kBus);
+  EXPECT_EQ(tr.Update(Raw(Bound::kUndetermined, 0)).label, Bound::kBus);
+  EXPECT_EQ(tr.Update(Raw(Bound::kUndetermined, 0)).label, Bound::kUndetermined);
+}
+
+TEST(VerdictTracker, AgreeingWindowRefreshesAndResetsPending) {
+  VerdictTracker tr(kT);
+  tr.Update(Raw(Bound::kCpu, 0.9, "cpu0"));
+  tr.Update(Raw(Bound::kNone, 0.9));
+  tr.Update(Raw(Bound::kNone, 0.9));
+  EXPECT_EQ(tr.Update(Raw(Bound::kCpu, 0.4, "cpu1")).resource, "cpu1");  // refreshed
+  EXPECT_DOUBLE_EQ(tr.current().confidence, 0.4);
+  // The two none windows before it no longer count.
+  EXPECT_EQ(tr.Update(Raw(Bound::kNone, 0.9)).label, Bound::kCpu);
+  EXPECT_EQ(tr.Update(Raw(Bound::kNone, 0.9)).label, Bound::kCpu);
+  EXPECT_EQ(tr.Update(Raw(Bound::kNone, 0.9)).label, Bound::kNone);
+}
+
+TEST(VerdictTracker, OneWindowHysteresisFollowsEveryWindow) {
+  VerdictThresholds t;
+  t.hysteresis_windows = 1;
+  VerdictTracker tr(t);
+  EXPECT_EQ(tr.Update(Raw(Bound::kCpu, 0.2)).label, Bound::kCpu);
+  EXPECT_EQ(tr.Update(Raw(Bound::kBus, 0.2)).label, Bound::kBus);
+  EXPECT_EQ(tr.Update(Raw(Bound::kNone, 0.2)).label, Bound::kNone);
+}
+
+}  // namespace
+}  // namespace bottleneckd
