@@ -74,6 +74,14 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
         return Status::InvalidArgument("--duration must be a duration like 30s, 10m or 2h, at most 24h, got '" + *v +
                                        "'");
       duration_given = true;
+    } else if (name == "--report") {
+      BN_RETURN_IF_ERROR(no_value());
+      f.report = true;
+    } else if (name == "--format") {
+      std::optional<std::string> v;
+      BN_RETURN_IF_ERROR(take(&v));
+      if (*v != "text" && *v != "json") return Status::InvalidArgument("--format must be text or json, got '" + *v + "'");
+      f.format = *v;
     } else if (name == "--replay") {
       BN_RETURN_IF_ERROR(take(&f.replay));
       if (f.replay->empty()) return Status::InvalidArgument("--replay needs a recording directory");
@@ -102,6 +110,9 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
   if (f.command != "record" && (!f.record_out.empty() || duration_given))
     return Status::InvalidArgument("--out and --duration belong to the record command (bottleneckd record --out DIR)");
   if (f.replay && !f.command.empty()) return Status::InvalidArgument("--replay does not go with " + f.command);
+  if (f.report && !f.replay)
+    return Status::InvalidArgument(
+        "--report needs --replay DIR for now (reports from the running daemon and the run store come with runs)");
   *out = std::move(f);
   return Status::OK();
 }
@@ -160,6 +171,10 @@ std::string Usage() {
       "  --replay DIR                replay a recording through the collectors and windows\n"
       "                              (with --report: verdicts; alone: a window summary,\n"
       "                              one line per window)\n"
+      "  --report                    with --replay: each run's verdict, evidence and the\n"
+      "                              sweep table (offered, delivered, CPU, soaker idle,\n"
+      "                              interrupts, bus), plateau and MLFRR\n"
+      "  --format=text|json          the report's format (default text)\n"
       "  --collector.NAME            enable a collector; --no-collector.NAME disables it\n"
       "  --version, --help\n"
       "\n"

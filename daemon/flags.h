@@ -21,6 +21,8 @@ struct Flags {
   std::string command;         // "" (the daemon), "calibrate" or "record"
   std::string record_out;      // record --out DIR
   double record_seconds = 30;  // record --duration D (default 30s, at most 24h)
+  bool report = false;               // --report: runs with verdicts (needs --replay for now)
+  std::string format = "text";       // --format text|json
   std::optional<std::string> replay;  // --replay DIR
   bool help = false, version = false;
   std::optional<std::string> listen_address, procfs, sysfs, ethtool, log_level, state_dir;

@@ -15,6 +15,7 @@
 #include "daemon/flags.h"
 #include "daemon/log.h"
 #include "daemon/replay.h"
+#include "daemon/report.h"
 #include "exporters/http_server.h"
 #include "exporters/metrics.h"
 #include "exporters/text_format.h"
@@ -124,6 +125,19 @@ int RunReplay(const Config& config, const std::string& dir) {
   return 0;
 }
 
+// `bottleneckd --report --replay DIR [--format json]`.
+int RunReport(const Config& config, const std::string& dir, const std::string& format) {
+  Report report;
+  Status s = BuildReplayReport(dir, config, &report);
+  if (!s.ok()) {
+    std::fprintf(stderr, "bottleneckd: report: %s\n", s.message().c_str());
+    return 2;
+  }
+  std::string text = format == "json" ? ReportJson(report) : ReportText(report);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   // Keep freed scrape buffers instead of returning them to the kernel after
   // every scrape (madvise + page faults were 22 % of a small scrape's CPU;
@@ -164,6 +178,7 @@ int Main(int argc, char** argv) {
   }
   if (flags.command == "calibrate") return RunCalibrate(config);
   if (flags.command == "record") return RunRecord(config, flags);
+  if (flags.replay && flags.report) return RunReport(config, *flags.replay, flags.format);
   if (flags.replay) return RunReplay(config, *flags.replay);
   if (flags.once) return RunOnce(config);
 

@@ -42,7 +42,8 @@ class Analyzer {
 };
 
 // One window's load as a plateau step: offered and delivered packets, the
-// busiest CPU's busy ratio, all CPUs' busy time per second, drops on every rung.
+// busiest CPU's /proc/stat busy ratio (the utilisation users see, which is
+// what plateaus), all CPUs' busy time per second, drops on every rung.
 LoadStep StepOfWindow(const Signals& s);
 
 }  // namespace bottleneckd
