@@ -78,6 +78,7 @@ bool ParseDuration(std::string_view s, double* seconds) {
   else if (!s.empty() && s.back() == 's') scale = 1, s.remove_suffix(1);
   else if (!s.empty() && s.back() == 'm') scale = 60, s.remove_suffix(1);
   else if (!s.empty() && s.back() == 'h') scale = 3600, s.remove_suffix(1);
+  else if (!s.empty() && s.back() == 'd') scale = 86400, s.remove_suffix(1);
   double v;
   if (scale == 0 || !ParseDouble(s, &v) || !(v > 0)) return false;
   *seconds = v * scale;
@@ -107,7 +108,7 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
     }
     BN_RETURN_IF_ERROR(r.Map(root, "the top level",
                              {"interval", "web", "paths", "log", "collectors", "state_dir", "soaker", "bus_model",
-                              "verdict"}));
+                              "verdict", "runs"}));
     if (root["interval"]) {
       const YAML::Node v = root["interval"];
       if (!v.IsScalar() || !ParseDuration(v.Scalar(), &c.interval_seconds))
@@ -147,6 +148,7 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
     c.soaker.state_dir = c.state_dir;
     BN_RETURN_IF_ERROR(ParseBusModel(r, root["bus_model"], &c.bus_model));
     BN_RETURN_IF_ERROR(ParseVerdict(r, root["verdict"], &c.verdict));
+    BN_RETURN_IF_ERROR(ParseRuns(r, root["runs"], &c.runs));
   } catch (const YAML::Exception& e) {
     return At(filename, e.mark, e.msg);
   }

@@ -14,6 +14,7 @@
 #include "daemon/analysis/verdict.h"
 #include "daemon/bus_model.h"
 #include "daemon/log.h"
+#include "daemon/run_tracker.h"
 
 namespace YAML {
 class Node;
@@ -23,6 +24,15 @@ namespace bottleneckd {
 
 // Default port: in Prometheus's exporter range, not node_exporter's 9100.
 inline constexpr int kDefaultPort = 9858;
+
+// Runs (docs/runs.md): the control socket, the run store, continuous
+// window runs and segmentation.
+struct RunsConfig {
+  std::string control_socket = "/run/bottleneckd/control.sock";  // "" turns run control off
+  std::string control_group;  // group allowed to start/stop runs besides the daemon's user; "" its primary group
+  bool store = true;          // keep runs in STATE_DIR/runs.db
+  RunTrackerOptions tracker;
+};
 
 struct Config {
   std::string file;                 // where it was read from ("" = built-in defaults)
@@ -42,6 +52,7 @@ struct Config {
   BusModelOptions bus_model = DefaultBusModelOptions();
   // Thresholds of the verdict rules (docs/verdict-rules.md).
   VerdictThresholds verdict;
+  RunsConfig runs;
 };
 
 // Parses YAML text; `filename` only labels error messages. Starts from the
@@ -58,7 +69,10 @@ Status ParseBusModel(const ConfigReader& r, const YAML::Node& n, BusModelOptions
 // Parses the verdict section (daemon/config_verdict.cc) over *out.
 Status ParseVerdict(const ConfigReader& r, const YAML::Node& n, VerdictThresholds* out);
 
-// Parses "1s", "500ms", "2m", "1.5s"; false on anything else or a non-positive value.
+// Parses the runs section (daemon/config_runs.cc) over *out.
+Status ParseRuns(const ConfigReader& r, const YAML::Node& n, RunsConfig* out);
+
+// Parses "1s", "500ms", "2m", "1.5s", "6h", "7d"; false on anything else or a non-positive value.
 bool ParseDuration(std::string_view s, double* seconds);
 
 // Whether collector `name` runs under this config (enabled/disabled lists,

@@ -7,8 +7,9 @@
 
 namespace bottleneckd {
 
-Daemon::Daemon(const Config& config, SnapshotStore* store)
+Daemon::Daemon(const Config& config, SnapshotStore* store, RunTracker* runs)
     : store_(store),
+      runs_(runs),
       config_(config),
       fs_(std::make_unique<HostFs>(config.roots)),
       sampler_(std::make_unique<Sampler>(fs_.get(), config.collectors)),
@@ -22,7 +23,8 @@ Daemon::~Daemon() {
 
 void Daemon::SyncSoaker() {
   const SoakerOptions& o = config_.soaker;
-  bool want = o.mode == SoakerMode::kAlways || (o.mode == SoakerMode::kRuns && config_.run_active);
+  bool run = config_.run_active || (runs_ && runs_->active());
+  bool want = o.mode == SoakerMode::kAlways || (o.mode == SoakerMode::kRuns && run);
   if (!want) {
     if (soaker_) {
       soaker_->Stop();
@@ -40,6 +42,28 @@ void Daemon::SyncSoaker() {
     return;
   }
   Log(LogLevel::kInfo, "soaker started", {{"mode", SoakerModeName(o.mode)}, {"state_dir", o.state_dir}});
+}
+
+void Daemon::PrepareSoaker() {
+  const SoakerOptions& o = config_.soaker;
+  if (o.mode != SoakerMode::kRuns || soaker_) return;
+  // Over recorded or fixture trees the soaker measures nothing of theirs.
+  if (config_.roots.procfs != "/proc" || config_.roots.sysfs != "/sys") return;
+  SoakerCalibrationKey key;
+  SoakerCalibrationFile stored;
+  std::string online_text;
+  std::vector<int> online;
+  if (ReadSoakerCalibrationKey(*fs_, &key).ok() &&
+      LoadSoakerCalibration(SoakerCalibrationPath(o.state_dir), &stored).ok() &&
+      fs_->ReadSys("devices/system/cpu/online", &online_text).ok() && ParseCpuList(online_text, &online).ok() &&
+      SoakerCalibrationUsable(stored, key, online))
+    return;
+  Log(LogLevel::kInfo, "calibrating the soaker before any run (once per host)",
+      {{"state_dir", o.state_dir}, {"per_cpu", std::to_string(o.calibration_seconds) + "s"}});
+  Soaker calibrator(fs_.get(), o);
+  SoakerCalibrationFile f;
+  Status s = calibrator.Calibrate(&f);
+  if (!s.ok()) Log(LogLevel::kWarn, "soaker calibration", {{"err", s.ToString()}});
 }
 
 void Daemon::Stop() {
@@ -81,6 +105,7 @@ void Daemon::ApplyPending() {
 }
 
 void Daemon::Tick() {
+  SyncSoaker();  // a run may have started or stopped since the last tick
   auto snap = std::make_shared<Snapshot>();
   sampler_->Take(&snap->sample);
   if (soaker_) {
@@ -101,6 +126,10 @@ void Daemon::Tick() {
   snap->per_cpu_irq_matrix = config_.collectors.interrupts.per_cpu_matrix;
   CompleteSnapshot(prev_.get(), config_.bus_model, snap.get());
   if (prev_) analyzer_->Analyze(prev_->sample, snap.get());
+  if (runs_ && snap->verdict) {
+    double t = static_cast<double>(snap->sample.wall_ns) / 1e9;
+    runs_->OnWindow(PointOfWindow(t, analyzer_->last_signals(), *snap->verdict), *snap->verdict);
+  }
   prev_ = snap;
   store_->Publish(std::move(snap));
 }

@@ -4,7 +4,8 @@
 // computes the Window from the previous one, and publishes a Snapshot.
 // Stop() and Reconfigure() may be called from any thread (signal handling).
 // The daemon owns the soaker: it runs in mode "always", or in mode "runs" while
-// a run is active, and is read once per tick like a collector.
+// a run is active (checked every tick), and is read once per tick like a
+// collector. Every analysed window goes to the RunTracker, when there is one.
 #pragma once
 
 #include <condition_variable>
@@ -14,6 +15,7 @@
 
 #include "daemon/analysis/analyzer.h"
 #include "daemon/config.h"
+#include "daemon/run_tracker.h"
 #include "daemon/sampler.h"
 #include "daemon/snapshot.h"
 
@@ -29,7 +31,10 @@ void CompleteSnapshot(const Snapshot* prev, const BusModelOptions& bus_model, Sn
 
 class Daemon {
  public:
-  Daemon(const Config& config, SnapshotStore* store);
+  // `runs`, when given (the daemon and `bottleneckd run`; not tests or
+  // --once), gets every analysed window, and its active runs start the
+  // soaker in mode "runs". It must outlive the Daemon.
+  Daemon(const Config& config, SnapshotStore* store, RunTracker* runs = nullptr);
   ~Daemon();
   Daemon(const Daemon&) = delete;
   Daemon& operator=(const Daemon&) = delete;
@@ -43,11 +48,18 @@ class Daemon {
   // One tick, for tests and `--once`: sample, window, publish.
   void Tick();
 
+  // In soaker mode "runs": makes sure a usable calibration is stored, so a
+  // run's first windows measure the workload and not the soaker calibrating
+  // (the first start on a host calibrates for a second or so). Logs what it
+  // did; a failure is logged and left to the soaker's own start.
+  void PrepareSoaker();
+
  private:
   void ApplyPending();
   // Creates, starts or stops the soaker to match config_ (mode, run_active).
   void SyncSoaker();
   SnapshotStore* store_;
+  RunTracker* runs_;
   Config config_;
   std::unique_ptr<HostFs> fs_;
   std::unique_ptr<Sampler> sampler_;

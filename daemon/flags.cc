@@ -1,6 +1,7 @@
 #include "daemon/flags.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string_view>
 
 #include "collectors/collector.h"
@@ -22,6 +23,10 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
   bool duration_given = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
+    if (arg == "--" && f.command == "run") {  // the wrapped command: everything after
+      for (int j = i + 1; j < argc; ++j) f.run_argv.emplace_back(argv[j]);
+      break;
+    }
     std::string name(arg), value;
     bool has_value = false;
     if (size_t eq = arg.find('='); eq != std::string_view::npos) {
@@ -60,7 +65,7 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
       f.soaker = true;
     } else if (name == "--path.state") {
       BN_RETURN_IF_ERROR(take(&f.state_dir));
-    } else if ((name == "calibrate" || name == "record") && f.command.empty()) {
+    } else if ((name == "calibrate" || name == "record" || name == "run") && f.command.empty()) {
       f.command = name;
     } else if (name == "--out") {
       std::optional<std::string> v;
@@ -85,6 +90,25 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
     } else if (name == "--replay") {
       BN_RETURN_IF_ERROR(take(&f.replay));
       if (f.replay->empty()) return Status::InvalidArgument("--replay needs a recording directory");
+    } else if (name == "--name") {
+      std::optional<std::string> v;
+      BN_RETURN_IF_ERROR(take(&v));
+      if (v->empty()) return Status::InvalidArgument("--name needs a run name");
+      f.run_name = *v;
+    } else if (name == "--run") {
+      std::optional<std::string> v;
+      BN_RETURN_IF_ERROR(take(&v));
+      f.report_run = *v;
+    } else if (name == "--last") {
+      std::optional<std::string> v;
+      BN_RETURN_IF_ERROR(take(&v));
+      char* end = nullptr;
+      unsigned long n = std::strtoul(v->c_str(), &end, 10);
+      if (v->empty() || *end != '\0' || n == 0 || n > 100000)
+        return Status::InvalidArgument("--last must be a number of runs from 1 to 100000, got '" + *v + "'");
+      f.report_last = n;
+    } else if (name == "--control.socket") {
+      BN_RETURN_IF_ERROR(take(&f.control_socket));
     } else if (name == "--web.listen-address") {
       BN_RETURN_IF_ERROR(take(&f.listen_address));
     } else if (name == "--path.procfs") {
@@ -110,9 +134,11 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
   if (f.command != "record" && (!f.record_out.empty() || duration_given))
     return Status::InvalidArgument("--out and --duration belong to the record command (bottleneckd record --out DIR)");
   if (f.replay && !f.command.empty()) return Status::InvalidArgument("--replay does not go with " + f.command);
-  if (f.report && !f.replay)
-    return Status::InvalidArgument(
-        "--report needs --replay DIR for now (reports from the running daemon and the run store come with runs)");
+  if (f.command == "run" && f.run_argv.empty())
+    return Status::InvalidArgument("run needs a command: bottleneckd run [--name N] -- CMD [ARGS...]");
+  if (f.command != "run" && !f.run_name.empty()) return Status::InvalidArgument("--name belongs to the run command");
+  if ((!f.report_run.empty() || f.report_last != 10) && (!f.report || f.replay))
+    return Status::InvalidArgument("--run and --last select runs of the run store: use them with --report (without --replay)");
   *out = std::move(f);
   return Status::OK();
 }
@@ -123,6 +149,7 @@ Status ApplyFlags(const Flags& f, Config* c) {
   if (f.sysfs) c->roots.sysfs = *f.sysfs;
   if (f.ethtool) c->roots.ethtool = *f.ethtool;
   if (f.state_dir) c->state_dir = c->soaker.state_dir = *f.state_dir;
+  if (f.control_socket) c->runs.control_socket = *f.control_socket;
   if (f.soaker) {
     c->run_active = true;
     if (c->soaker.mode == SoakerMode::kOff) c->soaker.mode = SoakerMode::kRuns;
@@ -150,6 +177,14 @@ std::string Usage() {
       "                                       record this host's kernel files into a recording\n"
       "                                       (docs/recording-format.md; at most 24h; SIGINT\n"
       "                                       stops early and keeps the samples so far)\n"
+      "       bottleneckd run [--name N] -- CMD [ARGS...]\n"
+      "                                       run CMD as a named run of the daemon (or, with no\n"
+      "                                       daemon, sample in-process) and print its verdict;\n"
+      "                                       exits with CMD's exit code (125: bottleneckd failed,\n"
+      "                                       126: CMD cannot run, 127: CMD not found)\n"
+      "       bottleneckd --report [--run NAME] [--last N] [--format json]\n"
+      "                                       the run store's runs (newest 10), or a run's sweep\n"
+      "                                       table (its segments), from STATE_DIR/runs.db\n"
       "\n"
       "Samples this host's CPU, interrupt, softirq, NIC and socket counters and serves\n"
       "them as Prometheus metrics.\n"
@@ -163,7 +198,10 @@ std::string Usage() {
       "  --path.ethtool=DIR          recorded `ethtool -S IF` files, one per interface\n"
       "                              (default: ask drivers through SIOCETHTOOL)\n"
       "  --log.level=LEVEL           debug, info, warn or error (default info)\n"
-      "  --path.state=DIR            state directory: calibrations (default /var/lib/bottleneckd)\n"
+      "  --path.state=DIR            state directory: calibrations, runs.db (default\n"
+      "                              /var/lib/bottleneckd)\n"
+      "  --control.socket=PATH       Unix socket for run start/stop (default\n"
+      "                              /run/bottleneckd/control.sock; owner and group only)\n"
       "  --soaker                    run the soaker (per-CPU idle as delivered cycles) for the\n"
       "                              daemon's whole life, as one run\n"
       "  --once                      take two samples one interval apart, print the\n"
@@ -171,9 +209,10 @@ std::string Usage() {
       "  --replay DIR                replay a recording through the collectors and windows\n"
       "                              (with --report: verdicts; alone: a window summary,\n"
       "                              one line per window)\n"
-      "  --report                    with --replay: each run's verdict, evidence and the\n"
-      "                              sweep table (offered, delivered, CPU, soaker idle,\n"
-      "                              interrupts, bus), plateau and MLFRR\n"
+      "  --report                    each run's verdict, evidence and the sweep table\n"
+      "                              (offered, delivered, CPU, soaker idle, interrupts,\n"
+      "                              bus), plateau and MLFRR: of a recording with --replay,\n"
+      "                              else of the run store (--run NAME, --last N)\n"
       "  --format=text|json          the report's format (default text)\n"
       "  --collector.NAME            enable a collector; --no-collector.NAME disables it\n"
       "  --version, --help\n"

@@ -16,6 +16,7 @@
 #include "daemon/log.h"
 #include "daemon/replay.h"
 #include "daemon/report.h"
+#include "daemon/run_command.h"
 #include "exporters/http_server.h"
 #include "exporters/metrics.h"
 #include "exporters/text_format.h"
@@ -125,8 +126,30 @@ int RunReplay(const Config& config, const std::string& dir) {
   return 0;
 }
 
+// `bottleneckd --report [--run NAME] [--last N] [--format json]`: the run
+// store, read-only (the daemon may be writing it: WAL lets both).
+int RunStoreReport(const Config& config, const Flags& flags) {
+  std::string path = config.state_dir + "/runs.db";
+  std::unique_ptr<RunStore> store;
+  Status s = RunStore::Open(path, true, &store);
+  Report report;
+  if (s.ok()) s = BuildStoreReport(store.get(), flags.report_run, flags.report_last,
+                                   config.verdict.drop_floor_per_second, &report);
+  if (!s.ok()) {
+    std::fprintf(stderr, "bottleneckd: report: %s%s\n", s.message().c_str(),
+                 s.IsNotFound() && flags.report_run.empty()
+                     ? " (no runs yet: start the daemon, or `bottleneckd run -- CMD`; --path.state selects another "
+                       "state directory)"
+                     : "");
+    return 2;
+  }
+  std::string text = flags.format == "json" ? ReportJson(report) : ReportText(report);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
 // `bottleneckd --report --replay DIR [--format json]`.
-int RunReport(const Config& config, const std::string& dir, const std::string& format) {
+int RunReplayReport(const Config& config, const std::string& dir, const std::string& format) {
   Report report;
   Status s = BuildReplayReport(dir, config, &report);
   if (!s.ok()) {
@@ -178,7 +201,12 @@ int Main(int argc, char** argv) {
   }
   if (flags.command == "calibrate") return RunCalibrate(config);
   if (flags.command == "record") return RunRecord(config, flags);
-  if (flags.replay && flags.report) return RunReport(config, *flags.replay, flags.format);
+  if (flags.command == "run") {
+    if (!flags.log_level && config.log_level < LogLevel::kWarn) SetLogLevel(LogLevel::kWarn);
+    return RunCommand(config, flags);
+  }
+  if (flags.replay && flags.report) return RunReplayReport(config, *flags.replay, flags.format);
+  if (flags.report) return RunStoreReport(config, flags);
   if (flags.replay) return RunReplay(config, *flags.replay);
   if (flags.once) return RunOnce(config);
 
@@ -192,8 +220,28 @@ int Main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
 
   SnapshotStore store;
-  Daemon daemon(config, &store);
+  RunTracker runs(OpenDaemonRunStore(config), config.runs.tracker);
+  Daemon daemon(config, &store, &runs);
+  daemon.PrepareSoaker();
   daemon.Tick();  // the first scrape already has data
+
+  // Run control: a Unix socket only, never the network. Without it (e.g. no
+  // permission for /run) the daemon still samples and keeps window runs.
+  std::unique_ptr<ControlServer> control;
+  if (!config.runs.control_socket.empty()) {
+    ControlServerOptions co;
+    co.path = config.runs.control_socket;
+    co.group = config.runs.control_group;
+    double floor = config.verdict.drop_floor_per_second;
+    s = ControlServer::Start(
+        co, [&runs, &store, floor](const ControlRequest& r) { return HandleControlRequest(r, &runs, &store, floor); },
+        &control);
+    if (!s.ok()) {
+      Log(LogLevel::kWarn, "run control off: cannot open the control socket", {{"err", s.message()}});
+    } else {
+      Log(LogLevel::kInfo, "run control", {{"socket", control->path()}});
+    }
+  }
 
   ListenAddress addr;
   ParseListenAddress(config.listen_address, &addr);
@@ -234,7 +282,9 @@ int Main(int argc, char** argv) {
   });
   daemon.Run();
   signals.join();
+  control.reset();
   http.reset();
+  runs.Close(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
   Log(LogLevel::kInfo, "stopped");
   return 0;
 }

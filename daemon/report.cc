@@ -3,72 +3,73 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <map>
 
+#include "daemon/analysis/segments.h"
 #include "daemon/analysis/signals.h"
 #include "daemon/replay.h"
 
 namespace bottleneckd {
+
+Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, double drop_floor_per_second,
+                        Report* out) {
+  *out = Report();
+  out->store = store->path();
+  RunQuery q;
+  if (run.empty()) {
+    q.parent_id = 0;
+    q.limit = last;
+    BN_RETURN_IF_ERROR(store->ListRuns(q, &out->runs));
+    std::reverse(out->runs.begin(), out->runs.end());  // oldest first, like a sweep
+  } else {
+    q.name = run;
+    q.limit = 1;
+    std::vector<RunReport> found;
+    BN_RETURN_IF_ERROR(store->ListRuns(q, &found));
+    if (found.empty()) return Status::NotFound("no run named '" + run + "' in " + store->path());
+    RunQuery segs;
+    segs.parent_id = found[0].id;
+    segs.limit = 0;
+    BN_RETURN_IF_ERROR(store->ListRuns(segs, &out->runs));
+    std::sort(out->runs.begin(), out->runs.end(), [](const RunReport& a, const RunReport& b) { return a.start < b.start; });
+    if (out->runs.empty()) out->runs.push_back(found[0]);
+    else out->parent = found[0];
+  }
+  SweepAnalysis sweep = AnalyseSweep(out->runs, drop_floor_per_second);
+  out->plateau = sweep.plateau;
+  out->mlfrr = sweep.mlfrr;
+  out->throughput_tracks_cpu_cost = sweep.throughput_tracks_cpu_cost;
+  return Status::OK();
+}
+
 namespace {
 
-// One window of the replay, as the report needs it.
-struct WindowPoint {
-  double offset = 0;  // seconds since the first sample, at the window's end
-  Signals signals;
-  Verdict verdict;
-};
-
-void Summarise(const std::vector<const WindowPoint*>& ws, RunReport* r) {
-  r->windows = ws.size();
-  if (ws.empty()) return;
-  double n = static_cast<double>(ws.size());
-  double soaker_sum = 0;
-  size_t soaker_n = 0;
-  double bus_max = -1;
-  std::map<std::string, size_t> rungs;
-  std::map<std::pair<int, std::string>, size_t> labels;
-  for (const WindowPoint* w : ws) {
-    const Signals& s = w->signals;
-    r->delivered_packets_per_second += s.delivered_packets_per_second / n;
-    double bits = 0, irqs = 0, busiest = 0, accounting = 0;
-    std::optional<double> least_idle;
-    for (const NicSignal& nic : s.nics) {
-      bits += nic.rx_bits_per_second;
-      irqs += nic.interrupts_per_second;
-      if (nic.bus_utilisation && !nic.bus_emulated) bus_max = std::max(bus_max, *nic.bus_utilisation);
-    }
-    for (const CpuSignal& c : s.cpus) {
-      if (c.busy >= busiest) busiest = c.busy, accounting = c.accounting_busy;
-      if (c.soaker_idle) least_idle = std::min(least_idle.value_or(1.0), *c.soaker_idle);
-    }
-    r->delivered_bits_per_second += bits / n;
-    r->interrupts_per_second += irqs / n;
-    r->cpu_busy += busiest / n;
-    r->accounting_busy += accounting / n;
-    if (least_idle) soaker_sum += *least_idle, ++soaker_n;
-    r->drops_per_second += (s.ladder.nic + s.ladder.backlog + s.ladder.socket) / n;
-    r->application_packets_per_second +=
-        std::max(0.0, s.delivered_packets_per_second - s.ladder.backlog - s.ladder.socket) / n;
-    ++rungs[RungName(s.ladder.first_losing)];
-    ++labels[{static_cast<int>(w->verdict.label), w->verdict.resource}];
-  }
-  if (soaker_n) r->soaker_idle = soaker_sum / static_cast<double>(soaker_n);
-  if (bus_max >= 0) r->bus_utilisation = bus_max;
-  r->first_losing_rung = std::max_element(rungs.begin(), rungs.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
-  auto best = std::max_element(labels.begin(), labels.end(), [](auto& a, auto& b) { return a.second < b.second; });
-  r->verdict_windows = best->second;
-  // The evidence of the last window that held the winning label.
-  for (auto it = ws.rbegin(); it != ws.rend(); ++it) {
-    if (static_cast<int>((*it)->verdict.label) == best->first.first && (*it)->verdict.resource == best->first.second) {
-      r->verdict = (*it)->verdict;
-      break;
-    }
-  }
+std::string Kpps(double packets) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1fkpps", packets / 1e3);
+  return b;
 }
 
 std::string Mbps(double bits) {
   char b[32];
   std::snprintf(b, sizeof b, "%.1fMbps", bits / 1e6);
+  return b;
+}
+
+// Unix seconds as local "2026-11-30 14:02:11".
+std::string FormatTime(double t) {
+  time_t secs = static_cast<time_t>(t);
+  struct tm tm;
+  localtime_r(&secs, &tm);
+  char b[32];
+  std::strftime(b, sizeof b, "%Y-%m-%d %H:%M:%S", &tm);
+  return b;
+}
+
+std::string FormatSeconds(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f s", s);
   return b;
 }
 
@@ -110,7 +111,8 @@ std::string JsonOptional(const std::optional<T>& v) {
 Status BuildReplayReport(const std::string& dir, const Config& config, Report* out) {
   *out = Report();
   out->recording = dir;
-  std::vector<WindowPoint> points;
+  std::vector<TimelinePoint> points;
+  std::vector<Verdict> verdicts;  // each point's, with its evidence
   int64_t first_mono = 0;
   bool first = true;
   Sample prev;
@@ -119,80 +121,83 @@ Status BuildReplayReport(const std::string& dir, const Config& config, Report* o
       [&](const Snapshot& snap) {
         if (first) first = false, first_mono = snap.sample.mono_ns;
         if (snap.window && snap.verdict) {
-          WindowPoint p;
-          p.offset = static_cast<double>(snap.window->end_mono_ns - first_mono) / 1e9;
-          p.signals = ExtractSignals(*snap.window, prev, snap.sample, snap.bus_paths.get(),
+          double t = static_cast<double>(snap.window->end_mono_ns - first_mono) / 1e9;
+          Signals s = ExtractSignals(*snap.window, prev, snap.sample, snap.bus_paths.get(),
                                      config.verdict.drop_floor_per_second);
-          p.verdict = *snap.verdict;
-          points.push_back(std::move(p));
+          points.push_back(PointOfWindow(t, s, *snap.verdict));
+          verdicts.push_back(*snap.verdict);
         }
         prev = snap.sample;
       },
       &out->info));
   std::vector<RecordingRun> runs = out->info.runs;
   if (runs.empty()) {
+    // No runs given: the steady load phases, like a live run's segments.
+    std::vector<double> offered;
+    for (const TimelinePoint& p : points) offered.push_back(p.offered_packets_per_second);
+    double interval = out->info.interval_seconds;
+    for (const Segment& seg : FindSegments(offered, config.runs.tracker.segment)) {
+      RecordingRun r;
+      char name[64];
+      std::snprintf(name, sizeof name, "step %zu (%.0f pps)", runs.size() + 1, seg.level);
+      r.name = name;
+      // Runs hold the windows ending in (start, end]: one window before the first.
+      r.start = points[seg.first].t - interval * 0.5;
+      r.end = points[seg.last].t;
+      runs.push_back(r);
+    }
+  }
+  if (runs.empty()) {
     RecordingRun all;
     all.name = "recording";
     all.start = 0;
-    all.end = points.empty() ? 0 : points.back().offset;
+    all.end = points.empty() ? 0 : points.back().t;
     runs.push_back(all);
   }
-  std::vector<LoadStep> steps;
   for (const RecordingRun& run : runs) {
     RunReport r;
     r.name = run.name;
+    r.source = "recording";
+    r.state = "finished";
     r.start = run.start;
     r.end = run.end;
     r.offered_bits_per_second = run.offered_bits_per_second;
     r.expected_label = run.expected_label;
     r.expected_resource = run.expected_resource;
-    std::vector<const WindowPoint*> inside;
-    for (const WindowPoint& p : points)
-      if (p.offset > run.start && p.offset <= run.end) inside.push_back(&p);
-    std::vector<const WindowPoint*> settled(inside.size() > kSettleWindows ? inside.begin() + kSettleWindows : inside.begin(),
-                                            inside.end());
-    Summarise(settled, &r);
-    double offered_seen = 0;
-    for (const WindowPoint* p : settled) offered_seen += p->signals.offered_packets_per_second;
-    r.offered_packets_per_second = run.offered_packets_per_second.value_or(
-        settled.empty() ? 0 : offered_seen / static_cast<double>(settled.size()));
-    LoadStep step;
-    step.name = r.name;
-    step.offered_packets_per_second = r.offered_packets_per_second;
-    step.delivered_packets_per_second = r.application_packets_per_second;
-    // The plateau is the symptom as top shows it: /proc/stat busy (the
-    // seed's 80-85 %), not the soaker's truth.
-    step.utilisation = r.accounting_busy;
-    step.drops_per_second = r.drops_per_second;
-    for (const WindowPoint* p : settled)
-      for (const CpuSignal& c : p->signals.cpus)
-        step.cpu_seconds_per_second += c.busy / static_cast<double>(settled.size());
-    step.first_losing_rung = r.first_losing_rung;
-    steps.push_back(step);
+    size_t first_in = points.size(), n = 0;
+    for (size_t i = 0; i < points.size(); ++i)
+      if (points[i].t > run.start && points[i].t <= run.end) first_in = std::min(first_in, i), ++n;
+    // A recording's own runs start at the load step; segments already
+    // start after it, but the verdict's hysteresis still lags it.
+    size_t settle = n > kSettleWindows ? kSettleWindows : 0;
+    std::vector<TimelinePoint> settled;
+    VerdictEvidence evidence;  // the run's latest sentences per label
+    for (size_t i = first_in + settle; i < first_in + n; ++i) {
+      settled.push_back(points[i]);
+      evidence[{static_cast<int>(verdicts[i].label), verdicts[i].resource}] = verdicts[i];
+    }
+    Summarise(settled, &evidence, &r);
+    if (run.offered_packets_per_second) r.offered_packets_per_second = *run.offered_packets_per_second;
     out->runs.push_back(std::move(r));
   }
-  PlateauOptions po;
-  po.min_steps = 2;
-  out->plateau = DetectPlateau(steps, po);
-  std::vector<LoadStep> sorted = steps;
-  std::stable_sort(sorted.begin(), sorted.end(), [](const LoadStep& a, const LoadStep& b) {
-    return a.offered_packets_per_second < b.offered_packets_per_second;
-  });
-  out->mlfrr = FindMlfrr(sorted, config.verdict.drop_floor_per_second);
-  if (steps.size() >= 2) out->throughput_tracks_cpu_cost = ThroughputTracksCpuCost(steps, 0.05);
+  SweepAnalysis sweep = AnalyseSweep(out->runs, config.verdict.drop_floor_per_second);
+  out->plateau = sweep.plateau;
+  out->mlfrr = sweep.mlfrr;
+  out->throughput_tracks_cpu_cost = sweep.throughput_tracks_cpu_cost;
   return Status::OK();
 }
 
-std::string ReportText(const Report& r) {
+std::string RunTable(const std::vector<RunReport>& runs) {
   std::string o;
   char b[512];
-  std::snprintf(b, sizeof b, "recording %s: %s, %zu samples every %gs%s%s\n\n", r.recording.c_str(),
-                r.info.source.c_str(), r.info.samples, r.info.interval_seconds, r.info.hostname.empty() ? "" : ", host ",
-                r.info.hostname.c_str());
-  o += b;
-  o += "run                      offered     received   CPU %  (acct)  soaker idle  intr/s    bus %   drops/s  verdict\n";
-  for (const RunReport& x : r.runs) {
-    std::string offered = x.offered_bits_per_second ? Mbps(*x.offered_bits_per_second) : "-";
+  int width = 22;
+  for (const RunReport& x : runs) width = std::max(width, static_cast<int>(x.name.size()));
+  std::string head = "run";
+  head.resize(static_cast<size_t>(width) + 1, ' ');
+  o += head + "   offered     received   CPU %  (acct)  soaker idle  intr/s    bus %   drops/s  verdict\n";
+  for (const RunReport& x : runs) {
+    // Offered in bits when the run says (a recording's), else the packets that reached the box.
+    std::string offered = x.offered_bits_per_second ? Mbps(*x.offered_bits_per_second) : Kpps(x.offered_packets_per_second);
     std::string idle = x.soaker_idle ? std::to_string(static_cast<int>(std::lround(*x.soaker_idle * 100))) + " %" : "-";
     std::string bus = "-";
     if (x.bus_utilisation) {
@@ -200,11 +205,17 @@ std::string ReportText(const Report& r) {
       std::snprintf(t, sizeof t, "%.1f", *x.bus_utilisation * 100);
       bus = t;
     }
-    std::snprintf(b, sizeof b, "%-22s %10s %12s %6.1f %7.1f %12s %7.0f %8s %9.0f  %s %.2f%s%s\n", x.name.c_str(),
+    std::snprintf(b, sizeof b, "%-*s %10s %12s %6.1f %7.1f %12s %7.0f %8s %9.0f  %s %.2f%s%s\n", width, x.name.c_str(),
                   offered.c_str(), Mbps(x.delivered_bits_per_second).c_str(), x.cpu_busy * 100, x.accounting_busy * 100,
                   idle.c_str(), x.interrupts_per_second, bus.c_str(), x.drops_per_second, BoundName(x.verdict.label),
                   x.verdict.confidence, x.verdict.resource.empty() ? "" : " ", x.verdict.resource.c_str());
     o += b;
+    if (!x.source.empty() && x.source != "recording") {
+      std::string when = FormatTime(x.start) + ", " + FormatSeconds(x.end - x.start) + ", " + x.state;
+      if (x.exit_code) when += ", exit " + std::to_string(*x.exit_code);
+      if (!x.command.empty()) when += ", command: " + x.command;
+      o += "    (" + x.source + " run, " + when + ", " + std::to_string(x.windows) + " windows)\n";
+    }
     for (const std::string& e : x.verdict.evidence) o += "    - " + e + "\n";
     for (const std::string& e : x.verdict.reasons) o += "    ? " + e + "\n";
     if (!x.expected_label.empty()) {
@@ -214,6 +225,27 @@ std::string ReportText(const Report& r) {
            (ok ? " (matches)\n" : " (DIFFERS)\n");
     }
   }
+  return o;
+}
+
+std::string ReportText(const Report& r) {
+  std::string o;
+  char b[512];
+  if (!r.store.empty()) {
+    o += "run store " + r.store + "\n";
+    if (r.parent) {
+      o += "\n" + RunTable({*r.parent});
+      o += "\nits steady load phases (segments):\n";
+    }
+    o += "\n";
+  } else {
+    std::snprintf(b, sizeof b, "recording %s: %s, %zu samples every %gs%s%s\n\n", r.recording.c_str(),
+                  r.info.source.c_str(), r.info.samples, r.info.interval_seconds, r.info.hostname.empty() ? "" : ", host ",
+                  r.info.hostname.c_str());
+    o += b;
+  }
+  if (r.runs.empty()) o += "(no runs)\n";
+  else o += RunTable(r.runs);
   o += "\n";
   if (r.plateau.detected) {
     o += "plateau: " + r.plateau.evidence + "\n";
@@ -235,37 +267,48 @@ std::string ReportText(const Report& r) {
   return o;
 }
 
+namespace {
+
+std::string RunJson(const RunReport& x) {
+  std::string o = "{\"name\":" + JsonString(x.name) + ",\"start\":" + JsonNumber(x.start) + ",\"end\":" + JsonNumber(x.end) +
+       ",\"offered_bits_per_second\":" + JsonOptional(x.offered_bits_per_second) +
+       ",\"offered_packets_per_second\":" + JsonNumber(x.offered_packets_per_second) +
+       ",\"delivered_packets_per_second\":" + JsonNumber(x.delivered_packets_per_second) +
+       ",\"delivered_bits_per_second\":" + JsonNumber(x.delivered_bits_per_second) +
+       ",\"application_packets_per_second\":" + JsonNumber(x.application_packets_per_second) +
+       ",\"cpu_busy_ratio\":" + JsonNumber(x.cpu_busy) + ",\"accounting_busy_ratio\":" + JsonNumber(x.accounting_busy) +
+       ",\"soaker_idle_ratio\":" + JsonOptional(x.soaker_idle) +
+       ",\"interrupts_per_second\":" + JsonNumber(x.interrupts_per_second) +
+       ",\"bus_utilisation_ratio\":" + JsonOptional(x.bus_utilisation) +
+       ",\"drops_per_second\":" + JsonNumber(x.drops_per_second) +
+       ",\"first_losing_rung\":" + JsonString(x.first_losing_rung) + ",\"windows\":" + std::to_string(x.windows) +
+       ",\"source\":" + JsonString(x.source) + ",\"state\":" + JsonString(x.state) +
+       ",\"command\":" + JsonString(x.command) + ",\"exit_code\":" + JsonOptional(x.exit_code) +
+       ",\"id\":" + std::to_string(x.id) + ",\"parent_id\":" + std::to_string(x.parent_id) +
+       ",\"verdict\":{\"label\":" + JsonString(BoundName(x.verdict.label)) +
+       ",\"resource\":" + JsonString(x.verdict.resource) + ",\"confidence\":" + JsonNumber(x.verdict.confidence) +
+       ",\"windows\":" + std::to_string(x.verdict_windows) + ",\"evidence\":[";
+  for (size_t j = 0; j < x.verdict.evidence.size(); ++j) o += (j ? "," : "") + JsonString(x.verdict.evidence[j]);
+  o += "],\"reasons\":[";
+  for (size_t j = 0; j < x.verdict.reasons.size(); ++j) o += (j ? "," : "") + JsonString(x.verdict.reasons[j]);
+  o += "]}";
+  if (!x.expected_label.empty())
+    o += ",\"expected\":{\"label\":" + JsonString(x.expected_label) + ",\"resource\":" + JsonString(x.expected_resource) + "}";
+  return o + "}";
+}
+
+}  // namespace
+
 std::string ReportJson(const Report& r) {
-  std::string o = "{\"recording\":" + JsonString(r.recording) + ",\"source\":" + JsonString(r.info.source) +
-                  ",\"samples\":" + std::to_string(r.info.samples) +
-                  ",\"interval_seconds\":" + JsonNumber(r.info.interval_seconds) + ",\"runs\":[";
-  for (size_t i = 0; i < r.runs.size(); ++i) {
-    const RunReport& x = r.runs[i];
-    o += i ? "," : "";
-    o += "{\"name\":" + JsonString(x.name) + ",\"start\":" + JsonNumber(x.start) + ",\"end\":" + JsonNumber(x.end) +
-         ",\"offered_bits_per_second\":" + JsonOptional(x.offered_bits_per_second) +
-         ",\"offered_packets_per_second\":" + JsonNumber(x.offered_packets_per_second) +
-         ",\"delivered_packets_per_second\":" + JsonNumber(x.delivered_packets_per_second) +
-         ",\"delivered_bits_per_second\":" + JsonNumber(x.delivered_bits_per_second) +
-         ",\"application_packets_per_second\":" + JsonNumber(x.application_packets_per_second) +
-         ",\"cpu_busy_ratio\":" + JsonNumber(x.cpu_busy) + ",\"accounting_busy_ratio\":" + JsonNumber(x.accounting_busy) +
-         ",\"soaker_idle_ratio\":" + JsonOptional(x.soaker_idle) +
-         ",\"interrupts_per_second\":" + JsonNumber(x.interrupts_per_second) +
-         ",\"bus_utilisation_ratio\":" + JsonOptional(x.bus_utilisation) +
-         ",\"drops_per_second\":" + JsonNumber(x.drops_per_second) +
-         ",\"first_losing_rung\":" + JsonString(x.first_losing_rung) + ",\"windows\":" + std::to_string(x.windows) +
-         ",\"verdict\":{\"label\":" + JsonString(BoundName(x.verdict.label)) +
-         ",\"resource\":" + JsonString(x.verdict.resource) + ",\"confidence\":" + JsonNumber(x.verdict.confidence) +
-         ",\"windows\":" + std::to_string(x.verdict_windows) + ",\"evidence\":[";
-    for (size_t j = 0; j < x.verdict.evidence.size(); ++j) o += (j ? "," : "") + JsonString(x.verdict.evidence[j]);
-    o += "],\"reasons\":[";
-    for (size_t j = 0; j < x.verdict.reasons.size(); ++j) o += (j ? "," : "") + JsonString(x.verdict.reasons[j]);
-    o += "]}";
-    if (!x.expected_label.empty())
-      o += ",\"expected\":{\"label\":" + JsonString(x.expected_label) +
-           ",\"resource\":" + JsonString(x.expected_resource) + "}";
-    o += "}";
+  std::string o;
+  if (!r.store.empty()) {
+    o = "{\"store\":" + JsonString(r.store) + ",\"parent\":" + (r.parent ? RunJson(*r.parent) : "null") + ",\"runs\":[";
+  } else {
+    o = "{\"recording\":" + JsonString(r.recording) + ",\"source\":" + JsonString(r.info.source) +
+        ",\"samples\":" + std::to_string(r.info.samples) +
+        ",\"interval_seconds\":" + JsonNumber(r.info.interval_seconds) + ",\"runs\":[";
   }
+  for (size_t i = 0; i < r.runs.size(); ++i) o += (i ? "," : "") + RunJson(r.runs[i]);
   o += "],\"plateau\":{\"detected\":" + std::string(r.plateau.detected ? "true" : "false") +
        ",\"level\":" + JsonNumber(r.plateau.level) + ",\"evidence\":" + JsonString(r.plateau.evidence) + "}";
   o += ",\"mlfrr_packets_per_second\":" + JsonOptional(r.mlfrr.rate);

@@ -2,8 +2,9 @@
 // each run of a recording with its verdict, evidence and the seeds' sweep
 // table (offered, delivered, CPU %, soaker idle, interrupts/s, bus %), and
 // across the runs the plateau, the MLFRR and the sensitivity check. A
-// recording without runs is reported as one run spanning it. (Reports from
-// the running daemon and the run store come with runs.)
+// recording without runs is reported by its steady load phases (segments),
+// or as one run spanning it when it has none. The run store's report reads
+// runs.db (daemon/run_store.h), which the running daemon keeps current.
 #pragma once
 
 #include <optional>
@@ -15,45 +16,35 @@
 #include "daemon/analysis/verdict.h"
 #include "daemon/config.h"
 #include "daemon/recording.h"
+#include "daemon/run_store.h"
+#include "daemon/run_summary.h"
 
 namespace bottleneckd {
 
-struct RunReport {
-  std::string name;
-  double start = 0, end = 0;  // seconds since the first sample
-  std::optional<double> offered_bits_per_second;  // from the recording's run, when given
-  double offered_packets_per_second = 0;   // the run's, else received + NIC drops
-  double delivered_packets_per_second = 0; // received by the NICs
-  double delivered_bits_per_second = 0;
-  double application_packets_per_second = 0;  // received less backlog and socket drops: what the application got
-  double cpu_busy = 0;                      // busiest CPU's mean busy (soaker when it ran)
-  double accounting_busy = 0;               // busiest CPU's /proc/stat busy
-  std::optional<double> soaker_idle;        // least delivered idle among CPUs, mean
-  double interrupts_per_second = 0;         // all NICs
-  std::optional<double> bus_utilisation;    // busiest NIC bus path
-  double drops_per_second = 0;              // all rungs
-  std::string first_losing_rung;            // "none", "nic", "backlog", "socket"
-  size_t windows = 0;                       // settled windows the figures average
-  Verdict verdict;                          // label most settled windows held, with its evidence
-  size_t verdict_windows = 0;               // how many held it
-  std::string expected_label, expected_resource;  // ground truth, simulated recordings
-};
-
 struct Report {
-  std::string recording;  // the directory
+  std::string recording;  // the directory (a recording's report)
   RecordingInfo info;
+  std::string store;      // the database (a run store's report)
+  std::optional<RunReport> parent;  // --run NAME: the run whose segments are `runs`
   std::vector<RunReport> runs;
   Plateau plateau;  // across the runs, in order
   Mlfrr mlfrr;
   std::optional<bool> throughput_tracks_cpu_cost;
 };
 
-// Windows at the start of a run left out of its figures (the load step
-// itself and the verdict's hysteresis).
-inline constexpr size_t kSettleWindows = 5;
-
 // Replays `dir` and builds its report. Errors are OpenRecording's/replay's.
 Status BuildReplayReport(const std::string& dir, const Config& config, Report* out);
+
+// The run store's report: with `run` "" the newest `last` runs (not window
+// runs), else the newest run of that name with its segments as the sweep
+// (the run itself when it has none). NotFound names an unknown run.
+Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, double drop_floor_per_second,
+                        Report* out);
+
+// The rows of the sweep table (with the header line) and each run's
+// evidence: what ReportText prints for its runs, and what `bottleneckd run`
+// prints when its run ends.
+std::string RunTable(const std::vector<RunReport>& runs);
 
 std::string ReportText(const Report& r);
 std::string ReportJson(const Report& r);

@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
 #include <thread>
 
 namespace bottleneckd::testing {
@@ -63,9 +66,23 @@ DaemonProcess::~DaemonProcess() {
     ::waitpid(pid_, nullptr, 0);
   }
   if (stderr_fd_ >= 0) ::close(stderr_fd_);
+  if (!state_dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(state_dir_, ec);
+  }
 }
 
-bool DaemonProcess::Start(const std::vector<std::string>& args) {
+bool DaemonProcess::Start(const std::vector<std::string>& given) {
+  std::vector<std::string> args;
+  if (state_dir_.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/bottleneckd-daemon.XXXXXX";
+    if (::mkdtemp(templ.data()) == nullptr) return false;
+    state_dir_ = templ;
+  }
+  args.push_back("--path.state=" + state_dir_);
+  args.push_back("--control.socket=" + control_socket());
+  args.insert(args.end(), given.begin(), given.end());  // later flags win
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0) return false;
   pid_ = ::fork();

@@ -25,9 +25,14 @@ class DaemonProcess {
 
   // Starts BOTTLENECKD_BINARY with args and waits (up to 10 s) for its
   // "msg=listening" line. False (with the stderr so far in error()) otherwise.
+  // The daemon gets its own state directory and control socket in a scratch
+  // directory (state_dir(); removed with this object) unless args set them:
+  // tests never touch /var/lib/bottleneckd or /run/bottleneckd.
   bool Start(const std::vector<std::string>& args);
 
   int port() const { return port_; }
+  const std::string& state_dir() const { return state_dir_; }
+  std::string control_socket() const { return state_dir_ + "/control.sock"; }
   pid_t pid() const { return pid_; }
   HttpResponse Get(const std::string& path) const { return HttpRequest(port_, "GET", path); }
 
@@ -46,6 +51,7 @@ class DaemonProcess {
   int port_ = 0;
   std::string stderr_;
   std::string error_;
+  std::string state_dir_;
 };
 
 }  // namespace bottleneckd::testing

@@ -312,12 +312,37 @@ TEST(Classify, LightLoadIsNone) {
 }
 
 TEST(Classify, NoneFadesNearTheBusyLimit) {
-  // Busiest CPU at 70 %: none = 1 - 0.5 x ramp(0.7, 0.6, 0.8) = 0.75.
+  // Accounting only, busiest CPU at 70 %: the limit is busy_min_for_none
+  // (accounting hides time): none = 1 - 0.5 x ramp(0.7, 0.6, 0.8) = 0.75.
   Signals s;
-  s.cpus = {SoakerCpu(0, 0.30, 0.65)};
+  s.cpus = {AccountingCpu(0, 0.70, 0.02)};
   Verdict v = Classify(s, kT);
   EXPECT_EQ(v.label, Bound::kNone);
   EXPECT_NEAR(Score(v, Bound::kNone), 0.75, 1e-12);
+  // The soaker's delivered idle is the truth: its limit is saturation
+  // (1 - cpu_idle_max = 95 %): at 90 % busy none = 1 - 0.5 x ramp(0.9, 0.75,
+  // 0.95) = 0.625.
+  s.cpus = {SoakerCpu(0, 0.10, 0.85)};
+  v = Classify(s, kT);
+  EXPECT_NEAR(Score(v, Bound::kNone), 0.625, 1e-12);
+}
+
+TEST(Classify, NothingLostAndNearlySaturatedIsNotCpu) {
+  // The seeds' 500 Mbit/s run: soaker busy 94 % (6 % delivered idle), nothing
+  // lost. cpu = ramp(0.94, 0.90, 0.95) = 0.8 x 0.8 (no losses) x 0.5 (not at
+  // the limit) = 0.32; none = 1 - 0.5 x ramp(0.94, 0.75, 0.95) = 0.525. none
+  // wins by 0.205 > margin 0.15, with a caveat naming the CPU.
+  Signals s;
+  s.cpus = {SoakerCpu(0, 0.06, 0.81)};
+  Verdict v = Classify(s, kT);
+  EXPECT_NEAR(Score(v, Bound::kCpu), 0.32, 1e-12);
+  EXPECT_NEAR(Score(v, Bound::kNone), 0.525, 1e-12);
+  EXPECT_EQ(v.label, Bound::kNone);
+  // Saturated outright (4 % idle) and nothing lost: cpu 1 x 0.8.
+  s.cpus = {SoakerCpu(0, 0.04, 0.81)};
+  v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kCpu);
+  EXPECT_NEAR(Score(v, Bound::kCpu), 0.8, 1e-12);
 }
 
 TEST(Classify, OneHotCoreIsCpuBoundOnThatCore) {
@@ -358,6 +383,23 @@ TEST(Classify, StealHeavyVmNearItsLimitIsUndetermined) {
   for (double x : v.scores) EXPECT_EQ(x, 0.0);
   EXPECT_TRUE(HasSubstring(v.reasons, "weak evidence"));
   EXPECT_TRUE(HasSubstring(v.reasons, "40.0 % steal (counted as busy): not under 80.0 %"));
+}
+
+TEST(Classify, StealHeavyAccountingSaturationWithoutLossIsUndetermined) {
+  // Accounting 97 % busy, 65 % of it steal, nothing lost, no soaker: cpu =
+  // 0.85 x 0.8 = 0.68, capped at 0.45 (steal >= 25 %); none 0 (over 80 %).
+  Signals s;
+  s.cpus = {AccountingCpu(0, 0.97, 0.02, 0.65)};
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kUndetermined);
+  EXPECT_NEAR(Score(v, Bound::kCpu), 0.45, 1e-12);
+  EXPECT_TRUE(HasSubstring(v.reasons, "stolen by the hypervisor"));
+  // The same vCPU losing packets at the socket: cpu 0.85 x 1.0.
+  s.ladder.socket = 500;
+  s.ladder.first_losing = Rung::kSocket;
+  v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kCpu);
+  EXPECT_NEAR(Score(v, Bound::kCpu), 0.85, 1e-12);
 }
 
 TEST(Classify, StealSaturatedVcpuIsCpu) {

@@ -18,6 +18,13 @@ constexpr double kCpuRungSocket = 1.0, kCpuRungNone = 0.8, kCpuRungBelow = 0.35;
 constexpr double kCpuLean = 0.45;
 // throughput x CPU cost per packet constant across a sweep: saturation this strong.
 constexpr double kSweepSaturation = 0.9;
+// Without any loss a CPU must be saturated outright (delivered idle below
+// cpu_idle_max) for `cpu` at full weight; nearly saturated counts this much.
+constexpr double kCpuNoLossNearly = 0.5;
+// Accounting counts steal as busy: a vCPU with at least this much stolen,
+// no soaker and nothing lost cannot be told saturated; `cpu` is capped below
+// min_score (the soaker's delivered idle, or losses, settle it).
+constexpr double kStealShare = 0.25, kStealCap = 0.45;
 // interrupt without time_squeeze, backlog or NIC drops; bus without NIC drops.
 constexpr double kNoPressure = 0.3, kBusNoDrops = 0.4;
 
@@ -124,9 +131,25 @@ RuleResult CpuRule(const Signals& s, const VerdictThresholds& t) {
 
   double rung = kCpuRungBelow;
   if (s.ladder.first_losing == Rung::kSocket) rung = kCpuRungSocket;
-  if (s.ladder.first_losing == Rung::kNone) rung = kCpuRungNone;
+  if (s.ladder.first_losing == Rung::kNone) {
+    rung = kCpuRungNone;
+    // Nothing lost and only nearly saturated: the box keeps up (DESIGN.md 4's none).
+    bool outright = (cpu && cpu->busy >= 1 - t.cpu_idle_max) || thread_sat >= 1;
+    if (sat > 0 && !outright && !s.throughput_tracks_cpu_cost.value_or(false)) {
+      rung *= kCpuNoLossNearly;
+      r.caveats.push_back("cpu: nothing is lost and " + (cpu ? CpuSentence(*cpu) : std::string("no CPU")) +
+                                       ": near its limit, not at it");
+    }
+  }
   r.evidence.push_back(LadderSentence(s.ladder));
   r.score = sat * rung;
+  if (cpu && !cpu->busy_from_soaker && cpu->steal >= kStealShare && s.ladder.first_losing == Rung::kNone &&
+      r.score > kStealCap) {
+    r.score = kStealCap;
+    r.caveats.push_back("cpu: " + FormatPercent(cpu->steal) + " of " + CpuName(cpu->cpu) +
+                        "'s time is stolen by the hypervisor, nothing is lost and no soaker measured what the "
+                        "guest got: its saturation cannot be told");
+  }
   if (cpu && !s.cpus.empty() && cpu_sat > 0) {
     double sum = 0;
     for (const CpuSignal& c : s.cpus) sum += c.busy;
@@ -290,12 +313,16 @@ RuleResult NoneRule(const Signals& s, const VerdictThresholds& t) {
   for (const CpuSignal& c : s.cpus)
     if (!busiest || c.busy > busiest->busy) busiest = &c;
   if (busiest) {
-    score = std::min(score, Below(busiest->busy, t.busy_min_for_none));
+    // The soaker's delivered idle is the truth: below saturation is not
+    // saturated. Accounting alone says idle is left when it is not (the seed's
+    // hidden time), so it must stay under busy_min_for_none.
+    double limit = busiest->busy_from_soaker ? 1 - t.cpu_idle_max : t.busy_min_for_none;
+    score = std::min(score, Below(busiest->busy, limit));
     std::string line = "busiest " + CpuSentence(*busiest);
-    if (busiest->busy >= t.busy_min_for_none) {
-      r.caveats.push_back("none: " + line + ": not under " + FormatPercent(t.busy_min_for_none));
+    if (busiest->busy >= limit) {
+      r.caveats.push_back("none: " + line + ": not under " + FormatPercent(limit));
     } else {
-      r.evidence.push_back(line + ": under " + FormatPercent(t.busy_min_for_none));
+      r.evidence.push_back(line + ": under " + FormatPercent(limit));
     }
   }
   for (const ThreadSignal& th : s.threads) {

@@ -100,7 +100,11 @@ integ_spawn() {
 integ_start_bottleneckd() {
   local portvar="$1" name="$2" bin="$3"; shift 3
   local logfile="$INTEG_TMP/bottleneckd-$name.log" pid i port=""
-  integ_spawn pid "$logfile" "$bin" --web.listen-address=127.0.0.1:0 "$@"
+  # Its own state directory and control socket: tests never touch
+  # /var/lib/bottleneckd or /run/bottleneckd (later flags in ARGS win).
+  mkdir -p "$INTEG_TMP/state-$name"
+  integ_spawn pid "$logfile" "$bin" --web.listen-address=127.0.0.1:0 --path.state="$INTEG_TMP/state-$name" \
+    --control.socket="$INTEG_TMP/state-$name/control.sock" "$@"
   for ((i = 0; i < 100; i++)); do
     port="$(sed -n 's/.*msg=listening address=127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$logfile" | head -n 1)"
     [ -n "$port" ] && break

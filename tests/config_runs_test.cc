@@ -1,0 +1,147 @@
+// The runs section of the config and the run-related flags: defaults, every
+// key, errors with file:line:col, and the flags' checks.
+#include <gtest/gtest.h>
+
+#include "daemon/config.h"
+#include "daemon/flags.h"
+#include "tests/test_util.h"
+
+namespace bottleneckd {
+namespace {
+
+TEST(ConfigRuns, DefaultsAndShippedConfigAgree) {
+  Config d, shipped;
+  ASSERT_TRUE(ParseConfig("", "", &d).ok());
+  EXPECT_EQ(d.runs.control_socket, "/run/bottleneckd/control.sock");
+  EXPECT_EQ(d.runs.control_group, "");
+  EXPECT_TRUE(d.runs.store);
+  EXPECT_DOUBLE_EQ(d.runs.tracker.window_seconds, 60);
+  EXPECT_DOUBLE_EQ(d.runs.tracker.keep_windows_seconds, 7 * 86400);
+  EXPECT_TRUE(d.runs.tracker.segments);
+  EXPECT_DOUBLE_EQ(d.runs.tracker.segment.tolerance, 0.07);  // below the seeds' 10 % steps
+  std::string text = testing::ReadFileOrDie(std::string(BOTTLENECKD_SOURCE_DIR) + "/etc/bottleneckd.yaml");
+  Status s = ParseConfig(text, "etc/bottleneckd.yaml", &shipped);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(shipped.runs.control_socket, d.runs.control_socket);
+  EXPECT_EQ(shipped.runs.control_group, d.runs.control_group);
+  EXPECT_EQ(shipped.runs.store, d.runs.store);
+  EXPECT_DOUBLE_EQ(shipped.runs.tracker.window_seconds, d.runs.tracker.window_seconds);
+  EXPECT_DOUBLE_EQ(shipped.runs.tracker.keep_windows_seconds, d.runs.tracker.keep_windows_seconds);
+  EXPECT_DOUBLE_EQ(shipped.runs.tracker.segment.tolerance, d.runs.tracker.segment.tolerance);
+  EXPECT_EQ(shipped.runs.tracker.segment.min_windows, d.runs.tracker.segment.min_windows);
+}
+
+TEST(ConfigRuns, EveryKey) {
+  Config c;
+  Status s = ParseConfig(
+      "runs:\n"
+      "  control_socket: /tmp/b.sock\n"
+      "  control_group: perf\n"
+      "  store: false\n"
+      "  window: 5m\n"
+      "  keep_windows: 2d\n"
+      "  segments: false\n"
+      "  segment_tolerance: 0.2\n"
+      "  segment_min_windows: 8\n",
+      "x.yaml", &c);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(c.runs.control_socket, "/tmp/b.sock");
+  EXPECT_EQ(c.runs.control_group, "perf");
+  EXPECT_FALSE(c.runs.store);
+  EXPECT_DOUBLE_EQ(c.runs.tracker.window_seconds, 300);
+  EXPECT_DOUBLE_EQ(c.runs.tracker.keep_windows_seconds, 2 * 86400);
+  EXPECT_FALSE(c.runs.tracker.segments);
+  EXPECT_DOUBLE_EQ(c.runs.tracker.segment.tolerance, 0.2);
+  EXPECT_EQ(c.runs.tracker.segment.min_windows, 8u);
+}
+
+TEST(ConfigRuns, WindowOff) {
+  Config c;
+  ASSERT_TRUE(ParseConfig("runs:\n  window: off\n", "x.yaml", &c).ok());
+  EXPECT_DOUBLE_EQ(c.runs.tracker.window_seconds, 0);
+}
+
+TEST(ConfigRuns, ErrorsNameLineAndColumn) {
+  struct {
+    const char* yaml;
+    const char* want;
+  } cases[] = {
+      {"runs:\n  windw: 1m\n", "x.yaml:2:3: unknown key 'windw' in runs"},
+      {"runs:\n  window: soon\n", "x.yaml:2:11: runs.window must be a duration"},
+      {"runs:\n  keep_windows: off\n", "x.yaml:2:17: runs.keep_windows must be a duration"},
+      {"runs:\n  store: maybe\n", "x.yaml:2:10: store must be true or false"},
+      {"runs:\n  segment_tolerance: 2\n", "x.yaml:2:22: segment_tolerance must be a number from 0.01 to 1"},
+      {"runs:\n  segment_min_windows: 2.5\n", "x.yaml:2:24: segment_min_windows must be a whole number"},
+      {"runs: 3\n", "x.yaml:1:7: runs must be a mapping"},
+  };
+  for (auto& c : cases) {
+    Config cfg;
+    Status s = ParseConfig(c.yaml, "x.yaml", &cfg);
+    EXPECT_FALSE(s.ok()) << c.yaml;
+    EXPECT_NE(s.message().find(c.want), std::string::npos) << s.message();
+  }
+}
+
+TEST(ConfigRuns, DurationsInDays) {
+  double s = 0;
+  EXPECT_TRUE(ParseDuration("7d", &s));
+  EXPECT_DOUBLE_EQ(s, 7 * 86400);
+  EXPECT_TRUE(ParseDuration("0.5d", &s));
+  EXPECT_DOUBLE_EQ(s, 43200);
+  EXPECT_FALSE(ParseDuration("d", &s));
+}
+
+Status Parse(std::vector<const char*> argv, Flags* f) {
+  return ParseFlags(static_cast<int>(argv.size()), argv.data(), f);
+}
+
+TEST(RunFlags, TheWrappedCommandIsEverythingAfterTheDashes) {
+  Flags f;
+  ASSERT_TRUE(Parse({"b", "run", "--name", "echo 550M", "--control.socket=/tmp/s", "--", "udpecho", "--name", "x", "--"}, &f).ok());
+  EXPECT_EQ(f.command, "run");
+  EXPECT_EQ(f.run_name, "echo 550M");
+  ASSERT_EQ(f.run_argv.size(), 4u);
+  EXPECT_EQ(f.run_argv[0], "udpecho");
+  EXPECT_EQ(f.run_argv[1], "--name");  // the command's own flags stay its own
+  EXPECT_EQ(f.run_argv[3], "--");
+  Config c;
+  ASSERT_TRUE(ApplyFlags(f, &c).ok());
+  EXPECT_EQ(c.runs.control_socket, "/tmp/s");
+}
+
+TEST(RunFlags, ReportSelectors) {
+  Flags f;
+  ASSERT_TRUE(Parse({"b", "--report", "--run", "sweep", "--last", "3", "--format=json"}, &f).ok());
+  EXPECT_TRUE(f.report);
+  EXPECT_EQ(f.report_run, "sweep");
+  EXPECT_EQ(f.report_last, 3u);
+  Flags g;
+  ASSERT_TRUE(Parse({"b", "--report"}, &g).ok());  // the run store, no --replay needed
+  EXPECT_FALSE(g.replay);
+}
+
+TEST(RunFlags, Errors) {
+  struct {
+    std::vector<const char*> argv;
+    const char* msg;
+  } cases[] = {
+      {{"b", "run"}, "run needs a command"},
+      {{"b", "run", "--name", "x"}, "run needs a command"},
+      {{"b", "run", "--name", "", "--", "true"}, "--name needs a run name"},
+      {{"b", "--name", "x"}, "--name belongs to the run command"},
+      {{"b", "--report", "--last", "0"}, "--last must be a number of runs from 1"},
+      {{"b", "--report", "--last", "3x"}, "--last must be a number"},
+      {{"b", "--run", "x"}, "use them with --report"},
+      {{"b", "--report", "--replay", "d", "--run", "x"}, "use them with --report (without --replay)"},
+      {{"b", "run", "--replay", "d", "--", "true"}, "--replay does not go with run"},
+  };
+  for (auto& c : cases) {
+    Flags f;
+    Status s = Parse(c.argv, &f);
+    EXPECT_FALSE(s.ok()) << c.msg;
+    EXPECT_NE(s.message().find(c.msg), std::string::npos) << s.message();
+  }
+}
+
+}  // namespace
+}  // namespace bottleneckd

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Runs on this machine, end to end with the real binary:
+# - `bottleneckd run -- CMD` with no daemon samples in its own process, passes
+#   CMD's exit code through (3; 127 not found; 126 not executable; 143 killed
+#   by SIGTERM) and stores the run;
+# - with a daemon: the control socket is 0660, a real bounded UDP echo sweep
+#   on loopback (lab/udp_echo.py) is wrapped as a run, and `--report --run`
+#   reads it back from the run store with its verdict and its load steps as
+#   segments, the delivered rate checked against the echo tool's own count;
+# - a bad request gets a clear error and the daemon keeps serving;
+# - SIGKILL of the daemon mid-run, then a restart: the finished run is intact
+#   and the cut one is recovered as "interrupted" from its timeline;
+# - a user outside the socket's group is refused (when the test runs as root).
+#
+# usage: run_command_test.sh BOTTLENECKD SOURCE_DIR
+TEST_NAME=run_command_test
+BIN=${1:?usage: run_command_test.sh BOTTLENECKD SOURCE_DIR}
+SRC=${2:?usage: run_command_test.sh BOTTLENECKD SOURCE_DIR}
+# shellcheck source=tests/integration/lib.sh
+. "$SRC/tests/integration/lib.sh"
+integ_bound_time 240 "$@"
+integ_init
+integ_require_tools python3
+
+# A control request straight on the socket: prints the answer.
+control() {  # SOCKET LINE
+  python3 - "$1" "$2" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(10)
+s.connect(sys.argv[1])
+s.sendall(sys.argv[2].encode() + b"\n")
+s.shutdown(socket.SHUT_WR)
+out = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    out += b
+sys.stdout.write(out.decode())
+PY
+}
+
+# json_get FILE EXPR: evaluates a Python expression over the JSON as `r`.
+json_get() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+# --- no daemon: in-process ----------------------------------------------------
+S1="$INTEG_TMP/inproc"
+mkdir -p "$S1"
+"$BIN" run --path.state "$S1" --control.socket "$S1/none.sock" --name inproc -- sh -c 'sleep 2.5; exit 3' \
+  >"$S1/out" 2>"$S1/err"
+rc=$?
+if [ "$rc" -eq 3 ] && grep -q "no bottleneckd is listening" "$S1/err" && grep -q "bottleneckd run 'inproc' (exit 3)" "$S1/err"; then
+  integ_pass "no daemon: sampled in-process, exit code 3 passed through, verdict printed"
+else
+  integ_fail "in-process run: exit $rc, stderr: $(tail -n 5 "$S1/err")"
+fi
+"$BIN" --report --path.state "$S1" --format json >"$S1/report.json" 2>"$S1/report.err"
+if [ "$(json_get "$S1/report.json" '[(x["name"], x["state"], x["exit_code"]) for x in r["runs"]]')" = "[('inproc', 'finished', 3.0)]" ] ||
+   [ "$(json_get "$S1/report.json" '[(x["name"], x["state"], x["exit_code"]) for x in r["runs"]]')" = "[('inproc', 'finished', 3)]" ]; then
+  integ_pass "the in-process run is in the run store with its exit code"
+else
+  integ_fail "run store after the in-process run: $(cat "$S1/report.json" "$S1/report.err")"
+fi
+printf '#!/bin/sh\n' >"$S1/not-executable"
+printf '#!/bin/sh\nkill -TERM $$\n' >"$S1/killed-by-sigterm"
+chmod +x "$S1/killed-by-sigterm"
+for case in "127 /nonexistent/command" "126 $S1/not-executable" "143 $S1/killed-by-sigterm"; do
+  want="${case%% *}"
+  cmd="${case#* }"
+  "$BIN" run --path.state "$S1" --control.socket "$S1/none.sock" -- "$cmd" >/dev/null 2>"$S1/err"
+  rc=$?
+  if [ "$rc" -eq "$want" ]; then integ_pass "exit $want for: $cmd"; else integ_fail "want exit $want for '$cmd', got $rc: $(tail -n 3 "$S1/err")"; fi
+done
+
+# --- the daemon ----------------------------------------------------------------
+printf 'interval: 1s\nruns:\n  window: 10s\n' >"$INTEG_TMP/bottleneckd.yaml"
+integ_start_bottleneckd PORT live "$BIN" --config.file="$INTEG_TMP/bottleneckd.yaml"
+DPID="$INTEG_LAST_PID"
+STATE="$INTEG_TMP/state-live"
+SOCK="$STATE/control.sock"
+for ((i = 0; i < 50; i++)); do [ -S "$SOCK" ] && break; sleep 0.1; done
+mode="$(stat -c %a "$SOCK" 2>/dev/null)"
+if [ "$mode" = "660" ]; then integ_pass "control socket $SOCK is mode 0660"; else integ_fail "control socket mode '$mode'"; fi
+
+"$BIN" run --control.socket "$SOCK" --name echo-sweep -- \
+  python3 "$SRC/lab/udp_echo.py" --rates 4000,16000 --step 10 --max-seconds 30 >"$INTEG_TMP/echo.out" 2>"$INTEG_TMP/echo.err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q "bottleneckd run 'echo-sweep' (exit 0)" "$INTEG_TMP/echo.err"; then
+  integ_pass "the UDP echo sweep ran as a run of the daemon; its verdict was printed"
+else
+  integ_fail "echo sweep run: exit $rc: $(tail -n 8 "$INTEG_TMP/echo.err")"
+fi
+"$BIN" --report --path.state "$STATE" --run echo-sweep --format json >"$INTEG_TMP/sweep.json" 2>"$INTEG_TMP/sweep.err" ||
+  integ_fail "--report --run echo-sweep: $(cat "$INTEG_TMP/sweep.err")"
+if [ -s "$INTEG_TMP/sweep.json" ]; then
+  # The parent run: finished, exit 0, a verdict, about 20 windows of load.
+  check="$(json_get "$INTEG_TMP/sweep.json" '(r["parent"] or r["runs"][0])["state"] == "finished" and (r["parent"] or r["runs"][0])["exit_code"] == 0 and (r["parent"] or r["runs"][0])["verdict"]["label"] in ("cpu","interrupt","bus","none","undetermined") and (r["parent"] or r["runs"][0])["windows"] >= 8')"
+  if [ "$check" = "True" ]; then integ_pass "run store: echo-sweep finished, exit 0, verdict $(json_get "$INTEG_TMP/sweep.json" '(r["parent"] or r["runs"][0])["verdict"]["label"]')"; else integ_fail "echo-sweep run record: $(head -c 600 "$INTEG_TMP/sweep.json")"; fi
+  # Its load steps as segments: the echo tool's own count of requests and
+  # replies per second (both cross lo) against the segment's delivered rate.
+  python3 - "$INTEG_TMP/sweep.json" "$INTEG_TMP/echo.out" <<'PY' && integ_pass "segments of the sweep match the echo tool's own counts" || integ_fail "segments vs the echo tool: see above"
+import json, sys
+r = json.load(open(sys.argv[1]))
+rows = [l.split() for l in open(sys.argv[2]) if l.strip() and l.split()[0].isdigit()]
+# Packets crossing lo per second in each step: requests applied + replies echoed.
+steps = [float(a) + float(e) for _, a, e, _ in rows]
+segs = r["runs"] if r["parent"] else []
+print("echo tool lo packets/s per step:", [round(s) for s in steps])
+print("segments delivered packets/s:", [round(s["delivered_packets_per_second"]) for s in segs])
+if not segs:
+    sys.exit("no segments")
+# Every segment lies within 25 % of one step (other loopback traffic, window edges).
+for s in segs:
+    d = s["delivered_packets_per_second"]
+    if not any(abs(d - want) <= 0.25 * want for want in steps):
+        sys.exit("segment %s at %.0f pps matches no step" % (s["name"], d))
+# The busiest step was found.
+if not any(abs(s["delivered_packets_per_second"] - steps[-1]) <= 0.25 * steps[-1] for s in segs):
+    sys.exit("no segment for the last step")
+PY
+fi
+
+# --- bad requests -----------------------------------------------------------------
+ans="$(control "$SOCK" "frobnicate")"
+if [[ "$ans" == error* ]] && [[ "$ans" == *frobnicate* ]]; then integ_pass "bad request answered: ${ans//$'\t'/ }"; else integ_fail "bad request answer: $ans"; fi
+ans="$(control "$SOCK" $'stop\tno-such-run')"
+if [[ "$ans" == error*"no active run named 'no-such-run'"* ]]; then integ_pass "stopping an unknown run: clear error"; else integ_fail "unknown stop answer: $ans"; fi
+ans="$(control "$SOCK" "status")"
+if [[ "$ans" == ok* ]] && [[ "$ans" == *store* ]]; then integ_pass "status still served after bad requests"; else integ_fail "status: $ans"; fi
+
+# --- a user outside the group ----------------------------------------------------
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" run --control.socket "$SOCK" -- true >/dev/null 2>"$INTEG_TMP/nobody.err"
+  rc=$?
+    if [ "$rc" -eq 125 ] && grep -qi "permission" "$INTEG_TMP/nobody.err"; then
+    integ_pass "nobody is refused by the control socket (exit 125): $(head -n 1 "$INTEG_TMP/nobody.err")"
+  else
+    integ_fail "nobody's run: exit $rc: $(cat "$INTEG_TMP/nobody.err")"
+  fi
+else
+  integ_log "not root: the refusal of other users is covered by control_socket_test only"
+fi
+
+# --- SIGKILL mid-run, restart ------------------------------------------------------
+ans="$(control "$SOCK" $'start\tcut-short')"
+[[ "$ans" == ok* ]] || integ_fail "start cut-short: $ans"
+sleep 4
+kill -KILL "$DPID"
+wait "$DPID" 2>/dev/null || true
+integ_start_bottleneckd PORT2 live2 "$BIN" --config.file="$INTEG_TMP/bottleneckd.yaml" --path.state="$STATE" \
+  --control.socket="$SOCK"
+"$BIN" --report --path.state "$STATE" --format json >"$INTEG_TMP/after.json" 2>"$INTEG_TMP/after.err" ||
+  integ_fail "report after restart: $(cat "$INTEG_TMP/after.err")"
+states="$(json_get "$INTEG_TMP/after.json" 'sorted((x["name"], x["state"]) for x in r["runs"] if x["name"] in ("echo-sweep","cut-short"))')"
+if [ "$states" = "[('cut-short', 'interrupted'), ('echo-sweep', 'finished')]" ]; then
+  integ_pass "after SIGKILL and restart: echo-sweep finished, cut-short interrupted"
+else
+  integ_fail "after restart: $states"
+fi
+if grep -q "recovered" "$INTEG_TMP/bottleneckd-live2.log"; then integ_pass "the restart logged the recovery"; else integ_fail "no recovery log line"; fi
+windows="$(json_get "$INTEG_TMP/after.json" '[x for x in r["runs"] if x["name"] == "cut-short"][0]["windows"]')"
+if [ "${windows:-0}" -ge 1 ]; then integ_pass "the interrupted run kept $windows settled windows from its timeline"; else integ_fail "interrupted run has $windows windows"; fi
+
+integ_finish

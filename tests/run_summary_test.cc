@@ -1,0 +1,214 @@
+// Run summaries: a window's timeline point, a run's figures and verdict from
+// its points, and a sweep across runs. Expected values are worked by hand
+// from the inputs.
+#include "daemon/run_summary.h"
+
+#include <gtest/gtest.h>
+
+namespace bottleneckd {
+namespace {
+
+Signals TwoCpusOneNic() {
+  Signals s;
+  s.seconds = 1;
+  CpuSignal c0;
+  c0.cpu = 0;
+  c0.busy = 0.30;
+  c0.accounting_busy = 0.25;
+  c0.soaker_idle = 0.70;
+  CpuSignal c1;
+  c1.cpu = 1;
+  c1.busy = 0.90;
+  c1.accounting_busy = 0.82;
+  c1.soaker_idle = 0.10;
+  s.cpus = {c0, c1};
+  NicSignal em0;
+  em0.interface = "em0";
+  em0.rx_bits_per_second = 400e6;
+  em0.interrupts_per_second = 8000;
+  em0.bus_utilisation = 0.4;
+  NicSignal virt;
+  virt.interface = "eth0";
+  virt.rx_bits_per_second = 1e6;
+  virt.interrupts_per_second = 100;
+  virt.bus_utilisation = 0.9;
+  virt.bus_emulated = true;  // a hypervisor's link: not a bus figure
+  s.nics = {em0, virt};
+  s.delivered_packets_per_second = 50000;
+  s.offered_packets_per_second = 50500;
+  s.ladder.nic = 500;
+  s.ladder.backlog = 100;
+  s.ladder.socket = 2000;
+  s.ladder.first_losing = Rung::kNic;
+  return s;
+}
+
+TEST(RunSummary, PointOfWindowTakesTheBusiestCpuAndSumsNics) {
+  Verdict v;
+  v.label = Bound::kCpu;
+  v.resource = "cpu1";
+  v.confidence = 0.8;
+  TimelinePoint p = PointOfWindow(12.5, TwoCpusOneNic(), v);
+  EXPECT_DOUBLE_EQ(p.t, 12.5);
+  EXPECT_DOUBLE_EQ(p.cpu_busy, 0.90);         // cpu1
+  EXPECT_DOUBLE_EQ(p.accounting_busy, 0.82);  // cpu1's
+  EXPECT_DOUBLE_EQ(p.cpu_seconds_per_second, 1.20);
+  ASSERT_TRUE(p.soaker_idle);
+  EXPECT_DOUBLE_EQ(*p.soaker_idle, 0.10);  // least idle
+  EXPECT_DOUBLE_EQ(p.delivered_bits_per_second, 401e6);
+  EXPECT_DOUBLE_EQ(p.interrupts_per_second, 8100);
+  ASSERT_TRUE(p.bus_utilisation);
+  EXPECT_DOUBLE_EQ(*p.bus_utilisation, 0.4);  // the emulated link's 0.9 left out
+  EXPECT_DOUBLE_EQ(p.drops_per_second, 2600);
+  EXPECT_DOUBLE_EQ(p.application_packets_per_second, 50000 - 100 - 2000);
+  EXPECT_EQ(p.first_losing_rung, "nic");
+  EXPECT_EQ(p.label, Bound::kCpu);
+  EXPECT_EQ(p.resource, "cpu1");
+}
+
+TEST(RunSummary, NoSoakerNoBusGiveUnsetFigures) {
+  Signals s;
+  CpuSignal c;
+  c.busy = 0.5;
+  s.cpus = {c};
+  TimelinePoint p = PointOfWindow(1, s, Verdict());
+  EXPECT_FALSE(p.soaker_idle);
+  EXPECT_FALSE(p.bus_utilisation);
+  EXPECT_EQ(p.first_losing_rung, "none");
+}
+
+TimelinePoint Point(double t, double offered, double busy, Bound label, std::string resource, double confidence) {
+  TimelinePoint p;
+  p.t = t;
+  p.offered_packets_per_second = offered;
+  p.delivered_packets_per_second = offered;
+  p.application_packets_per_second = offered;
+  p.cpu_busy = busy;
+  p.accounting_busy = busy - 0.1;
+  p.cpu_seconds_per_second = busy;
+  p.label = label;
+  p.resource = std::move(resource);
+  p.confidence = confidence;
+  return p;
+}
+
+TEST(RunSummary, SettleWindowsIsFiveButAtMostHalf) {
+  EXPECT_EQ(SettleWindows(0), 0u);
+  EXPECT_EQ(SettleWindows(3), 1u);
+  EXPECT_EQ(SettleWindows(9), 4u);
+  EXPECT_EQ(SettleWindows(10), 5u);
+  EXPECT_EQ(SettleWindows(100), 5u);
+}
+
+TEST(RunSummary, MeansMajorityLabelAndItsEvidence) {
+  std::vector<TimelinePoint> pts = {
+      Point(1, 1000, 0.50, Bound::kNone, "", 0.9),
+      Point(2, 2000, 0.70, Bound::kCpu, "cpu1", 0.6),
+      Point(3, 3000, 0.90, Bound::kCpu, "cpu1", 0.8),
+  };
+  pts[1].soaker_idle = 0.2;  // only one window had the soaker
+  pts[2].bus_utilisation = 0.3;
+  pts[0].bus_utilisation = 0.5;
+  pts[2].first_losing_rung = "socket";
+  pts[1].first_losing_rung = "socket";
+  Verdict cpu;
+  cpu.label = Bound::kCpu;
+  cpu.resource = "cpu1";
+  cpu.evidence = {"cpu1 delivered 2 % idle"};
+  VerdictEvidence ev = {{{static_cast<int>(Bound::kCpu), "cpu1"}, cpu}};
+  RunReport r;
+  r.name = "x";
+  Summarise(pts, &ev, &r);
+  EXPECT_EQ(r.windows, 3u);
+  EXPECT_DOUBLE_EQ(r.offered_packets_per_second, 2000);  // (1000+2000+3000)/3
+  EXPECT_DOUBLE_EQ(r.cpu_busy, 0.70);
+  EXPECT_NEAR(r.accounting_busy, 0.60, 1e-12);
+  ASSERT_TRUE(r.soaker_idle);
+  EXPECT_DOUBLE_EQ(*r.soaker_idle, 0.2);  // mean over windows that had it
+  ASSERT_TRUE(r.bus_utilisation);
+  EXPECT_DOUBLE_EQ(*r.bus_utilisation, 0.5);  // the highest window
+  EXPECT_EQ(r.first_losing_rung, "socket");   // 2 of 3 windows
+  EXPECT_EQ(r.verdict.label, Bound::kCpu);    // 2 of 3 windows
+  EXPECT_EQ(r.verdict.resource, "cpu1");
+  EXPECT_EQ(r.verdict_windows, 2u);
+  EXPECT_DOUBLE_EQ(r.verdict.confidence, 0.7);  // mean of 0.6 and 0.8
+  ASSERT_EQ(r.verdict.evidence.size(), 1u);
+  EXPECT_EQ(r.verdict.evidence[0], "cpu1 delivered 2 % idle");
+  EXPECT_EQ(r.name, "x");  // left alone
+}
+
+TEST(RunSummary, TheLosingRungIsNamedEvenWhenMostWindowsLoseNothing) {
+  std::vector<TimelinePoint> pts = {Point(1, 1, 0.5, Bound::kNone, "", 1), Point(2, 1, 0.5, Bound::kNone, "", 1),
+                                    Point(3, 1, 0.5, Bound::kNone, "", 1)};
+  pts[2].first_losing_rung = "backlog";
+  RunReport r;
+  Summarise(pts, nullptr, &r);
+  EXPECT_EQ(r.first_losing_rung, "backlog");  // 1 losing window of 3
+  pts[2].first_losing_rung = "none";
+  Summarise(pts, nullptr, &r);
+  EXPECT_EQ(r.first_losing_rung, "none");
+}
+
+TEST(RunSummary, EmptyRunHasNoWindowsAndIsUndetermined) {
+  RunReport r;
+  Summarise({}, nullptr, &r);
+  EXPECT_EQ(r.windows, 0u);
+  EXPECT_EQ(r.verdict.label, Bound::kUndetermined);
+}
+
+TEST(RunSummary, TiedLabelsGoToTheFirstInBoundOrder) {
+  std::vector<TimelinePoint> a = {Point(1, 1, 0.5, Bound::kNone, "", 1), Point(2, 1, 0.5, Bound::kCpu, "cpu0", 1)};
+  std::vector<TimelinePoint> b = {a[1], a[0]};
+  RunReport ra, rb;
+  Summarise(a, nullptr, &ra);
+  Summarise(b, nullptr, &rb);
+  EXPECT_EQ(ra.verdict.label, Bound::kCpu);  // kCpu precedes kNone
+  EXPECT_EQ(rb.verdict.label, Bound::kCpu);
+}
+
+TEST(RunSummary, SweepOfTheSeedsShapeFindsThePlateauAndMlfrr) {
+  // Offered rises 10 % a step; /proc/stat busy flat at 81-83 %; the CPU's
+  // cost per packet rises (more copies) and delivered falls with it, so
+  // delivered x cost stays one CPU-second per second.
+  std::vector<RunReport> runs(3);
+  double offered[] = {40000, 44000, 48000};
+  double busy[] = {0.81, 0.82, 0.83};
+  double drops[] = {0, 3000, 7000};
+  for (int i = 0; i < 3; ++i) {
+    runs[i].name = "r" + std::to_string(i);
+    runs[i].offered_packets_per_second = offered[i];
+    runs[i].application_packets_per_second = 40000 - 4000 * i;  // 40k, 36k, 32k
+    runs[i].accounting_busy = busy[i];
+    runs[i].cpu_seconds_per_second = 1.0;
+    runs[i].delivered_bits_per_second = 40000 * 8 * 1024;
+    runs[i].drops_per_second = drops[i];
+    runs[i].first_losing_rung = i ? "socket" : "none";
+  }
+  SweepAnalysis a = AnalyseSweep(runs, 1);
+  EXPECT_TRUE(a.plateau.detected);
+  EXPECT_NEAR(a.plateau.level, 0.82, 1e-9);
+  ASSERT_TRUE(a.mlfrr.rate);
+  EXPECT_DOUBLE_EQ(*a.mlfrr.rate, 40000);  // the last step without loss
+  EXPECT_EQ(a.mlfrr.first_losing_rung, "socket");
+  ASSERT_TRUE(a.throughput_tracks_cpu_cost);
+  EXPECT_TRUE(*a.throughput_tracks_cpu_cost);  // costs 25, 27.8, 31.25 us; each x its rate = 1 s/s
+}
+
+TEST(RunSummary, StepOfRunUsesAccountingBusyAndApplicationRate) {
+  RunReport r;
+  r.name = "s";
+  r.offered_packets_per_second = 100;
+  r.application_packets_per_second = 90;
+  r.delivered_packets_per_second = 95;
+  r.cpu_busy = 0.99;
+  r.accounting_busy = 0.8;
+  r.delivered_bits_per_second = 800;
+  LoadStep s = StepOfRun(r);
+  EXPECT_EQ(s.name, "s");
+  EXPECT_DOUBLE_EQ(s.delivered_packets_per_second, 90);
+  EXPECT_DOUBLE_EQ(s.utilisation, 0.8);
+  EXPECT_DOUBLE_EQ(s.delivered_bytes_per_second, 100);
+}
+
+}  // namespace
+}  // namespace bottleneckd
