@@ -65,7 +65,7 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
       f.soaker = true;
     } else if (name == "--path.state") {
       BN_RETURN_IF_ERROR(take(&f.state_dir));
-    } else if ((name == "calibrate" || name == "record" || name == "run") && f.command.empty()) {
+    } else if ((name == "calibrate" || name == "record" || name == "run" || name == "pcap") && f.command.empty()) {
       f.command = name;
     } else if (name == "--out") {
       std::optional<std::string> v;
@@ -90,6 +90,13 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
     } else if (name == "--replay") {
       BN_RETURN_IF_ERROR(take(&f.replay));
       if (f.replay->empty()) return Status::InvalidArgument("--replay needs a recording directory");
+    } else if (f.command == "pcap" && !name.empty() && name[0] != '-') {
+      f.pcap_files.push_back(std::string(arg));  // a capture file
+    } else if (name == "--pcap") {
+      std::optional<std::string> v;
+      BN_RETURN_IF_ERROR(take(&v));
+      if (v->empty()) return Status::InvalidArgument("--pcap needs a capture file");
+      f.pcap_files.push_back(*v);
     } else if (name == "--name") {
       std::optional<std::string> v;
       BN_RETURN_IF_ERROR(take(&v));
@@ -134,6 +141,12 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
   if (f.command != "record" && (!f.record_out.empty() || duration_given))
     return Status::InvalidArgument("--out and --duration belong to the record command (bottleneckd record --out DIR)");
   if (f.replay && !f.command.empty()) return Status::InvalidArgument("--replay does not go with " + f.command);
+  if (f.command == "pcap" && f.pcap_files.empty())
+    return Status::InvalidArgument("pcap needs capture files: bottleneckd pcap FILE... [--format text|json]");
+  if (f.command != "pcap" && !f.pcap_files.empty() && !f.report)
+    return Status::InvalidArgument("--pcap FILE goes with --report (or use bottleneckd pcap FILE...)");
+  if (f.report && !f.pcap_files.empty() && f.replay)
+    return Status::InvalidArgument("--pcap and --replay are different reports: give one");
   if (f.command == "run" && f.run_argv.empty())
     return Status::InvalidArgument("run needs a command: bottleneckd run [--name N] -- CMD [ARGS...]");
   if (f.command != "run" && !f.run_name.empty()) return Status::InvalidArgument("--name belongs to the run command");
@@ -182,6 +195,9 @@ std::string Usage() {
       "                                       daemon, sample in-process) and print its verdict;\n"
       "                                       exits with CMD's exit code (125: bottleneckd failed,\n"
       "                                       126: CMD cannot run, 127: CMD not found)\n"
+      "       bottleneckd pcap FILE... [--format json]    (or --report --pcap FILE)\n"
+      "                                       analyse captures (pcap, pcapng): applied vs echoed\n"
+      "                                       rate, loss per flow, turnaround, sizes (docs/pcap.md)\n"
       "       bottleneckd --report [--run NAME] [--last N] [--format json]\n"
       "                                       the run store's runs (newest 10), or a run's sweep\n"
       "                                       table (its segments), from STATE_DIR/runs.db\n"

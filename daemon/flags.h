@@ -18,11 +18,12 @@ struct Flags {
   bool config_check = false;   // --config.check: validate and exit
   bool once = false;           // --once: two samples, print /metrics, exit
   bool soaker = false;         // --soaker: the daemon's life is one run (soaker on)
-  std::string command;         // "" (the daemon), "calibrate", "record" or "run"
+  std::string command;         // "" (the daemon), "calibrate", "record", "run" or "pcap"
   std::string record_out;      // record --out DIR
   double record_seconds = 30;  // record --duration D (default 30s, at most 24h)
   std::string run_name;                // run --name N (default: the command line)
   std::vector<std::string> run_argv;   // run ... -- CMD ARGS...
+  std::vector<std::string> pcap_files;  // pcap FILE... / --report --pcap FILE
   bool report = false;               // --report: runs with verdicts (run store, or --replay)
   std::string report_run;            // --run NAME: that run and its segments
   size_t report_last = 10;           // --last N: the newest N runs

@@ -14,6 +14,7 @@
 #include "daemon/daemon.h"
 #include "daemon/flags.h"
 #include "daemon/log.h"
+#include "daemon/pcap_report.h"
 #include "daemon/replay.h"
 #include "daemon/report.h"
 #include "daemon/run_command.h"
@@ -205,6 +206,7 @@ int Main(int argc, char** argv) {
     if (!flags.log_level && config.log_level < LogLevel::kWarn) SetLogLevel(LogLevel::kWarn);
     return RunCommand(config, flags);
   }
+  if (!flags.pcap_files.empty()) return RunPcapCommand(flags.pcap_files, flags.format, TrafficOptions());
   if (flags.replay && flags.report) return RunReplayReport(config, *flags.replay, flags.format);
   if (flags.report) return RunStoreReport(config, flags);
   if (flags.replay) return RunReplay(config, *flags.replay);

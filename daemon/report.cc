@@ -8,6 +8,7 @@
 
 #include "daemon/analysis/segments.h"
 #include "daemon/analysis/signals.h"
+#include "daemon/json_util.h"
 #include "daemon/replay.h"
 
 namespace bottleneckd {
@@ -70,34 +71,6 @@ std::string FormatTime(double t) {
 std::string FormatSeconds(double s) {
   char b[32];
   std::snprintf(b, sizeof b, "%.1f s", s);
-  return b;
-}
-
-std::string JsonString(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char b[8];
-          std::snprintf(b, sizeof b, "\\u%04x", c);
-          o += b;
-        } else {
-          o += c;
-        }
-    }
-  }
-  return o + "\"";
-}
-
-std::string JsonNumber(double v) {
-  if (!std::isfinite(v)) return "null";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", v);
   return b;
 }
 

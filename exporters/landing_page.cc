@@ -53,6 +53,30 @@ void AppendBusPaths(const Snapshot& snap, std::string* h) {
   *h += "</table>\n";
 }
 
+// The live verdict of the latest window (after hysteresis), its evidence and
+// the plateau detector: what `bottleneckd --report` says of a run, for now.
+void AppendVerdict(const Snapshot& snap, std::string* h) {
+  *h += "<h2>Verdict</h2>\n";
+  if (!snap.verdict) {
+    *h += "<p>No window yet: the first verdict comes one interval after start.</p>\n";
+    return;
+  }
+  const Verdict& v = *snap.verdict;
+  char conf[32];
+  std::snprintf(conf, sizeof conf, "%.2f", v.confidence);
+  *h += "<p class=\"verdict\"><b>" + std::string(BoundName(v.label)) + "</b>" +
+        (v.resource.empty() ? "" : " " + HtmlEscape(v.resource)) + " (confidence " + conf + ")</p>\n";
+  if (!v.evidence.empty() || !v.reasons.empty()) {
+    *h += "<ul>\n";
+    for (const std::string& e : v.evidence) *h += "<li>" + HtmlEscape(e) + "</li>\n";
+    for (const std::string& e : v.reasons) *h += "<li>? " + HtmlEscape(e) + "</li>\n";
+    *h += "</ul>\n";
+  }
+  if (snap.plateau && snap.plateau->detected)
+    *h += "<p class=\"bad\">Utilisation plateau: " + HtmlEscape(snap.plateau->evidence) + "</p>\n";
+  *h += "<p>Runs: <code>bottleneckd run -- CMD</code>, <code>bottleneckd --report</code>.</p>\n";
+}
+
 }  // namespace
 
 std::string RenderLandingPage(const Snapshot* snap, const BuildInfo& build) {
@@ -69,7 +93,9 @@ std::string RenderLandingPage(const Snapshot* snap, const BuildInfo& build) {
   } else {
     char buf[64];
     std::snprintf(buf, sizeof(buf), "%llu", static_cast<unsigned long long>(snap->samples_total));
-    h += "<p>Samples taken: " + std::string(buf) + "</p>\n<h2>Collectors</h2>\n<table>"
+    h += "<p>Samples taken: " + std::string(buf) + "</p>\n";
+    AppendVerdict(*snap, &h);
+    h += "<h2>Collectors</h2>\n<table>"
          "<tr><th>collector</th><th>state</th><th>last read</th></tr>\n";
     for (const CollectorResult& r : snap->sample.results) {
       std::snprintf(buf, sizeof(buf), "%.3f ms", r.duration_seconds * 1e3);

@@ -1,5 +1,6 @@
 // The HTML landing page served at "/": what this daemon is, links to /metrics
-// and /healthz, each collector's state in the latest sample, and each NIC's bus
+// and /healthz, the live verdict with its evidence (and a plateau when one is
+// detected), each collector's state in the latest sample, and each NIC's bus
 // path with its links' capacity and modelled utilisation.
 #pragma once
 

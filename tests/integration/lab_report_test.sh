@@ -15,7 +15,7 @@ BIN=${1:?usage: lab_report_test.sh BOTTLENECKD SOURCE_DIR}
 SRC=${2:?usage: lab_report_test.sh BOTTLENECKD SOURCE_DIR}
 # shellcheck source=tests/integration/lib.sh
 . "$SRC/tests/integration/lib.sh"
-integ_bound_time 240 "$@"
+integ_bound_time 540 "$@"
 integ_init
 
 for scenario in $("$INTEG_PYTHON" -c "import sys; sys.path.insert(0, '$SRC/lab'); import scenarios; print(' '.join(scenarios.SCENARIOS))"); do

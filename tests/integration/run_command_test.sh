@@ -121,6 +121,22 @@ if not any(abs(s["delivered_packets_per_second"] - steps[-1]) <= 0.25 * steps[-1
 PY
 fi
 
+# The soaker (mode runs) ran exactly while the run was active: it started
+# after the run did, stopped after it ended, and the run has soaker idle.
+log="$INTEG_TMP/bottleneckd-live.log"
+want_order='msg="run started" msg="soaker started" msg="run finished" msg="soaker stopped" '
+for ((i = 0; i < 30; i++)); do  # the soaker stops on the tick after the run ends
+  order="$(grep -o -E 'msg="(run started|run finished|soaker started|soaker stopped)"' "$log" | tr '\n' ' ')"
+  [ "$order" = "$want_order" ] && break
+  sleep 0.1
+done
+if [ "$order" = "$want_order" ] &&
+   [ "$(json_get "$INTEG_TMP/sweep.json" '(r["parent"] or r["runs"][0])["soaker_idle_ratio"] is not None')" = "True" ]; then
+  integ_pass "soaker mode runs: started after the run began, stopped after it ended, measured its idle"
+else
+  integ_fail "soaker and run order in the log: $order"
+fi
+
 # --- bad requests -----------------------------------------------------------------
 ans="$(control "$SOCK" "frobnicate")"
 if [[ "$ans" == error* ]] && [[ "$ans" == *frobnicate* ]]; then integ_pass "bad request answered: ${ans//$'\t'/ }"; else integ_fail "bad request answer: $ans"; fi

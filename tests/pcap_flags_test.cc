@@ -1,0 +1,53 @@
+// The capture-analysis command line: `bottleneckd pcap FILE...` and
+// `--report --pcap FILE`, and their errors.
+#include <gtest/gtest.h>
+
+#include "daemon/flags.h"
+
+namespace bottleneckd {
+namespace {
+
+Status Parse(std::vector<const char*> argv, Flags* f) {
+  return ParseFlags(static_cast<int>(argv.size()), argv.data(), f);
+}
+
+TEST(PcapFlags, FilesAfterTheCommand) {
+  Flags f;
+  ASSERT_TRUE(Parse({"b", "pcap", "a.pcap", "--format=json", "b.pcapng"}, &f).ok());
+  EXPECT_EQ(f.command, "pcap");
+  ASSERT_EQ(f.pcap_files.size(), 2u);
+  EXPECT_EQ(f.pcap_files[0], "a.pcap");
+  EXPECT_EQ(f.pcap_files[1], "b.pcapng");
+  EXPECT_EQ(f.format, "json");
+}
+
+TEST(PcapFlags, ReportWithPcap) {
+  Flags f;
+  ASSERT_TRUE(Parse({"b", "--report", "--pcap", "x.pcap", "--pcap=y.pcap"}, &f).ok());
+  EXPECT_TRUE(f.report);
+  EXPECT_EQ(f.command, "");
+  ASSERT_EQ(f.pcap_files.size(), 2u);
+  EXPECT_EQ(f.pcap_files[1], "y.pcap");
+}
+
+TEST(PcapFlags, Errors) {
+  struct {
+    std::vector<const char*> argv;
+    const char* msg;
+  } cases[] = {
+      {{"b", "pcap"}, "pcap needs capture files"},
+      {{"b", "--pcap", "x"}, "--pcap FILE goes with --report"},
+      {{"b", "--report", "--pcap", "x", "--replay", "d"}, "different reports"},
+      {{"b", "pcap", "x", "--replay", "d"}, "--replay does not go with pcap"},
+      {{"b", "record", "x"}, "unknown flag x"},  // positional files belong to pcap only
+  };
+  for (auto& c : cases) {
+    Flags f;
+    Status s = Parse(c.argv, &f);
+    EXPECT_FALSE(s.ok()) << c.msg;
+    EXPECT_NE(s.message().find(c.msg), std::string::npos) << s.message();
+  }
+}
+
+}  // namespace
+}  // namespace bottleneckd
