@@ -25,6 +25,7 @@ constexpr int kMaxVlanTags = 4;
 constexpr size_t kEthernetHeader = 14;
 constexpr size_t kSllHeader = 16;
 constexpr size_t kSll2Header = 20;
+constexpr size_t kSll2PacketType = 10;  // offset of the 1-byte packet type in a cooked v2 header
 constexpr size_t kAfHeader = 4;
 constexpr size_t kIpv4MinHeader = 20;
 constexpr size_t kIpv6Header = 40;
@@ -264,9 +265,12 @@ PacketStatus ParsePacket(int linktype, const uint8_t* frame, uint32_t caplen, ui
       if (!f.Has(0, kEthernetHeader)) return PacketStatus::kTruncated;
       return ParseEthertype(f, kEthernetHeader, Be16(frame + 12), out);
     case kLinkLinuxSll:
+      // 16 bits on the wire, 0..4 in practice; a larger value stays out of that range.
+      if (f.Has(0, 2)) out->sll_pkttype = static_cast<uint8_t>(std::min<uint16_t>(Be16(frame), 254));
       if (!f.Has(0, kSllHeader)) return PacketStatus::kTruncated;
       return ParseEthertype(f, kSllHeader, Be16(frame + 14), out);
     case kLinkLinuxSll2:
+      if (f.Has(kSll2PacketType, 1)) out->sll_pkttype = frame[kSll2PacketType];
       if (!f.Has(0, kSll2Header)) return PacketStatus::kTruncated;
       return ParseEthertype(f, kSll2Header, Be16(frame), out);
     case kLinkRaw:

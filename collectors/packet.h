@@ -44,6 +44,7 @@ struct PacketInfo {
   uint32_t payload_length = 0;       // UDP: from its length field minus 8; TCP: IP length minus headers
   size_t payload_offset = 0;         // where the payload starts in the frame (valid when has_ports)
   uint32_t payload_captured = 0;     // payload bytes actually in the capture
+  uint8_t sll_pkttype = 255;  // cooked captures: the packet type (0 to us, 1 broadcast, 2 multicast, 3 to another host, 4 sent by us); 255 when the link type has none
 };
 
 // Parses one frame of link type `linktype`. `out` is reset first.

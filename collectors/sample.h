@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "collectors/capture.h"
 #include "collectors/cpu.h"
 #include "collectors/interrupts.h"
 #include "collectors/netdev.h"
@@ -41,6 +42,9 @@ struct Sample {
   std::optional<SocketStats> sockets;
   std::optional<std::vector<ThreadSample>> threads;
   std::optional<SoakerReading> soaker;  // while the soaker runs
+  // Live capture (collectors/capture.h), one reading per configured
+  // interface, while capture is configured.
+  std::optional<std::vector<CaptureReading>> capture;
   // Static PCI topology, shared by every sample until it changes.
   std::shared_ptr<const PciTopology> pci;
   std::vector<PciAerCounters> pci_aer;  // devices on NIC paths with AER files

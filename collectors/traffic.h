@@ -82,12 +82,22 @@ class LatencyHistogram {
   double Percentile(double p) const;
   double Max() const { return max_; }
   double Min() const { return min_; }
+  double Sum() const { return sum_; }  // of the values added (after clamping at 0)
   void Merge(const LatencyHistogram& o);
+  // The values added since `earlier`, an older copy of this histogram (a
+  // cumulative histogram's window). Min and max become the edges of the
+  // lowest and highest non-empty bucket, clamped to this histogram's own
+  // (exact values are not kept per bucket). When `earlier` is not an older
+  // copy (a bucket went down: the histogram was reset), returns this one.
+  LatencyHistogram Since(const LatencyHistogram& earlier) const;
+  // Values at or below `seconds` (by bucket: exact to the 2 % bucket width),
+  // for cumulative Prometheus histogram buckets.
+  uint64_t CountAtOrBelow(double seconds) const;
 
  private:
   std::vector<uint64_t> buckets_;  // empty until the first Add
   uint64_t count_ = 0;
-  double max_ = 0, min_ = 0;
+  double max_ = 0, min_ = 0, sum_ = 0;
 };
 
 // One second (or one window) of traffic.

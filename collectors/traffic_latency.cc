@@ -29,6 +29,7 @@ void LatencyHistogram::Add(double seconds) {
   seconds = std::min(seconds, 1e9);
   if (buckets_.empty()) buckets_.assign(kBuckets, 0);
   ++buckets_[BucketOf(seconds)];
+  sum_ += seconds;
   if (count_ == 0) {
     min_ = max_ = seconds;
   } else {
@@ -67,6 +68,40 @@ void LatencyHistogram::Merge(const LatencyHistogram& o) {
     max_ = std::max(max_, o.max_);
   }
   count_ += o.count_;
+  sum_ += o.sum_;
+}
+
+LatencyHistogram LatencyHistogram::Since(const LatencyHistogram& earlier) const {
+  if (earlier.count_ == 0) return *this;
+  if (earlier.count_ > count_ || buckets_.empty()) return *this;
+  LatencyHistogram d;
+  d.buckets_.assign(kBuckets, 0);
+  size_t lowest = kBuckets, highest = 0;
+  for (size_t i = 0; i < kBuckets; ++i) {
+    if (earlier.buckets_[i] > buckets_[i]) return *this;  // not an older copy
+    d.buckets_[i] = buckets_[i] - earlier.buckets_[i];
+    if (d.buckets_[i] == 0) continue;
+    lowest = std::min(lowest, i);
+    highest = i;
+    d.count_ += d.buckets_[i];
+  }
+  if (d.count_ == 0) return LatencyHistogram();
+  d.sum_ = std::max(0.0, sum_ - earlier.sum_);
+  d.min_ = std::clamp(kLowest * std::pow(kRatio, static_cast<double>(lowest)), min_, max_);
+  d.max_ = std::clamp(kLowest * std::pow(kRatio, static_cast<double>(highest + 1)), min_, max_);
+  return d;
+}
+
+uint64_t LatencyHistogram::CountAtOrBelow(double seconds) const {
+  if (count_ == 0 || !(seconds >= 0)) return 0;
+  if (seconds >= max_) return count_;
+  uint64_t n = 0;
+  // Whole buckets whose upper edge is at or below `seconds`.
+  for (size_t i = 0; i < buckets_.size(); ++i) {
+    if (kLowest * std::pow(kRatio, static_cast<double>(i + 1)) > seconds) break;
+    n += buckets_[i];
+  }
+  return n;
 }
 
 }  // namespace bottleneckd

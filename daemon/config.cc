@@ -21,10 +21,12 @@ Status ParseCollectors(const ConfigReader& r, std::string_view file, const YAML:
   if (!n.IsMap()) return At(file, n.Mark(), "collectors must be a mapping");
   for (const auto& kv : n) {
     std::string name = kv.first.Scalar();
-    if (std::find(names.begin(), names.end(), name) == names.end())
+    if (name != "pcap" && std::find(names.begin(), names.end(), name) == names.end())
       return At(file, kv.first.Mark(), "unknown collector '" + name + "'");
     const YAML::Node& opts = kv.second;
-    if (name == "netdev") {
+    if (name == "pcap") {
+      BN_RETURN_IF_ERROR(ParseCapture(r, opts, &c->pcap));
+    } else if (name == "netdev") {
       BN_RETURN_IF_ERROR(r.Map(opts, "collectors.netdev", {"enabled", "include", "exclude", "hide_idle_virtual", "ethtool"}));
       BN_RETURN_IF_ERROR(r.Patterns(opts, "include", &c->netdev.include));
       BN_RETURN_IF_ERROR(r.Patterns(opts, "exclude", &c->netdev.exclude));

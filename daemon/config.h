@@ -53,6 +53,9 @@ struct Config {
   // Thresholds of the verdict rules (docs/verdict-rules.md).
   VerdictThresholds verdict;
   RunsConfig runs;
+  // Drop CAP_NET_RAW and CAP_NET_ADMIN once the live captures are open (the
+  // daemon itself; not `bottleneckd run`, whose command inherits them).
+  bool drop_capabilities = false;
 };
 
 // Parses YAML text; `filename` only labels error messages. Starts from the
@@ -68,6 +71,14 @@ class ConfigReader;
 Status ParseBusModel(const ConfigReader& r, const YAML::Node& n, BusModelOptions* out);
 // Parses the verdict section (daemon/config_verdict.cc) over *out.
 Status ParseVerdict(const ConfigReader& r, const YAML::Node& n, VerdictThresholds* out);
+
+// Parses collectors.pcap (daemon/config_capture.cc) over *out: the live
+// capture's interfaces, snap length, buffer, timeout, BPF filter (compiled to
+// check it) and flow-table bounds.
+Status ParseCapture(const ConfigReader& r, const YAML::Node& n, CaptureOptions* out);
+
+// Whether live capture runs under this config.
+bool CaptureEnabled(const CollectorsConfig& c);
 
 // Parses the runs section (daemon/config_runs.cc) over *out.
 Status ParseRuns(const ConfigReader& r, const YAML::Node& n, RunsConfig* out);

@@ -27,7 +27,7 @@ ControlResponse Error(const std::string& e) {
 }  // namespace
 
 std::string FinishedRunText(const RunReport& run, const std::vector<RunReport>& segments, double drop_floor) {
-  std::string o = RunTable({run});
+  std::string o = RunTable({run}, /*flows=*/true);
   if (segments.size() >= 2) {
     o += "\nsteady load phases (segments):\n" + RunTable(segments);
     SweepAnalysis a = AnalyseSweep(segments, drop_floor);

@@ -14,11 +14,13 @@ Daemon::Daemon(const Config& config, SnapshotStore* store, RunTracker* runs)
       fs_(std::make_unique<HostFs>(config.roots)),
       sampler_(std::make_unique<Sampler>(fs_.get(), config.collectors)),
       analyzer_(std::make_unique<Analyzer>(config.verdict)) {
+  StartCapture();  // first: it may drop capabilities, which later threads then never hold
   SyncSoaker();
 }
 
 Daemon::~Daemon() {
   if (soaker_) soaker_->Stop();
+  if (capture_) capture_->Stop();
 }
 
 void Daemon::SyncSoaker() {
@@ -93,7 +95,12 @@ void Daemon::ApplyPending() {
     soaker_->Stop();
     soaker_.reset();
   }
+  CaptureOptions old_capture = config_.collectors.pcap;
+  bool capture_was_enabled = CaptureEnabled(config_.collectors);
+  bool drop = config_.drop_capabilities;
   config_ = *next;
+  config_.drop_capabilities = drop;
+  ReconfigureCapture(old_capture, capture_was_enabled);
   fs_ = std::make_unique<HostFs>(config_.roots);
   sampler_ = std::make_unique<Sampler>(fs_.get(), config_.collectors);
   analyzer_ = std::make_unique<Analyzer>(config_.verdict);
@@ -122,13 +129,14 @@ void Daemon::Tick() {
     r.duration_seconds = static_cast<double>(MonotonicNanos() - t0) / 1e9;
     snap->sample.results.push_back(std::move(r));
   }
+  ReadCapture(&snap->sample);
   snap->interval_seconds = config_.interval_seconds;
   snap->per_cpu_irq_matrix = config_.collectors.interrupts.per_cpu_matrix;
   CompleteSnapshot(prev_.get(), config_.bus_model, snap.get());
   if (prev_) analyzer_->Analyze(prev_->sample, snap.get());
   if (runs_ && snap->verdict) {
     double t = static_cast<double>(snap->sample.wall_ns) / 1e9;
-    runs_->OnWindow(PointOfWindow(t, analyzer_->last_signals(), *snap->verdict), *snap->verdict);
+    runs_->OnWindow(PointOfWindow(t, analyzer_->last_signals(), *snap->verdict), *snap->verdict, snap->window->captures);
   }
   prev_ = snap;
   store_->Publish(std::move(snap));
@@ -189,6 +197,7 @@ void CompleteSnapshot(const Snapshot* prev, const BusModelOptions& bus_model, Sn
   if (prev) {
     snap->samples_total = prev->samples_total;
     snap->counter_anomalies_total = prev->counter_anomalies_total;
+    snap->capture_drops_total = prev->capture_drops_total;
     Window w;
     if (ComputeWindow(prev->sample, snap->sample, &w)) {
       for (const CounterIssue& i : w.issues) {
@@ -196,6 +205,10 @@ void CompleteSnapshot(const Snapshot* prev, const BusModelOptions& bus_model, Sn
         ++snap->counter_anomalies_total[{i.source, kind}];
         Log(i.kind == CounterAnomaly::kWrap ? LogLevel::kDebug : LogLevel::kInfo, "counter went backwards",
             {{"source", i.source}, {"counter", i.key}, {"kind", kind}});
+      }
+      for (const CaptureWindow& c : w.captures) {
+        snap->capture_drops_total[{c.interface, "buffer"}] += c.buffer_drops.value_or(0);
+        snap->capture_drops_total[{c.interface, "interface"}] += c.interface_drops.value_or(0);
       }
       if (snap->bus_paths && snap->sample.pci)
         w.bus = EstimateBus(*snap->bus_paths, w.nics, *snap->sample.pci, bus_model);

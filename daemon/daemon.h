@@ -5,7 +5,10 @@
 // Stop() and Reconfigure() may be called from any thread (signal handling).
 // The daemon owns the soaker: it runs in mode "always", or in mode "runs" while
 // a run is active (checked every tick), and is read once per tick like a
-// collector. Every analysed window goes to the RunTracker, when there is one.
+// collector. The daemon also owns the live capture (collectors/capture.h),
+// opened at construction (before any other thread, so the capabilities it
+// needs can be dropped from the whole process right after) and read once per
+// tick. Every analysed window goes to the RunTracker, when there is one.
 #pragma once
 
 #include <condition_variable>
@@ -58,6 +61,14 @@ class Daemon {
   void ApplyPending();
   // Creates, starts or stops the soaker to match config_ (mode, run_active).
   void SyncSoaker();
+  // Opens the live capture when configured, logs each interface it could not
+  // open, and drops the capture capabilities when config_ asks.
+  void StartCapture();
+  // Reads the capture into the sample (and logs an interface whose state changed).
+  void ReadCapture(Sample* sample);
+  // After a reload: restarts the capture when its options changed (and it can:
+  // once the capabilities are dropped, new captures cannot open).
+  void ReconfigureCapture(const CaptureOptions& old, bool was_enabled);
   SnapshotStore* store_;
   RunTracker* runs_;
   Config config_;
@@ -66,6 +77,9 @@ class Daemon {
   std::unique_ptr<Analyzer> analyzer_;  // verdicts and plateau over the ticks
   std::unique_ptr<Soaker> soaker_;
   std::string soaker_caveat_;  // last caveat logged
+  std::unique_ptr<CaptureSource> capture_;
+  std::vector<std::string> capture_errors_;  // last error logged per interface
+  bool capabilities_dropped_ = false;
   std::shared_ptr<const Snapshot> prev_;
 
   std::mutex mu_;

@@ -90,8 +90,8 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
     } else if (name == "--replay") {
       BN_RETURN_IF_ERROR(take(&f.replay));
       if (f.replay->empty()) return Status::InvalidArgument("--replay needs a recording directory");
-    } else if (f.command == "pcap" && !name.empty() && name[0] != '-') {
-      f.pcap_files.push_back(std::string(arg));  // a capture file
+    } else if (f.command == "pcap" && !name.empty() && (name[0] != '-' || arg == "-")) {
+      f.pcap_files.push_back(std::string(arg));  // a capture file; "-" is standard input
     } else if (name == "--pcap") {
       std::optional<std::string> v;
       BN_RETURN_IF_ERROR(take(&v));
@@ -126,6 +126,14 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
       BN_RETURN_IF_ERROR(take(&f.ethtool));
     } else if (name == "--log.level") {
       BN_RETURN_IF_ERROR(take(&f.log_level));
+    } else if (name == "--capture.interface") {
+      std::optional<std::string> v;
+      BN_RETURN_IF_ERROR(take(&v));
+      if (v->empty() || v->size() > 15 || v->find('/') != std::string::npos)
+        return Status::InvalidArgument("--capture.interface needs an interface name, got '" + *v + "'");
+      f.capture_interfaces.push_back(*v);
+    } else if (name == "--capture.filter") {
+      BN_RETURN_IF_ERROR(take(&f.capture_filter));
     } else if (name.rfind("--collector.", 0) == 0 || name.rfind("--no-collector.", 0) == 0) {
       BN_RETURN_IF_ERROR(no_value());
       bool enable = name[2] == 'c';
@@ -166,6 +174,11 @@ Status ApplyFlags(const Flags& f, Config* c) {
   if (f.soaker) {
     c->run_active = true;
     if (c->soaker.mode == SoakerMode::kOff) c->soaker.mode = SoakerMode::kRuns;
+  }
+  if (!f.capture_interfaces.empty()) c->collectors.pcap.interfaces = f.capture_interfaces;
+  if (f.capture_filter) {
+    if (!f.capture_filter->empty()) BN_RETURN_IF_ERROR(CheckCaptureFilter(*f.capture_filter).WithContext("--capture.filter"));
+    c->collectors.pcap.filter = *f.capture_filter;
   }
   if (f.log_level && !ParseLogLevel(*f.log_level, &c->log_level))
     return Status::InvalidArgument("--log.level must be debug, info, warn or error, got '" + *f.log_level + "'");
@@ -230,6 +243,10 @@ std::string Usage() {
       "                              bus), plateau and MLFRR: of a recording with --replay,\n"
       "                              else of the run store (--run NAME, --last N)\n"
       "  --format=text|json          the report's format (default text)\n"
+      "  --capture.interface=IF      capture live on IF with libpcap (repeat for more; needs\n"
+      "                              CAP_NET_RAW, dropped once the captures are open):\n"
+      "                              applied vs echoed rate, turnaround, sizes (docs/pcap.md)\n"
+      "  --capture.filter=EXPR       BPF filter of the live capture (default: every frame)\n"
       "  --collector.NAME            enable a collector; --no-collector.NAME disables it\n"
       "  --version, --help\n"
       "\n"

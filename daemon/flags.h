@@ -32,6 +32,8 @@ struct Flags {
   bool help = false, version = false;
   std::optional<std::string> listen_address, procfs, sysfs, ethtool, log_level, state_dir, control_socket;
   std::vector<std::string> enable, disable;  // --collector.X / --no-collector.X
+  std::vector<std::string> capture_interfaces;  // --capture.interface IF (repeatable): replaces collectors.pcap.interfaces
+  std::optional<std::string> capture_filter;    // --capture.filter EXPR (BPF)
 };
 
 inline constexpr const char* kDefaultConfigFile = "/etc/bottleneckd/bottleneckd.yaml";

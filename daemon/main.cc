@@ -223,6 +223,7 @@ int Main(int argc, char** argv) {
 
   SnapshotStore store;
   RunTracker runs(OpenDaemonRunStore(config), config.runs.tracker);
+  config.drop_capabilities = true;  // once the captures are open; no thread exists yet
   Daemon daemon(config, &store, &runs);
   daemon.PrepareSoaker();
   daemon.Tick();  // the first scrape already has data

@@ -36,6 +36,7 @@ Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, do
     std::sort(out->runs.begin(), out->runs.end(), [](const RunReport& a, const RunReport& b) { return a.start < b.start; });
     if (out->runs.empty()) out->runs.push_back(found[0]);
     else out->parent = found[0];
+    out->flows = true;
   }
   SweepAnalysis sweep = AnalyseSweep(out->runs, drop_floor_per_second);
   out->plateau = sweep.plateau;
@@ -77,6 +78,37 @@ std::string FormatSeconds(double s) {
 template <typename T>
 std::string JsonOptional(const std::optional<T>& v) {
   return v ? JsonNumber(*v) : "null";
+}
+
+std::string U(uint64_t v) { return std::to_string(v); }
+
+bool HasCapture(const RunReport& x) {
+  return x.applied_per_second || x.echoed_per_second || x.echo_loss_ratio || x.turnaround_p99_seconds ||
+         x.capture_drops_per_second;
+}
+
+// "%.<digits>f" of v x scale with `unit`, or "-" when unset.
+std::string Fixed(const std::optional<double>& v, double scale, int digits, const char* unit) {
+  if (!v) return "-";
+  char b[48];
+  std::snprintf(b, sizeof b, "%.*f%s", digits, *v * scale, unit);
+  return b;
+}
+
+// The run's flows as a small table under its evidence.
+void AppendFlows(const RunReport& x, std::string* o) {
+  if (x.flows.empty()) return;
+  int width = 4;
+  for (const RunFlow& f : x.flows) width = std::max(width, static_cast<int>(f.flow.size()));
+  char b[512];
+  *o += "    flows (most packets first):\n";
+  std::snprintf(b, sizeof b, "      %-*s %10s %10s %10s %12s\n", width, "flow", "requests", "replies", "lost", "packets");
+  *o += b;
+  for (const RunFlow& f : x.flows) {
+    std::snprintf(b, sizeof b, "      %-*s %10s %10s %10s %12s\n", width, f.flow.c_str(), U(f.requests).c_str(),
+                  U(f.replies).c_str(), U(f.lost).c_str(), U(f.packets).c_str());
+    *o += b;
+  }
 }
 
 }  // namespace
@@ -160,14 +192,20 @@ Status BuildReplayReport(const std::string& dir, const Config& config, Report* o
   return Status::OK();
 }
 
-std::string RunTable(const std::vector<RunReport>& runs) {
+std::string RunTable(const std::vector<RunReport>& runs, bool flows) {
   std::string o;
   char b[512];
   int width = 22;
   for (const RunReport& x : runs) width = std::max(width, static_cast<int>(x.name.size()));
+  const bool capture = std::any_of(runs.begin(), runs.end(), HasCapture);
   std::string head = "run";
   head.resize(static_cast<size_t>(width) + 1, ' ');
-  o += head + "   offered     received   CPU %  (acct)  soaker idle  intr/s    bus %   drops/s  verdict\n";
+  o += head + "   offered     received   CPU %  (acct)  soaker idle  intr/s    bus %   drops/s";
+  if (capture) {
+    std::snprintf(b, sizeof b, " %10s %10s %7s %9s", "applied/s", "echoed/s", "loss", "p99");
+    o += b;
+  }
+  o += "  verdict\n";
   for (const RunReport& x : runs) {
     // Offered in bits when the run says (a recording's), else the packets that reached the box.
     std::string offered = x.offered_bits_per_second ? Mbps(*x.offered_bits_per_second) : Kpps(x.offered_packets_per_second);
@@ -178,10 +216,18 @@ std::string RunTable(const std::vector<RunReport>& runs) {
       std::snprintf(t, sizeof t, "%.1f", *x.bus_utilisation * 100);
       bus = t;
     }
-    std::snprintf(b, sizeof b, "%-*s %10s %12s %6.1f %7.1f %12s %7.0f %8s %9.0f  %s %.2f%s%s\n", width, x.name.c_str(),
+    std::snprintf(b, sizeof b, "%-*s %10s %12s %6.1f %7.1f %12s %7.0f %8s %9.0f", width, x.name.c_str(),
                   offered.c_str(), Mbps(x.delivered_bits_per_second).c_str(), x.cpu_busy * 100, x.accounting_busy * 100,
-                  idle.c_str(), x.interrupts_per_second, bus.c_str(), x.drops_per_second, BoundName(x.verdict.label),
-                  x.verdict.confidence, x.verdict.resource.empty() ? "" : " ", x.verdict.resource.c_str());
+                  idle.c_str(), x.interrupts_per_second, bus.c_str(), x.drops_per_second);
+    o += b;
+    if (capture) {
+      std::snprintf(b, sizeof b, " %10s %10s %7s %9s", Fixed(x.applied_per_second, 1, 0, "").c_str(),
+                    Fixed(x.echoed_per_second, 1, 0, "").c_str(), Fixed(x.echo_loss_ratio, 100, 2, "%").c_str(),
+                    Fixed(x.turnaround_p99_seconds, 1e3, 3, "ms").c_str());
+      o += b;
+    }
+    std::snprintf(b, sizeof b, "  %s %.2f%s%s\n", BoundName(x.verdict.label), x.verdict.confidence,
+                  x.verdict.resource.empty() ? "" : " ", x.verdict.resource.c_str());
     o += b;
     if (!x.source.empty() && x.source != "recording") {
       std::string when = FormatTime(x.start) + ", " + FormatSeconds(x.end - x.start) + ", " + x.state;
@@ -191,6 +237,7 @@ std::string RunTable(const std::vector<RunReport>& runs) {
     }
     for (const std::string& e : x.verdict.evidence) o += "    - " + e + "\n";
     for (const std::string& e : x.verdict.reasons) o += "    ? " + e + "\n";
+    if (flows) AppendFlows(x, &o);
     if (!x.expected_label.empty()) {
       bool ok = x.expected_label == BoundName(x.verdict.label) &&
                 (x.expected_resource.empty() || x.expected_resource == x.verdict.resource);
@@ -207,7 +254,7 @@ std::string ReportText(const Report& r) {
   if (!r.store.empty()) {
     o += "run store " + r.store + "\n";
     if (r.parent) {
-      o += "\n" + RunTable({*r.parent});
+      o += "\n" + RunTable({*r.parent}, r.flows);
       o += "\nits steady load phases (segments):\n";
     }
     o += "\n";
@@ -218,7 +265,7 @@ std::string ReportText(const Report& r) {
     o += b;
   }
   if (r.runs.empty()) o += "(no runs)\n";
-  else o += RunTable(r.runs);
+  else o += RunTable(r.runs, r.flows);
   o += "\n";
   if (r.plateau.detected) {
     o += "plateau: " + r.plateau.evidence + "\n";
@@ -255,6 +302,12 @@ std::string RunJson(const RunReport& x) {
        ",\"bus_utilisation_ratio\":" + JsonOptional(x.bus_utilisation) +
        ",\"drops_per_second\":" + JsonNumber(x.drops_per_second) +
        ",\"first_losing_rung\":" + JsonString(x.first_losing_rung) + ",\"windows\":" + std::to_string(x.windows) +
+       ",\"applied_per_second\":" + JsonOptional(x.applied_per_second) +
+       ",\"echoed_per_second\":" + JsonOptional(x.echoed_per_second) +
+       ",\"echo_loss_ratio\":" + JsonOptional(x.echo_loss_ratio) +
+       ",\"turnaround_p50_seconds\":" + JsonOptional(x.turnaround_p50_seconds) +
+       ",\"turnaround_p99_seconds\":" + JsonOptional(x.turnaround_p99_seconds) +
+       ",\"capture_drops_per_second\":" + JsonOptional(x.capture_drops_per_second) +
        ",\"source\":" + JsonString(x.source) + ",\"state\":" + JsonString(x.state) +
        ",\"command\":" + JsonString(x.command) + ",\"exit_code\":" + JsonOptional(x.exit_code) +
        ",\"id\":" + std::to_string(x.id) + ",\"parent_id\":" + std::to_string(x.parent_id) +
@@ -264,7 +317,14 @@ std::string RunJson(const RunReport& x) {
   for (size_t j = 0; j < x.verdict.evidence.size(); ++j) o += (j ? "," : "") + JsonString(x.verdict.evidence[j]);
   o += "],\"reasons\":[";
   for (size_t j = 0; j < x.verdict.reasons.size(); ++j) o += (j ? "," : "") + JsonString(x.verdict.reasons[j]);
-  o += "]}";
+  o += "]},\"flows\":[";
+  for (size_t j = 0; j < x.flows.size(); ++j) {
+    const RunFlow& f = x.flows[j];
+    o += std::string(j ? "," : "") + "{\"flow\":" + JsonString(f.flow) + ",\"requests\":" + U(f.requests) +
+         ",\"replies\":" + U(f.replies) + ",\"paired\":" + U(f.paired) + ",\"lost\":" + U(f.lost) +
+         ",\"packets\":" + U(f.packets) + ",\"bytes\":" + U(f.bytes) + "}";
+  }
+  o += "]";
   if (!x.expected_label.empty())
     o += ",\"expected\":{\"label\":" + JsonString(x.expected_label) + ",\"resource\":" + JsonString(x.expected_resource) + "}";
   return o + "}";

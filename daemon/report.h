@@ -1,6 +1,7 @@
 // The report (`bottleneckd --report --replay DIR [--format text|json]`):
 // each run of a recording with its verdict, evidence and the seeds' sweep
-// table (offered, delivered, CPU %, soaker idle, interrupts/s, bus %), and
+// table (offered, delivered, CPU %, soaker idle, interrupts/s, bus %, and
+// applied vs echoed from the live capture when a run has it), and
 // across the runs the plateau, the MLFRR and the sensitivity check. A
 // recording without runs is reported by its steady load phases (segments),
 // or as one run spanning it when it has none. The run store's report reads
@@ -26,6 +27,7 @@ struct Report {
   RecordingInfo info;
   std::string store;      // the database (a run store's report)
   std::optional<RunReport> parent;  // --run NAME: the run whose segments are `runs`
+  bool flows = false;     // --run NAME: print each run's flows under its evidence
   std::vector<RunReport> runs;
   Plateau plateau;  // across the runs, in order
   Mlfrr mlfrr;
@@ -43,8 +45,10 @@ Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, do
 
 // The rows of the sweep table (with the header line) and each run's
 // evidence: what ReportText prints for its runs, and what `bottleneckd run`
-// prints when its run ends.
-std::string RunTable(const std::vector<RunReport>& runs);
+// prints when its run ends. The columns applied/s, echoed/s, loss and p99
+// appear only when a run has capture figures (so a table without them reads
+// as before); with `flows`, each run's flows follow its evidence.
+std::string RunTable(const std::vector<RunReport>& runs, bool flows = false);
 
 std::string ReportText(const Report& r);
 std::string ReportJson(const Report& r);

@@ -104,9 +104,12 @@ Status RunStore::Open(const std::string& path, bool read_only, std::unique_ptr<R
   }
   s->schema_version_ = version;
   if (read_only) {
-    if (version < kRunStoreSchemaVersion) {
+    // An older file is read as it is (a reader must not migrate it: the
+    // daemon that writes it may be an older build still running).
+    if (version < kRunStoreOldestReadable) {
       return Status::InvalidArgument(path + " schema version " + std::to_string(version) +
-                                     " is older than this bottleneckd (" + std::to_string(kRunStoreSchemaVersion) +
+                                     " is older than this bottleneckd reads (" +
+                                     std::to_string(kRunStoreOldestReadable) +
                                      "): open it for writing once (start bottleneckd) to migrate it");
     }
     *out = std::move(s);
@@ -153,11 +156,11 @@ Status RunStore::Recover() {
     RunQuery q;
     q.id = id;
     std::vector<RunReport> runs;
-    BN_RETURN_IF_ERROR(run_store::SelectRuns(db_, path_, q, &runs));
+    BN_RETURN_IF_ERROR(run_store::SelectRuns(db_, path_, schema_version_, q, &runs));
     if (runs.empty() || runs[0].state != "active") continue;  // another process got there first
     RunReport& r = runs[0];
     std::vector<TimelinePoint> points;
-    BN_RETURN_IF_ERROR(run_store::SelectTimeline(db_, path_, id, &points));
+    BN_RETURN_IF_ERROR(run_store::SelectTimeline(db_, path_, schema_version_, id, &points));
     std::vector<TimelinePoint> settled(points.begin() + static_cast<ptrdiff_t>(SettleWindows(points.size())),
                                        points.end());
     Summarise(settled, nullptr, &r);
@@ -217,11 +220,11 @@ Status RunStore::FinishRun(RunReport* r, const std::vector<TimelinePoint>& timel
 }
 
 Status RunStore::ListRuns(const RunQuery& q, std::vector<RunReport>* out) {
-  return run_store::SelectRuns(db_, path_, q, out);
+  return run_store::SelectRuns(db_, path_, schema_version_, q, out);
 }
 
 Status RunStore::Timeline(int64_t run_id, std::vector<TimelinePoint>* out) {
-  return run_store::SelectTimeline(db_, path_, run_id, out);
+  return run_store::SelectTimeline(db_, path_, schema_version_, run_id, out);
 }
 
 Status RunStore::PruneWindows(double before, size_t* deleted) {

@@ -30,7 +30,10 @@ struct sqlite3;
 
 namespace bottleneckd {
 
-inline constexpr int kRunStoreSchemaVersion = 1;
+inline constexpr int kRunStoreSchemaVersion = 2;
+// The oldest schema a read-only open reads (figures a version lacks read as
+// unset, flows as none); a writable open migrates any older file.
+inline constexpr int kRunStoreOldestReadable = 1;
 
 struct RunQuery {
   std::string name;          // exact name; "" any
@@ -43,8 +46,11 @@ struct RunQuery {
 class RunStore {
  public:
   // Opens (creating when `create`) the database at `path`. Read-only opens
-  // neither create, migrate nor recover. Errors name the path and SQLite's
-  // message; InvalidArgument for a database from a newer bottleneckd.
+  // neither create, migrate nor recover: they read a file of an older
+  // schema (down to kRunStoreOldestReadable) as it is, the figures it lacks
+  // unset and no flows; an empty file (version 0) is InvalidArgument. Errors
+  // name the path and SQLite's message; InvalidArgument for a database from
+  // a newer bottleneckd.
   static Status Open(const std::string& path, bool read_only, std::unique_ptr<RunStore>* out);
   ~RunStore();
   RunStore(const RunStore&) = delete;
@@ -53,11 +59,12 @@ class RunStore {
   // Inserts r (state "active") and sets r->id.
   Status BeginRun(RunReport* r);
   Status AppendPoint(int64_t run_id, const TimelinePoint& p);
-  // Writes r's summary, end, state, exit code (by r.id). A run never begun
-  // (id 0: the begin failed) is inserted whole with its timeline.
+  // Writes r's summary, end, state, exit code, evidence and flows (by r.id),
+  // one transaction. A run never begun (id 0: the begin failed) is inserted
+  // whole with its timeline.
   Status FinishRun(RunReport* r, const std::vector<TimelinePoint>& timeline);
 
-  // Runs matching q, newest first (by start).
+  // Runs matching q, newest first (by start), with evidence and flows.
   Status ListRuns(const RunQuery& q, std::vector<RunReport>* out);
   Status Timeline(int64_t run_id, std::vector<TimelinePoint>* out);
   // Deletes "window" runs that ended before `before` (Unix seconds).

@@ -105,15 +105,21 @@ Status ApplyMigrations(sqlite3* db, std::string_view path, std::span<const Migra
 
 // --- Rows (run_store_rows.cc) ---
 
-// Inserts r's row (a new id chosen by SQLite, whatever r->id holds) and its
-// evidence; sets r->id. Does not touch the timeline.
+// Writes go to a database at kRunStoreSchemaVersion (a writable open
+// migrates first). Reads take the file's `version`: columns added after it
+// read as NULL (unset), and before version 2 there are no flows.
+
+// Inserts r's row (a new id chosen by SQLite, whatever r->id holds), its
+// evidence and its flows; sets r->id. Does not touch the timeline.
 Status InsertRun(sqlite3* db, std::string_view path, RunReport* r);
-// Rewrites the row r.id and its evidence. NotFound when there is no such run.
+// Rewrites the row r.id, its evidence and its flows. NotFound when there is
+// no such run.
 Status UpdateRun(sqlite3* db, std::string_view path, const RunReport& r);
 // Inserts (or replaces, by t) timeline points of run `run_id`.
 Status WritePoints(sqlite3* db, std::string_view path, int64_t run_id, std::span<const TimelinePoint> points);
-// Runs matching q, newest first, with their evidence and reasons.
-Status SelectRuns(sqlite3* db, std::string_view path, const RunQuery& q, std::vector<RunReport>* out);
-Status SelectTimeline(sqlite3* db, std::string_view path, int64_t run_id, std::vector<TimelinePoint>* out);
+// Runs matching q, newest first, with their evidence, reasons and flows.
+Status SelectRuns(sqlite3* db, std::string_view path, int version, const RunQuery& q, std::vector<RunReport>* out);
+Status SelectTimeline(sqlite3* db, std::string_view path, int version, int64_t run_id,
+                      std::vector<TimelinePoint>* out);
 
 }  // namespace bottleneckd::run_store

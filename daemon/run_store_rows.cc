@@ -1,8 +1,11 @@
 // RunReport and TimelinePoint to and from rows of the run store. Each table
-// is a list of (column, bind, read) rows, so a figure is named once and the
-// INSERT, UPDATE and SELECT statements are built from the same list; values
-// are always bound, never formatted into the SQL.
+// is a list of (column, bind, read, since) rows, so a figure is named once
+// and the INSERT, UPDATE and SELECT statements are built from the same list
+// (a SELECT on an older file reads NULL for columns newer than it); values
+// are always bound, never formatted into the SQL. A run's evidence and flows
+// are rows of their own tables, written with the run.
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -33,15 +36,21 @@ struct Column {
   const char* name;
   void (*put)(Stmt&, int, const Row&);
   void (*get)(const Stmt&, int, Row*);
+  int since = 1;  // the schema version that added the column
 };
 
-#define BN_COLUMN(Row, col, member)                                   \
+#define BN_COLUMN_SINCE(Row, col, member, version)                    \
   Column<Row> {                                                       \
     col, [](Stmt& s, int i, const Row& r) { Put(s, i, r.member); },   \
-        [](const Stmt& s, int i, Row* r) { Get(s, i, &r->member); }   \
+        [](const Stmt& s, int i, Row* r) { Get(s, i, &r->member); },  \
+        version                                                       \
   }
+#define BN_COLUMN(Row, col, member) BN_COLUMN_SINCE(Row, col, member, 1)
 #define BN_RUN(member) BN_COLUMN(RunReport, #member, member)
 #define BN_POINT(member) BN_COLUMN(TimelinePoint, #member, member)
+// Columns of schema version 2: the live capture's figures.
+#define BN_RUN_V2(member) BN_COLUMN_SINCE(RunReport, #member, member, 2)
+#define BN_POINT_V2(member) BN_COLUMN_SINCE(TimelinePoint, #member, member, 2)
 
 const Column<RunReport> kRunColumns[] = {
     {"parent_id",
@@ -85,6 +94,12 @@ const Column<RunReport> kRunColumns[] = {
     BN_RUN(verdict_windows),
     BN_RUN(expected_label),
     BN_RUN(expected_resource),
+    BN_RUN_V2(applied_per_second),
+    BN_RUN_V2(echoed_per_second),
+    BN_RUN_V2(echo_loss_ratio),
+    BN_RUN_V2(turnaround_p50_seconds),
+    BN_RUN_V2(turnaround_p99_seconds),
+    BN_RUN_V2(capture_drops_per_second),
 };
 static_assert(kBoundCount == 5, "one score_<label> column per Bound (a new label needs a migration)");
 
@@ -105,11 +120,20 @@ const Column<TimelinePoint> kPointColumns[] = {
     BN_POINT(label),
     BN_POINT(resource),
     BN_POINT(confidence),
+    BN_POINT_V2(applied_per_second),
+    BN_POINT_V2(echoed_per_second),
+    BN_POINT_V2(echo_loss_ratio),
+    BN_POINT_V2(turnaround_p50_seconds),
+    BN_POINT_V2(turnaround_p99_seconds),
+    BN_POINT_V2(capture_drops_per_second),
 };
 
+#undef BN_POINT_V2
+#undef BN_RUN_V2
 #undef BN_POINT
 #undef BN_RUN
 #undef BN_COLUMN
+#undef BN_COLUMN_SINCE
 
 // "a, b, c", with `suffix` after each name.
 template <typename Row, size_t N>
@@ -119,6 +143,18 @@ std::string ColumnList(const Column<Row> (&cols)[N], const char* suffix = "") {
     if (i) out += ", ";
     out += cols[i].name;
     out += suffix;
+  }
+  return out;
+}
+
+// What a SELECT of schema `version` reads: the column names, NULL for the
+// columns newer than the file (so a row reads them unset).
+template <typename Row, size_t N>
+std::string SelectList(const Column<Row> (&cols)[N], int version) {
+  std::string out;
+  for (size_t i = 0; i < N; ++i) {
+    if (i) out += ", ";
+    out += cols[i].since <= version ? cols[i].name : "NULL";
   }
   return out;
 }
@@ -183,6 +219,69 @@ Status ReadEvidence(sqlite3* db, std::string_view path, RunReport* r) {
   return Status::OK();
 }
 
+// Counts are unsigned 64-bit in memory, signed in SQLite: a count beyond
+// INT64_MAX (never reached in practice) is stored as INT64_MAX.
+int64_t SqlCount(uint64_t v) {
+  return v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? std::numeric_limits<int64_t>::max()
+                                                                        : static_cast<int64_t>(v);
+}
+uint64_t CountOf(int64_t v) { return v < 0 ? 0 : static_cast<uint64_t>(v); }
+
+Status WriteFlows(sqlite3* db, std::string_view path, const RunReport& r) {
+  std::string what = "writing the flows of run " + std::to_string(r.id);
+  Stmt del(db, "DELETE FROM run_flows WHERE run_id = ?1");
+  del.Bind(1, r.id);
+  int rc = del.Step();
+  if (rc != SQLITE_DONE) return SqliteError(db, rc, path, what);
+  Stmt ins(db,
+           "INSERT INTO run_flows (run_id, seq, flow, requests, replies, paired, lost, packets, bytes) "
+           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  for (size_t i = 0; i < r.flows.size(); ++i) {
+    const RunFlow& f = r.flows[i];
+    ins.Reset();
+    ins.Bind(1, r.id);
+    ins.Bind(2, static_cast<int64_t>(i));
+    ins.Bind(3, std::string_view(f.flow));
+    ins.Bind(4, SqlCount(f.requests));
+    ins.Bind(5, SqlCount(f.replies));
+    ins.Bind(6, SqlCount(f.paired));
+    ins.Bind(7, SqlCount(f.lost));
+    ins.Bind(8, SqlCount(f.packets));
+    ins.Bind(9, SqlCount(f.bytes));
+    rc = ins.Step();
+    if (rc != SQLITE_DONE) return SqliteError(db, rc, path, what);
+  }
+  return Status::OK();
+}
+
+Status ReadFlows(sqlite3* db, std::string_view path, RunReport* r) {
+  Stmt st(db,
+          "SELECT flow, requests, replies, paired, lost, packets, bytes FROM run_flows WHERE run_id = ?1 "
+          "ORDER BY seq");
+  st.Bind(1, r->id);
+  r->flows.clear();
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    RunFlow f;
+    f.flow = st.Text(0);
+    f.requests = CountOf(st.Int(1));
+    f.replies = CountOf(st.Int(2));
+    f.paired = CountOf(st.Int(3));
+    f.lost = CountOf(st.Int(4));
+    f.packets = CountOf(st.Int(5));
+    f.bytes = CountOf(st.Int(6));
+    r->flows.push_back(std::move(f));
+  }
+  if (rc != SQLITE_DONE) return SqliteError(db, rc, path, "reading the flows of run " + std::to_string(r->id));
+  return Status::OK();
+}
+
+// The rows a run owns besides its own: evidence and flows.
+Status WriteRunRows(sqlite3* db, std::string_view path, const RunReport& r) {
+  BN_RETURN_IF_ERROR(WriteEvidence(db, path, r));
+  return WriteFlows(db, path, r);
+}
+
 std::string Num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.15g", v);
@@ -201,7 +300,7 @@ Status InsertRun(sqlite3* db, std::string_view path, RunReport* r) {
   int rc = st.Step();
   if (rc != SQLITE_DONE) return SqliteError(db, rc, path, "inserting run '" + r->name + "'");
   r->id = sqlite3_last_insert_rowid(db);
-  return WriteEvidence(db, path, *r);
+  return WriteRunRows(db, path, *r);
 }
 
 Status UpdateRun(sqlite3* db, std::string_view path, const RunReport& r) {
@@ -213,7 +312,7 @@ Status UpdateRun(sqlite3* db, std::string_view path, const RunReport& r) {
   int rc = st.Step();
   if (rc != SQLITE_DONE) return SqliteError(db, rc, path, "updating " + RunLabel(r));
   if (sqlite3_changes(db) == 0) return Status::NotFound(std::string(path) + ": no " + RunLabel(r));
-  return WriteEvidence(db, path, r);
+  return WriteRunRows(db, path, r);
 }
 
 Status WritePoints(sqlite3* db, std::string_view path, int64_t run_id, std::span<const TimelinePoint> points) {
@@ -232,7 +331,7 @@ Status WritePoints(sqlite3* db, std::string_view path, int64_t run_id, std::span
   return Status::OK();
 }
 
-Status SelectRuns(sqlite3* db, std::string_view path, const RunQuery& q, std::vector<RunReport>* out) {
+Status SelectRuns(sqlite3* db, std::string_view path, int version, const RunQuery& q, std::vector<RunReport>* out) {
   // The WHERE clause is assembled from constant fragments so SQLite can use
   // the name and start indexes; every value is a bound parameter.
   std::string where;
@@ -245,7 +344,7 @@ Status SelectRuns(sqlite3* db, std::string_view path, const RunQuery& q, std::ve
     if (q.parent_id == 0) add("parent_id IS NULL");
     if (q.parent_id > 0) add("parent_id = ?3");
   }
-  std::string sql = "SELECT id, " + ColumnList(kRunColumns) + " FROM runs" + where +
+  std::string sql = "SELECT id, " + SelectList(kRunColumns, version) + " FROM runs" + where +
                     " ORDER BY start DESC, id DESC LIMIT ?4";
   Stmt st(db, sql);
   if (q.id != 0) st.Bind(1, q.id);
@@ -261,13 +360,16 @@ Status SelectRuns(sqlite3* db, std::string_view path, const RunQuery& q, std::ve
     out->push_back(std::move(r));
   }
   if (rc != SQLITE_DONE) return SqliteError(db, rc, path, "listing runs");
-  for (RunReport& r : *out) BN_RETURN_IF_ERROR(ReadEvidence(db, path, &r));
+  for (RunReport& r : *out) {
+    BN_RETURN_IF_ERROR(ReadEvidence(db, path, &r));
+    if (version >= 2) BN_RETURN_IF_ERROR(ReadFlows(db, path, &r));
+  }
   return Status::OK();
 }
 
-Status SelectTimeline(sqlite3* db, std::string_view path, int64_t run_id, std::vector<TimelinePoint>* out) {
-  static const std::string sql =
-      "SELECT " + ColumnList(kPointColumns) + " FROM timeline WHERE run_id = ?1 ORDER BY t";
+Status SelectTimeline(sqlite3* db, std::string_view path, int version, int64_t run_id,
+                      std::vector<TimelinePoint>* out) {
+  std::string sql = "SELECT " + SelectList(kPointColumns, version) + " FROM timeline WHERE run_id = ?1 ORDER BY t";
   Stmt st(db, sql);
   st.Bind(1, run_id);
   out->clear();

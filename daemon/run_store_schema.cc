@@ -83,8 +83,40 @@ CREATE TABLE timeline (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 2: the live capture's figures (NULL without a trusted capture)
+// on runs and timeline points, and each run's flows (docs/runs.md).
+constexpr const char* kSchemaV2 = R"sql(
+ALTER TABLE runs ADD COLUMN applied_per_second REAL;
+ALTER TABLE runs ADD COLUMN echoed_per_second REAL;
+ALTER TABLE runs ADD COLUMN echo_loss_ratio REAL;
+ALTER TABLE runs ADD COLUMN turnaround_p50_seconds REAL;
+ALTER TABLE runs ADD COLUMN turnaround_p99_seconds REAL;
+ALTER TABLE runs ADD COLUMN capture_drops_per_second REAL;
+
+ALTER TABLE timeline ADD COLUMN applied_per_second REAL;
+ALTER TABLE timeline ADD COLUMN echoed_per_second REAL;
+ALTER TABLE timeline ADD COLUMN echo_loss_ratio REAL;
+ALTER TABLE timeline ADD COLUMN turnaround_p50_seconds REAL;
+ALTER TABLE timeline ADD COLUMN turnaround_p99_seconds REAL;
+ALTER TABLE timeline ADD COLUMN capture_drops_per_second REAL;
+
+CREATE TABLE run_flows (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  flow TEXT NOT NULL,
+  requests INTEGER NOT NULL DEFAULT 0,
+  replies INTEGER NOT NULL DEFAULT 0,
+  paired INTEGER NOT NULL DEFAULT 0,
+  lost INTEGER NOT NULL DEFAULT 0,
+  packets INTEGER NOT NULL DEFAULT 0,
+  bytes INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {"create runs, run_evidence and timeline", kSchemaV1},
+    {"capture figures on runs and timeline, run_flows", kSchemaV2},
 };
 static_assert(std::size(kMigrations) == kRunStoreSchemaVersion,
               "kRunStoreSchemaVersion must equal the number of migrations");

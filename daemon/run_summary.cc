@@ -29,7 +29,61 @@ TimelinePoint PointOfWindow(double t, const Signals& s, const Verdict& v) {
   p.label = v.label;
   p.resource = v.resource;
   p.confidence = v.confidence;
+  uint64_t most_pairs = 0;
+  double paired = 0, lost = 0;
+  for (const CaptureWindow& c : s.captures) {
+    double drops = static_cast<double>(c.buffer_drops.value_or(0) + c.interface_drops.value_or(0));
+    p.capture_drops_per_second = p.capture_drops_per_second.value_or(0) + (c.seconds > 0 ? drops / c.seconds : 0);
+    if (!c.trusted) continue;
+    p.applied_per_second = p.applied_per_second.value_or(0) + c.requests_per_second;
+    p.echoed_per_second = p.echoed_per_second.value_or(0) + c.replies_per_second;
+    paired += c.paired_per_second;
+    lost += c.lost_per_second;
+    if (c.turnarounds > most_pairs) {
+      most_pairs = c.turnarounds;
+      p.turnaround_p50_seconds = c.turnaround_p50_seconds;
+      p.turnaround_p99_seconds = c.turnaround_p99_seconds;
+    }
+  }
+  if (paired + lost > 0) p.echo_loss_ratio = lost / (paired + lost);
   return p;
+}
+
+void RunFlowTable::Add(const std::string& interface, const std::vector<FlowStats>& flows) {
+  for (const FlowStats& f : flows) {
+    std::string key = interface + " " + f.key.ToString();
+    auto [it, added] = entries_.try_emplace(key);
+    RunFlow& e = it->second;
+    if (added) e.flow = key;
+    e.requests += f.requests;
+    e.replies += f.replies;
+    e.paired += f.paired;
+    e.lost += f.lost;
+    e.packets += f.packets;
+    e.bytes += f.bytes;
+    if (!added || entries_.size() <= max_entries_) continue;
+    auto fewest = entries_.begin();
+    for (auto i = entries_.begin(); i != entries_.end(); ++i)
+      if (i->second.packets < fewest->second.packets) fewest = i;
+    entries_.erase(fewest);
+  }
+}
+
+void RunFlowTable::Add(const std::vector<CaptureWindow>& captures) {
+  for (const CaptureWindow& c : captures)
+    if (c.trusted) Add(c.interface, c.top_flows);
+}
+
+std::vector<RunFlow> RunFlowTable::Top(size_t n) const {
+  std::vector<const RunFlow*> all;
+  all.reserve(entries_.size());
+  for (const auto& [key, flow] : entries_) all.push_back(&flow);
+  n = std::min(n, all.size());
+  // Stable on the map's (flow) order, so ties come out in flow order.
+  std::stable_sort(all.begin(), all.end(), [](const RunFlow* a, const RunFlow* b) { return a->packets > b->packets; });
+  std::vector<RunFlow> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(*all[i]);
+  return out;
 }
 
 size_t SettleWindows(size_t windows) { return std::min(kSettleWindows, windows / 2); }
@@ -65,6 +119,20 @@ void Summarise(const std::vector<TimelinePoint>& settled, const VerdictEvidence*
   }
   r->soaker_idle.reset();
   if (idle_n) r->soaker_idle = idle_sum / static_cast<double>(idle_n);
+  // The capture's figures: each the mean over the windows that have it.
+  auto mean_of = [&settled](std::optional<double> TimelinePoint::*field) {
+    double sum = 0;
+    size_t k = 0;
+    for (const TimelinePoint& p : settled)
+      if (p.*field) sum += *(p.*field), ++k;
+    return k ? std::optional<double>(sum / static_cast<double>(k)) : std::nullopt;
+  };
+  r->applied_per_second = mean_of(&TimelinePoint::applied_per_second);
+  r->echoed_per_second = mean_of(&TimelinePoint::echoed_per_second);
+  r->echo_loss_ratio = mean_of(&TimelinePoint::echo_loss_ratio);
+  r->turnaround_p50_seconds = mean_of(&TimelinePoint::turnaround_p50_seconds);
+  r->turnaround_p99_seconds = mean_of(&TimelinePoint::turnaround_p99_seconds);
+  r->capture_drops_per_second = mean_of(&TimelinePoint::capture_drops_per_second);
   auto more = [](auto& a, auto& b) { return a.second < b.second; };
   // The rung most losing windows lost at first; "none" only when no window lost.
   std::map<std::string, size_t> losing = rungs;

@@ -29,6 +29,7 @@ std::vector<RunReport> RunTracker::Active() const {
   for (const auto& [name, live] : active_) {
     RunReport r = SummariseSpan(live, 0, live.points.size());
     r.end = live.points.empty() ? r.start : live.points.back().t;
+    r.flows = live.flows.Top();
     out.push_back(std::move(r));
   }
   return out;
@@ -109,13 +110,14 @@ void RunTracker::AppendPending(Live* l) {
   }
 }
 
-void RunTracker::OnWindow(const TimelinePoint& p, const Verdict& v) {
+void RunTracker::OnWindow(const TimelinePoint& p, const Verdict& v, const std::vector<CaptureWindow>& captures) {
   std::lock_guard<std::mutex> l(mu_);
   RetryUnsaved();
   for (auto& [name, live] : active_) {
     if (p.t <= live.run.start) continue;  // the window ended before the run began
     live.points.push_back(p);
     live.verdicts.push_back(v);
+    live.flows.Add(captures);
     AppendPending(&live);
     if (o_.segments)
       if (auto s = live.segments.Add(p.offered_packets_per_second)) EndSegment(&live, *s);
@@ -131,6 +133,7 @@ void RunTracker::OnWindow(const TimelinePoint& p, const Verdict& v) {
   }
   window_.points.push_back(p);
   window_.verdicts.push_back(v);
+  window_.flows.Add(captures);
   if (p.t >= window_.run.start + o_.window_seconds - 1e-6) {
     // The host's windows carry hysteresis already: no settling.
     RunReport r = window_.run;
@@ -138,6 +141,7 @@ void RunTracker::OnWindow(const TimelinePoint& p, const Verdict& v) {
     for (const Verdict& w : window_.verdicts) evidence[{static_cast<int>(w.label), w.resource}] = w;
     Summarise(window_.points, &evidence, &r);
     r.end = p.t;
+    r.flows = window_.flows.Top();
     window_open_ = false;
     Save(Pending{std::move(r), {}, 0, false, {}, 0});
     if (store_ && p.t - last_prune_ > 3600) {
@@ -203,6 +207,7 @@ Status RunTracker::StopLocked(const std::string& name, std::optional<int> exit_c
   RunReport r = SummariseSpan(live, 0, live.points.size());
   r.end = now;
   r.state = state;
+  r.flows = live.flows.Top();
   r.exit_code = exit_code;
   Pending p{r, live.points, live.stored_points, false, live.finished_segments, 0};
   bool stored = Store(&p);

@@ -4,7 +4,8 @@
 // timeline; within a run, the steady load phases of a sweep become segment
 // runs (daemon/analysis/segments.h); and every `window_seconds` the host's
 // own window run is closed with its verdict, so a live host has a verdict
-// history without anyone starting a run.
+// history without anyone starting a run. Runs (not segments) also sum the
+// live capture's top flows of their windows (docs/runs.md).
 //
 // Everything goes to the RunStore as it happens. A write that fails (full
 // disk) is logged once and retried at the next window: the run stays in
@@ -47,8 +48,12 @@ class RunTracker {
   // segments. NotFound when no run of that name is active.
   Status Stop(const std::string& name, std::optional<int> exit_code, double now, RunReport* out,
               std::vector<RunReport>* segments = nullptr);
-  // A window analysed by the daemon: p.t is its end (Unix seconds).
-  void OnWindow(const TimelinePoint& p, const Verdict& v);
+  // A window analysed by the daemon: p.t is its end (Unix seconds);
+  // `captures` are its live capture windows, whose top flows (trusted
+  // captures only) are summed into each active run's and the window run's
+  // flows (RunFlowTable; a run's summary keeps the kRunFlows biggest).
+  // Segments get no flows: their windows' flows are not kept apart.
+  void OnWindow(const TimelinePoint& p, const Verdict& v, const std::vector<CaptureWindow>& captures = {});
   // Ends every active run as "interrupted" (daemon shutdown) and the window
   // run in progress; stores what can be stored.
   void Close(double now);
@@ -68,6 +73,7 @@ class RunTracker {
     SegmentTracker segments;
     size_t segment_count = 0;
     std::vector<RunReport> finished_segments;
+    RunFlowTable flows;  // every window's, from the run's start
   };
   // A finished run on its way to the store.
   struct Pending {

@@ -25,6 +25,9 @@ struct Snapshot {
   uint64_t samples_total = 0;
   // Counter wraps/resets seen since start, by (source, "wrap"|"reset").
   std::map<std::pair<std::string, std::string>, uint64_t> counter_anomalies_total;
+  // Live capture drops since start, by (interface, "buffer"|"interface"):
+  // the windows' pcap_stats deltas (32-bit wraps handled), summed.
+  std::map<std::pair<std::string, std::string>, uint64_t> capture_drops_total;
   double interval_seconds = 1;
   bool per_cpu_irq_matrix = false;
   // Every NIC's bus path, built from sample.pci (shared while it is unchanged).

@@ -273,6 +273,8 @@ bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out) {
   SocketRates(prev, cur, w.seconds, &w);
   ThreadRates(prev, cur, w.seconds, &w);
   SoakerRates(prev, cur, &w);
+  if (prev.capture && cur.capture)
+    ComputeCaptureWindows(*prev.capture, *cur.capture, w.seconds, w.nics, &w.issues, &w.captures);
   *out = std::move(w);
   return true;
 }

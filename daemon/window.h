@@ -13,6 +13,7 @@
 #include "collectors/sample.h"
 #include "daemon/bus_model.h"
 #include "daemon/counter.h"
+#include "daemon/capture_window.h"
 #include "daemon/soaker_window.h"
 
 namespace bottleneckd {
@@ -74,6 +75,8 @@ struct Window {
   // The bus model over this window's NIC rates (daemon/bus_model.h); set by
   // the daemon when the pci collector gave a topology.
   std::optional<BusEstimate> bus;
+  // The live capture of each configured interface (daemon/capture_window.h).
+  std::vector<CaptureWindow> captures;
   std::vector<CounterIssue> issues;
 };
 

@@ -66,6 +66,7 @@ std::vector<prometheus::MetricFamily> BuildMetricFamilies(const Snapshot* snap, 
   internal::AddSocketFamilies(*snap, &out);
   internal::AddThreadFamilies(*snap, &out);
   internal::AddBusFamilies(*snap, &out);
+  internal::AddCaptureFamilies(*snap, &out);
   return out;
 }
 
@@ -136,6 +137,21 @@ const std::vector<std::string>& ExportedMetricNames() {
       "bottleneckd_verdict_score_ratio",
       "bottleneckd_utilisation_plateau",
       "bottleneckd_utilisation_plateau_level_ratio",
+      "bottleneckd_capture_up",
+      "bottleneckd_capture_packets_total",
+      "bottleneckd_capture_bytes_total",
+      "bottleneckd_capture_direction_packets_total",
+      "bottleneckd_capture_direction_bytes_total",
+      "bottleneckd_capture_requests_total",
+      "bottleneckd_capture_replies_total",
+      "bottleneckd_capture_echo_paired_total",
+      "bottleneckd_capture_echo_lost_total",
+      "bottleneckd_capture_unparsed_total",
+      "bottleneckd_capture_drops_total",
+      "bottleneckd_capture_packet_size_bytes",
+      "bottleneckd_capture_turnaround_seconds",
+      "bottleneckd_capture_trusted",
+      "bottleneckd_capture_window_turnaround_seconds",
   };
   return kNames;
 }

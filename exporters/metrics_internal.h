@@ -20,5 +20,6 @@ void AddSocketFamilies(const Snapshot& s, Families* out);
 void AddThreadFamilies(const Snapshot& s, Families* out);
 void AddBusFamilies(const Snapshot& s, Families* out);
 void AddVerdictFamilies(const Snapshot& s, Families* out);
+void AddCaptureFamilies(const Snapshot& s, Families* out);
 
 }  // namespace bottleneckd::internal

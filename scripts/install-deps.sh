@@ -12,8 +12,10 @@ PACKAGES=(
   libgtest-dev libgmock-dev clang libclang-rt-14-dev prometheus curl python3 iproute2
   # benchmarks: the peer tool, Google Benchmark, hyperfine
   prometheus-node-exporter libbenchmark-dev hyperfine
-  # bus inspection (lspci) and capture tools used by later collectors' tests
+  # bus inspection (lspci)
   pciutils
+  # capture peers: the live and offline capture benchmarks compare against them
+  tcpdump tshark
 )
 
 missing=()

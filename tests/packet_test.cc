@@ -532,15 +532,26 @@ TEST(ParsePacket, OtherLinkTypes) {
   ASSERT_EQ(Parse(kLinkLinuxSll, Prefixed(sll_vlan, Datagram()), &p), PacketStatus::kOk);
   EXPECT_EQ(p.vlan, 42);
   EXPECT_EQ(p.payload_offset, 20u + 28);
+  EXPECT_EQ(p.sll_pkttype, 0);  // the first two bytes: 0, to us
+  Bytes sll_out = sll;
+  sll_out[1] = 4;  // packet type 4: sent by us
+  ASSERT_EQ(Parse(kLinkLinuxSll, Prefixed(sll_out, Datagram()), &p), PacketStatus::kOk);
+  EXPECT_EQ(p.sll_pkttype, 4);
   // Cooked v2: protocol, reserved, ifindex 3, ARPHRD 1, packet type 4, address length 6, 8 bytes.
   Bytes sll2 = {0x08, 0x00, 0, 0, 0, 0, 0, 3, 0, 1, 4, 6, 2, 0, 0, 0, 0, 1, 0, 0};
   ExpectUdpAt(kLinkLinuxSll2, Prefixed(sll2, Datagram()), 20 + 28);
   Bytes sll2_arp = sll2;
   sll2_arp[1] = 0x06;
   EXPECT_EQ(Parse(kLinkLinuxSll2, Prefixed(sll2_arp, Datagram()), &p), PacketStatus::kNotIp);
+  EXPECT_EQ(p.sll_pkttype, 4);  // byte 10 of the v2 header, read whatever the protocol
+  sll2[10] = 0;
+  ASSERT_EQ(Parse(kLinkLinuxSll2, Prefixed(sll2, Datagram()), &p), PacketStatus::kOk);
+  EXPECT_EQ(p.sll_pkttype, 0);
 
   ExpectUdpAt(kLinkRaw, Datagram(), 28);
   ExpectUdpAt(12, Datagram(), 28);  // DLT_RAW as pcap_datalink() gives it on Linux
+  ASSERT_EQ(Parse(kLinkRaw, Datagram(), &p), PacketStatus::kOk);
+  EXPECT_EQ(p.sll_pkttype, 255);  // no packet type outside cooked headers
 
   uint32_t af_inet = 2;  // host order
   Bytes null_head(4);

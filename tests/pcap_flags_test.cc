@@ -21,6 +21,15 @@ TEST(PcapFlags, FilesAfterTheCommand) {
   EXPECT_EQ(f.format, "json");
 }
 
+TEST(PcapFlags, DashIsStandardInput) {
+  Flags f;
+  ASSERT_TRUE(Parse({"b", "pcap", "-"}, &f).ok());
+  ASSERT_EQ(f.pcap_files.size(), 1u);
+  EXPECT_EQ(f.pcap_files[0], "-");
+  // Any other word starting with '-' is still a flag.
+  EXPECT_FALSE(Parse({"b", "pcap", "-x"}, &f).ok());
+}
+
 TEST(PcapFlags, ReportWithPcap) {
   Flags f;
   ASSERT_TRUE(Parse({"b", "--report", "--pcap", "x.pcap", "--pcap=y.pcap"}, &f).ok());

@@ -1,8 +1,10 @@
 // The SQLite run store: round trips of runs (optionals unset and set,
 // evidence with odd characters) and timelines, ListRuns filters, migrations
 // (an empty file, a failed step rolled back, a newer schema refused), the
-// errors of a bad or missing file, read-only opens and pruning. Crashes and
-// a full database are in run_store_crash_test.cc.
+// errors of a bad or missing file, read-only opens and pruning. Schema 2
+// (capture figures, flows) and the migration of a version-1 file are in
+// run_store_schema_test.cc; crashes and a full database in
+// run_store_crash_test.cc.
 #include "daemon/run_store.h"
 
 #include <gtest/gtest.h>
@@ -224,13 +226,13 @@ TEST_F(RunStoreTest, MigratesAnEmptyFileToTheCurrentSchema) {
   auto s = OpenOrDie(DbPath());
   ASSERT_TRUE(s);
   EXPECT_EQ(s->schema_version(), kRunStoreSchemaVersion);
-  EXPECT_EQ(s->schema_version(), 1);
+  EXPECT_EQ(s->schema_version(), 2);
   RunReport r = MakeRun("after migration", 1);
   ASSERT_OK(s->FinishRun(&r, {Point(1), Point(2)}));
   s.reset();
-  EXPECT_EQ(UserVersion(DbPath()), 1);
+  EXPECT_EQ(UserVersion(DbPath()), 2);
   s = OpenOrDie(DbPath());  // a second open applies nothing
-  EXPECT_EQ(s->schema_version(), 1);
+  EXPECT_EQ(s->schema_version(), 2);
   EXPECT_EQ(Fetch(s.get(), r.id).name, "after migration");
 }
 
@@ -264,7 +266,7 @@ TEST_F(RunStoreTest, RefusesASchemaNewerThanThisBuild) {
     std::unique_ptr<RunStore> s;
     Status st = RunStore::Open(DbPath(), read_only, &s);
     EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << st.ToString();
-    EXPECT_EQ(st.message(), DbPath() + " schema version 7 is newer than this bottleneckd (1)");
+    EXPECT_EQ(st.message(), DbPath() + " schema version 7 is newer than this bottleneckd (2)");
     EXPECT_FALSE(s);
   }
   EXPECT_EQ(UserVersion(DbPath()), 7);  // left as it was
@@ -297,7 +299,7 @@ TEST_F(RunStoreTest, ReadOnlyOpenNeitherRecoversNorWrites) {
   ASSERT_OK(w->BeginRun(&active));
   auto ro = OpenOrDie(DbPath(), /*read_only=*/true);
   EXPECT_EQ(ro->recovered(), 0u);
-  EXPECT_EQ(ro->schema_version(), 1);
+  EXPECT_EQ(ro->schema_version(), 2);
   EXPECT_EQ(Fetch(ro.get(), active.id).state, "active");
   RunReport r = MakeRun("refused", 6);
   EXPECT_FALSE(ro->BeginRun(&r).ok());

@@ -1,6 +1,6 @@
-// Run summaries: a window's timeline point, a run's figures and verdict from
-// its points, and a sweep across runs. Expected values are worked by hand
-// from the inputs.
+// Run summaries: a window's timeline point (with the live capture's
+// figures), a run's figures and verdict from its points, and a sweep across
+// runs. Expected values are worked by hand from the inputs.
 #include "daemon/run_summary.h"
 
 #include <gtest/gtest.h>
@@ -77,6 +77,97 @@ TEST(RunSummary, NoSoakerNoBusGiveUnsetFigures) {
   EXPECT_EQ(p.first_losing_rung, "none");
 }
 
+// A capture window of `seconds` with the given drops (nullopt: stats
+// unavailable) and rates; trusted exactly when both drop counts are 0.
+CaptureWindow Capture(const std::string& interface, std::optional<uint64_t> buffer_drops,
+                      std::optional<uint64_t> interface_drops) {
+  CaptureWindow c;
+  c.interface = interface;
+  c.seconds = 2;
+  c.buffer_drops = buffer_drops;
+  c.interface_drops = interface_drops;
+  c.trusted = buffer_drops == uint64_t{0} && interface_drops == uint64_t{0};
+  return c;
+}
+
+TEST(RunSummary, PointOfWindowTakesCaptureFiguresFromTrustedCapturesOnly) {
+  Signals s = TwoCpusOneNic();
+  CaptureWindow good = Capture("eth0", 0, 0);
+  good.requests_per_second = 1000;
+  good.replies_per_second = 990;
+  good.paired_per_second = 990;
+  good.lost_per_second = 10;
+  good.turnarounds = 1980;
+  good.turnaround_p50_seconds = 0.0002;
+  good.turnaround_p99_seconds = 0.0009;
+  // Dropped 30 + 10 frames in its 2 s window: not trusted, though it paired
+  // more (its figures would win the turnaround if it were).
+  CaptureWindow dropping = Capture("eth1", 30, 10);
+  dropping.requests_per_second = 500;
+  dropping.replies_per_second = 100;
+  dropping.paired_per_second = 100;
+  dropping.lost_per_second = 400;
+  dropping.turnarounds = 5000;
+  dropping.turnaround_p50_seconds = 0.5;
+  dropping.turnaround_p99_seconds = 0.9;
+  s.captures = {dropping, good};
+  TimelinePoint p = PointOfWindow(1, s, Verdict());
+  ASSERT_TRUE(p.applied_per_second);
+  EXPECT_DOUBLE_EQ(*p.applied_per_second, 1000);  // eth0's requests only
+  ASSERT_TRUE(p.echoed_per_second);
+  EXPECT_DOUBLE_EQ(*p.echoed_per_second, 990);
+  ASSERT_TRUE(p.echo_loss_ratio);
+  EXPECT_DOUBLE_EQ(*p.echo_loss_ratio, 0.01);  // 10 / (990 + 10)
+  ASSERT_TRUE(p.turnaround_p50_seconds);
+  EXPECT_DOUBLE_EQ(*p.turnaround_p50_seconds, 0.0002);
+  ASSERT_TRUE(p.turnaround_p99_seconds);
+  EXPECT_DOUBLE_EQ(*p.turnaround_p99_seconds, 0.0009);
+  ASSERT_TRUE(p.capture_drops_per_second);
+  EXPECT_DOUBLE_EQ(*p.capture_drops_per_second, 20);  // (30 + 10) / 2 s from eth1, 0 from eth0
+
+  // Only the dropping capture: its drops, nothing else.
+  s.captures = {dropping};
+  p = PointOfWindow(1, s, Verdict());
+  EXPECT_FALSE(p.applied_per_second);
+  EXPECT_FALSE(p.echoed_per_second);
+  EXPECT_FALSE(p.echo_loss_ratio);
+  EXPECT_FALSE(p.turnaround_p99_seconds);
+  ASSERT_TRUE(p.capture_drops_per_second);
+  EXPECT_DOUBLE_EQ(*p.capture_drops_per_second, 20);
+
+  // Stats unavailable: untrusted, and no drops known to add.
+  s.captures = {Capture("eth2", std::nullopt, std::nullopt)};
+  p = PointOfWindow(1, s, Verdict());
+  EXPECT_FALSE(p.applied_per_second);
+  ASSERT_TRUE(p.capture_drops_per_second);
+  EXPECT_DOUBLE_EQ(*p.capture_drops_per_second, 0);
+
+  // No capture at all: every capture figure unset.
+  p = PointOfWindow(1, TwoCpusOneNic(), Verdict());
+  EXPECT_FALSE(p.applied_per_second);
+  EXPECT_FALSE(p.echoed_per_second);
+  EXPECT_FALSE(p.echo_loss_ratio);
+  EXPECT_FALSE(p.turnaround_p50_seconds);
+  EXPECT_FALSE(p.turnaround_p99_seconds);
+  EXPECT_FALSE(p.capture_drops_per_second);
+}
+
+TEST(RunSummary, PointOfWindowSumsTrustedCapturesAndTakesTheBusiestTurnaround) {
+  Signals s;
+  CaptureWindow a = Capture("eth0", 0, 0), b = Capture("eth1", 0, 0);
+  a.requests_per_second = 100, a.replies_per_second = 80, a.paired_per_second = 80, a.lost_per_second = 20;
+  a.turnarounds = 160, a.turnaround_p99_seconds = 0.004;
+  b.requests_per_second = 300, b.replies_per_second = 300, b.paired_per_second = 300, b.lost_per_second = 0;
+  b.turnarounds = 600, b.turnaround_p99_seconds = 0.001;
+  s.captures = {a, b};
+  TimelinePoint p = PointOfWindow(1, s, Verdict());
+  EXPECT_DOUBLE_EQ(*p.applied_per_second, 400);
+  EXPECT_DOUBLE_EQ(*p.echoed_per_second, 380);
+  EXPECT_DOUBLE_EQ(*p.echo_loss_ratio, 20.0 / 400.0);  // 20 lost of 380 paired + 20 lost
+  EXPECT_DOUBLE_EQ(*p.turnaround_p99_seconds, 0.001);  // eth1 paired more
+  EXPECT_DOUBLE_EQ(*p.capture_drops_per_second, 0);
+}
+
 TimelinePoint Point(double t, double offered, double busy, Bound label, std::string resource, double confidence) {
   TimelinePoint p;
   p.t = t;
@@ -135,6 +226,49 @@ TEST(RunSummary, MeansMajorityLabelAndItsEvidence) {
   ASSERT_EQ(r.verdict.evidence.size(), 1u);
   EXPECT_EQ(r.verdict.evidence[0], "cpu1 delivered 2 % idle");
   EXPECT_EQ(r.name, "x");  // left alone
+}
+
+TEST(RunSummary, CaptureFiguresAreMeansOverTheWindowsThatHaveThem) {
+  std::vector<TimelinePoint> pts = {Point(1, 1, 0.5, Bound::kNone, "", 1), Point(2, 1, 0.5, Bound::kNone, "", 1),
+                                    Point(3, 1, 0.5, Bound::kNone, "", 1)};
+  pts[0].applied_per_second = 1000, pts[0].echoed_per_second = 900, pts[0].echo_loss_ratio = 0.1;
+  pts[0].turnaround_p50_seconds = 0.001, pts[0].turnaround_p99_seconds = 0.002;
+  pts[0].capture_drops_per_second = 0;
+  // The middle window's capture dropped frames: drops only.
+  pts[1].capture_drops_per_second = 6;
+  pts[2].applied_per_second = 2000, pts[2].echoed_per_second = 2000, pts[2].echo_loss_ratio = 0;
+  pts[2].turnaround_p50_seconds = 0.003, pts[2].turnaround_p99_seconds = 0.010;
+  pts[2].capture_drops_per_second = 0;
+  RunReport r;
+  r.flows = {RunFlow{"eth0 udp 10.0.0.1:1 > 10.0.0.2:7", 1, 1, 1, 0, 2, 128}};
+  Summarise(pts, nullptr, &r);
+  ASSERT_TRUE(r.applied_per_second);
+  EXPECT_DOUBLE_EQ(*r.applied_per_second, 1500);  // (1000 + 2000) / 2, the middle window has none
+  ASSERT_TRUE(r.echoed_per_second);
+  EXPECT_DOUBLE_EQ(*r.echoed_per_second, 1450);   // (900 + 2000) / 2
+  ASSERT_TRUE(r.echo_loss_ratio);
+  EXPECT_DOUBLE_EQ(*r.echo_loss_ratio, 0.05);     // (0.1 + 0) / 2
+  ASSERT_TRUE(r.turnaround_p50_seconds);
+  EXPECT_DOUBLE_EQ(*r.turnaround_p50_seconds, 0.002);  // mean of the windows' p50s
+  ASSERT_TRUE(r.turnaround_p99_seconds);
+  EXPECT_DOUBLE_EQ(*r.turnaround_p99_seconds, 0.006);
+  ASSERT_TRUE(r.capture_drops_per_second);
+  EXPECT_DOUBLE_EQ(*r.capture_drops_per_second, 2);  // (0 + 6 + 0) / 3
+  ASSERT_EQ(r.flows.size(), 1u);  // flows are the tracker's, left alone
+
+  // Windows without capture leave the run's figures unset, even when the
+  // report held figures from an earlier summary.
+  for (TimelinePoint& p : pts) {
+    p.applied_per_second.reset(), p.echoed_per_second.reset(), p.echo_loss_ratio.reset();
+    p.turnaround_p50_seconds.reset(), p.turnaround_p99_seconds.reset(), p.capture_drops_per_second.reset();
+  }
+  Summarise(pts, nullptr, &r);
+  EXPECT_FALSE(r.applied_per_second);
+  EXPECT_FALSE(r.echoed_per_second);
+  EXPECT_FALSE(r.echo_loss_ratio);
+  EXPECT_FALSE(r.turnaround_p50_seconds);
+  EXPECT_FALSE(r.turnaround_p99_seconds);
+  EXPECT_FALSE(r.capture_drops_per_second);
 }
 
 TEST(RunSummary, TheLosingRungIsNamedEvenWhenMostWindowsLoseNothing) {

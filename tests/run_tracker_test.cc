@@ -1,11 +1,14 @@
 // The live daemon's runs (RunTracker) over a real run store in a scratch
 // directory: start/stop by name, windows before a run left out, segments of
 // a sweep inside a run, continuous window runs, a full disk that delays but
-// does not lose a run, and shutdown marking active runs interrupted. Times
-// are Unix seconds made up by the test; nothing sleeps.
+// does not lose a run, shutdown marking active runs interrupted, and the
+// live capture's flows summed per run in a bounded table. Times are Unix
+// seconds made up by the test; nothing sleeps.
 #include "daemon/run_tracker.h"
 
 #include <gtest/gtest.h>
+
+#include <cstdio>
 
 #include "tests/test_util.h"
 
@@ -244,6 +247,205 @@ TEST(RunTracker, CloseMarksActiveRunsInterrupted) {
   EXPECT_EQ(runs[0].state, "interrupted");
   EXPECT_DOUBLE_EQ(runs[0].end, 8.2);
   EXPECT_EQ(runs[0].windows, 8u - 4u);  // 8 windows, 4 settling (half)
+}
+
+// A UDP flow 10.0.0.1:src_port > 10.0.0.2:7 of one window.
+FlowStats Flow(uint16_t src_port, uint64_t requests, uint64_t replies, uint64_t lost) {
+  FlowStats f;
+  f.key.protocol = 17;
+  f.key.src = {10, 0, 0, 1};
+  f.key.dst = {10, 0, 0, 2};
+  f.key.src_port = src_port;
+  f.key.dst_port = 7;
+  f.requests = requests;
+  f.replies = replies;
+  f.paired = replies;
+  f.lost = lost;
+  f.packets = requests + replies;
+  f.bytes = 100 * f.packets;
+  return f;
+}
+
+CaptureWindow CaptureOf(const std::string& interface, bool trusted, std::vector<FlowStats> flows) {
+  CaptureWindow c;
+  c.interface = interface;
+  c.seconds = 1;
+  c.buffer_drops = trusted ? 0 : 5;
+  c.interface_drops = 0;
+  c.trusted = trusted;
+  c.top_flows = std::move(flows);
+  return c;
+}
+
+void FeedWith(RunTracker* t, const TimelinePoint& p, const std::vector<CaptureWindow>& captures) {
+  t->OnWindow(p, VerdictOf(p), captures);
+}
+
+TEST(RunTracker, FlowsAreSummedAcrossWindowsByInterfaceAndKey) {
+  TempDir dir;
+  RunTracker t(OpenStore(dir), NoWindows());
+  // Before the run: not its window, not its flows.
+  FeedWith(&t, At(1000, 100), {CaptureOf("eth0", true, {Flow(40000, 5000, 5000, 0)})});
+  ASSERT_TRUE(t.Start("echo", "command", "udpecho", 1000.5).ok());
+  for (int i = 1; i <= 3; ++i) {
+    FeedWith(&t, At(1000 + i, 100),
+             {CaptureOf("eth0", true, {Flow(40000, 100, 98, 2), Flow(40001, 10, 10, 0)}),
+              // The same 5-tuple seen on another interface is another flow.
+              CaptureOf("eth1", true, {Flow(40000, 7, 7, 0)}),
+              // A capture that dropped frames this window: its flows undercount, left out.
+              CaptureOf("eth2", false, {Flow(50000, 1000000, 0, 1000000)})});
+  }
+  // A window without capture adds nothing.
+  Feed(&t, At(1004, 100));
+  std::vector<RunReport> active = t.Active();
+  ASSERT_EQ(active.size(), 1u);
+  ASSERT_EQ(active[0].flows.size(), 3u);  // so far, while it runs
+  RunReport r;
+  ASSERT_TRUE(t.Stop("echo", 0, 1004.5, &r).ok());
+  ASSERT_EQ(r.flows.size(), 3u);
+  // Most packets first: 3 x 198, 3 x 20, 3 x 14.
+  EXPECT_EQ(r.flows[0].flow, "eth0 udp 10.0.0.1:40000 > 10.0.0.2:7");
+  EXPECT_EQ(r.flows[0].requests, 300u);
+  EXPECT_EQ(r.flows[0].replies, 294u);
+  EXPECT_EQ(r.flows[0].paired, 294u);
+  EXPECT_EQ(r.flows[0].lost, 6u);
+  EXPECT_EQ(r.flows[0].packets, 594u);
+  EXPECT_EQ(r.flows[0].bytes, 59400u);
+  EXPECT_EQ(r.flows[1].flow, "eth0 udp 10.0.0.1:40001 > 10.0.0.2:7");
+  EXPECT_EQ(r.flows[1].packets, 60u);
+  EXPECT_EQ(r.flows[2].flow, "eth1 udp 10.0.0.1:40000 > 10.0.0.2:7");
+  EXPECT_EQ(r.flows[2].packets, 42u);
+  EXPECT_EQ(r.flows[2].lost, 0u);
+
+  // Stored with the run and read back with it.
+  std::unique_ptr<RunStore> ro;
+  ASSERT_TRUE(RunStore::Open(dir.path() + "/runs.db", true, &ro).ok());
+  RunQuery q;
+  q.id = r.id;
+  std::vector<RunReport> runs;
+  ASSERT_TRUE(ro->ListRuns(q, &runs).ok());
+  ASSERT_EQ(runs.size(), 1u);
+  ASSERT_EQ(runs[0].flows.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(runs[0].flows[i].flow, r.flows[i].flow) << i;
+    EXPECT_EQ(runs[0].flows[i].requests, r.flows[i].requests) << i;
+    EXPECT_EQ(runs[0].flows[i].replies, r.flows[i].replies) << i;
+    EXPECT_EQ(runs[0].flows[i].paired, r.flows[i].paired) << i;
+    EXPECT_EQ(runs[0].flows[i].lost, r.flows[i].lost) << i;
+    EXPECT_EQ(runs[0].flows[i].packets, r.flows[i].packets) << i;
+    EXPECT_EQ(runs[0].flows[i].bytes, r.flows[i].bytes) << i;
+  }
+}
+
+// Flow i of 1000 has i + 1 packets, fed in a scrambled order (i x 7919 mod
+// 1000 visits every i once: 7919 is prime to 1000).
+std::vector<uint16_t> ScrambledFlows() {
+  std::vector<uint16_t> order;
+  for (int k = 0; k < 1000; ++k) order.push_back(static_cast<uint16_t>((k * 7919) % 1000));
+  return order;
+}
+
+TEST(RunFlowTable, StaysBoundedAndKeepsTheBiggest) {
+  RunFlowTable table;
+  size_t most = 0;
+  for (uint16_t i : ScrambledFlows()) {
+    FlowStats f = Flow(static_cast<uint16_t>(10000 + i), i + 1, 0, 0);  // i + 1 packets
+    table.Add("eth0", {f});
+    most = std::max(most, table.size());
+  }
+  EXPECT_EQ(table.size(), 256u);
+  EXPECT_EQ(most, 256u);  // never more, at any point
+  std::vector<RunFlow> top = table.Top();
+  ASSERT_EQ(top.size(), 16u);
+  for (size_t j = 0; j < 16; ++j) {
+    // The 16 biggest: flows 999 (1000 packets) down to 984 (985 packets).
+    char want[64];
+    std::snprintf(want, sizeof want, "eth0 udp 10.0.0.1:%zu > 10.0.0.2:7", 10999 - j);
+    EXPECT_EQ(top[j].flow, want) << j;
+    EXPECT_EQ(top[j].packets, 1000u - j) << j;
+  }
+  // Everything kept: the 256 biggest, 745..1000 packets.
+  std::vector<RunFlow> all = table.Top(1000);
+  ASSERT_EQ(all.size(), 256u);
+  EXPECT_EQ(all.back().packets, 745u);
+}
+
+TEST(RunFlowTable, AFullTableDropsTheFlowWithFewestPackets) {
+  RunFlowTable table(2);
+  table.Add("eth0", {Flow(1, 5, 5, 0), Flow(2, 1, 1, 0)});  // 10 and 2 packets
+  table.Add("eth0", {Flow(3, 2, 2, 0)});                   // 4 packets: flow 2 (2) goes
+  std::vector<RunFlow> top = table.Top();
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].flow, "eth0 udp 10.0.0.1:1 > 10.0.0.2:7");
+  EXPECT_EQ(top[1].flow, "eth0 udp 10.0.0.1:3 > 10.0.0.2:7");
+  table.Add("eth0", {Flow(4, 1, 0, 1)});  // 1 packet, fewest of all: it goes itself
+  top = table.Top();
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[1].packets, 4u);
+  table.Add("eth0", {Flow(3, 10, 10, 0)});  // a kept flow grows: 4 + 20
+  top = table.Top();
+  EXPECT_EQ(top[0].flow, "eth0 udp 10.0.0.1:3 > 10.0.0.2:7");
+  EXPECT_EQ(top[0].packets, 24u);
+}
+
+TEST(RunTracker, ARunKeepsTheSixteenBiggestOfAThousandFlows) {
+  RunTracker t(nullptr, NoWindows());
+  ASSERT_TRUE(t.Start("flood", "control", "", 0.5).ok());
+  // 100 windows of 10 new flows each.
+  std::vector<uint16_t> order = ScrambledFlows();
+  for (int w = 0; w < 100; ++w) {
+    std::vector<FlowStats> flows;
+    for (int k = 0; k < 10; ++k) {
+      uint16_t i = order[static_cast<size_t>(w * 10 + k)];
+      flows.push_back(Flow(static_cast<uint16_t>(10000 + i), i + 1, 0, 0));
+    }
+    FeedWith(&t, At(w + 1, 1000), {CaptureOf("eth0", true, flows)});
+  }
+  RunReport r;
+  ASSERT_TRUE(t.Stop("flood", std::nullopt, 100.5, &r).ok());
+  ASSERT_EQ(r.flows.size(), 16u);
+  EXPECT_EQ(r.flows.front().flow, "eth0 udp 10.0.0.1:10999 > 10.0.0.2:7");
+  EXPECT_EQ(r.flows.front().packets, 1000u);
+  EXPECT_EQ(r.flows.back().flow, "eth0 udp 10.0.0.1:10984 > 10.0.0.2:7");
+  EXPECT_EQ(r.flows.back().packets, 985u);
+}
+
+TEST(RunTracker, WindowRunsKeepTheirOwnFlows) {
+  TempDir dir;
+  RunTrackerOptions o;
+  o.window_seconds = 10;
+  RunTracker t(OpenStore(dir), o);
+  // [100,110] sees flow 1 in every window; [110,120] flow 2 only.
+  for (int s = 101; s <= 120; ++s)
+    FeedWith(&t, At(s, 1000), {CaptureOf("eth0", true, {Flow(s <= 110 ? 1 : 2, 1, 1, 0)})});
+  std::unique_ptr<RunStore> ro;
+  ASSERT_TRUE(RunStore::Open(dir.path() + "/runs.db", true, &ro).ok());
+  RunQuery q;
+  q.include_windows = true;
+  std::vector<RunReport> runs;
+  ASSERT_TRUE(ro->ListRuns(q, &runs).ok());
+  ASSERT_EQ(runs.size(), 2u);
+  ASSERT_EQ(runs[1].flows.size(), 1u);  // [100,110], older
+  EXPECT_EQ(runs[1].flows[0].flow, "eth0 udp 10.0.0.1:1 > 10.0.0.2:7");
+  EXPECT_EQ(runs[1].flows[0].packets, 20u);  // 10 windows x 2
+  ASSERT_EQ(runs[0].flows.size(), 1u);
+  EXPECT_EQ(runs[0].flows[0].flow, "eth0 udp 10.0.0.1:2 > 10.0.0.2:7");
+  EXPECT_EQ(runs[0].flows[0].packets, 20u);
+}
+
+TEST(RunTracker, SegmentsHaveNoFlows) {
+  RunTracker t(nullptr, NoWindows());
+  ASSERT_TRUE(t.Start("sweep", "command", "", 0.5).ok());
+  int w = 0;
+  for (double level : {40000.0, 48000.0})
+    for (int i = 0; i < 10; ++i) FeedWith(&t, At(++w, level), {CaptureOf("eth0", true, {Flow(1, 1, 1, 0)})});
+  RunReport r;
+  std::vector<RunReport> segments;
+  ASSERT_TRUE(t.Stop("sweep", 0, w + 0.5, &r, &segments).ok());
+  ASSERT_EQ(segments.size(), 2u);
+  for (const RunReport& s : segments) EXPECT_TRUE(s.flows.empty()) << s.name;
+  ASSERT_EQ(r.flows.size(), 1u);
+  EXPECT_EQ(r.flows[0].packets, 40u);  // 20 windows x 2
 }
 
 TEST(RunTracker, ActiveListsRunsInProgress) {

@@ -65,5 +65,44 @@ TEST(LatencyHistogramTest, MergeEqualsOneHistogramOfEverything) {
   }
 }
 
+// A cumulative histogram's window: the values added between two copies.
+TEST(LatencyHistogramSince, GivesOnlyTheValuesAddedAfterTheEarlierCopy) {
+  LatencyHistogram h;
+  for (int i = 0; i < 100; ++i) h.Add(10e-6);  // 100 values of 10 us
+  LatencyHistogram earlier = h;
+  for (int i = 0; i < 10; ++i) h.Add(1e-3);  // then 10 of 1 ms
+  LatencyHistogram d = h.Since(earlier);
+  EXPECT_EQ(d.count(), 10u);
+  // Every value of the window is 1 ms: its median is 1 ms within the 1 % error.
+  EXPECT_NEAR(d.Percentile(50), 1e-3, 1e-5);
+  EXPECT_NEAR(d.Sum(), 10 * 1e-3, 1e-9);
+  // The window's max stays within the histogram's own max (1 ms).
+  EXPECT_LE(d.Max(), 1e-3);
+}
+
+TEST(LatencyHistogramSince, EmptyWindowAndResetHistogram) {
+  LatencyHistogram h;
+  h.Add(5e-6);
+  EXPECT_EQ(h.Since(h).count(), 0u);          // nothing added since itself
+  EXPECT_EQ(h.Since(LatencyHistogram()).count(), 1u);  // since nothing: all of it
+  LatencyHistogram bigger = h;
+  bigger.Add(5e-6);
+  // `bigger` is not an older copy of h (it has more): h is returned whole.
+  EXPECT_EQ(h.Since(bigger).count(), 1u);
+}
+
+TEST(LatencyHistogramCount, CountsValuesAtOrBelowABound) {
+  LatencyHistogram h;
+  h.Add(10e-6);
+  h.Add(100e-6);
+  h.Add(100e-6);
+  h.Add(5e-3);
+  EXPECT_EQ(h.CountAtOrBelow(1e-6), 0u);
+  EXPECT_EQ(h.CountAtOrBelow(50e-6), 1u);   // 10 us
+  EXPECT_EQ(h.CountAtOrBelow(1e-3), 3u);    // and the two 100 us
+  EXPECT_EQ(h.CountAtOrBelow(10e-3), 4u);   // everything (at or above the max)
+  EXPECT_EQ(LatencyHistogram().CountAtOrBelow(1), 0u);
+}
+
 }  // namespace
 }  // namespace bottleneckd

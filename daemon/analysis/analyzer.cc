@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "daemon/analysis/capture_evidence.h"
+
 namespace bottleneckd {
 
 LoadStep StepOfWindow(const Signals& s) {
@@ -26,6 +28,7 @@ void Analyzer::Analyze(const Sample& prev, Snapshot* snap) {
   signals_ = ExtractSignals(*snap->window, prev, snap->sample, snap->bus_paths.get(),
                             thresholds_.drop_floor_per_second);
   snap->verdict = tracker_.Update(Classify(signals_, thresholds_));
+  for (std::string& e : CaptureEvidence(signals_.captures)) snap->verdict->evidence.push_back(std::move(e));
 
   // Average windows into steps so one noisy second does not make or break a
   // plateau.

@@ -137,6 +137,8 @@ Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur,
                        const std::vector<BusPath>* paths, double drop_floor_per_second) {
   Signals s;
   s.seconds = std::max(0.0, Finite(w.seconds));
+  s.captures = w.captures;
+  for (CaptureWindow& c : s.captures) c.top_flows.clear();
   for (const CpuWindow& c : w.cpus) s.cpus.push_back(MakeCpu(c, SoakerFor(w, c.cpu)));
   std::sort(s.cpus.begin(), s.cpus.end(),
             [](const CpuSignal& a, const CpuSignal& b) { return a.cpu < b.cpu; });

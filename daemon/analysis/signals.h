@@ -81,6 +81,9 @@ struct Signals {
   // Across a sweep (set by the caller that has one, never by ExtractSignals):
   // ThroughputTracksCpuCost (daemon/analysis/plateau.h) held for the steps.
   std::optional<bool> throughput_tracks_cpu_cost;
+  // The live capture's windows (without their flows): evidence and the run
+  // timeline's applied vs echoed; the rules do not read them.
+  std::vector<CaptureWindow> captures;
 };
 
 // Extracts the signals of one window. `prev` and `cur` are the Samples that

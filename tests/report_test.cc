@@ -1,0 +1,180 @@
+// The report's sweep table and JSON with and without the live capture's
+// figures: runs without them print exactly the table they always did (no
+// new columns), a run with them adds applied/s, echoed/s, loss and p99,
+// `--report --run NAME` (Report::flows) prints the run's flows under its
+// evidence, and the JSON carries the figures (null when unset) and a
+// "flows" array. Through a real run store too. Expected text is built by
+// hand from the documented column widths (docs/report.md).
+#include "daemon/report.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/test_util.h"
+
+namespace bottleneckd {
+namespace {
+
+// A finished run of a recording (no store line) with every column known.
+RunReport PlainRun(const std::string& name) {
+  RunReport r;
+  r.name = name;
+  r.source = "recording";
+  r.state = "finished";
+  r.offered_packets_per_second = 40000;       // 40.0kpps
+  r.delivered_bits_per_second = 327.68e6;     // 327.7Mbps
+  r.cpu_busy = 0.9;                           // 90.0
+  r.accounting_busy = 0.81;                   // 81.0
+  r.soaker_idle = 0.05;                       // 5 %
+  r.interrupts_per_second = 8000;
+  r.bus_utilisation = 0.14;                   // 14.0
+  r.drops_per_second = 1284;
+  r.verdict.label = Bound::kCpu;
+  r.verdict.resource = "cpu1";
+  r.verdict.confidence = 0.93;
+  r.verdict.evidence = {"cpu1: 0.0 % delivered idle"};
+  return r;
+}
+
+RunReport CaptureRun(const std::string& name) {
+  RunReport r = PlainRun(name);
+  r.applied_per_second = 44000.4;     // 44000
+  r.echoed_per_second = 43000;
+  r.echo_loss_ratio = 0.0227;         // 2.27%
+  r.turnaround_p50_seconds = 0.0002;
+  r.turnaround_p99_seconds = 0.0041;  // 4.100ms
+  r.capture_drops_per_second = 0;
+  r.flows = {RunFlow{"eth0 udp 10.0.0.1:40000 > 10.0.0.2:7", 44000, 43000, 43000, 1000, 87000, 89088000},
+             RunFlow{"eth1 udp [2001:db8::1]:40000 > [2001:db8::2]:7", 10, 10, 10, 0, 20, 20480}};
+  return r;
+}
+
+// The header without capture columns: "run" padded to the name column (22)
+// plus one, then the fixed columns.
+const char kHeader[] =
+    "run                       offered     received   CPU %  (acct)  soaker idle  intr/s    bus %   drops/s  verdict\n";
+const char kRow40k[] =
+    "echo 40k                 40.0kpps    327.7Mbps   90.0    81.0          5 %    8000     14.0      1284  cpu 0.93 cpu1\n"
+    "    - cpu1: 0.0 % delivered idle\n";
+
+const char kFlows[] =
+    "    flows (most packets first):\n"
+    "      flow                                             requests    replies       lost      packets\n"
+    "      eth0 udp 10.0.0.1:40000 > 10.0.0.2:7                44000      43000       1000        87000\n"
+    "      eth1 udp [2001:db8::1]:40000 > [2001:db8::2]:7         10         10          0           20\n";
+
+TEST(RunTable, RunsWithoutCaptureFiguresKeepTheOldTable) {
+  EXPECT_EQ(RunTable({PlainRun("echo 40k")}), std::string(kHeader) + kRow40k);
+  // Flows asked for but none known: nothing more.
+  EXPECT_EQ(RunTable({PlainRun("echo 40k")}, /*flows=*/true), std::string(kHeader) + kRow40k);
+}
+
+TEST(RunTable, ARunWithCaptureFiguresAddsTheirColumns) {
+  std::string want =
+      "run                       offered     received   CPU %  (acct)  soaker idle  intr/s    bus %   drops/s"
+      "  applied/s   echoed/s    loss       p99  verdict\n"
+      "echo 40k                 40.0kpps    327.7Mbps   90.0    81.0          5 %    8000     14.0      1284"
+      "          -          -       -         -  cpu 0.93 cpu1\n"
+      "    - cpu1: 0.0 % delivered idle\n"
+      "echo 44k                 40.0kpps    327.7Mbps   90.0    81.0          5 %    8000     14.0      1284"
+      "      44000      43000   2.27%   4.100ms  cpu 0.93 cpu1\n"
+      "    - cpu1: 0.0 % delivered idle\n";
+  EXPECT_EQ(RunTable({PlainRun("echo 40k"), CaptureRun("echo 44k")}), want);
+
+  // A capture that ran but was never trusted: the columns, each "-".
+  RunReport dropping = PlainRun("echo 40k");
+  dropping.capture_drops_per_second = 120;
+  EXPECT_NE(RunTable({dropping}).find("1284          -          -       -         -  cpu"), std::string::npos)
+      << RunTable({dropping});
+}
+
+TEST(RunTable, FlowsFollowTheEvidenceWhenAskedFor) {
+  std::string table = RunTable({CaptureRun("echo 44k")}, /*flows=*/true);
+  EXPECT_NE(table.find(std::string("    - cpu1: 0.0 % delivered idle\n") + kFlows), std::string::npos) << table;
+  // Without: no flows (the newest runs' report, `bottleneckd run`'s summary).
+  EXPECT_EQ(RunTable({CaptureRun("echo 44k")}).find("flows"), std::string::npos);
+}
+
+TEST(ReportText, AReportWithoutCaptureIsAsBefore) {
+  Report r;
+  r.recording = "/tmp/seed";
+  r.info.source = "simulated";
+  r.info.samples = 60;
+  r.info.interval_seconds = 1;
+  r.runs = {PlainRun("echo 40k")};
+  std::string want = std::string("recording /tmp/seed: simulated, 60 samples every 1s\n\n") + kHeader + kRow40k +
+                     "\n"
+                     "plateau: none across the runs\n"
+                     "MLFRR: every run lost packets\n";
+  EXPECT_EQ(ReportText(r), want);
+}
+
+TEST(ReportJson, CarriesCaptureFiguresAndFlows) {
+  Report r;
+  r.store = "/var/lib/bottleneckd/runs.db";
+  r.runs = {PlainRun("plain"), CaptureRun("captured")};
+  std::string j = ReportJson(r);
+  // The plain run: every capture figure null, no flows.
+  std::string plain = j.substr(0, j.find("\"name\":\"captured\""));
+  for (const char* key : {"applied_per_second", "echoed_per_second", "echo_loss_ratio", "turnaround_p50_seconds",
+                          "turnaround_p99_seconds", "capture_drops_per_second"}) {
+    EXPECT_NE(plain.find(std::string("\"") + key + "\":null"), std::string::npos) << key << "\n" << plain;
+  }
+  EXPECT_NE(plain.find("\"flows\":[]"), std::string::npos) << plain;
+  // The captured run: %.6g numbers and the flows, most packets first.
+  std::string captured = j.substr(j.find("\"name\":\"captured\""));
+  EXPECT_NE(captured.find("\"applied_per_second\":44000.4,\"echoed_per_second\":43000,\"echo_loss_ratio\":0.0227,"
+                          "\"turnaround_p50_seconds\":0.0002,\"turnaround_p99_seconds\":0.0041,"
+                          "\"capture_drops_per_second\":0"),
+            std::string::npos)
+      << captured;
+  EXPECT_NE(captured.find("\"flows\":[{\"flow\":\"eth0 udp 10.0.0.1:40000 > 10.0.0.2:7\",\"requests\":44000,"
+                          "\"replies\":43000,\"paired\":43000,\"lost\":1000,\"packets\":87000,\"bytes\":89088000},"
+                          "{\"flow\":\"eth1 udp [2001:db8::1]:40000 > [2001:db8::2]:7\",\"requests\":10,"
+                          "\"replies\":10,\"paired\":10,\"lost\":0,\"packets\":20,\"bytes\":20480}]"),
+            std::string::npos)
+      << captured;
+}
+
+// Through the store: `--report --run NAME` prints the run's flows, the
+// newest runs' report only the columns.
+TEST(StoreReport, TheNamedRunShowsItsFlows) {
+  testing::TempDir dir;
+  std::unique_ptr<RunStore> store;
+  Status st = RunStore::Open(dir.path() + "/runs.db", false, &store);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  RunReport plain = PlainRun("echo 40k"), captured = CaptureRun("echo 44k");
+  plain.source = captured.source = "command";
+  plain.start = 100, plain.end = 110, captured.start = 200, captured.end = 210;
+  ASSERT_TRUE(store->FinishRun(&plain, {}).ok());
+  ASSERT_TRUE(store->FinishRun(&captured, {}).ok());
+
+  Report one;
+  ASSERT_TRUE(BuildStoreReport(store.get(), "echo 44k", 10, 1, &one).ok());
+  EXPECT_TRUE(one.flows);
+  ASSERT_EQ(one.runs.size(), 1u);
+  std::string text = ReportText(one);
+  EXPECT_NE(text.find("  applied/s   echoed/s    loss       p99  verdict\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("      44000      43000   2.27%   4.100ms  cpu 0.93 cpu1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(std::string("    - cpu1: 0.0 % delivered idle\n") + kFlows), std::string::npos) << text;
+
+  Report newest;
+  ASSERT_TRUE(BuildStoreReport(store.get(), "", 10, 1, &newest).ok());
+  EXPECT_FALSE(newest.flows);
+  ASSERT_EQ(newest.runs.size(), 2u);
+  text = ReportText(newest);
+  EXPECT_NE(text.find("  applied/s   echoed/s    loss       p99  verdict\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("flows (most packets first)"), std::string::npos) << text;
+
+  // The run without capture alone: the table it always had.
+  Report old;
+  ASSERT_TRUE(BuildStoreReport(store.get(), "echo 40k", 10, 1, &old).ok());
+  text = ReportText(old);
+  EXPECT_EQ(text.find("applied/s"), std::string::npos) << text;
+  EXPECT_NE(text.find(kHeader), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace bottleneckd
