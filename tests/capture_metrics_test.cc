@@ -8,22 +8,14 @@
 
 #include "exporters/metrics.h"
 #include "exporters/text_format.h"
+#include "tests/metric_families.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd {
 namespace {
 
-const prometheus::MetricFamily* Find(const std::vector<prometheus::MetricFamily>& fs, const std::string& name) {
-  for (const auto& f : fs)
-    if (f.name == name) return &f;
-  return nullptr;
-}
-
-std::string Label(const prometheus::ClientMetric& m, const std::string& name) {
-  for (const auto& l : m.label)
-    if (l.name == name) return l.value;
-  return "";
-}
+using testing::Find;
+using testing::Label;
 
 Snapshot MakeSnapshot() {
   Snapshot s;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "daemon/daemon.h"
+#include "tests/metric_families.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd {
@@ -24,17 +25,8 @@ std::shared_ptr<const Snapshot> TwoTicks(const std::string& scenario, bool matri
   return store.Latest();
 }
 
-const prometheus::MetricFamily* Find(const std::vector<prometheus::MetricFamily>& fs, const std::string& name) {
-  for (const auto& f : fs)
-    if (f.name == name) return &f;
-  return nullptr;
-}
-
-std::string Label(const prometheus::ClientMetric& m, const std::string& name) {
-  for (const auto& l : m.label)
-    if (l.name == name) return l.value;
-  return "";
-}
+using testing::Find;
+using testing::Label;
 
 TEST(Metrics, NamesAreValidAndFollowConventions) {
   std::string bad;
