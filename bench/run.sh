@@ -3,23 +3,27 @@
 # docs/performance.md: the Google Benchmark microbenchmarks, the scrape
 # comparison with node_exporter on the fixture trees, the live daemon's standing
 # cost, the PCI topology read against lspci, and an instruction profile of
-# `bottleneckd --once`. Results go to
+# `bottleneckd --once`, the offline capture analysis against tcpdump and tshark
+# (bench/pcap_compare.sh) and the live capture's zero-drop rate on a veth pair
+# (bench/capture_live.sh, needs root). Results go to
 # $RESULTS (default build/bench/results) and are printed at the end.
 # Not part of the test suite: nothing here passes or fails on a time.
 #
 # usage: bench/run.sh
-# env:   STEPS="build machine micro scrape daemon profile" (any subset, in order)
+# env:   STEPS="build machine micro scrape daemon pci pcap capture profile" (any subset, in order)
 #        JOBS=2 REPS=5 (microbenchmark repetitions) RESULTS=DIR
 #        and those of bench/scrape_compare.sh (N, ROUNDS, SCENARIOS, MATRIX) and
 #        bench/daemon_cost.sh (DURATION, SCRAPE_INTERVAL, PHASES) and
-#        bench/pci_compare.sh (RUNS).
+#        bench/pci_compare.sh (RUNS) and bench/pcap_compare.sh (PACKETS,
+#        SMALL_PACKETS, TSHARK_PACKETS, ROUNDS, KEEP) and bench/capture_live.sh
+#        (RATES, STEP, PAYLOAD, BUFFER_KB).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(dirname "$HERE")
 BUILD=$SRC/build/bench
 RESULTS=${RESULTS:-$BUILD/results}
-STEPS=${STEPS:-"build machine micro scrape daemon pci profile"}
+STEPS=${STEPS:-"build machine micro scrape daemon pci pcap capture profile"}
 JOBS=${JOBS:-2}
 REPS=${REPS:-5}
 BIN=$BUILD/bottleneckd
@@ -30,7 +34,7 @@ say() { echo "== $*" >&2; }
 if has_step build; then
   say "build ($BUILD)"
   cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DBOTTLENECKD_BENCH=ON -DBOTTLENECKD_TESTS=OFF >/dev/null
-  cmake --build "$BUILD" --target bottleneckd parsers_bench pci_bench -j"$JOBS"
+  cmake --build "$BUILD" --target bottleneckd parsers_bench pci_bench make_capture -j"$JOBS"
 fi
 [[ -x "$BIN" && -x "$BUILD/bench/parsers_bench" ]] || { echo "run.sh: build first (STEPS=build)" >&2; exit 1; }
 mkdir -p "$RESULTS"
@@ -74,6 +78,20 @@ if has_step pci; then
   OUT="$RESULTS/pci_compare.md" bash "$HERE/pci_compare.sh" "$BIN" "$BUILD/bench/pci_bench"
 fi
 
+if has_step pcap; then
+  say "offline capture analysis against tcpdump and tshark"
+  OUT="$RESULTS/pcap_compare.md" CAPDIR="$RESULTS" bash "$HERE/pcap_compare.sh" "$BIN" "$BUILD/bench/make_capture"
+fi
+
+if has_step capture; then
+  say "live capture: zero-drop rate on a veth pair, against tcpdump"
+  if [[ $(id -u) == 0 ]]; then
+    OUT="$RESULTS/capture_live.md" bash "$HERE/capture_live.sh" "$BIN"
+  else
+    echo "run.sh: the capture step needs root (network namespace, veth, capture): skipped" >&2
+  fi
+fi
+
 if has_step profile; then
   # Instruction counts (callgrind) of `bottleneckd --once`: two ticks and one
   # exposition, on the large-host fixture and on this host.
@@ -99,7 +117,7 @@ if has_step profile; then
 fi
 
 say "results in $RESULTS"
-for f in machine.md parsers_bench.txt scrape_compare.md daemon_cost.md pci_compare.md; do
+for f in machine.md parsers_bench.txt scrape_compare.md daemon_cost.md pci_compare.md pcap_compare.md capture_live.md; do
   [[ -f "$RESULTS/$f" ]] || continue
   echo
   echo "### $f"

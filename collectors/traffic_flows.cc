@@ -7,24 +7,104 @@
 
 namespace bottleneckd::traffic_internal {
 
+// ---- ChainTable ----
+
+ChainTable::Entry* ChainTable::Find(uint64_t fingerprint) {
+  if (size_ == 0) return nullptr;
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = fingerprint & mask;; i = (i + 1) & mask) {
+    Entry& e = slots_[i];
+    if (e.head == kFree) return nullptr;
+    if (e.fingerprint == fingerprint) return &e;
+  }
+}
+
+std::pair<ChainTable::Entry*, bool> ChainTable::TryEmplace(uint64_t fingerprint, uint64_t seq) {
+  if ((size_ + 1) * 4 > slots_.size() * 3) Rehash(std::max<size_t>(16, slots_.size() * 2));
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = fingerprint & mask;; i = (i + 1) & mask) {
+    Entry& e = slots_[i];
+    if (e.head == kFree) {
+      e = Entry{fingerprint, seq, seq};
+      ++size_;
+      return {&e, true};
+    }
+    if (e.fingerprint == fingerprint) return {&e, false};
+  }
+}
+
+void ChainTable::Erase(Entry* e) {
+  const size_t mask = slots_.size() - 1;
+  size_t hole = static_cast<size_t>(e - slots_.data());
+  // Backward shift: an entry after the hole moves into it when the hole lies
+  // between the entry's home cell and the entry (so lookups still reach it).
+  for (size_t j = (hole + 1) & mask; slots_[j].head != kFree; j = (j + 1) & mask) {
+    size_t home = slots_[j].fingerprint & mask;
+    if (((j - home) & mask) >= ((j - hole) & mask)) {
+      slots_[hole] = slots_[j];
+      hole = j;
+    }
+  }
+  slots_[hole].head = kFree;
+  --size_;
+}
+
+void ChainTable::Shrink() {
+  if (size_ == 0) {
+    std::vector<Entry>().swap(slots_);
+    return;
+  }
+  size_t n = 16;
+  while (size_ * 4 > n * 3) n *= 2;
+  if (n < slots_.size()) Rehash(n);
+}
+
+void ChainTable::Rehash(size_t n) {
+  std::vector<Entry> prev(n, Entry{0, kFree, kFree});
+  prev.swap(slots_);  // prev: the old table
+  const size_t mask = n - 1;
+  for (const Entry& e : prev) {
+    if (e.head == kFree) continue;
+    size_t i = e.fingerprint & mask;
+    while (slots_[i].head != kFree) i = (i + 1) & mask;
+    slots_[i] = e;
+  }
+}
+
+// ---- FlowTracker ----
+
 FlowTracker::FlowTracker(const TrafficOptions& o) : o_(o), top_(o.top_flows) {
   o_.max_tracked_flows = std::max<size_t>(o_.max_tracked_flows, 1);
   o_.max_outstanding = std::max<size_t>(o_.max_outstanding, 1);
   o_.max_outstanding_total = std::max<size_t>(o_.max_outstanding_total, 1);
 }
 
-FlowTracker::PairList::iterator FlowTracker::Lookup(const FlowKey& canon, const FlowKey& key, double now,
-                                                    TrafficSummary* sum) {
-  if (auto it = pairs_.find(canon); it != pairs_.end()) {
-    lru_.splice(lru_.begin(), lru_, it->second);
-    return it->second;
+FlowTracker::Pair* FlowTracker::Lookup(const FlowKey& canon, size_t hash, const FlowKey& key, double now,
+                                       TrafficSummary* sum) {
+  if (pairs_.cells() == 0) pairs_.Reset(16);
+  auto same = [&canon](const Pair* q) { return q->canon == canon; };
+  size_t cell = pairs_.Find(hash, same);
+  if (Pair* p = pairs_.at(cell)) {
+    lru_.splice(lru_.begin(), lru_, p->self);
+    return p;
   }
-  if (pairs_.size() >= o_.max_tracked_flows) Evict(now, sum);
+  if (lru_.size() >= o_.max_tracked_flows) {
+    Evict(now, sum);
+    cell = pairs_.Find(hash, same);  // the eviction may have shifted cells
+  }
   lru_.emplace_front();
-  lru_.front().canon = canon;
-  lru_.front().stats.key = key;
-  pairs_.emplace(canon, lru_.begin());
-  return lru_.begin();
+  Pair& p = lru_.front();
+  p.canon = canon;
+  p.hash = hash;
+  p.self = lru_.begin();
+  p.stats.key = key;
+  if (lru_.size() * 2 > pairs_.cells()) {
+    pairs_.Reset(pairs_.cells() * 2);
+    for (Pair& q : lru_) pairs_.Set(pairs_.Find(q.hash, [](const Pair*) { return false; }), &q, q.hash);
+  } else {
+    pairs_.Set(cell, &p, hash);
+  }
+  return &p;
 }
 
 void FlowTracker::Evict(double now, TrafficSummary* sum) {
@@ -41,7 +121,7 @@ void FlowTracker::Evict(double now, TrafficSummary* sum) {
   CountLost(&p, lost, sum);
   if (p.stats.lost > 0) RememberLossy(p);
   alive_ -= p.alive;
-  pairs_.erase(p.canon);
+  pairs_.Erase(pairs_.Find(p.hash, [&p](const Pair* q) { return q == &p; }));
   lru_.pop_back();
 }
 
@@ -49,7 +129,7 @@ void FlowTracker::CountLost(Pair* p, uint64_t n, TrafficSummary* sum) {
   if (n == 0) return;
   p->stats.lost += n;
   sum->lost += n;
-  if (FlowStats* c = top_.Find(p->canon)) c->lost += n;
+  if (FlowStats* c = top_.Find(p->canon, p->hash)) c->lost += n;
 }
 
 void FlowTracker::Reset(Pair* p) {
@@ -60,7 +140,7 @@ void FlowTracker::Reset(Pair* p) {
     p->queue.clear();
   }
   p->head = 0;
-  if (p->chains.bucket_count() > kKeep) p->chains = {};
+  if (p->chains.capacity() > kKeep) p->chains.Shrink();  // empty now: frees it
 }
 
 void FlowTracker::PopAnsweredFront(Pair* p) {
@@ -73,11 +153,11 @@ void FlowTracker::DropOldest(Pair* p) {
   if (p->head == p->queue.size()) return;
   const Request& r = p->queue[p->head];
   // The oldest outstanding request is the oldest of its fingerprint too.
-  auto chain = p->chains.find(r.fingerprint);
+  ChainTable::Entry* chain = p->chains.Find(r.fingerprint);
   if (r.next_same == kNone) {
-    p->chains.erase(chain);
+    p->chains.Erase(chain);
   } else {
-    chain->second.head = r.next_same;
+    chain->head = r.next_same;
   }
   ++p->head;
   --p->alive;
@@ -122,31 +202,31 @@ void FlowTracker::Enqueue(Pair* p, double ts, double now, uint64_t fingerprint, 
     q.erase(std::remove_if(q.begin(), q.end(), [](const Request& r) { return r.answered; }), q.end());
     p->head = 0;
     if (q.capacity() > 4 * (q.size() + 16)) q.shrink_to_fit();
-    if (p->chains.bucket_count() > 4 * (p->chains.size() + 16)) p->chains.rehash(0);
+    if (p->chains.capacity() > 4 * (p->chains.size() + 16)) p->chains.Shrink();
   }
   uint64_t seq = p->next_seq++;
   q.push_back(Request{.seq = seq, .ts = ts, .fingerprint = fingerprint});
   ++p->alive;
   ++alive_;
-  auto [chain, inserted] = p->chains.try_emplace(fingerprint, Chain{seq, seq});
+  auto [chain, inserted] = p->chains.TryEmplace(fingerprint, seq);
   if (!inserted) {
-    FindSeq(p->queue, p->head, chain->second.tail)->next_same = seq;
-    chain->second.tail = seq;
+    FindSeq(p->queue, p->head, chain->tail)->next_same = seq;
+    chain->tail = seq;
   }
 }
 
 bool FlowTracker::Match(Pair* p, uint64_t fingerprint, double* request_ts) {
-  auto chain = p->chains.find(fingerprint);
-  if (chain == p->chains.end()) return false;
-  Request& r = *FindSeq(p->queue, p->head, chain->second.head);
+  ChainTable::Entry* chain = p->chains.Find(fingerprint);
+  if (chain == nullptr) return false;
+  Request& r = *FindSeq(p->queue, p->head, chain->head);
   *request_ts = r.ts;
   r.answered = true;
   --p->alive;
   --alive_;
   if (r.next_same == kNone) {
-    p->chains.erase(chain);
+    p->chains.Erase(chain);
   } else {
-    chain->second.head = r.next_same;
+    chain->head = r.next_same;
   }
   PopAnsweredFront(p);
   return true;
@@ -154,11 +234,12 @@ bool FlowTracker::Match(Pair* p, uint64_t fingerprint, double* request_ts) {
 
 FlowOutcome FlowTracker::Add(double ts, double now, const FlowKey& key, uint32_t wirelen, bool pairable,
                              uint64_t fingerprint, TrafficSummary* sum) {
-  FlowKey canon = Canonical(key);
-  Pair& p = *Lookup(canon, key, now, sum);
+  const FlowKey canon = Canonical(key);
+  const size_t hash = FlowKeyHash()(canon);
+  Pair& p = *Lookup(canon, hash, key, now, sum);
   FlowOutcome out;
   out.request = key == p.stats.key;
-  FlowStats* c = top_.Touch(canon, p.stats.key);
+  FlowStats* c = top_.Touch(canon, hash, p.stats.key);
   for (FlowStats* s : {&p.stats, c}) {
     if (s == nullptr) continue;
     s->bytes += wirelen;
@@ -196,7 +277,7 @@ void FlowTracker::Finish(double now, TrafficSummary* sum) {
   for (const Pair& p : lru_) sum->outstanding_at_end += p.alive;
   FillFlows(sum);
   lru_.clear();
-  pairs_.clear();
+  pairs_ = {};
   alive_ = 0;
 }
 

@@ -121,11 +121,9 @@ uint64_t Fingerprint(uint32_t payload_length, const uint8_t* data, size_t n) {
 
 void SpaceSaving::Swap(size_t i, size_t j) {
   std::swap(heap_[i], heap_[j]);
-  slots_[heap_[i]].pos = i;
-  slots_[heap_[j]].pos = j;
+  slots_[heap_[i].slot].pos = i;
+  slots_[heap_[j].slot].pos = j;
 }
-
-uint64_t SpaceSaving::Count(size_t i) const { return slots_[heap_[i]].stats.packets; }
 
 void SpaceSaving::SiftDown(size_t i) {
   for (;;) {
@@ -138,35 +136,55 @@ void SpaceSaving::SiftDown(size_t i) {
   }
 }
 
-FlowStats* SpaceSaving::Touch(const FlowKey& canon, const FlowKey& key) {
+size_t SpaceSaving::Probe(const FlowKey& canon, size_t hash) const {
+  return index_.Find(hash, [&](uint32_t c) { return slots_[c - 1].canon == canon; });
+}
+
+void SpaceSaving::Reindex(size_t cells) {
+  index_.Reset(cells);
+  for (uint32_t s = 0; s < slots_.size(); ++s) index_.Set(Probe(slots_[s].canon, slots_[s].hash), s + 1, slots_[s].hash);
+}
+
+FlowStats* SpaceSaving::Touch(const FlowKey& canon, size_t hash, const FlowKey& key) {
   if (capacity_ == 0) return nullptr;
+  if (index_.cells() == 0) Reindex(16);
+  size_t cell = Probe(canon, hash);
   uint32_t s;
-  if (auto it = index_.find(canon); it != index_.end()) {
-    s = it->second;
-    ++slots_[s].stats.packets;
-    SiftDown(slots_[s].pos);
+  if (index_.at(cell) != 0) {
+    s = index_.at(cell) - 1;
+    Slot& slot = slots_[s];
+    heap_[slot.pos].count = ++slot.stats.packets;
+    SiftDown(slot.pos);
   } else if (slots_.size() < capacity_) {
     // A new count of 1 is no larger than any other: it rises to the root.
     s = static_cast<uint32_t>(slots_.size());
-    slots_.push_back(Slot{canon, FlowStats{.key = key, .packets = 1}, heap_.size()});
-    heap_.push_back(s);
-    index_.emplace(canon, s);
+    slots_.push_back(Slot{canon, FlowStats{.key = key, .packets = 1}, heap_.size(), hash});
+    heap_.push_back(HeapEntry{1, s});
+    if (slots_.size() * 2 > index_.cells()) {
+      Reindex(index_.cells() * 2);
+    } else {
+      index_.Set(cell, s + 1, hash);
+    }
     for (size_t i = heap_.size() - 1; i > 0 && Count((i - 1) / 2) > Count(i); i = (i - 1) / 2) Swap(i, (i - 1) / 2);
   } else {
-    s = heap_[0];
-    uint64_t least = slots_[s].stats.packets;
-    index_.erase(slots_[s].canon);
-    slots_[s].canon = canon;
-    slots_[s].stats = FlowStats{.key = key, .packets = least + 1, .packets_error = least};
-    index_.emplace(canon, s);
+    s = heap_[0].slot;
+    Slot& slot = slots_[s];
+    uint64_t least = slot.stats.packets;
+    index_.Erase(index_.Find(slot.hash, [s](uint32_t c) { return c == s + 1; }));
+    slot.canon = canon;
+    slot.hash = hash;
+    slot.stats = FlowStats{.key = key, .packets = least + 1, .packets_error = least};
+    heap_[0].count = least + 1;
+    index_.Set(Probe(canon, hash), s + 1, hash);  // probed again: the erase may have shifted cells
     SiftDown(0);
   }
   return &slots_[s].stats;
 }
 
-FlowStats* SpaceSaving::Find(const FlowKey& canon) {
-  auto it = index_.find(canon);
-  return it == index_.end() ? nullptr : &slots_[it->second].stats;
+FlowStats* SpaceSaving::Find(const FlowKey& canon, size_t hash) {
+  if (index_.cells() == 0) return nullptr;
+  uint32_t c = index_.at(Probe(canon, hash));
+  return c == 0 ? nullptr : &slots_[c - 1].stats;
 }
 
 std::vector<FlowStats> SpaceSaving::Top() const {

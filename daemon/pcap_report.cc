@@ -128,8 +128,11 @@ void AppendFlows(const TrafficSummary& s, std::string* o) {
   if (s.top_flows.empty()) return;
   *o += "  top flows by packets:\n";
   for (const FlowStats& f : s.top_flows) {
-    *o += "    " + f.key.ToString() + ": " + U(f.packets) + " packets, " + U(f.bytes) + " bytes, " + U(f.requests) +
-          " requests, " + U(f.replies) + " replies\n";
+    // An evicting table over-counts: say the range (docs/traffic-analysis.md).
+    std::string packets = f.packets_error == 0 ? U(f.packets) + " packets"
+                                               : U(f.packets - f.packets_error) + " to " + U(f.packets) + " packets";
+    *o += "    " + f.key.ToString() + ": " + packets + ", " + U(f.bytes) + " bytes, " + U(f.requests) + " requests, " +
+          U(f.replies) + " replies\n";
   }
 }
 

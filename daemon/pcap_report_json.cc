@@ -65,6 +65,9 @@ void AppendFlow(const FlowStats& f, std::string* o) {
   m.Add("paired") += U(f.paired);
   m.Add("lost") += U(f.lost);
   m.Add("loss_ratio") += Num(LossRatio(f.lost, f.paired));
+  // Top flows: `packets` is an upper bound when the bounded table evicted
+  // flows; the true count is at least packets - packets_error.
+  m.Add("packets_error") += U(f.packets_error);
   m.Add("packets") += U(f.packets);
   m.Add("bytes") += U(f.bytes);
   *o += "}";

@@ -319,6 +319,17 @@ TEST(PcapReportText, TurnaroundFlowsSizes) {
   EXPECT_EQ(Row(t, ">"), (std::vector<std::string>{">", "9018", "0", "0.0", "%"}));
 }
 
+TEST(PcapReportText, EvictedTopFlowShowsItsRange) {
+  PcapReport r = HandReport();
+  ASSERT_FALSE(r.summary.top_flows.empty());
+  // Space-saving: 59 counted, up to 40 of them inherited from evicted flows.
+  r.summary.top_flows[0].packets_error = 40;
+  std::string t = PcapReportText({r});
+  EXPECT_TRUE(Contains(t, EchoKey().ToString() + ": 19 to 59 packets, 5900 bytes")) << t;
+  std::string j = PcapReportJson({r});
+  EXPECT_TRUE(Contains(j, "\"packets_error\":40,\"packets\":59")) << j;
+}
+
 TEST(PcapReportText, LongCapturesAggregateRows) {
   // 300 seconds of 10 requests and 9 replies: 100 rows of 3 s.
   PcapReport r;
