@@ -22,7 +22,6 @@ constexpr int kUnitSteps = 256;          // xorshift64 steps per work unit (~0.3
 constexpr uint64_t kBatchUnits = 1024;   // units between clock / cpu checks (~0.3 ms)
 constexpr int64_t kSliceNs = 5'000'000;  // calibration slice, thread CPU time
 constexpr size_t kMinSlices = 10;
-constexpr double kCalibrationPercentile = 0.95;
 
 int64_t ClockNs(clockid_t clock) {
   timespec ts{};
@@ -92,15 +91,15 @@ std::vector<int> AllowedCpus() {
   return out;
 }
 
-// Units per second of thread CPU time on `cpu`, the kCalibrationPercentile of
-// 5 ms slices, at the calling thread's (normal) priority.
+// Units per second of thread CPU time on `cpu`, the `percentile` of 5 ms slice
+// rates, at the calling thread's (normal) priority.
 struct CpuCalibration {
   int cpu = -1;
   double rate = 0;
   std::string error;
 };
 
-void CalibrateCpu(double cpu_seconds, CpuCalibration* r) {
+void CalibrateCpu(double cpu_seconds, int percentile, CpuCalibration* r) {
   if (int err = PinSelf(r->cpu); err != 0) {
     r->error = "affinity refused: " + std::string(std::strerror(err));
     return;
@@ -133,7 +132,7 @@ void CalibrateCpu(double cpu_seconds, CpuCalibration* r) {
     r->error = "only " + std::to_string(rates.size()) + " slices of CPU time in the time allowed";
   } else {
     std::sort(rates.begin(), rates.end());
-    size_t i = static_cast<size_t>(std::ceil(kCalibrationPercentile * rates.size())) - 1;
+    size_t i = static_cast<size_t>(std::ceil(percentile / 100.0 * static_cast<double>(rates.size()))) - 1;
     r->rate = rates[std::min(i, rates.size() - 1)];
   }
 }
@@ -237,7 +236,7 @@ void Soaker::Stop() {
 }
 
 Status Soaker::KeyAndCpus(SoakerCalibrationKey* key, std::vector<int>* cpus) {
-  BN_RETURN_IF_ERROR(ReadSoakerCalibrationKey(*fs_, key));
+  BN_RETURN_IF_ERROR(ReadSoakerCalibrationKey(*fs_, options_.calibration_percentile, key));
   std::lock_guard<std::mutex> l(mu_);
   return ListCpus(cpus);
 }
@@ -257,7 +256,7 @@ Status Soaker::LoadOrCalibrate() {
   BN_RETURN_IF_ERROR(KeyAndCpus(&key, &cpus));
   SoakerCalibrationFile f;
   if (LoadSoakerCalibration(SoakerCalibrationPath(options_.state_dir), &f).ok() &&
-      SoakerCalibrationUsable(f, key, cpus)) {
+      SoakerCalibrationUsable(f, key, cpus, UnixSeconds(), options_.calibration_max_age_seconds)) {
     std::lock_guard<std::mutex> l(mu_);
     SetCalibration(f);
     return Status::OK();
@@ -276,7 +275,7 @@ Status Soaker::MeasureAndStore(const std::vector<int>& cpus, const SoakerCalibra
   for (size_t i = 0; i < cpus.size(); ++i) {
     results[i].cpu = cpus[i];
     try {
-      threads.emplace_back(CalibrateCpu, options_.calibration_seconds, &results[i]);
+      threads.emplace_back(CalibrateCpu, options_.calibration_seconds, key.percentile, &results[i]);
     } catch (const std::system_error& e) {
       results[i].error = "cannot start a thread: " + std::string(e.what());
     }

@@ -42,6 +42,15 @@ namespace bottleneckd {
 // Version of the work loop; bump when its body changes (invalidates calibrations).
 inline constexpr int kSoakerLoopVersion = 1;
 
+// The slice-rate percentile a calibration keeps. Bare metal: the 95th, the best
+// undisturbed rate (disturbances only slow the loop down). Under a hypervisor the
+// host makes the loop's speed vary both ways around its usual rate (5 ms slices
+// spread by several percent), so the 95th is a rate the loop rarely reaches and
+// an idle CPU reads a few points busy; there the median is kept instead
+// (docs/soaker.md "Calibration", docs/performance.md "Soaker").
+inline constexpr int kSoakerBareMetalPercentile = 95;
+inline constexpr int kSoakerVmPercentile = 50;
+
 // Largest CPU id ParseCpuList accepts (Linux NR_CPUS tops out at 8192).
 inline constexpr int kMaxCpuId = 65535;
 
@@ -63,6 +72,7 @@ struct SoakerCalibrationKey {
   std::string freq_driver;    // "" when there is no cpufreq (VMs)
   std::string freq_governor;  // ""
   int loop_version = kSoakerLoopVersion;
+  int percentile = kSoakerBareMetalPercentile;  // of the slice rates (absent in older files: 95)
   bool operator==(const SoakerCalibrationKey&) const = default;
 };
 
@@ -77,6 +87,7 @@ struct SoakerCalibrationFile {
 //   freq_driver
 //   freq_governor
 //   loop_version 1
+//   percentile 50
 //   cpu 0 2087512.25 1732960000
 // Blank lines, '#' comments and unknown keys are skipped. Key strings are stored
 // trimmed and on one line (newlines in them become blanks). Parse returns
@@ -97,15 +108,29 @@ std::string FormatCpuList(const std::vector<int>& cpus);
 // (MIPS), "cpu" (POWER) or "CPU part" (Arm) value, trimmed; "" when none.
 std::string ParseCpuinfoModel(std::string_view cpuinfo);
 
+// True when the first "flags" line of /proc/cpuinfo has the word "hypervisor"
+// (x86 guests); false elsewhere, including architectures without that line.
+bool ParseCpuinfoHypervisor(std::string_view cpuinfo);
+
+// The percentile a calibration keeps for the configured `option`: 1-99 as
+// given; 0 (auto) gives kSoakerVmPercentile on a hypervisor, else
+// kSoakerBareMetalPercentile.
+int SoakerCalibrationPercentile(int option, bool hypervisor);
+
 // Reads the calibration key of the host behind `fs` (loop_version is
-// kSoakerLoopVersion). A missing cpufreq directory leaves driver and governor "";
-// a failure to read cpuinfo is returned.
-Status ReadSoakerCalibrationKey(const HostFs& fs, SoakerCalibrationKey* out);
+// kSoakerLoopVersion, percentile SoakerCalibrationPercentile(percentile_option,
+// cpuinfo's hypervisor flag)). A missing cpufreq directory leaves driver and
+// governor ""; a failure to read cpuinfo is returned.
+Status ReadSoakerCalibrationKey(const HostFs& fs, int percentile_option, SoakerCalibrationKey* out);
 
 // True when `f` was measured under `key` and has a positive rate for every CPU
-// in `cpus`: a stored calibration that can be used as it is.
+// in `cpus`, each measured at most `max_age_seconds` before `now_unix_seconds`
+// (and not more than that after it: a clock set back makes it stale too): a
+// stored calibration that can be used as it is. max_age_seconds <= 0: no age
+// limit.
 bool SoakerCalibrationUsable(const SoakerCalibrationFile& f, const SoakerCalibrationKey& key,
-                             const std::vector<int>& cpus);
+                             const std::vector<int>& cpus, int64_t now_unix_seconds,
+                             double max_age_seconds);
 
 // <state_dir>/soaker-calibration.
 std::string SoakerCalibrationPath(const std::string& state_dir);
@@ -141,9 +166,17 @@ struct SoakerOptions {
   SoakerMode mode = SoakerMode::kRuns;
   std::string state_dir = "/var/lib/bottleneckd";
   // Calibration length per CPU in thread CPU seconds (5 ms slices; keeps the
-  // 95th percentile; at least 10 slices, so >= 0.05). Wall time is capped at
+  // calibration_percentile; at least 10 slices, so >= 0.05). Wall time is capped at
   // 8x this + 1 s on a busy host: Start() may take that long.
   double calibration_seconds = 0.5;
+  // A stored calibration older than this is measured again when the soaker
+  // starts (each run in mode "runs"): a VM's host changes how fast it runs the
+  // loop over minutes to hours, and live migration moves it to another host.
+  // <= 0: no age limit (only a changed key makes it stale).
+  double calibration_max_age_seconds = 3600;
+  // Slice-rate percentile kept: 0 = auto (SoakerCalibrationPercentile), or 1-99.
+  // Part of the calibration key: changing it makes a stored calibration stale.
+  int calibration_percentile = 0;
   // Use SCHED_IDLE; false runs the threads at nice 19 (what the fallback does).
   bool sched_idle = true;
   // How often Read() re-reads the online CPU list (tests use 0: every Read).

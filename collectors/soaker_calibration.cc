@@ -86,12 +86,14 @@ const char* SoakerModeName(SoakerMode m) {
 std::string FormatSoakerCalibration(const SoakerCalibrationFile& f) {
   std::string out =
       "# bottleneckd soaker calibration: work units per second of thread CPU time, per CPU.\n"
-      "# Redone when the cpu model, frequency driver/governor or loop version changes.\n";
+      "# Redone when the cpu model, frequency driver/governor, loop version or percentile\n"
+      "# changes, or when older than soaker.calibration_max_age.\n";
   out += "format " + std::to_string(kFormatVersion) + "\n";
   out += "cpu_model " + OneLine(f.key.cpu_model) + "\n";
   out += "freq_driver " + OneLine(f.key.freq_driver) + "\n";
   out += "freq_governor " + OneLine(f.key.freq_governor) + "\n";
   out += "loop_version " + std::to_string(f.key.loop_version) + "\n";
+  out += "percentile " + std::to_string(f.key.percentile) + "\n";
   out += "# cpu <id> <units per cpu-second> <measured, unix seconds>\n";
   for (const SoakerCalibration& c : f.cpus) {
     out += "cpu " + std::to_string(c.cpu) + " ";
@@ -104,7 +106,7 @@ std::string FormatSoakerCalibration(const SoakerCalibrationFile& f) {
 Status ParseSoakerCalibration(std::string_view text, SoakerCalibrationFile* out) {
   out->key = SoakerCalibrationKey();
   out->cpus.clear();
-  bool format = false, model = false, driver = false, governor = false, loop = false;
+  bool format = false, model = false, driver = false, governor = false, loop = false, percentile = false;
   std::string_view raw;
   size_t n = 0;
   while (NextLine(&text, &raw)) {
@@ -142,6 +144,13 @@ Status ParseSoakerCalibration(std::string_view text, SoakerCalibrationFile* out)
         return LineError(n, "bad loop_version '" + std::string(value) + "'");
       }
       out->key.loop_version = static_cast<int>(v);
+    } else if (key == "percentile") {
+      int64_t v = 0;
+      if (!once(&percentile)) return LineError(n, "duplicate percentile");
+      if (!ParseI64(value, &v) || v < 1 || v > 99) {
+        return LineError(n, "bad percentile '" + std::string(value) + "' (1-99)");
+      }
+      out->key.percentile = static_cast<int>(v);
     } else if (key == "cpu") {
       SoakerCalibration c;
       BN_RETURN_IF_ERROR(ParseCpuLine(value, n, &c));
@@ -223,11 +232,31 @@ std::string ParseCpuinfoModel(std::string_view cpuinfo) {
   return std::string(model);
 }
 
-Status ReadSoakerCalibrationKey(const HostFs& fs, SoakerCalibrationKey* out) {
+bool ParseCpuinfoHypervisor(std::string_view cpuinfo) {
+  std::string_view raw;
+  while (NextLine(&cpuinfo, &raw)) {
+    size_t colon = raw.find(':');
+    if (colon == std::string_view::npos || Trim(raw.substr(0, colon)) != "flags") continue;
+    std::string_view flags = raw.substr(colon + 1);
+    for (std::string_view f = NextToken(&flags); !f.empty(); f = NextToken(&flags)) {
+      if (f == "hypervisor") return true;
+    }
+    return false;  // the first CPU's flags decide
+  }
+  return false;
+}
+
+int SoakerCalibrationPercentile(int option, bool hypervisor) {
+  if (option >= 1 && option <= 99) return option;
+  return hypervisor ? kSoakerVmPercentile : kSoakerBareMetalPercentile;
+}
+
+Status ReadSoakerCalibrationKey(const HostFs& fs, int percentile_option, SoakerCalibrationKey* out) {
   std::string buf;
   BN_RETURN_IF_ERROR(fs.ReadProc("cpuinfo", &buf));
   out->cpu_model = ParseCpuinfoModel(buf);
   out->loop_version = kSoakerLoopVersion;
+  out->percentile = SoakerCalibrationPercentile(percentile_option, ParseCpuinfoHypervisor(buf));
   struct {
     const char* rel;
     std::string* field;
@@ -242,12 +271,18 @@ Status ReadSoakerCalibrationKey(const HostFs& fs, SoakerCalibrationKey* out) {
 }
 
 bool SoakerCalibrationUsable(const SoakerCalibrationFile& f, const SoakerCalibrationKey& key,
-                             const std::vector<int>& cpus) {
+                             const std::vector<int>& cpus, int64_t now_unix_seconds,
+                             double max_age_seconds) {
   if (!(f.key == key)) return false;
   for (int cpu : cpus) {
     auto it = std::find_if(f.cpus.begin(), f.cpus.end(),
                            [cpu](const SoakerCalibration& c) { return c.cpu == cpu; });
     if (it == f.cpus.end() || !(it->iterations_per_second > 0)) return false;
+    if (max_age_seconds > 0) {
+      // In double: timestamps come from a file and may be anything.
+      double age = static_cast<double>(now_unix_seconds) - static_cast<double>(it->measured_unix_seconds);
+      if (std::fabs(age) > max_age_seconds) return false;
+    }
   }
   return true;
 }

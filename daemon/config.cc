@@ -136,7 +136,7 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
     BN_RETURN_IF_ERROR(r.String(root, "state_dir", &c.state_dir));
     if (c.state_dir.empty()) return At(filename, root["state_dir"].Mark(), "state_dir must not be empty");
     const YAML::Node soaker = root["soaker"];
-    BN_RETURN_IF_ERROR(r.Map(soaker, "soaker", {"mode", "calibration_time"}));
+    BN_RETURN_IF_ERROR(r.Map(soaker, "soaker", {"mode", "calibration_time", "calibration_max_age", "calibration_percentile"}));
     if (soaker.IsMap() && soaker["mode"]) {
       if (!ParseSoakerMode(soaker["mode"].Scalar(), &c.soaker.mode))
         return At(filename, soaker["mode"].Mark(), "soaker.mode must be off, runs or always");
@@ -146,6 +146,23 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
       if (!v.IsScalar() || !ParseDuration(v.Scalar(), &c.soaker.calibration_seconds) ||
           c.soaker.calibration_seconds < 0.05 || c.soaker.calibration_seconds > 10)
         return At(filename, v.Mark(), "soaker.calibration_time must be a duration from 50ms to 10s, like 500ms");
+    }
+    if (soaker.IsMap() && soaker["calibration_max_age"]) {
+      const YAML::Node v = soaker["calibration_max_age"];
+      if (!v.IsScalar() || !ParseDuration(v.Scalar(), &c.soaker.calibration_max_age_seconds) ||
+          c.soaker.calibration_max_age_seconds < 1 || c.soaker.calibration_max_age_seconds > 3650 * 86400.0)
+        return At(filename, v.Mark(), "soaker.calibration_max_age must be a duration from 1s to 3650d, like 1h");
+    }
+    if (soaker.IsMap() && soaker["calibration_percentile"]) {
+      const YAML::Node v = soaker["calibration_percentile"];
+      int64_t p = 0;
+      if (v.IsScalar() && v.Scalar() == "auto") {
+        c.soaker.calibration_percentile = 0;
+      } else if (v.IsScalar() && ParseI64(v.Scalar(), &p) && p >= 1 && p <= 99) {
+        c.soaker.calibration_percentile = static_cast<int>(p);
+      } else {
+        return At(filename, v.Mark(), "soaker.calibration_percentile must be auto or a whole number from 1 to 99");
+      }
     }
     c.soaker.state_dir = c.state_dir;
     BN_RETURN_IF_ERROR(ParseBusModel(r, root["bus_model"], &c.bus_model));

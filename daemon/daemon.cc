@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <ctime>
 
 #include "daemon/log.h"
 
@@ -55,12 +56,13 @@ void Daemon::PrepareSoaker() {
   SoakerCalibrationFile stored;
   std::string online_text;
   std::vector<int> online;
-  if (ReadSoakerCalibrationKey(*fs_, &key).ok() &&
+  if (ReadSoakerCalibrationKey(*fs_, o.calibration_percentile, &key).ok() &&
       LoadSoakerCalibration(SoakerCalibrationPath(o.state_dir), &stored).ok() &&
       fs_->ReadSys("devices/system/cpu/online", &online_text).ok() && ParseCpuList(online_text, &online).ok() &&
-      SoakerCalibrationUsable(stored, key, online))
+      SoakerCalibrationUsable(stored, key, online, static_cast<int64_t>(std::time(nullptr)),
+                              o.calibration_max_age_seconds))
     return;
-  Log(LogLevel::kInfo, "calibrating the soaker before any run (once per host)",
+  Log(LogLevel::kInfo, "calibrating the soaker before any run (none stored, stale, or older than soaker.calibration_max_age)",
       {{"state_dir", o.state_dir}, {"per_cpu", std::to_string(o.calibration_seconds) + "s"}});
   Soaker calibrator(fs_.get(), o);
   SoakerCalibrationFile f;

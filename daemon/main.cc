@@ -65,6 +65,7 @@ int RunCalibrate(const Config& config) {
   std::fprintf(stderr, "calibrating the soaker on every online CPU (%.1f s)...\n", o.calibration_seconds);
   Status s = soaker.Calibrate(&f);
   for (const SoakerCalibration& c : f.cpus) std::printf("cpu%d %.0f iterations/s\n", c.cpu, c.iterations_per_second);
+  if (!f.cpus.empty()) std::printf("percentile %d of 5 ms slice rates\n", f.key.percentile);
   if (!s.ok()) {
     std::fprintf(stderr, "bottleneckd: calibrate: %s\n", s.ToString().c_str());
     return f.cpus.empty() ? 1 : 0;

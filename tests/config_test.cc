@@ -41,6 +41,8 @@ TEST(ParseConfig, ShippedConfigIsValidAndHoldsTheDefaults) {
   EXPECT_EQ(shipped.soaker.mode, defaults.soaker.mode);
   EXPECT_EQ(shipped.soaker.mode, SoakerMode::kRuns);
   EXPECT_DOUBLE_EQ(shipped.soaker.calibration_seconds, defaults.soaker.calibration_seconds);
+  EXPECT_DOUBLE_EQ(shipped.soaker.calibration_max_age_seconds, defaults.soaker.calibration_max_age_seconds);
+  EXPECT_EQ(shipped.soaker.calibration_percentile, defaults.soaker.calibration_percentile);
 }
 
 TEST(ParseConfig, EveryKey) {
@@ -71,6 +73,8 @@ state_dir: /srv/bn
 soaker:
   mode: always
   calibration_time: 250ms
+  calibration_max_age: 30m
+  calibration_percentile: 75
 )";
   Config c;
   Status s = ParseConfig(yaml, "c.yaml", &c);
@@ -92,6 +96,8 @@ soaker:
   EXPECT_EQ(c.soaker.state_dir, "/srv/bn") << "the soaker keeps its calibration in state_dir";
   EXPECT_EQ(c.soaker.mode, SoakerMode::kAlways);
   EXPECT_DOUBLE_EQ(c.soaker.calibration_seconds, 0.25);
+  EXPECT_DOUBLE_EQ(c.soaker.calibration_max_age_seconds, 1800);
+  EXPECT_EQ(c.soaker.calibration_percentile, 75);
   ASSERT_EQ(c.collectors.threads.targets.size(), 2u);
   EXPECT_EQ(c.collectors.threads.targets[0].name, "udpecho");
   EXPECT_EQ(c.collectors.threads.targets[1].pid, 42);
@@ -122,6 +128,11 @@ TEST(ParseConfig, ErrorsNameFileLineAndColumn) {
       {"a: [1, 2\n", "b.yaml:2:1", "end of sequence"},
       {"soaker:\n  mode: sometimes\n", "b.yaml:2:9", "soaker.mode must be off, runs or always"},
       {"soaker:\n  calibration_time: 20ms\n", "b.yaml:2:21", "from 50ms to 10s"},
+      {"soaker:\n  calibration_max_age: 500ms\n", "b.yaml:2:24", "from 1s to 3650d"},
+      {"soaker:\n  calibration_max_age: soon\n", "b.yaml:2:24", "calibration_max_age must be a duration"},
+      {"soaker:\n  calibration_percentile: 100\n", "b.yaml:2:27", "auto or a whole number from 1 to 99"},
+      {"soaker:\n  calibration_percentile: 0\n", "b.yaml:2:27", "auto or a whole number from 1 to 99"},
+      {"soaker:\n  calibration_percentile: [95]\n", "b.yaml:2:27", "auto or a whole number from 1 to 99"},
       {"soaker:\n  calibrate: 1s\n", "b.yaml:2:3", "unknown key 'calibrate' in soaker"},
       {"state_dir: \"\"\n", "b.yaml:1:12", "state_dir must not be empty"},
       {"a: 1\n a: 2\n  - x\n", "b.yaml:", ""},

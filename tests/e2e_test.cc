@@ -8,8 +8,10 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -18,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include "collectors/soaker.h"
 #include "tests/daemon_process.h"
 #include "tests/test_util.h"
 
@@ -263,6 +266,45 @@ TEST(DaemonSoaker, OnceWithSoakerAndCalibrate) {
         dir.path() + "/cal 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << ReadFileOrDie(dir.path() + "/cal");
   EXPECT_NE(ReadFileOrDie(dir.path() + "/cal").find("cpu0 "), std::string::npos);
+}
+
+// soaker.calibration_max_age through the binary: a stored calibration made to
+// look two hours old is kept with a 3h limit and measured again with 1h.
+TEST(DaemonSoaker, CalibrationMaxAge) {
+  TempDir dir;
+  std::string state = dir.path() + "/state";
+  auto once = [&](const std::string& max_age) {
+    std::string cfg = ConfigFile(dir, "soaker:\n  calibration_time: 100ms\n  calibration_max_age: " + max_age + "\n");
+    std::string cmd = std::string(BOTTLENECKD_BINARY) + " --once --soaker --config.file=" + cfg +
+                      " --path.state=" + state + " > /dev/null 2>" + dir.path() + "/err";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << ReadFileOrDie(dir.path() + "/err");
+  };
+  once("1h");  // none stored: calibrates
+  SoakerCalibrationFile f;
+  ASSERT_TRUE(LoadSoakerCalibration(state + "/soaker-calibration", &f).ok());
+  ASSERT_FALSE(f.cpus.empty());
+  const int64_t two_hours_ago = static_cast<int64_t>(std::time(nullptr)) - 7200;
+  for (SoakerCalibration& c : f.cpus) {
+    c.iterations_per_second = 4321;  // a rate no real measurement gives exactly
+    c.measured_unix_seconds = two_hours_ago;
+  }
+  ASSERT_TRUE(StoreSoakerCalibration(state, f).ok());
+
+  once("3h");
+  SoakerCalibrationFile kept;
+  ASSERT_TRUE(LoadSoakerCalibration(state + "/soaker-calibration", &kept).ok());
+  ASSERT_EQ(kept.cpus.size(), f.cpus.size());
+  EXPECT_EQ(kept.cpus[0].iterations_per_second, 4321);
+  EXPECT_EQ(kept.cpus[0].measured_unix_seconds, two_hours_ago);
+
+  once("1h");
+  SoakerCalibrationFile redone;
+  ASSERT_TRUE(LoadSoakerCalibration(state + "/soaker-calibration", &redone).ok());
+  ASSERT_EQ(redone.cpus.size(), f.cpus.size());
+  for (const SoakerCalibration& c : redone.cpus) {
+    EXPECT_NE(c.iterations_per_second, 4321);
+    EXPECT_GT(c.measured_unix_seconds, two_hours_ago + 7000);
+  }
 }
 
 }  // namespace

@@ -10,6 +10,9 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <climits>
+#include <cstdint>
+#include <ctime>
 #include <string>
 #include <thread>
 #include <vector>
@@ -142,6 +145,7 @@ TEST(ParseSoakerCalibration, Valid) {
   EXPECT_EQ(f.key.freq_driver, "acpi-cpufreq");
   EXPECT_EQ(f.key.freq_governor, "performance");
   EXPECT_EQ(f.key.loop_version, 1);
+  EXPECT_EQ(f.key.percentile, 95);  // no percentile line: written before it existed, at the 95th
   ASSERT_EQ(f.cpus.size(), 2u);  // sorted by cpu
   EXPECT_EQ(f.cpus[0].cpu, 0);
   EXPECT_EQ(f.cpus[0].iterations_per_second, 1999999.5);
@@ -162,6 +166,7 @@ TEST(ParseSoakerCalibration, EmptyDriverAndCrLf) {
   EXPECT_EQ(f.key.freq_driver, "");
   EXPECT_EQ(f.key.freq_governor, "");
   EXPECT_EQ(f.key.loop_version, 7);
+  EXPECT_EQ(f.key.percentile, 95);
   ASSERT_EQ(f.cpus.size(), 1u);
   EXPECT_EQ(f.cpus[0].cpu, 3);
   EXPECT_EQ(f.cpus[0].iterations_per_second, 10.0);
@@ -196,6 +201,10 @@ TEST(ParseSoakerCalibration, Malformed) {
       {"format 1\nloop_version 1\ncpu 0 1 0\n", "missing cpu_model"},
       {"format 1\ncpu_model M\ncpu 0 1 0\n", "missing loop_version"},
       {head, "no cpu line"},
+      {head + "percentile 0\ncpu 0 1 0\n", "line 4: bad percentile '0' (1-99)"},
+      {head + "percentile 100\ncpu 0 1 0\n", "line 4: bad percentile '100'"},
+      {head + "percentile fifty\ncpu 0 1 0\n", "line 4: bad percentile 'fifty'"},
+      {head + "percentile 50\npercentile 50\ncpu 0 1 0\n", "line 5: duplicate percentile"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text);
@@ -212,15 +221,18 @@ TEST(FormatSoakerCalibration, WrittenForm) {
   f.key.freq_driver = "";
   f.key.freq_governor = "schedutil";
   f.key.loop_version = 1;
+  f.key.percentile = 50;
   f.cpus = {{0, 2087512.25, 1732960000}, {2, 0.1, -5}};
   EXPECT_EQ(FormatSoakerCalibration(f),
             "# bottleneckd soaker calibration: work units per second of thread CPU time, per CPU.\n"
-            "# Redone when the cpu model, frequency driver/governor or loop version changes.\n"
+            "# Redone when the cpu model, frequency driver/governor, loop version or percentile\n"
+            "# changes, or when older than soaker.calibration_max_age.\n"
             "format 1\n"
             "cpu_model AMD EPYC 7B13\n"
             "freq_driver \n"
             "freq_governor schedutil\n"
             "loop_version 1\n"
+            "percentile 50\n"
             "# cpu <id> <units per cpu-second> <measured, unix seconds>\n"
             "cpu 0 2087512.25 1732960000\n"
             "cpu 2 0.1 -5\n");
@@ -230,6 +242,7 @@ TEST(FormatSoakerCalibration, RoundTrip) {
   SoakerCalibrationFile f;
   ASSERT_TRUE(ParseSoakerCalibration(kCalibrationText, &f).ok());
   f.cpus[0].iterations_per_second = 1.0 / 3.0;  // needs all 17 digits
+  f.key.percentile = 62;
   SoakerCalibrationFile g;
   Status s = ParseSoakerCalibration(FormatSoakerCalibration(f), &g);
   ASSERT_TRUE(s.ok()) << s.ToString();
@@ -266,18 +279,50 @@ TEST(SoakerCalibrationKey, FromHostTree) {
   TempDir root;
   HostFs fs(HostRoots{root.path() + "/proc", root.path() + "/sys", ""});
   SoakerCalibrationKey key;
-  EXPECT_TRUE(ReadSoakerCalibrationKey(fs, &key).IsNotFound());  // no cpuinfo
-  root.Write("proc/cpuinfo", "processor\t: 0\nmodel name\t: Test CPU 9000\n");
-  ASSERT_TRUE(ReadSoakerCalibrationKey(fs, &key).ok());
+  EXPECT_TRUE(ReadSoakerCalibrationKey(fs, 0, &key).IsNotFound());  // no cpuinfo
+  root.Write("proc/cpuinfo", "processor\t: 0\nmodel name\t: Test CPU 9000\nflags\t\t: fpu vme sse2\n");
+  ASSERT_TRUE(ReadSoakerCalibrationKey(fs, 0, &key).ok());
   EXPECT_EQ(key.cpu_model, "Test CPU 9000");
   EXPECT_EQ(key.freq_driver, "");  // no cpufreq, as in a VM
   EXPECT_EQ(key.freq_governor, "");
   EXPECT_EQ(key.loop_version, kSoakerLoopVersion);
+  EXPECT_EQ(key.percentile, 95);  // auto, no hypervisor flag
+  ASSERT_TRUE(ReadSoakerCalibrationKey(fs, 75, &key).ok());
+  EXPECT_EQ(key.percentile, 75);  // configured
+  root.Write("proc/cpuinfo", "processor\t: 0\nmodel name\t: Test CPU 9000\nflags\t\t: fpu hypervisor lahf_lm\n");
+  ASSERT_TRUE(ReadSoakerCalibrationKey(fs, 0, &key).ok());
+  EXPECT_EQ(key.percentile, 50);  // auto under a hypervisor
+  ASSERT_TRUE(ReadSoakerCalibrationKey(fs, 90, &key).ok());
+  EXPECT_EQ(key.percentile, 90);
   root.Write("sys/devices/system/cpu/cpufreq/policy0/scaling_driver", "intel_pstate\n");
   root.Write("sys/devices/system/cpu/cpufreq/policy0/scaling_governor", "powersave\n");
-  ASSERT_TRUE(ReadSoakerCalibrationKey(fs, &key).ok());
+  ASSERT_TRUE(ReadSoakerCalibrationKey(fs, 0, &key).ok());
   EXPECT_EQ(key.freq_driver, "intel_pstate");
   EXPECT_EQ(key.freq_governor, "powersave");
+}
+
+TEST(ParseCpuinfoHypervisor, Flags) {
+  // Excerpts of x86 guests and hosts (this development VM's flags line has
+  // "... avx2 ... hypervisor lahf_lm ..."), and other architectures.
+  EXPECT_TRUE(ParseCpuinfoHypervisor("processor\t: 0\nflags\t\t: fpu vme hypervisor lahf_lm\n"));
+  EXPECT_TRUE(ParseCpuinfoHypervisor("flags : hypervisor\n"));
+  EXPECT_FALSE(ParseCpuinfoHypervisor("processor\t: 0\nflags\t\t: fpu vme de pse tsc msr\n"));
+  EXPECT_FALSE(ParseCpuinfoHypervisor("flags\t\t: fpu not_hypervisor hypervisorx\n"));  // whole words only
+  EXPECT_FALSE(ParseCpuinfoHypervisor("vmx flags\t: vnmi hypervisor\n"));  // not the "flags" line
+  // The first CPU's line decides.
+  EXPECT_FALSE(ParseCpuinfoHypervisor("flags\t: fpu\n\nflags\t: fpu hypervisor\n"));
+  EXPECT_FALSE(ParseCpuinfoHypervisor("processor\t: 0\nCPU part\t: 0xd0c\nFeatures\t: fp asimd\n"));  // Arm
+  EXPECT_FALSE(ParseCpuinfoHypervisor(""));
+  EXPECT_FALSE(ParseCpuinfoHypervisor("flags"));
+}
+
+TEST(SoakerCalibrationPercentile, AutoAndConfigured) {
+  EXPECT_EQ(SoakerCalibrationPercentile(0, false), kSoakerBareMetalPercentile);
+  EXPECT_EQ(SoakerCalibrationPercentile(0, true), kSoakerVmPercentile);
+  EXPECT_EQ(SoakerCalibrationPercentile(1, true), 1);
+  EXPECT_EQ(SoakerCalibrationPercentile(99, false), 99);
+  EXPECT_EQ(SoakerCalibrationPercentile(100, false), kSoakerBareMetalPercentile);  // out of range: auto
+  EXPECT_EQ(SoakerCalibrationPercentile(-3, true), kSoakerVmPercentile);
 }
 
 TEST(SoakerCalibrationUsable, KeyAndCoverage) {
@@ -285,20 +330,44 @@ TEST(SoakerCalibrationUsable, KeyAndCoverage) {
   f.key = {"M", "d", "g", kSoakerLoopVersion};
   f.cpus = {{0, 5, 0}, {1, 6, 0}, {3, 7, 0}};
   SoakerCalibrationKey key = f.key;
-  EXPECT_TRUE(SoakerCalibrationUsable(f, key, {0, 1, 3}));
-  EXPECT_TRUE(SoakerCalibrationUsable(f, key, {1}));
-  EXPECT_FALSE(SoakerCalibrationUsable(f, key, {0, 2}));  // cpu 2 never measured
+  EXPECT_TRUE(SoakerCalibrationUsable(f, key, {0, 1, 3}, 0, 0));
+  EXPECT_TRUE(SoakerCalibrationUsable(f, key, {1}, 0, 0));
+  EXPECT_FALSE(SoakerCalibrationUsable(f, key, {0, 2}, 0, 0));  // cpu 2 never measured
   key.cpu_model = "N";
-  EXPECT_FALSE(SoakerCalibrationUsable(f, key, {0}));
+  EXPECT_FALSE(SoakerCalibrationUsable(f, key, {0}, 0, 0));
   key = f.key;
   key.freq_governor = "performance";
-  EXPECT_FALSE(SoakerCalibrationUsable(f, key, {0}));
+  EXPECT_FALSE(SoakerCalibrationUsable(f, key, {0}, 0, 0));
   key = f.key;
   key.freq_driver = "";
-  EXPECT_FALSE(SoakerCalibrationUsable(f, key, {0}));
+  EXPECT_FALSE(SoakerCalibrationUsable(f, key, {0}, 0, 0));
   key = f.key;
   key.loop_version = kSoakerLoopVersion + 1;
-  EXPECT_FALSE(SoakerCalibrationUsable(f, key, {0}));
+  EXPECT_FALSE(SoakerCalibrationUsable(f, key, {0}, 0, 0));
+  key = f.key;
+  key.percentile = 50;  // measured at the 95th, wanted at the median
+  EXPECT_FALSE(SoakerCalibrationUsable(f, key, {0}, 0, 0));
+}
+
+TEST(SoakerCalibrationUsable, MaxAge) {
+  SoakerCalibrationFile f;
+  f.key = {"M", "", "", kSoakerLoopVersion};
+  f.cpus = {{0, 5, 1'000'000}, {1, 6, 1'000'000 - 7200}};
+  const int64_t now = 1'000'000 + 60;
+  EXPECT_TRUE(SoakerCalibrationUsable(f, f.key, {0}, now, 3600));    // 60 s old
+  EXPECT_FALSE(SoakerCalibrationUsable(f, f.key, {1}, now, 3600));   // cpu 1: 7260 s old
+  EXPECT_FALSE(SoakerCalibrationUsable(f, f.key, {0, 1}, now, 3600));
+  EXPECT_TRUE(SoakerCalibrationUsable(f, f.key, {0, 1}, now, 7260));  // at the limit
+  EXPECT_FALSE(SoakerCalibrationUsable(f, f.key, {0}, now, 59));
+  EXPECT_TRUE(SoakerCalibrationUsable(f, f.key, {0, 1}, now, 0));   // no age limit
+  EXPECT_TRUE(SoakerCalibrationUsable(f, f.key, {0, 1}, now, -1));
+  // Measured "in the future": the clock was set back; beyond the limit it is stale.
+  EXPECT_TRUE(SoakerCalibrationUsable(f, f.key, {0}, 1'000'000 - 100, 3600));
+  EXPECT_FALSE(SoakerCalibrationUsable(f, f.key, {0}, 1'000'000 - 4000, 3600));
+  // Timestamps at the ends of int64 do not overflow the age.
+  f.cpus = {{0, 5, INT64_MIN}};
+  EXPECT_FALSE(SoakerCalibrationUsable(f, f.key, {0}, INT64_MAX, 3600));
+  EXPECT_TRUE(SoakerCalibrationUsable(f, f.key, {0}, INT64_MAX, 0));
 }
 
 // --- Live threads over a temporary HostFs tree (real CPUs, fake online list) ---
@@ -393,6 +462,7 @@ class SoakerLive : public ::testing::Test {
     o.mode = SoakerMode::kAlways;
     o.state_dir = state_.path();
     o.calibration_seconds = 0.1;
+    o.calibration_max_age_seconds = 0;  // the files written below are from 2023
     o.hotplug_check_seconds = 0;
     return o;
   }
@@ -402,12 +472,14 @@ class SoakerLive : public ::testing::Test {
     EXPECT_TRUE(s.ok()) << s.ToString();
     return f;
   }
-  // A calibration file for a_ and b_ at 12345 units/s with the given key lines.
-  void WriteCalibration(const std::string& model, int loop_version, bool both = true) {
+  // A calibration file for a_ and b_ at 12345 units/s with the given key lines,
+  // measured at `measured` (Unix seconds).
+  void WriteCalibration(const std::string& model, int loop_version, bool both = true,
+                        int64_t measured = 1700000000) {
+    const std::string when = " 12345 " + std::to_string(measured) + "\n";
     std::string text = "format 1\ncpu_model " + model + "\nfreq_driver\nfreq_governor\nloop_version " +
-                       std::to_string(loop_version) + "\ncpu " + std::to_string(a_) +
-                       " 12345 1700000000\n";
-    if (both) text += "cpu " + std::to_string(b_) + " 12345 1700000000\n";
+                       std::to_string(loop_version) + "\ncpu " + std::to_string(a_) + when;
+    if (both) text += "cpu " + std::to_string(b_) + when;
     state_.Write("soaker-calibration", text);
   }
 
@@ -531,17 +603,22 @@ TEST_F(SoakerLive, StaleCalibrationIsRedone) {
     int file_loop_version;
     bool file_has_both_cpus;
     const char* governor;  // nullptr: no cpufreq
+    int percentile = 0;    // soaker.calibration_percentile (0: auto, 95 here: no hypervisor flag)
   } cases[] = {
       {"cpu model changed", "Old CPU 8000", kSoakerLoopVersion, true, nullptr},
       {"loop version changed", "Test CPU 9000", kSoakerLoopVersion - 1, true, nullptr},
       {"a cpu never calibrated", "Test CPU 9000", kSoakerLoopVersion, false, nullptr},
+      // Before "governor appeared": the governor file stays for later cases.
+      {"percentile changed", "Test CPU 9000", kSoakerLoopVersion, true, nullptr, 60},
       {"governor appeared", "Test CPU 9000", kSoakerLoopVersion, true, "performance"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     WriteCalibration(c.file_model, c.file_loop_version, c.file_has_both_cpus);
     if (c.governor) root_.Write("sys/devices/system/cpu/cpufreq/policy0/scaling_governor", c.governor);
-    Soaker soaker(&fs_, Options());
+    SoakerOptions o = Options();
+    o.calibration_percentile = c.percentile;
+    Soaker soaker(&fs_, o);
     ASSERT_TRUE(soaker.Start().ok());
     SoakerReading r;
     soaker.Read(&r);
@@ -552,8 +629,39 @@ TEST_F(SoakerLive, StaleCalibrationIsRedone) {
     EXPECT_EQ(f.key.cpu_model, "Test CPU 9000");
     EXPECT_EQ(f.key.loop_version, kSoakerLoopVersion);
     EXPECT_EQ(f.key.freq_governor, c.governor ? c.governor : "");
+    EXPECT_EQ(f.key.percentile, c.percentile ? c.percentile : 95);
     ASSERT_EQ(f.cpus.size(), 2u);
     EXPECT_NE(f.cpus[0].iterations_per_second, 12345.0);
+  }
+}
+
+// soaker.calibration_max_age: an old calibration is measured again at Start(),
+// a recent one is used as stored.
+TEST_F(SoakerLive, CalibrationOlderThanMaxAgeIsRedone) {
+  SoakerOptions o = Options();
+  o.calibration_max_age_seconds = 3600;
+  const int64_t now = static_cast<int64_t>(std::time(nullptr));
+  // Starts a soaker over a stored calibration measured at `measured` and
+  // returns its first reading (both CPUs).
+  auto start_over = [&](int64_t measured) {
+    WriteCalibration("Test CPU 9000", kSoakerLoopVersion, true, measured);
+    Soaker soaker(&fs_, o);
+    SoakerReading r;
+    EXPECT_TRUE(soaker.Start().ok());
+    soaker.Read(&r);
+    EXPECT_EQ(r.cpus.size(), 2u);
+    return r;
+  };
+  for (const SoakerCpu& c : start_over(now - 7200).cpus) {  // two hours old: measured again
+    EXPECT_NE(c.iterations_per_second, 12345.0);
+    EXPECT_GE(c.calibrated_unix_seconds, now);
+  }
+  SoakerCalibrationFile f = Stored();
+  ASSERT_EQ(f.cpus.size(), 2u);
+  EXPECT_GE(f.cpus[0].measured_unix_seconds, now);
+  for (const SoakerCpu& c : start_over(now - 60).cpus) {  // a minute old: used as stored
+    EXPECT_EQ(c.iterations_per_second, 12345.0);
+    EXPECT_EQ(c.calibrated_unix_seconds, now - 60);
   }
 }
 

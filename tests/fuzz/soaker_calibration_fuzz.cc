@@ -41,6 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   std::string model = ParseCpuinfoModel(text);
+  (void)ParseCpuinfoHypervisor(text);
   if (model.size() > size) __builtin_trap();
   SoakerMode mode;
   ParseSoakerMode(text, &mode);
