@@ -9,7 +9,7 @@
 //                           thread's own CPU time over the wall time.
 //   work CPU N              N million rounds of a fixed integer chain (normal
 //                           priority); prints "wall_s W cpu_s C".
-//   calib CPU SECONDS       the soaker's calibration as collectors/soaker.cc does
+//   calib CPU SECONDS       the soaker's calibration as sources/soaker.cc does
 //                           it (the same 256-step xorshift64 unit, counted
 //                           one by one, 5 ms slices of thread CPU time) and
 //                           prints the slice-rate percentiles "pNN RATE" so a

@@ -24,13 +24,13 @@
 #include "collectors/softirqs.h"
 #include "daemon/config.h"
 #include "daemon/daemon.h"
-#include "daemon/log.h"
+#include "base/log.h"
 #include "daemon/sampler.h"
 #include "daemon/snapshot.h"
-#include "daemon/window.h"
+#include "window/window.h"
 #include "tests/test_util.h"
-#include "exporters/metrics.h"
-#include "exporters/text_format.h"
+#include "exporters/prometheus/metrics.h"
+#include "exporters/prometheus/text_format.h"
 
 namespace bottleneckd {
 namespace {

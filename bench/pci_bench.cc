@@ -12,10 +12,10 @@
 #include <string>
 
 #include "collectors/pci.h"
-#include "collectors/sample.h"
-#include "daemon/bus_model.h"
-#include "daemon/bus_path.h"
-#include "daemon/window.h"
+#include "sources/sample.h"
+#include "bus/bus_model.h"
+#include "bus/bus_path.h"
+#include "window/window.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd {

@@ -1,6 +1,6 @@
 // Collector: one source of readings (a kernel file family) filling its part of a
-// Sample. A collector never derives rates (that is daemon/window) and never
-// throws; Collect returns a Status and leaves its part of the Sample unset on
+// tick's HostReadings. A collector never derives rates (that is window/) and never
+// throws; Collect returns a Status and leaves its part unset on
 // failure. Collectors are created by name from the registry below; each keeps
 // reusable buffers, so one instance must not be used from two threads at once.
 #pragma once
@@ -12,12 +12,21 @@
 #include <vector>
 
 #include "collectors/host_fs.h"
-#include "collectors/status.h"
+#include "base/status.h"
 
 namespace bottleneckd {
 
-struct Sample;
+struct HostReadings;
 struct CollectorsConfig;
+
+// How one collector (or continuous source) did this tick, for
+// bottleneckd_collector_success / _duration_seconds.
+struct CollectorResult {
+  std::string name;
+  bool success = false;
+  double duration_seconds = 0;
+  std::string error;  // Status::ToString() when !success
+};
 
 class Collector {
  public:
@@ -25,7 +34,7 @@ class Collector {
   virtual std::string_view name() const = 0;
   // Reads this tick's values into *out. NotSupported means the kernel lacks the
   // files (a debug line, not an error); anything else non-OK is a failure.
-  virtual Status Collect(const HostFs& fs, Sample* out) = 0;
+  virtual Status Collect(const HostFs& fs, HostReadings* out) = 0;
 };
 
 struct CollectorInfo {

@@ -6,8 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "collectors/capture.h"
-
 namespace bottleneckd {
 
 struct NetdevOptions {
@@ -41,9 +39,6 @@ struct CollectorsConfig {
   NetdevOptions netdev;
   ThreadsOptions threads;
   InterruptsOptions interrupts;
-  // Live capture (collectors/capture.h): on when `pcap.interfaces` is not
-  // empty and "pcap" is not disabled.
-  CaptureOptions pcap;
 };
 
 }  // namespace bottleneckd

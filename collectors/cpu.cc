@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "collectors/parse_util.h"
-#include "collectors/sample.h"
+#include "base/parse_util.h"
+#include "collectors/host_readings.h"
 
 namespace bottleneckd {
 namespace {
@@ -164,7 +164,7 @@ Status ParsePressure(std::string_view text, CpuPressure* out) {
   return Status::OK();
 }
 
-Status CpuCollector::Collect(const HostFs& fs, Sample* out) {
+Status CpuCollector::Collect(const HostFs& fs, HostReadings* out) {
   out->cpu_pressure.reset();
   Status s = fs.ReadProc("stat", &buf_);
   if (!s.ok()) {

@@ -8,14 +8,13 @@
 #include <string_view>
 #include <vector>
 
+#include "base/kernel_units.h"
 #include "collectors/collector.h"
 
 namespace bottleneckd {
 
-// USER_HZ: the unit of /proc/stat times, 100 on every Linux ABI.
-inline constexpr double kUserHz = 100.0;
-
-// One "cpuN" line of /proc/stat, cumulative ticks of 1/kUserHz s. Fields after
+// One "cpuN" line of /proc/stat, cumulative USER_HZ ticks (base/kernel_units.h:
+// TicksToSeconds). Fields after
 // "idle" appeared in later kernels and are nullopt when the line is shorter.
 struct CpuTimes {
   int cpu = -1;  // -1: the aggregate "cpu" line
@@ -61,7 +60,7 @@ Status ParsePressure(std::string_view text, CpuPressure* out);
 class CpuCollector : public Collector {
  public:
   std::string_view name() const override { return "cpu"; }
-  Status Collect(const HostFs& fs, Sample* out) override;
+  Status Collect(const HostFs& fs, HostReadings* out) override;
 
  private:
   std::string buf_;

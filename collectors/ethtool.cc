@@ -13,8 +13,8 @@
 #include <cstring>
 #include <vector>
 
-#include "collectors/parse_util.h"
-#include "collectors/unique_fd.h"
+#include "base/parse_util.h"
+#include "base/unique_fd.h"
 
 namespace bottleneckd {
 namespace {

@@ -9,7 +9,7 @@
 #include <cerrno>
 
 #include "collectors/ethtool.h"
-#include "collectors/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace bottleneckd {
 namespace {

@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "collectors/status.h"
-#include "collectors/unique_fd.h"
+#include "base/status.h"
+#include "base/unique_fd.h"
 
 namespace bottleneckd {
 

@@ -4,9 +4,9 @@
 #include <climits>
 #include <string>
 
-#include "collectors/parse_util.h"
+#include "base/parse_util.h"
 #include "collectors/sysfs_path.h"
-#include "collectors/sample.h"
+#include "collectors/host_readings.h"
 
 namespace bottleneckd {
 namespace {
@@ -320,7 +320,7 @@ Status MapNicIrqs(const HostFs& fs, const Interrupts& irqs,
   return Status::OK();
 }
 
-Status InterruptsCollector::Collect(const HostFs& fs, Sample* out) {
+Status InterruptsCollector::Collect(const HostFs& fs, HostReadings* out) {
   Status s = fs.ReadProc("interrupts", &buf_);
   if (s.IsNotFound()) return Status::NotSupported(s.message());
   BN_RETURN_IF_ERROR(s);

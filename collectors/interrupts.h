@@ -74,7 +74,7 @@ class InterruptsCollector : public Collector {
   std::string_view name() const override { return "interrupts"; }
   // Fills out->interrupts and out->nic_irqs. NotSupported without /proc/interrupts;
   // a host without class/net gets no NIC mapping (not an error).
-  Status Collect(const HostFs& fs, Sample* out) override;
+  Status Collect(const HostFs& fs, HostReadings* out) override;
 
  private:
   std::string buf_;

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <utility>
 
-#include "collectors/parse_util.h"
+#include "base/parse_util.h"
 #include "collectors/sysfs_path.h"
-#include "collectors/sample.h"
+#include "collectors/host_readings.h"
 
 namespace bottleneckd {
 namespace {
@@ -239,7 +239,7 @@ Status NetdevCollector::ReadInterface(const HostFs& fs, const std::string& ifnam
   return Status::OK();
 }
 
-Status NetdevCollector::Collect(const HostFs& fs, Sample* out) {
+Status NetdevCollector::Collect(const HostFs& fs, HostReadings* out) {
   std::vector<NetDev> devs;
   if (out->netdev) devs = std::move(*out->netdev);
   out->netdev.reset();

@@ -13,7 +13,7 @@
 
 #include "collectors/collector.h"
 #include "collectors/collectors_config.h"
-#include "collectors/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace bottleneckd {
 
@@ -56,7 +56,7 @@ class NetdevCollector : public Collector {
   // InvalidArgument naming it.
   explicit NetdevCollector(const NetdevOptions& options);
   std::string_view name() const override { return "netdev"; }
-  Status Collect(const HostFs& fs, Sample* out) override;
+  Status Collect(const HostFs& fs, HostReadings* out) override;
 
   // True when `ifname` passes the include/exclude patterns: some include
   // pattern matches (or there are none) and no exclude pattern matches.

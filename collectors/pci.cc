@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "collectors/parse_util.h"
-#include "collectors/sample.h"
+#include "base/parse_util.h"
+#include "collectors/host_readings.h"
 #include "collectors/sysfs_path.h"
 
 namespace bottleneckd {
@@ -242,7 +242,7 @@ bool PciCollector::Changed(const HostFs& fs, const std::vector<std::string>& nam
   return listing_ != net_names_;
 }
 
-Status PciCollector::Collect(const HostFs& fs, Sample* out) {
+Status PciCollector::Collect(const HostFs& fs, HostReadings* out) {
   std::vector<std::string> names;
   Status s = fs.ListSys(kDevices, &names);
   if (s.IsNotFound()) return Status::NotSupported("no PCI bus in sysfs (" + fs.SysPath(kDevices) + ")");

@@ -92,7 +92,7 @@ class PciCollector : public Collector {
   // Fills out->pci (shared with earlier samples while the topology is
   // unchanged) and out->pci_aer. NotSupported when the PCI bus directory does
   // not exist (no PCI: some VMs, containers without /sys/bus/pci).
-  Status Collect(const HostFs& fs, Sample* out) override;
+  Status Collect(const HostFs& fs, HostReadings* out) override;
 
   // Reads the whole topology: every function's attributes and config header,
   // and the capabilities of the functions on NIC paths.

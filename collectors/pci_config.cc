@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "collectors/parse_util.h"
+#include "base/parse_util.h"
 
 namespace bottleneckd {
 namespace {

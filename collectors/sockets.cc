@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "collectors/parse_util.h"
-#include "collectors/sample.h"
+#include "base/parse_util.h"
+#include "collectors/host_readings.h"
 
 namespace bottleneckd {
 namespace {
@@ -131,7 +131,7 @@ Status ParseProcNetNetstat(std::string_view text, SocketStats* out) {
   return ParsePairs(text, SnmpFile::kNetstat, out, &seen);
 }
 
-Status SocketsCollector::Collect(const HostFs& fs, Sample* out) {
+Status SocketsCollector::Collect(const HostFs& fs, HostReadings* out) {
   static constexpr struct {
     std::string_view rel;
     SnmpFile file;

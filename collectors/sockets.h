@@ -46,7 +46,7 @@ Status ParseProcNetNetstat(std::string_view text, SocketStats* out);
 class SocketsCollector : public Collector {
  public:
   std::string_view name() const override { return "sockets"; }
-  Status Collect(const HostFs& fs, Sample* out) override;
+  Status Collect(const HostFs& fs, HostReadings* out) override;
 
  private:
   std::string buf_;

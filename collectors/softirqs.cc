@@ -3,8 +3,8 @@
 #include <climits>
 #include <string>
 
-#include "collectors/parse_util.h"
-#include "collectors/sample.h"
+#include "base/parse_util.h"
+#include "collectors/host_readings.h"
 
 namespace bottleneckd {
 namespace {
@@ -142,7 +142,7 @@ Status ParseSoftnetStat(std::string_view text, std::vector<SoftnetCpu>* out) {
   return Status::OK();
 }
 
-Status SoftirqsCollector::Collect(const HostFs& fs, Sample* out) {
+Status SoftirqsCollector::Collect(const HostFs& fs, HostReadings* out) {
   bool have_softirqs = false, have_softnet = false;
   Status s1 = ReadPart(fs, "softirqs", ParseProcSoftirqs, &buf_, &out->softirqs, &have_softirqs);
   Status s2 =

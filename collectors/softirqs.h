@@ -64,7 +64,7 @@ Status ParseSoftnetStat(std::string_view text, std::vector<SoftnetCpu>* out);
 class SoftirqsCollector : public Collector {
  public:
   std::string_view name() const override { return "softirqs"; }
-  Status Collect(const HostFs& fs, Sample* out) override;
+  Status Collect(const HostFs& fs, HostReadings* out) override;
 
  private:
   std::string buf_;

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "collectors/host_fs.h"
-#include "collectors/status.h"
+#include "base/status.h"
 
 namespace bottleneckd {
 

@@ -4,8 +4,8 @@
 #include <climits>
 #include <string>
 
-#include "collectors/parse_util.h"
-#include "collectors/sample.h"
+#include "base/parse_util.h"
+#include "collectors/host_readings.h"
 
 namespace bottleneckd {
 namespace {
@@ -155,7 +155,7 @@ bool ThreadsCollector::TaskExists(const HostFs& fs, const std::string& pid,
   return std::binary_search(tids.begin(), tids.end(), tid);
 }
 
-Status ThreadsCollector::Collect(const HostFs& fs, Sample* out) {
+Status ThreadsCollector::Collect(const HostFs& fs, HostReadings* out) {
   std::vector<ThreadSample>& threads = out->threads ? *out->threads : out->threads.emplace();
   threads.clear();
   bool by_name = false;

@@ -19,7 +19,7 @@ struct TaskStat {
   int tid = 0;
   std::string comm;  // between the outermost parentheses; may hold spaces and ')'
   char state = '?';
-  uint64_t utime = 0, stime = 0;  // ticks of 1/kUserHz s
+  uint64_t utime = 0, stime = 0;  // USER_HZ ticks (base/kernel_units.h: TicksToSeconds)
   int processor = -1;             // CPU last run on
 };
 
@@ -44,7 +44,7 @@ class ThreadsCollector : public Collector {
   // characters matches its 15-character prefix); their pids are cached and the
   // procfs root is rescanned every 10 calls or when a cached pid disappears. A
   // process or thread that vanishes while being read is skipped, not an error.
-  Status Collect(const HostFs& fs, Sample* out) override;
+  Status Collect(const HostFs& fs, HostReadings* out) override;
 
  private:
   Status ScanNames(const HostFs& fs);

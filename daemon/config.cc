@@ -8,13 +8,13 @@
 #include <sstream>
 
 #include "collectors/collector.h"
-#include "collectors/parse_util.h"
-#include "daemon/config_reader.h"
+#include "base/parse_util.h"
+#include "base/config_reader.h"
 
 namespace bottleneckd {
 namespace {
 
-Status ParseCollectors(const ConfigReader& r, std::string_view file, const YAML::Node& n, CollectorsConfig* c) {
+Status ParseCollectors(const ConfigReader& r, std::string_view file, const YAML::Node& n, CollectorsSection* c) {
   std::vector<std::string_view> names;
   for (const auto& info : CollectorRegistry()) names.push_back(info.name);
   if (!n.IsDefined() || n.IsNull()) return Status::OK();

@@ -7,14 +7,15 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/verdict.h"
+#include "base/log.h"
+#include "base/status.h"
+#include "bus/bus_model.h"
 #include "collectors/collectors_config.h"
 #include "collectors/host_fs.h"
-#include "collectors/soaker.h"
-#include "collectors/status.h"
-#include "daemon/analysis/verdict.h"
-#include "daemon/bus_model.h"
-#include "daemon/log.h"
-#include "daemon/run_tracker.h"
+#include "runs/run_tracker.h"
+#include "sources/capture.h"
+#include "sources/soaker.h"
 
 namespace YAML {
 class Node;
@@ -34,13 +35,21 @@ struct RunsConfig {
   RunTrackerOptions tracker;
 };
 
+// The config's `collectors` section: the polled collectors' options
+// (collectors/collectors_config.h) and, under the key collectors.pcap, the
+// live capture's (a continuous source, sources/capture.h). Capture is on when
+// `pcap.interfaces` is not empty and "pcap" is not disabled.
+struct CollectorsSection : CollectorsConfig {
+  CaptureOptions pcap;
+};
+
 struct Config {
   std::string file;                 // where it was read from ("" = built-in defaults)
   double interval_seconds = 1.0;    // sampling period
   std::string listen_address = ":9858";
   HostRoots roots;
   LogLevel log_level = LogLevel::kInfo;
-  CollectorsConfig collectors;
+  CollectorsSection collectors;
   // Where calibrations (and later runs) are kept. soaker.state_dir mirrors it.
   std::string state_dir = "/var/lib/bottleneckd";
   SoakerOptions soaker;
@@ -78,7 +87,7 @@ Status ParseVerdict(const ConfigReader& r, const YAML::Node& n, VerdictThreshold
 Status ParseCapture(const ConfigReader& r, const YAML::Node& n, CaptureOptions* out);
 
 // Whether live capture runs under this config.
-bool CaptureEnabled(const CollectorsConfig& c);
+bool CaptureEnabled(const CollectorsSection& c);
 
 // Parses the runs section (daemon/config_runs.cc) over *out.
 Status ParseRuns(const ConfigReader& r, const YAML::Node& n, RunsConfig* out);

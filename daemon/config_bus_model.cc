@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "daemon/config.h"
-#include "daemon/config_reader.h"
+#include "base/config_reader.h"
 
 namespace bottleneckd {
 namespace {

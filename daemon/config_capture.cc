@@ -1,8 +1,8 @@
-// The collectors.pcap section of the config: live capture (collectors/capture.h,
+// The collectors.pcap section of the config: live capture (sources/capture.h,
 // docs/pcap.md). Every key is optional; capture is off until `interfaces`
 // names at least one.
 #include "daemon/config.h"
-#include "daemon/config_reader.h"
+#include "base/config_reader.h"
 
 #include <algorithm>
 
@@ -48,7 +48,7 @@ Status Seconds(const ConfigReader& r, const YAML::Node& n, const char* key, doub
 
 }  // namespace
 
-bool CaptureEnabled(const CollectorsConfig& c) {
+bool CaptureEnabled(const CollectorsSection& c) {
   return !c.pcap.interfaces.empty() && std::find(c.disabled.begin(), c.disabled.end(), "pcap") == c.disabled.end();
 }
 

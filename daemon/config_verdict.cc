@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "daemon/config.h"
-#include "daemon/config_reader.h"
+#include "base/config_reader.h"
 
 namespace bottleneckd {
 

@@ -4,7 +4,8 @@
 #include <cmath>
 #include <ctime>
 
-#include "daemon/log.h"
+#include "base/clock.h"
+#include "base/log.h"
 
 namespace bottleneckd {
 
@@ -113,29 +114,32 @@ void Daemon::ApplyPending() {
       {{"file", config_.file}, {"interval", std::to_string(config_.interval_seconds) + "s"}});
 }
 
+void Daemon::ReadSource(Source* source, Sample* sample) {
+  if (!source) return;
+  int64_t t0 = MonotonicNanos();
+  Status s = source->Read(sample);
+  CollectorResult r;
+  r.name = source->name();
+  r.success = s.ok();
+  if (!s.ok()) r.error = s.message();
+  r.duration_seconds = static_cast<double>(MonotonicNanos() - t0) / 1e9;
+  sample->results.push_back(std::move(r));
+}
+
 void Daemon::Tick() {
   SyncSoaker();  // a run may have started or stopped since the last tick
   auto snap = std::make_shared<Snapshot>();
   sampler_->Take(&snap->sample);
-  if (soaker_) {
-    int64_t t0 = MonotonicNanos();
-    SoakerReading& reading = snap->sample.soaker.emplace();
-    soaker_->Read(&reading);
-    if (reading.caveat != soaker_caveat_) {  // say it once, when it changes
-      soaker_caveat_ = reading.caveat;
-      if (!soaker_caveat_.empty()) Log(LogLevel::kWarn, "soaker caveat", {{"caveat", soaker_caveat_}});
-    }
-    CollectorResult r;
-    r.name = "soaker";
-    r.success = true;
-    r.duration_seconds = static_cast<double>(MonotonicNanos() - t0) / 1e9;
-    snap->sample.results.push_back(std::move(r));
+  ReadSource(soaker_.get(), &snap->sample);
+  if (snap->sample.soaker && snap->sample.soaker->caveat != soaker_caveat_) {  // say it once, when it changes
+    soaker_caveat_ = snap->sample.soaker->caveat;
+    if (!soaker_caveat_.empty()) Log(LogLevel::kWarn, "soaker caveat", {{"caveat", soaker_caveat_}});
   }
   ReadCapture(&snap->sample);
   snap->interval_seconds = config_.interval_seconds;
   snap->per_cpu_irq_matrix = config_.collectors.interrupts.per_cpu_matrix;
   CompleteSnapshot(prev_.get(), config_.bus_model, snap.get());
-  if (prev_) analyzer_->Analyze(prev_->sample, snap.get());
+  if (prev_) AnalyzeSnapshot(analyzer_.get(), *prev_, snap.get());
   if (runs_ && snap->verdict) {
     double t = static_cast<double>(snap->sample.wall_ns) / 1e9;
     runs_->OnWindow(PointOfWindow(t, analyzer_->last_signals(), *snap->verdict), *snap->verdict, snap->window->captures);
@@ -213,11 +217,19 @@ void CompleteSnapshot(const Snapshot* prev, const BusModelOptions& bus_model, Sn
         snap->capture_drops_total[{c.interface, "interface"}] += c.interface_drops.value_or(0);
       }
       if (snap->bus_paths && snap->sample.pci)
-        w.bus = EstimateBus(*snap->bus_paths, w.nics, *snap->sample.pci, bus_model);
+        snap->bus = EstimateBus(*snap->bus_paths, w.nics, *snap->sample.pci, bus_model);
       snap->window = std::move(w);
     }
   }
   ++snap->samples_total;
+}
+
+void AnalyzeSnapshot(Analyzer* analyzer, const Snapshot& prev, Snapshot* snap) {
+  if (!snap->window) return;
+  Analysis a = analyzer->Analyze({*snap->window, prev.sample, snap->sample, snap->bus_paths.get(),
+                                  snap->bus ? &*snap->bus : nullptr});
+  snap->verdict = std::move(a.verdict);
+  snap->plateau = std::move(a.plateau);
 }
 
 void Daemon::Run() {

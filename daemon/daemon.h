@@ -5,7 +5,7 @@
 // Stop() and Reconfigure() may be called from any thread (signal handling).
 // The daemon owns the soaker: it runs in mode "always", or in mode "runs" while
 // a run is active (checked every tick), and is read once per tick like a
-// collector. The daemon also owns the live capture (collectors/capture.h),
+// collector. The daemon also owns the live capture (sources/capture.h),
 // opened at construction (before any other thread, so the capabilities it
 // needs can be dropped from the whole process right after) and read once per
 // tick. Every analysed window goes to the RunTracker, when there is one.
@@ -16,9 +16,9 @@
 #include <mutex>
 #include <optional>
 
-#include "daemon/analysis/analyzer.h"
+#include "analysis/analyzer.h"
 #include "daemon/config.h"
-#include "daemon/run_tracker.h"
+#include "runs/run_tracker.h"
 #include "daemon/sampler.h"
 #include "daemon/snapshot.h"
 
@@ -31,6 +31,10 @@ namespace bottleneckd {
 // from prev, and the Window from prev with its bus estimate. prev may be null
 // (the first tick: no window).
 void CompleteSnapshot(const Snapshot* prev, const BusModelOptions& bus_model, Snapshot* snap);
+
+// Sets snap->verdict and snap->plateau from analyzer over snap's window
+// (prev's sample is where it starts); leaves them unset without a window.
+void AnalyzeSnapshot(Analyzer* analyzer, const Snapshot& prev, Snapshot* snap);
 
 class Daemon {
  public:
@@ -64,6 +68,9 @@ class Daemon {
   // Opens the live capture when configured, logs each interface it could not
   // open, and drops the capture capabilities when config_ asks.
   void StartCapture();
+  // Reads a source (soaker, capture; none when null) into the sample, timed
+  // as its CollectorResult.
+  void ReadSource(Source* source, Sample* sample);
   // Reads the capture into the sample (and logs an interface whose state changed).
   void ReadCapture(Sample* sample);
   // After a reload: restarts the capture when its options changed (and it can:

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "daemon/daemon.h"
-#include "daemon/log.h"
+#include "base/log.h"
 
 namespace bottleneckd {
 namespace {
@@ -51,24 +51,15 @@ void Daemon::StartCapture() {
 
 void Daemon::ReadCapture(Sample* sample) {
   if (!capture_) return;
-  int64_t t0 = MonotonicNanos();
-  std::vector<CaptureReading>& readings = sample->capture.emplace();
-  capture_->Read(&readings);
-  bool any = false;
+  ReadSource(capture_.get(), sample);
+  const std::vector<CaptureReading>& readings = *sample->capture;
   capture_errors_.resize(readings.size());
   for (size_t i = 0; i < readings.size(); ++i) {
-    any = any || readings[i].active;
     if (readings[i].error == capture_errors_[i]) continue;  // say it once, when it changes
     capture_errors_[i] = readings[i].error;
     if (!readings[i].error.empty())
       Log(LogLevel::kError, "capture stopped", {{"interface", readings[i].interface}, {"err", readings[i].error}});
   }
-  CollectorResult r;
-  r.name = "pcap";
-  r.success = any;
-  if (!any) r.error = "no interface is being captured";
-  r.duration_seconds = static_cast<double>(MonotonicNanos() - t0) / 1e9;
-  sample->results.push_back(std::move(r));
 }
 
 // Called by ApplyPending with the new config already in config_ and the old

@@ -10,11 +10,12 @@
 #include <memory>
 #include <thread>
 
-#include "collectors/parse_util.h"
-#include "collectors/soaker.h"
-#include "daemon/analysis/analyzer.h"
+#include "base/clock.h"
+#include "base/parse_util.h"
+#include "sources/soaker.h"
+#include "analysis/analyzer.h"
 #include "daemon/daemon.h"
-#include "daemon/log.h"
+#include "base/log.h"
 #include "daemon/sampler.h"
 
 namespace bottleneckd {
@@ -110,7 +111,7 @@ Status ReplayRecording(const std::string& dir, const Config& config, const std::
     snap->interval_seconds = info.interval_seconds;
     snap->per_cpu_irq_matrix = config.collectors.interrupts.per_cpu_matrix;
     CompleteSnapshot(prev.get(), config.bus_model, snap.get());
-    if (prev) analyzer.Analyze(prev->sample, snap.get());
+    if (prev) AnalyzeSnapshot(&analyzer, *prev, snap.get());
     each(*snap);
     prev = std::move(snap);
   }
@@ -230,7 +231,7 @@ std::string WindowSummaryLine(const Snapshot& snap, int64_t first_mono_ns) {
     } else {
       line += "?/s";
     }
-    const BusNicEstimate* b = w.bus ? w.bus->FindNic(n.interface) : nullptr;
+    const BusNicEstimate* b = snap.bus ? snap.bus->FindNic(n.interface) : nullptr;
     if (b) {
       std::snprintf(buf, sizeof(buf), " bus %.1f%%", b->path_utilisation * 100);
       line += buf;

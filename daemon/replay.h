@@ -8,9 +8,9 @@
 #include <functional>
 #include <string>
 
-#include "collectors/status.h"
+#include "base/status.h"
 #include "daemon/config.h"
-#include "daemon/recording.h"
+#include "recording/recording.h"
 #include "daemon/snapshot.h"
 
 namespace bottleneckd {

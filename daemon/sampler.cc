@@ -1,24 +1,10 @@
 #include "daemon/sampler.h"
 
-#include <time.h>
-
+#include "base/clock.h"
 #include "daemon/config.h"
-#include "daemon/log.h"
+#include "base/log.h"
 
 namespace bottleneckd {
-namespace {
-
-int64_t Nanos(clockid_t clock) {
-  struct timespec ts;
-  clock_gettime(clock, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-}  // namespace
-
-int64_t MonotonicNanos() { return Nanos(CLOCK_MONOTONIC); }
-int64_t WallNanos() { return Nanos(CLOCK_REALTIME); }
-
 Sampler::Sampler(const HostFs* fs, const CollectorsConfig& config) : fs_(fs) {
   for (const CollectorInfo& info : CollectorRegistry()) {
     if (!CollectorEnabled(config, info.name, info.default_enabled)) continue;

@@ -10,7 +10,7 @@
 #include "collectors/collector.h"
 #include "collectors/collectors_config.h"
 #include "collectors/host_fs.h"
-#include "collectors/sample.h"
+#include "sources/sample.h"
 
 namespace bottleneckd {
 
@@ -32,9 +32,5 @@ class Sampler {
   const HostFs* fs_;
   std::vector<Entry> entries_;
 };
-
-// Monotonic and wall clock now, in nanoseconds.
-int64_t MonotonicNanos();
-int64_t WallNanos();
 
 }  // namespace bottleneckd

@@ -11,11 +11,12 @@
 #include <string>
 #include <utility>
 
-#include "collectors/sample.h"
-#include "daemon/analysis/plateau.h"
-#include "daemon/analysis/verdict.h"
-#include "daemon/bus_path.h"
-#include "daemon/window.h"
+#include "sources/sample.h"
+#include "analysis/plateau.h"
+#include "analysis/verdict.h"
+#include "bus/bus_model.h"
+#include "bus/bus_path.h"
+#include "window/window.h"
 
 namespace bottleneckd {
 
@@ -32,6 +33,9 @@ struct Snapshot {
   bool per_cpu_irq_matrix = false;
   // Every NIC's bus path, built from sample.pci (shared while it is unchanged).
   std::shared_ptr<const std::vector<BusPath>> bus_paths;
+  // The bus model over the window's NIC rates (bus/bus_model.h); set with
+  // the window when the pci collector gave a topology.
+  std::optional<BusEstimate> bus;
   // The verdict of the window (after hysteresis) and the plateau detector
   // over the recent windows; unset until there is a window.
   std::optional<Verdict> verdict;

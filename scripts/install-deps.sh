@@ -10,6 +10,8 @@ PACKAGES=(
   prometheus-cpp-dev libcivetweb-dev libyaml-cpp-dev libpcap-dev libsqlite3-dev
   # tests: GoogleTest, clang for libFuzzer + sanitizers, the real Prometheus/promtool
   libgtest-dev libgmock-dev clang libclang-rt-14-dev prometheus curl python3 iproute2
+  # style: the formatting check (.clang-format)
+  clang-format
   # benchmarks: the peer tool, Google Benchmark, hyperfine
   prometheus-node-exporter libbenchmark-dev hyperfine
   # bus inspection (lspci)

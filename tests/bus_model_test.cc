@@ -1,8 +1,8 @@
-// Bus model (daemon/bus_model.h): published figures, the seed box's two buses
+// Bus model (bus/bus_model.h): published figures, the seed box's two buses
 // and the edge cases. Links, paths and topologies are built by hand; every
 // expected number is worked out in the comment above its assertion from the
 // formulas in docs/bus-model.md and the default timings and profiles there.
-#include "daemon/bus_model.h"
+#include "bus/bus_model.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <cmath>
 #include <limits>
 
-#include "daemon/window.h"
+#include "window/window.h"
 
 namespace bottleneckd {
 namespace {

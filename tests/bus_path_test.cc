@@ -1,7 +1,7 @@
 // Bus paths: which links each NIC's DMA crosses, with kind, clock or rate,
 // width and raw capacity, on the fixture trees and hand-built topologies.
 // Expected values come from the fixture READMEs and the specs' arithmetic.
-#include "daemon/bus_path.h"
+#include "bus/bus_path.h"
 
 #include <gtest/gtest.h>
 

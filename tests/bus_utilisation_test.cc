@@ -14,13 +14,13 @@
 #include <regex>
 #include <sstream>
 
-#include "collectors/sample.h"
-#include "daemon/bus_model.h"
+#include "sources/sample.h"
+#include "bus/bus_model.h"
 #include "daemon/sampler.h"
 #include "daemon/snapshot.h"
-#include "daemon/window.h"
-#include "exporters/metrics.h"
-#include "exporters/text_format.h"
+#include "window/window.h"
+#include "exporters/prometheus/metrics.h"
+#include "exporters/prometheus/text_format.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd {
@@ -108,7 +108,7 @@ class BusUtilisationTest : public ::testing::Test {
     snap.bus_paths = std::make_shared<std::vector<BusPath>>(BuildBusPaths(*second.pci));
     Window w;
     ASSERT_TRUE(ComputeWindow(first, second, &w));
-    w.bus = EstimateBus(*snap.bus_paths, w.nics, *second.pci, DefaultBusModelOptions());
+    snap.bus = EstimateBus(*snap.bus_paths, w.nics, *second.pci, DefaultBusModelOptions());
     snap.sample = std::move(second);
     snap.window = std::move(w);
     AppendTextFormat(BuildMetricFamilies(&snap, GetBuildInfo()), &text_);

@@ -1,5 +1,5 @@
 // Tests of the capture's privilege handling and filter check
-// (collectors/capture.h): CheckCaptureFilter on good and bad BPF expressions,
+// (sources/capture.h): CheckCaptureFilter on good and bad BPF expressions,
 // and DropCaptureCapabilities in forked children (the suite runs as root, so
 // the capabilities are there to drop), checked against the kernel's own view
 // in /proc/thread-self/status.
@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "collectors/capture.h"
+#include "sources/capture.h"
 
 namespace bottleneckd {
 namespace {

@@ -1,4 +1,4 @@
-// The live capture's metric families (exporters/metrics_capture.cc) from a
+// The live capture's metric families (exporters/prometheus/metrics_capture.cc) from a
 // hand-built snapshot: counters, the size and turnaround histograms
 // (cumulative buckets), drops totals, the window gauges, low cardinality, and
 // `promtool check metrics` on the text.
@@ -6,8 +6,8 @@
 
 #include <set>
 
-#include "exporters/metrics.h"
-#include "exporters/text_format.h"
+#include "exporters/prometheus/metrics.h"
+#include "exporters/prometheus/text_format.h"
 #include "tests/metric_families.h"
 #include "tests/test_util.h"
 

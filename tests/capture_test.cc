@@ -1,10 +1,10 @@
-// Tests of the live capture (collectors/capture.h) on real interfaces: a UDP
+// Tests of the live capture (sources/capture.h) on real interfaces: a UDP
 // echo on loopback captured while the test sends a known number of datagrams,
 // interfaces that cannot be opened, a capture without CAP_NET_RAW (in a forked
 // child) and an interface deleted under a running capture (a veth pair in a
 // network namespace of a forked child). Needs root, as the suite on CI has.
 // Expected counts come from what the test sent; every wait is bounded.
-#include "collectors/capture.h"
+#include "sources/capture.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

@@ -1,12 +1,12 @@
-// Capture windows (daemon/capture_window.h) and capture evidence
-// (daemon/analysis/capture_evidence.h): pure arithmetic over hand-built
+// Capture windows (window/capture_window.h) and capture evidence
+// (analysis/capture_evidence.h): pure arithmetic over hand-built
 // readings; every expected value is worked out from the readings here.
-#include "daemon/capture_window.h"
+#include "window/capture_window.h"
 
 #include <gtest/gtest.h>
 
-#include "daemon/analysis/capture_evidence.h"
-#include "daemon/window.h"
+#include "analysis/capture_evidence.h"
+#include "window/window.h"
 
 namespace bottleneckd {
 namespace {

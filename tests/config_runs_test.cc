@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "daemon/config.h"
-#include "daemon/flags.h"
+#include "cmd/flags.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd {

@@ -1,4 +1,4 @@
-// The control socket's wire format (daemon/control_protocol.cc): request and
+// The control socket's wire format (runs/control_protocol.cc): request and
 // answer parsing, formatting, round trips, and the peer credential check.
 // Expected values follow docs/control-socket.md, derived by hand.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/control_socket.h"
+#include "runs/control_socket.h"
 
 namespace bottleneckd {
 namespace {

@@ -1,4 +1,4 @@
-// The control socket live (daemon/control_socket.cc): a server in a scratch
+// The control socket live (runs/control_socket.cc): a server in a scratch
 // directory, ControlCall and raw clients that misbehave. Answers are
 // asserted, never times. The wire format's tables are in
 // control_protocol_test.cc.
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/control_socket.h"
+#include "runs/control_socket.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd {

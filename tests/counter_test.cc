@@ -1,5 +1,5 @@
 // CounterDelta: increments, 32-bit wraps and resets.
-#include "daemon/counter.h"
+#include "window/counter.h"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "collectors/host_fs.h"
-#include "collectors/sample.h"
+#include "sources/sample.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd {

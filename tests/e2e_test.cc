@@ -20,7 +20,7 @@
 
 #include <gtest/gtest.h>
 
-#include "collectors/soaker.h"
+#include "sources/soaker.h"
 #include "tests/daemon_process.h"
 #include "tests/test_util.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/sample.h"
+#include "sources/sample.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd {

@@ -1,7 +1,7 @@
 // The landing page's live verdict: label, resource, confidence, evidence and
 // reasons (HTML-escaped), the plateau when detected, and what it says before
 // the first window.
-#include "exporters/landing_page.h"
+#include "exporters/http/landing_page.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // --web.listen-address forms.
-#include "exporters/listen_address.h"
+#include "exporters/http/listen_address.h"
 
 #include <gtest/gtest.h>
 

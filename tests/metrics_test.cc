@@ -1,6 +1,6 @@
 // The exporter's metric families: naming conventions, the documented list,
 // and values read through the real collectors from a fixture tree.
-#include "exporters/metrics.h"
+#include "exporters/prometheus/metrics.h"
 
 #include <set>
 

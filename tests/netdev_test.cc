@@ -16,7 +16,7 @@
 
 #include "collectors/ethtool.h"
 #include "collectors/host_fs.h"
-#include "collectors/sample.h"
+#include "sources/sample.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd {

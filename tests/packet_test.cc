@@ -1,7 +1,7 @@
 // Tests for the packet parser: frames assembled byte by byte here, expected
 // fields worked out by hand from the bytes written (offsets are sums of the
 // header sizes: Ethernet 14, VLAN tag 4, IPv4 20, IPv6 40, UDP 8).
-#include "collectors/packet.h"
+#include "traffic/packet.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // (tests/pcap_test_util.h): pcap at micro- and nanosecond precision, pcapng,
 // Ethernet, VLAN, IPv6, raw IP, short snap lengths, and the errors (cut,
 // not a capture, missing, unsupported link type).
-#include "collectors/pcap_file.h"
+#include "traffic/pcap_file.h"
 
 #include <gtest/gtest.h>
 

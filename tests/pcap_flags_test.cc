@@ -2,7 +2,7 @@
 // `--report --pcap FILE`, and their errors.
 #include <gtest/gtest.h>
 
-#include "daemon/flags.h"
+#include "cmd/flags.h"
 
 namespace bottleneckd {
 namespace {

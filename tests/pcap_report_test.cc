@@ -1,7 +1,7 @@
 // The pcap report: PcapReportText / PcapReportJson on summaries built by
 // hand, and RunPcapCommand on capture files the tests write
 // (tests/pcap_test_util.h) with stdout and stderr redirected to files.
-#include "daemon/pcap_report.h"
+#include "exporters/report/pcap_report.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "collectors/sample.h"
+#include "sources/sample.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd {

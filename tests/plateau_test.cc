@@ -2,7 +2,7 @@
 // seed's two sweeps (seeds/000: UDP echo of 1024-byte datagrams on one CPU,
 // CPU % from a soaker) and on hand-made sweeps. Rates are the seed's Mbit/s
 // in datagrams per second: x 1e6 / (1024 x 8) = x 122.0703125.
-#include "daemon/analysis/plateau.h"
+#include "analysis/plateau.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // soaker file (examples from the doc, round trips, every validation error with
 // its line and column) and the sample times. The file-system side (capture,
 // replay, validation of a recording directory) is in replay_test.cc.
-#include "daemon/recording.h"
+#include "recording/recording.h"
 
 #include <cstdint>
 

@@ -14,7 +14,7 @@
 
 #include <gtest/gtest.h>
 
-#include "daemon/recording.h"
+#include "recording/recording.h"
 #include "daemon/replay.h"
 #include "daemon/sampler.h"
 #include "tests/test_util.h"

@@ -5,7 +5,7 @@
 // evidence, and the JSON carries the figures (null when unset) and a
 // "flows" array. Through a real run store too. Expected text is built by
 // hand from the documented column widths (docs/report.md).
-#include "daemon/report.h"
+#include "exporters/report/report.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 
 #include <filesystem>
 
-#include "daemon/run_store.h"
+#include "runs/run_store.h"
 #include "tests/run_store_test_util.h"
 
 namespace bottleneckd::run_store_test {

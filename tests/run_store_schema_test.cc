@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "daemon/run_store.h"
-#include "daemon/run_store_internal.h"
+#include "runs/run_store.h"
+#include "runs/run_store_internal.h"
 #include "tests/run_store_test_util.h"
 #include "tests/test_util.h"
 

@@ -5,7 +5,7 @@
 // (capture figures, flows) and the migration of a version-1 file are in
 // run_store_schema_test.cc; crashes and a full database in
 // run_store_crash_test.cc.
-#include "daemon/run_store.h"
+#include "runs/run_store.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <limits>
 
-#include "daemon/run_store_internal.h"
+#include "runs/run_store_internal.h"
 #include "tests/run_store_test_util.h"
 #include "tests/test_util.h"
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/run_store.h"
+#include "runs/run_store.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd::run_store_test {

@@ -1,7 +1,7 @@
 // Run summaries: a window's timeline point (with the live capture's
 // figures), a run's figures and verdict from its points, and a sweep across
 // runs. Expected values are worked by hand from the inputs.
-#include "daemon/run_summary.h"
+#include "runs/run_summary.h"
 
 #include <gtest/gtest.h>
 

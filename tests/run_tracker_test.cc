@@ -4,7 +4,7 @@
 // does not lose a run, shutdown marking active runs interrupted, and the
 // live capture's flows summed per run in a bounded table. Times are Unix
 // seconds made up by the test; nothing sleeps.
-#include "daemon/run_tracker.h"
+#include "runs/run_tracker.h"
 
 #include <gtest/gtest.h>
 

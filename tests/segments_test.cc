@@ -3,7 +3,7 @@
 // 100 pps, min_windows 5, break_windows 2, so a window is in band when
 // |rate - level| <= 0.07 x level, and a phase's first 3 windows are judged
 // against their median. Every expected boundary is derived in the comments.
-#include "daemon/analysis/segments.h"
+#include "analysis/segments.h"
 
 #include <gtest/gtest.h>
 

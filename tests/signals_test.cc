@@ -2,7 +2,7 @@
 // busy, interrupt share, the CPUs serving each NIC's queues, NIC order and
 // idle virtual NICs, the drop ladder's first losing rung, bus fields, and
 // empty or corrupt windows (no NaN).
-#include "daemon/analysis/signals.h"
+#include "analysis/signals.h"
 
 #include <gtest/gtest.h>
 
@@ -66,7 +66,7 @@ TEST(ExtractSignals, BusyFromSoakerWhenItRanElseAccounting) {
   w.seconds = 1;
   w.cpus = {Cpu(0, 0.81, 0.20), Cpu(1, 0.30, 0.06, 0.05)};
   w.soaker = {Soak(0, 0.021, 0.19)};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, 1);
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, 1);
   ASSERT_EQ(s.cpus.size(), 2u);
   const CpuSignal& c0 = s.cpus[0];
   EXPECT_EQ(c0.cpu, 0);
@@ -91,7 +91,7 @@ TEST(ExtractSignals, InterruptShareGuardsZeroBusy) {
   Window w;
   w.seconds = 1;
   w.cpus = {Cpu(0, 0, 0)};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, 1);
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, 1);
   ASSERT_EQ(s.cpus.size(), 1u);
   EXPECT_EQ(s.cpus[0].interrupt_share, 0);
 }
@@ -103,7 +103,7 @@ TEST(ExtractSignals, InterruptShareCappedAtBusyTime) {
   w.seconds = 1;
   w.cpus = {Cpu(0, 0.5, 0.4)};
   w.soaker = {Soak(0, 0.7, 0)};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, 1);
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, 1);
   EXPECT_EQ(s.cpus[0].interrupt_share, 1.0);
 }
 
@@ -122,7 +122,7 @@ TEST(ExtractSignals, QueueCpusFromPerCpuIrqDeltas) {
   Window w;
   w.seconds = 1;
   w.nics = {Nic("em0", 1000, 1000), Nic("em1", 10, 10)};
-  Signals s = ExtractSignals(w, prev, cur, nullptr, 1);
+  Signals s = ExtractSignals(w, prev, cur, nullptr, nullptr, 1);
   ASSERT_EQ(s.nics.size(), 2u);
   EXPECT_EQ(s.nics[0].interface, "em0");
   EXPECT_EQ(s.nics[0].queue_cpus, (std::vector<int>{0, 1}));  // 30 moved on cpu0, 31 on cpu1
@@ -143,7 +143,7 @@ TEST(ExtractSignals, QueueCpusMatchColumnsByCpuId) {
   cur.netdev = std::vector<NetDev>{Dev("em0", "0000:02:01.0")};
   Window w;
   w.nics = {Nic("em0", 1, 1)};
-  Signals s = ExtractSignals(w, prev, cur, nullptr, 1);
+  Signals s = ExtractSignals(w, prev, cur, nullptr, nullptr, 1);
   ASSERT_EQ(s.nics.size(), 1u);
   EXPECT_EQ(s.nics[0].queue_cpus, (std::vector<int>{2}));
 }
@@ -157,7 +157,7 @@ TEST(ExtractSignals, PhysicalNicsFirstIdleVirtualLeftOut) {
   w.nics = {Nic("br0", 100, 50), Nic("em0", 1000, 900), Nic("em1", 0, 0), Nic("lo", 0, 0),
             Nic("veth1", std::nullopt, std::nullopt)};
   w.drops.nic = 20;
-  Signals s = ExtractSignals(w, Sample(), cur, nullptr, 1);
+  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, 1);
   ASSERT_EQ(s.nics.size(), 3u);
   EXPECT_EQ(s.nics[0].interface, "em0");
   EXPECT_EQ(s.nics[0].device, "0000:02:01.0");
@@ -173,23 +173,23 @@ TEST(ExtractSignals, LadderFirstRungOverTheFloor) {
   w.drops.nic = 0.5;  // under the floor of 1/s: noise
   w.drops.backlog = 3;
   w.drops.socket = 122;
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, 1);
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, 1);
   EXPECT_EQ(s.ladder.first_losing, Rung::kBacklog);
   EXPECT_DOUBLE_EQ(s.ladder.nic, 0.5);
   EXPECT_DOUBLE_EQ(s.ladder.backlog, 3);
   EXPECT_DOUBLE_EQ(s.ladder.socket, 122);
 
   w.drops.backlog = 1;  // exactly the floor: not losing
-  s = ExtractSignals(w, Sample(), Sample(), nullptr, 1);
+  s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, 1);
   EXPECT_EQ(s.ladder.first_losing, Rung::kSocket);
 
   w.drops.nic = 40;
-  s = ExtractSignals(w, Sample(), Sample(), nullptr, 1);
+  s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, 1);
   EXPECT_EQ(s.ladder.first_losing, Rung::kNic);
 
   Window none;
   none.drops.socket = 1;
-  s = ExtractSignals(none, Sample(), Sample(), nullptr, 1);
+  s = ExtractSignals(none, Sample(), Sample(), nullptr, nullptr, 1);
   EXPECT_EQ(s.ladder.first_losing, Rung::kNone);
   EXPECT_EQ(s.ladder.nic, 0);  // unset rung: 0
 }
@@ -222,7 +222,6 @@ TEST(ExtractSignals, BusFieldsFromEstimateAndPath) {
   eth0.bottleneck_device = "pci0000:00";
   bus.nics = {em2, eth0};
   Window w;
-  w.bus = bus;
   w.nics = {Nic("em2", 50000, 50000), Nic("eth0", 10, 10)};
 
   BusPath p2;
@@ -245,7 +244,7 @@ TEST(ExtractSignals, BusFieldsFromEstimateAndPath) {
   p0.links = {l0};
   std::vector<BusPath> paths = {p0, p2};
 
-  Signals s = ExtractSignals(w, Sample(), cur, &paths, 1);
+  Signals s = ExtractSignals(w, Sample(), cur, &paths, &bus, 1);
   ASSERT_EQ(s.nics.size(), 2u);
   const NicSignal& n = s.nics[0];
   EXPECT_EQ(n.interface, "em2");
@@ -260,14 +259,14 @@ TEST(ExtractSignals, BusFieldsFromEstimateAndPath) {
   EXPECT_TRUE(s.nics[1].bus_emulated);
 
   // Without paths the utilisation is still known; the link is not.
-  s = ExtractSignals(w, Sample(), cur, nullptr, 1);
+  s = ExtractSignals(w, Sample(), cur, nullptr, &bus, 1);
   ASSERT_TRUE(s.nics[0].bus_utilisation.has_value());
   EXPECT_EQ(s.nics[0].bus_link, "");
   EXPECT_FALSE(s.nics[0].bus_emulated);
 }
 
 TEST(ExtractSignals, EmptyWindowGivesEmptySignals) {
-  Signals s = ExtractSignals(Window(), Sample(), Sample(), nullptr, 1);
+  Signals s = ExtractSignals(Window(), Sample(), Sample(), nullptr, nullptr, 1);
   EXPECT_EQ(s.seconds, 0);
   EXPECT_TRUE(s.cpus.empty());
   EXPECT_TRUE(s.nics.empty());
@@ -297,7 +296,7 @@ TEST(ExtractSignals, NonFiniteInputsBecomeZero) {
   t.cpu_ratio = nan;
   w.threads = {t};
   w.cpu_pressure_some_ratio = nan;
-  Signals s = ExtractSignals(w, Sample(), cur, nullptr, 1);
+  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, 1);
   ASSERT_EQ(s.cpus.size(), 1u);
   for (double x : {s.cpus[0].busy, s.cpus[0].accounting_busy, s.cpus[0].interrupt_share,
                    s.cpus[0].interrupt_ratio, s.cpus[0].hidden, s.cpus[0].steal, *s.cpus[0].soaker_idle})
@@ -326,7 +325,7 @@ TEST(ExtractSignals, ThreadsAndPressureCarried) {
   t.processor = 1;
   w.threads = {t};
   w.cpu_pressure_some_ratio = 0.25;
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, 1);
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, 1);
   ASSERT_EQ(s.threads.size(), 1u);
   EXPECT_EQ(s.threads[0].process, "udpecho");
   EXPECT_EQ(s.threads[0].thread, "worker");

@@ -30,8 +30,8 @@
 
 #include "collectors/cpu.h"
 #include "collectors/host_fs.h"
-#include "collectors/soaker.h"
-#include "daemon/soaker_window.h"
+#include "sources/soaker.h"
+#include "window/soaker_window.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd {

@@ -3,7 +3,7 @@
 // (start, read, stop, scheduling policy, hotplug) over a temporary HostFs tree
 // whose online list the tests rewrite. Live tests wait for the threads by
 // polling with a deadline, never by a fixed sleep.
-#include "collectors/soaker.h"
+#include "sources/soaker.h"
 
 #include <gtest/gtest.h>
 #include <sched.h>

@@ -1,7 +1,7 @@
 // The soaker window arithmetic on hand-built counters (no threads, no clocks):
 // delivered idle, busy and hidden time, restarts, CPUs that come and go,
 // empty windows, counters going backwards and a calibration that changes.
-#include "daemon/soaker_window.h"
+#include "window/soaker_window.h"
 
 #include <gtest/gtest.h>
 

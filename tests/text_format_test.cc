@@ -3,7 +3,7 @@
 // fixture scenarios' families serialized by both AppendTextFormat and
 // prometheus::TextSerializer, parsed back to the same (series, value) set and
 // accepted by `promtool check metrics`.
-#include "exporters/text_format.h"
+#include "exporters/prometheus/text_format.h"
 
 #include <sys/wait.h>
 
@@ -20,7 +20,7 @@
 #include <prometheus/text_serializer.h>
 
 #include "daemon/daemon.h"
-#include "exporters/metrics.h"
+#include "exporters/prometheus/metrics.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd {

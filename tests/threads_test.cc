@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "collectors/sample.h"
+#include "sources/sample.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd {

@@ -1,8 +1,8 @@
-// Tests of the bounds of the traffic analysis (collectors/traffic.h): the
+// Tests of the bounds of the traffic analysis (traffic/traffic.h): the
 // outstanding queue per pair, LRU eviction of flow pairs, the per-second
 // table's cap, a flood of unique flows, and the space-saving top flows.
 // Expected values are derived from the constructed input.
-#include "collectors/traffic.h"
+#include "traffic/traffic.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// Tests of LatencyHistogram (collectors/traffic.h): nearest-rank percentiles
+// Tests of LatencyHistogram (traffic/traffic.h): nearest-rank percentiles
 // of known sets within 1 %, the clamping to 1 us and 100 s, and Merge.
-#include "collectors/traffic.h"
+#include "traffic/traffic.h"
 
 #include <gtest/gtest.h>
 

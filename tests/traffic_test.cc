@@ -1,8 +1,8 @@
-// Tests of the traffic analysis (collectors/traffic.h) on frames built by
+// Tests of the traffic analysis (traffic/traffic.h) on frames built by
 // hand (tests/traffic_test_util.h): counting, the per-second table, direction
 // and UDP echo pairing, loss and timeouts. Bounds: traffic_bounds_test.cc.
 // Expected values are derived from the constructed input.
-#include "collectors/traffic.h"
+#include "traffic/traffic.h"
 
 #include <gtest/gtest.h>
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "collectors/packet.h"
-#include "collectors/traffic.h"
+#include "traffic/packet.h"
+#include "traffic/traffic.h"
 
 namespace bottleneckd::traffic_testing {
 

@@ -9,7 +9,7 @@
 //   interrupt = saturation x ramp(share, 0.35, 0.50) x (pressure ? 1 : 0.3)
 //   bus       = ramp(util, 0.6, 0.7) x ramp(idle, 0.1, 0.2) (x 0.8 accounting) x (drops ? 1 : 0.4)
 //   none      = no losing rung, min over resources of 1 - 0.5 ramp(x, limit - 0.2, limit), 0 at the limit
-#include "daemon/analysis/verdict.h"
+#include "analysis/verdict.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // Bound names. Scenario tests of Classify are in verdict_test.cc.
 #include <gtest/gtest.h>
 
-#include "daemon/analysis/verdict.h"
+#include "analysis/verdict.h"
 
 namespace bottleneckd {
 namespace {

@@ -1,6 +1,6 @@
 // ComputeWindow over hand-built samples: ratios, rates, wrap, reset, and
 // CPUs / interfaces / IRQs that appear or vanish between samples.
-#include "daemon/window.h"
+#include "window/window.h"
 
 #include <gtest/gtest.h>
 

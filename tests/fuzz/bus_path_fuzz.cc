@@ -12,9 +12,9 @@
 #include <string_view>
 
 #include "collectors/pci.h"
-#include "daemon/bus_model.h"
-#include "daemon/bus_path.h"
-#include "daemon/window.h"
+#include "bus/bus_model.h"
+#include "bus/bus_path.h"
+#include "window/window.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace bottleneckd;

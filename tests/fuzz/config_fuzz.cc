@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "daemon/config.h"
-#include "exporters/listen_address.h"
+#include "exporters/http/listen_address.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -1,5 +1,5 @@
 // libFuzzer target: arbitrary bytes as a control socket request line and as
-// an answer (daemon/control_protocol.cc). Whatever parses must format back to
+// an answer (runs/control_protocol.cc). Whatever parses must format back to
 // text that parses to the same value, and a parsed request must respect the
 // documented limits.
 #include <cstddef>
@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "daemon/control_socket.h"
+#include "runs/control_socket.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace bottleneckd;

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "collectors/packet.h"
+#include "traffic/packet.h"
 
 namespace {
 

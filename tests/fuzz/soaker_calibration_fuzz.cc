@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "collectors/soaker.h"
+#include "sources/soaker.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace bottleneckd;

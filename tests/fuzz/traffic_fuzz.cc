@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "collectors/traffic.h"
+#include "traffic/traffic.h"
 
 namespace {
 

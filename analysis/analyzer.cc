@@ -1,0 +1,56 @@
+#include "analysis/analyzer.h"
+
+#include <algorithm>
+
+#include "analysis/capture_evidence.h"
+
+namespace bottleneckd {
+
+LoadStep StepOfWindow(const Signals& s) {
+  LoadStep step;
+  step.offered_packets_per_second = s.offered_packets_per_second;
+  step.delivered_packets_per_second = s.delivered_packets_per_second;
+  // Utilisation as /proc/stat reports it (what top shows: the seed's
+  // 80-85 %): the plateau is that symptom, whatever the soaker says.
+  for (const CpuSignal& c : s.cpus) {
+    step.utilisation = std::max(step.utilisation, c.accounting_busy);
+    step.cpu_seconds_per_second += c.busy;
+  }
+  step.drops_per_second = s.ladder.nic + s.ladder.backlog + s.ladder.socket;
+  return step;
+}
+
+Analyzer::Analyzer(const VerdictThresholds& t, const PlateauOptions& p, const LiveStepOptions& l)
+    : thresholds_(t), plateau_options_(p), step_options_(l), tracker_(t) {}
+
+Analysis Analyzer::Analyze(const WindowInput& in) {
+  signals_ = ExtractSignals(in.window, in.prev, in.cur, in.bus_paths, in.bus, thresholds_.drop_floor_per_second);
+  Analysis out;
+  out.verdict = tracker_.Update(Classify(signals_, thresholds_));
+  for (std::string& e : CaptureEvidence(signals_.captures)) out.verdict.evidence.push_back(std::move(e));
+
+  // Average windows into steps so one noisy second does not make or break a
+  // plateau.
+  LoadStep w = StepOfWindow(signals_);
+  partial_.offered_packets_per_second += w.offered_packets_per_second;
+  partial_.delivered_packets_per_second += w.delivered_packets_per_second;
+  partial_.utilisation += w.utilisation;
+  partial_.cpu_seconds_per_second += w.cpu_seconds_per_second;
+  partial_.drops_per_second += w.drops_per_second;
+  if (++partial_windows_ >= std::max(1, step_options_.windows_per_step)) {
+    double n = partial_windows_;
+    partial_.offered_packets_per_second /= n;
+    partial_.delivered_packets_per_second /= n;
+    partial_.utilisation /= n;
+    partial_.cpu_seconds_per_second /= n;
+    partial_.drops_per_second /= n;
+    steps_.push_back(partial_);
+    while (steps_.size() > static_cast<size_t>(std::max(1, step_options_.steps))) steps_.pop_front();
+    partial_ = LoadStep();
+    partial_windows_ = 0;
+  }
+  out.plateau = DetectPlateau(std::vector<LoadStep>(steps_.begin(), steps_.end()), plateau_options_);
+  return out;
+}
+
+}  // namespace bottleneckd

@@ -1,0 +1,72 @@
+// Analyzer: the analysis of a sequence of snapshots (a live daemon's ticks,
+// or a recording's replay), the stateful part of DESIGN.md section 2's
+// "Signals -> analysis -> Verdict": each window's signals are classified,
+// the label goes through hysteresis (VerdictTracker), and the plateau
+// detector runs over the recent windows grouped into steps.
+#pragma once
+
+#include <deque>
+
+#include <vector>
+
+#include "analysis/plateau.h"
+#include "analysis/signals.h"
+#include "analysis/verdict.h"
+#include "bus/bus_model.h"
+#include "bus/bus_path.h"
+#include "sources/sample.h"
+#include "window/window.h"
+
+namespace bottleneckd {
+
+struct LiveStepOptions {
+  int windows_per_step = 5;  // windows averaged into one plateau step
+  int steps = 12;            // steps kept (12 x 5 windows: a minute at 1 s)
+};
+
+// One window and what it is read against: the Samples at its ends, and the
+// NICs' bus paths with the bus model's estimate for the window (both null
+// without the pci collector). Borrowed for the call only.
+struct WindowInput {
+  const Window& window;
+  const Sample& prev;
+  const Sample& cur;
+  const std::vector<BusPath>* bus_paths = nullptr;
+  const BusEstimate* bus = nullptr;
+};
+
+// What the analysis says of a window: the verdict after hysteresis, and the
+// plateau detector over the recent windows.
+struct Analysis {
+  Verdict verdict;
+  Plateau plateau;
+};
+
+class Analyzer {
+ public:
+  explicit Analyzer(const VerdictThresholds& t, const PlateauOptions& p = {}, const LiveStepOptions& l = {});
+
+  // Analyses the next window of the sequence (they must come in order: the
+  // hysteresis and the plateau steps carry over from the windows before).
+  Analysis Analyze(const WindowInput& in);
+
+  // The signals of the last analysed window (for reports and tests).
+  const Signals& last_signals() const { return signals_; }
+
+ private:
+  VerdictThresholds thresholds_;
+  PlateauOptions plateau_options_;
+  LiveStepOptions step_options_;
+  VerdictTracker tracker_;
+  Signals signals_;
+  LoadStep partial_;           // the step being filled
+  int partial_windows_ = 0;
+  std::deque<LoadStep> steps_;
+};
+
+// One window's load as a plateau step: offered and delivered packets, the
+// busiest CPU's /proc/stat busy ratio (the utilisation users see, which is
+// what plateaus), all CPUs' busy time per second, drops on every rung.
+LoadStep StepOfWindow(const Signals& s);
+
+}  // namespace bottleneckd

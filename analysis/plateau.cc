@@ -1,0 +1,120 @@
+#include "analysis/plateau.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace bottleneckd {
+namespace {
+
+// Whether steps[first..last] form a plateau under `o`.
+bool IsPlateau(const std::vector<LoadStep>& steps, size_t first, size_t last, const PlateauOptions& o) {
+  const LoadStep& a = steps[first];
+  const LoadStep& b = steps[last];
+  if (a.offered_packets_per_second <= 0) return false;
+  if (b.offered_packets_per_second < a.offered_packets_per_second * (1 + o.offered_rise_min)) return false;
+  double umin = a.utilisation, umax = a.utilisation;
+  for (size_t i = first; i <= last; ++i) {
+    const LoadStep& s = steps[i];
+    if (i > first &&
+        s.offered_packets_per_second < steps[i - 1].offered_packets_per_second * (1 - o.offered_dip_max))
+      return false;
+    if (s.delivered_packets_per_second > a.delivered_packets_per_second * (1 + o.delivered_flat))
+      return false;
+    umin = std::min(umin, s.utilisation);
+    umax = std::max(umax, s.utilisation);
+  }
+  return umin > o.utilisation_min && umax < o.utilisation_max && umax - umin <= o.utilisation_band;
+}
+
+std::string Sentence(const std::vector<LoadStep>& steps, size_t first, size_t last, double level) {
+  const LoadStep& a = steps[first];
+  const LoadStep& b = steps[last];
+  double umin = a.utilisation, umax = a.utilisation;
+  for (size_t i = first; i <= last; ++i) {
+    umin = std::min(umin, steps[i].utilisation);
+    umax = std::max(umax, steps[i].utilisation);
+  }
+  double rise = b.offered_packets_per_second / a.offered_packets_per_second - 1;
+  double change = a.delivered_packets_per_second > 0
+                      ? b.delivered_packets_per_second / a.delivered_packets_per_second - 1
+                      : 0;
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "offered %.0f -> %.0f packets/s (%+.1f %%) over %zu steps while utilisation stayed at "
+                "%.1f-%.1f %% (mean %.1f %%) and delivered went %.0f -> %.0f packets/s (%+.1f %%)",
+                a.offered_packets_per_second, b.offered_packets_per_second, rise * 100, last - first + 1,
+                umin * 100, umax * 100, level * 100, a.delivered_packets_per_second,
+                b.delivered_packets_per_second, change * 100);
+  return buf;
+}
+
+}  // namespace
+
+Plateau DetectPlateau(const std::vector<LoadStep>& steps, const PlateauOptions& o) {
+  Plateau p;
+  size_t min_len = static_cast<size_t>(std::max(2, o.min_steps));
+  size_t best_len = 0;
+  for (size_t first = 0; first < steps.size(); ++first) {
+    for (size_t last = first + min_len - 1; last < steps.size(); ++last) {
+      size_t len = last - first + 1;
+      if (len > best_len && IsPlateau(steps, first, last, o)) {
+        best_len = len;
+        p.first = first;
+        p.last = last;
+      }
+    }
+  }
+  if (best_len == 0) return p;
+  p.detected = true;
+  double sum = 0;
+  for (size_t i = p.first; i <= p.last; ++i) sum += steps[i].utilisation;
+  p.level = sum / static_cast<double>(best_len);
+  p.evidence = Sentence(steps, p.first, p.last, p.level);
+  return p;
+}
+
+Mlfrr FindMlfrr(const std::vector<LoadStep>& steps, double drop_floor_per_second) {
+  Mlfrr m;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].drops_per_second > drop_floor_per_second) {
+      m.knee = i;
+      m.first_losing_rung = steps[i].first_losing_rung;
+      if (i > 0) m.rate = steps[i - 1].offered_packets_per_second;
+      return m;
+    }
+  }
+  if (!steps.empty()) m.rate = steps.back().offered_packets_per_second;
+  return m;
+}
+
+std::optional<double> CpuMicrosecondsPerPacket(const LoadStep& s) {
+  if (!(s.delivered_packets_per_second > 0)) return std::nullopt;
+  return s.cpu_seconds_per_second / s.delivered_packets_per_second * 1e6;
+}
+
+std::optional<double> CpuNanosecondsPerByte(const LoadStep& s) {
+  if (!(s.delivered_bytes_per_second > 0)) return std::nullopt;
+  return s.cpu_seconds_per_second / s.delivered_bytes_per_second * 1e9;
+}
+
+bool ThroughputTracksCpuCost(const std::vector<LoadStep>& steps, double tolerance) {
+  std::vector<double> products, costs;
+  for (const LoadStep& s : steps) {
+    std::optional<double> cost = CpuMicrosecondsPerPacket(s);
+    if (!cost) continue;
+    costs.push_back(*cost);
+    products.push_back(s.delivered_packets_per_second * *cost);
+  }
+  if (products.size() < 2) return false;
+  auto spread = [](const std::vector<double>& v) {
+    auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    double mean = 0;
+    for (double x : v) mean += x;
+    mean /= static_cast<double>(v.size());
+    return mean > 0 ? (*hi - *lo) / mean : 0.0;
+  };
+  if (spread(costs) <= tolerance) return false;
+  return spread(products) <= tolerance;
+}
+
+}  // namespace bottleneckd

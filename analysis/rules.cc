@@ -1,0 +1,365 @@
+#include "analysis/rules.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace bottleneckd {
+namespace {
+
+// Accounting busy without a soaker measurement can be trusted when high (the
+// kernel rarely over-counts), not when it says idle is left (the seed's hidden
+// time): saturation from accounting alone weighs this much.
+constexpr double kAccountingWeight = 0.85;
+// Idle left on a CPU, from accounting alone, weighs this much for `bus`.
+constexpr double kAccountingIdleWeight = 0.8;
+// The cpu rule by where losses sit (DESIGN.md 4: cpu wants them at the socket).
+constexpr double kCpuRungSocket = 1.0, kCpuRungNone = 0.8, kCpuRungBelow = 0.35;
+// Socket losses with a busy but unsaturated CPU lean cpu this far at most.
+constexpr double kCpuLean = 0.45;
+// throughput x CPU cost per packet constant across a sweep: saturation this strong.
+constexpr double kSweepSaturation = 0.9;
+// Without any loss a CPU must be saturated outright (delivered idle below
+// cpu_idle_max) for `cpu` at full weight; nearly saturated counts this much.
+constexpr double kCpuNoLossNearly = 0.5;
+// Accounting counts steal as busy: a vCPU with at least this much stolen,
+// no soaker and nothing lost cannot be told saturated; `cpu` is capped below
+// min_score (the soaker's delivered idle, or losses, settle it).
+constexpr double kStealShare = 0.25, kStealCap = 0.45;
+// interrupt without time_squeeze, backlog or NIC drops; bus without NIC drops.
+constexpr double kNoPressure = 0.3, kBusNoDrops = 0.4;
+
+double Ramp(double x, double lo, double hi) {
+  if (hi <= lo) return x >= hi ? 1.0 : 0.0;
+  return std::clamp((x - lo) / (hi - lo), 0.0, 1.0);
+}
+
+std::string Printf(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string CpuName(int cpu) { return "cpu" + std::to_string(cpu); }
+
+std::string NicName(const NicSignal& n) {
+  return n.device.empty() ? n.interface : n.interface + " (" + n.device + ")";
+}
+
+// How saturated a CPU is: 0 below 1 - 2 x cpu_idle_max busy, full at
+// 1 - cpu_idle_max, weighted by how far its source can be trusted.
+double CpuSaturation(const CpuSignal& c, const VerdictThresholds& t) {
+  double s = Ramp(c.busy, 1 - 2 * t.cpu_idle_max, 1 - t.cpu_idle_max);
+  return c.busy_from_soaker ? s : s * kAccountingWeight;
+}
+
+double ThreadSaturation(const ThreadSignal& th, const VerdictThresholds& t) {
+  return Ramp(th.cpu_share, t.thread_busy_min - 0.05, t.thread_busy_min);
+}
+
+// "cpu0: 2.1 % delivered idle (soaker), 81.0 % accounting busy, 18.6 % hidden"
+std::string CpuSentence(const CpuSignal& c) {
+  std::string s = CpuName(c.cpu) + ": ";
+  if (c.busy_from_soaker) {
+    s += FormatPercent(c.soaker_idle.value_or(1 - c.busy)) + " delivered idle (soaker), " +
+         FormatPercent(c.accounting_busy) + " accounting busy";
+    if (c.hidden >= 0.01) s += ", " + FormatPercent(c.hidden) + " hidden time";
+  } else {
+    s += FormatPercent(c.accounting_busy) + " accounting busy (no soaker measurement)";
+  }
+  if (c.steal >= 0.05) s += ", " + FormatPercent(c.steal) + " steal (counted as busy)";
+  return s;
+}
+
+std::string LadderSentence(const LadderSignal& l) {
+  switch (l.first_losing) {
+    case Rung::kSocket:
+      return "losses at the socket rung: " + FormatRate(l.socket) + " datagrams/s";
+    case Rung::kBacklog:
+      return "losses start at the backlog rung: " + FormatRate(l.backlog) + " packets/s";
+    case Rung::kNic:
+      return "losses start at the nic rung: " + FormatRate(l.nic) + " packets/s";
+    case Rung::kNone:
+      break;
+  }
+  return "no rung loses packets (nic " + FormatRate(l.nic) + "/s, backlog " + FormatRate(l.backlog) +
+         "/s, socket " + FormatRate(l.socket) + "/s)";
+}
+
+bool OnPacketPath(const Signals& s, int cpu) {
+  for (const NicSignal& n : s.nics)
+    if (std::find(n.queue_cpus.begin(), n.queue_cpus.end(), cpu) != n.queue_cpus.end()) return true;
+  for (const ThreadSignal& th : s.threads)
+    if (th.cpu == cpu) return true;
+  return false;
+}
+
+// The most saturated CPU (a packet-path CPU wins a tie), nullptr when none.
+const CpuSignal* MostSaturated(const Signals& s, const VerdictThresholds& t) {
+  const CpuSignal* best = nullptr;
+  double best_key = -1;
+  for (const CpuSignal& c : s.cpus) {
+    double key = CpuSaturation(c, t) * 2 + c.busy + (OnPacketPath(s, c.cpu) ? 0.001 : 0);
+    if (key > best_key) best = &c, best_key = key;
+  }
+  return best;
+}
+
+RuleResult CpuRule(const Signals& s, const VerdictThresholds& t) {
+  RuleResult r;
+  const CpuSignal* cpu = MostSaturated(s, t);
+  double cpu_sat = cpu ? CpuSaturation(*cpu, t) : 0;
+  const ThreadSignal* thread = nullptr;
+  for (const ThreadSignal& th : s.threads)
+    if (!thread || th.cpu_share > thread->cpu_share) thread = &th;
+  double thread_sat = thread ? ThreadSaturation(*thread, t) : 0;
+
+  double sat = std::max(cpu_sat, thread_sat);
+  if (thread && thread_sat > 0 && thread_sat >= cpu_sat) {
+    r.resource = "thread " + thread->thread;
+    r.evidence.push_back("thread " + thread->thread + " at " + FormatPercent(thread->cpu_share) + " of " +
+                         (thread->cpu >= 0 ? CpuName(thread->cpu) : "a CPU"));
+  } else if (cpu) {
+    r.resource = CpuName(cpu->cpu);
+  }
+  if (cpu) r.evidence.push_back(CpuSentence(*cpu));
+  if (s.throughput_tracks_cpu_cost.value_or(false)) {
+    sat = std::max(sat, kSweepSaturation);
+    r.evidence.push_back(
+        "throughput x CPU cost per packet constant across the sweep: the CPU is the limit "
+        "whatever idle says");
+  }
+
+  double rung = kCpuRungBelow;
+  if (s.ladder.first_losing == Rung::kSocket) rung = kCpuRungSocket;
+  if (s.ladder.first_losing == Rung::kNone) {
+    rung = kCpuRungNone;
+    // Nothing lost and only nearly saturated: the box keeps up (DESIGN.md 4's none).
+    bool outright = (cpu && cpu->busy >= 1 - t.cpu_idle_max) || thread_sat >= 1;
+    if (sat > 0 && !outright && !s.throughput_tracks_cpu_cost.value_or(false)) {
+      rung *= kCpuNoLossNearly;
+      r.caveats.push_back("cpu: nothing is lost and " + (cpu ? CpuSentence(*cpu) : std::string("no CPU")) +
+                                       ": near its limit, not at it");
+    }
+  }
+  r.evidence.push_back(LadderSentence(s.ladder));
+  r.score = sat * rung;
+  if (cpu && !cpu->busy_from_soaker && cpu->steal >= kStealShare && s.ladder.first_losing == Rung::kNone &&
+      r.score > kStealCap) {
+    r.score = kStealCap;
+    r.caveats.push_back("cpu: " + FormatPercent(cpu->steal) + " of " + CpuName(cpu->cpu) +
+                        "'s time is stolen by the hypervisor, nothing is lost and no soaker measured what the "
+                        "guest got: its saturation cannot be told");
+  }
+  if (cpu && !s.cpus.empty() && cpu_sat > 0) {
+    double sum = 0;
+    for (const CpuSignal& c : s.cpus) sum += c.busy;
+    double mean = sum / static_cast<double>(s.cpus.size());
+    if (s.cpus.size() > 1 && mean < 1 - 2 * t.cpu_idle_max)
+      r.evidence.push_back(CpuName(cpu->cpu) + " saturated while the " + std::to_string(s.cpus.size()) +
+                           " CPUs average " + FormatPercent(mean) + " busy");
+  }
+  if (s.ladder.first_losing == Rung::kNic || s.ladder.first_losing == Rung::kBacklog)
+    r.caveats.push_back("cpu: losses start below the socket, not where a busy application loses them");
+
+  if (s.ladder.first_losing == Rung::kSocket && sat < 0.5 && cpu) {
+    double lean = kCpuLean * Ramp(cpu->busy, 0.5, 0.95);
+    if (lean > r.score) r.score = lean;
+    r.caveats.push_back(
+        "cpu: socket-rung losses point at the CPU, but nothing shows saturation: " + CpuSentence(*cpu) +
+        "; no target thread at " + FormatPercent(t.thread_busy_min) + " of a CPU or more" +
+        (cpu->busy_from_soaker ? "" : " (the soaker would measure delivered idle)"));
+  } else if (sat <= 0 && cpu) {
+    r.caveats.push_back("cpu: no CPU saturated (busiest " + CpuSentence(*cpu) + ")");
+  }
+  return r;
+}
+
+// NICs whose interrupts land on `cpu` (every NIC when none reports its queue CPUs).
+bool NicServedBy(const Signals& s, const NicSignal& n, int cpu) {
+  bool any = false;
+  for (const NicSignal& m : s.nics) any = any || !m.queue_cpus.empty();
+  return !any || std::find(n.queue_cpus.begin(), n.queue_cpus.end(), cpu) != n.queue_cpus.end();
+}
+
+RuleResult InterruptRule(const Signals& s, const VerdictThresholds& t) {
+  RuleResult r;
+  const CpuSignal* best = nullptr;
+  double best_score = -1;
+  bool best_pressure = false;
+  for (const CpuSignal& c : s.cpus) {
+    bool pressure = c.time_squeeze_per_second > t.drop_floor_per_second ||
+                    c.backlog_drops_per_second > t.drop_floor_per_second;
+    for (const NicSignal& n : s.nics)
+      pressure = pressure || (n.nic_drops_per_second > t.drop_floor_per_second && NicServedBy(s, n, c.cpu));
+    double share = Ramp(c.interrupt_share, t.interrupt_share_min - 0.15, t.interrupt_share_min);
+    double score = CpuSaturation(c, t) * share * (pressure ? 1.0 : kNoPressure);
+    // Ties (every score 0) go to the CPU with the largest interrupt share.
+    if (score > best_score || (score == best_score && c.interrupt_share > best->interrupt_share))
+      best = &c, best_score = score, best_pressure = pressure;
+  }
+  if (!best) return r;
+  r.score = best_score;
+  r.resource = CpuName(best->cpu);
+  r.evidence.push_back(CpuName(best->cpu) + ": " + FormatPercent(best->interrupt_share) +
+                       " of busy time in hardirq+softirq (" + FormatPercent(best->interrupt_ratio) +
+                       " of the CPU)");
+  if (best_pressure) {
+    std::string p = CpuName(best->cpu) + ": time_squeeze " + FormatRate(best->time_squeeze_per_second) +
+                    "/s, backlog drops " + FormatRate(best->backlog_drops_per_second) + "/s";
+    for (const NicSignal& n : s.nics)
+      if (n.nic_drops_per_second > t.drop_floor_per_second && NicServedBy(s, n, best->cpu))
+        p += ", " + NicName(n) + " NIC drops " + FormatRate(n.nic_drops_per_second) + "/s";
+    r.evidence.push_back(p);
+  } else {
+    r.caveats.push_back("interrupt: no time_squeeze, backlog or NIC drops on " + CpuName(best->cpu));
+  }
+  r.evidence.push_back(CpuSentence(*best));
+  for (const NicSignal& n : s.nics) {
+    if (n.interrupts_per_second <= 0 || !NicServedBy(s, n, best->cpu)) continue;
+    std::string line = NicName(n) + ": " + FormatRate(n.interrupts_per_second) + " interrupts/s";
+    if (n.packets_per_interrupt)
+      line += ", " + Printf("%.1f", *n.packets_per_interrupt) + " packets per interrupt";
+    r.evidence.push_back(line);
+  }
+  if (best->interrupt_share < t.interrupt_share_min)
+    r.caveats.push_back("interrupt: " + CpuName(best->cpu) + " spends " +
+                        FormatPercent(best->interrupt_share) + " of its busy time in interrupts, under " +
+                        FormatPercent(t.interrupt_share_min));
+  return r;
+}
+
+// The lowest idle of the CPUs serving `n` (every CPU when it reports none),
+// and whether all of them were measured by the soaker.
+double PathIdle(const Signals& s, const NicSignal& n, bool* soaker) {
+  double idle = 1;
+  *soaker = true;
+  bool any = false;
+  for (const CpuSignal& c : s.cpus) {
+    if (!n.queue_cpus.empty() &&
+        std::find(n.queue_cpus.begin(), n.queue_cpus.end(), c.cpu) == n.queue_cpus.end())
+      continue;
+    idle = std::min(idle, 1 - c.busy);
+    *soaker = *soaker && c.busy_from_soaker;
+    any = true;
+  }
+  if (!any) *soaker = false;
+  return idle;
+}
+
+std::string BusSentence(const NicSignal& n, double idle, bool soaker) {
+  std::string s =
+      NicName(n) + ": bus path " + Printf("%.0f %%", *n.bus_utilisation * 100) + " of " + n.bus_bottleneck;
+  if (!n.bus_link.empty()) s += " (" + n.bus_link + ")";
+  return s + " with " + Printf("%.0f %%", idle * 100) + " CPU idle" + (soaker ? "" : " (accounting)");
+}
+
+RuleResult BusRule(const Signals& s, const VerdictThresholds& t) {
+  RuleResult r;
+  const NicSignal* best = nullptr;
+  double best_idle = 0;
+  bool best_soaker = false;
+  r.score = 0;
+  for (const NicSignal& n : s.nics) {
+    if (!n.bus_utilisation) continue;
+    bool soaker = false;
+    double idle = PathIdle(s, n, &soaker);
+    if (n.bus_emulated) {
+      r.evidence.push_back(BusSentence(n, idle, soaker) +
+                           ": an emulated (hypervisor) link, not a physical limit: never a bus verdict");
+      continue;
+    }
+    double util = Ramp(*n.bus_utilisation, t.bus_utilisation_min - 0.1, t.bus_utilisation_min);
+    double idle_f =
+        Ramp(idle, t.bus_cpu_idle_min - 0.1, t.bus_cpu_idle_min) * (soaker ? 1 : kAccountingIdleWeight);
+    double drops = n.nic_drops_per_second > t.drop_floor_per_second ? 1.0 : kBusNoDrops;
+    double score = util * idle_f * drops;
+    if (!best || score > r.score || (score == r.score && *n.bus_utilisation > *best->bus_utilisation)) {
+      best = &n, r.score = score, best_idle = idle, best_soaker = soaker;
+    }
+  }
+  if (!best) {
+    if (r.evidence.empty()) r.caveats.push_back("bus: no bus model this window (no PCI topology)");
+    return r;
+  }
+  r.resource =
+      !best->bus_segment.empty() && best->bus_link_nics > 1 ? "segment " + best->bus_segment : NicName(*best);
+  r.evidence.insert(r.evidence.begin(), BusSentence(*best, best_idle, best_soaker));
+  if (best->nic_drops_per_second > t.drop_floor_per_second) {
+    r.evidence.insert(r.evidence.begin() + 1, NicName(*best) + ": NIC drops (missed, fifo, no-buffer) " +
+                                                  FormatRate(best->nic_drops_per_second) + " packets/s");
+  } else if (*best->bus_utilisation >= t.bus_utilisation_min) {
+    r.caveats.push_back("bus: " + NicName(*best) + " is busy on the bus but loses nothing at the NIC");
+  }
+  if (best_idle < t.bus_cpu_idle_min && *best->bus_utilisation >= t.bus_utilisation_min)
+    r.caveats.push_back("bus: the CPUs serving " + NicName(*best) + " have only " + FormatPercent(best_idle) +
+                        " idle left, under " + FormatPercent(t.bus_cpu_idle_min));
+  if (best_soaker == false && r.score > 0)
+    r.caveats.push_back("bus: CPU idle from accounting only (hidden time would not show)");
+  return r;
+}
+
+// 1 well below `limit`, falling to 0.5 at it, 0 at or above it.
+double Below(double x, double limit) { return x >= limit ? 0.0 : 1.0 - 0.5 * Ramp(x, limit - 0.2, limit); }
+
+RuleResult NoneRule(const Signals& s, const VerdictThresholds& t) {
+  RuleResult r;
+  double score = s.ladder.first_losing == Rung::kNone ? 1.0 : 0.0;
+  r.evidence.push_back(LadderSentence(s.ladder));
+  if (s.cpus.empty()) {  // nothing measured is not "not saturated"
+    score = 0;
+    r.caveats.push_back("none: no CPU was measured this window");
+  }
+  const CpuSignal* busiest = nullptr;
+  for (const CpuSignal& c : s.cpus)
+    if (!busiest || c.busy > busiest->busy) busiest = &c;
+  if (busiest) {
+    // The soaker's delivered idle is the truth: below saturation is not
+    // saturated. Accounting alone says idle is left when it is not (the seed's
+    // hidden time), so it must stay under busy_min_for_none.
+    double limit = busiest->busy_from_soaker ? 1 - t.cpu_idle_max : t.busy_min_for_none;
+    score = std::min(score, Below(busiest->busy, limit));
+    std::string line = "busiest " + CpuSentence(*busiest);
+    if (busiest->busy >= limit) {
+      r.caveats.push_back("none: " + line + ": not under " + FormatPercent(limit));
+    } else {
+      r.evidence.push_back(line + ": under " + FormatPercent(limit));
+    }
+  }
+  for (const ThreadSignal& th : s.threads) {
+    score = std::min(score, Below(th.cpu_share, t.thread_busy_min));
+    if (th.cpu_share >= t.thread_busy_min)
+      r.caveats.push_back("none: thread " + th.thread + " at " + FormatPercent(th.cpu_share) + " of a CPU");
+  }
+  for (const NicSignal& n : s.nics) {
+    if (!n.bus_utilisation || n.bus_emulated) continue;
+    score = std::min(score, Below(*n.bus_utilisation, t.bus_utilisation_min));
+    if (*n.bus_utilisation >= t.bus_utilisation_min)
+      r.caveats.push_back("none: " + NicName(n) + " bus path at " + FormatPercent(*n.bus_utilisation));
+  }
+  if (s.ladder.first_losing != Rung::kNone) r.caveats.push_back("none: " + LadderSentence(s.ladder));
+  r.score = score;
+  return r;
+}
+
+constexpr Rule kRules[] = {
+    {Bound::kCpu, "cpu", &CpuRule},
+    {Bound::kInterrupt, "interrupt", &InterruptRule},
+    {Bound::kBus, "bus", &BusRule},
+    {Bound::kNone, "none", &NoneRule},
+};
+
+}  // namespace
+
+std::span<const Rule> VerdictRules() { return kRules; }
+
+std::string FormatPercent(double ratio) { return Printf("%.1f %%", ratio * 100); }
+
+std::string FormatRate(double per_second) {
+  if (per_second >= 10000) return Printf("%.1f k", per_second / 1000);
+  if (per_second >= 10) return Printf("%.0f", per_second);
+  return Printf("%.1f", per_second);
+}
+
+std::string FormatScore(double score) { return Printf("%.2f", score); }
+
+}  // namespace bottleneckd

@@ -1,0 +1,207 @@
+#include "analysis/signals.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string_view>
+
+namespace bottleneckd {
+namespace {
+
+// A rate or ratio the rules can compare: NaN and infinities (a hand-built or
+// corrupt window) count as 0.
+double Finite(double x) { return std::isfinite(x) ? x : 0.0; }
+double Finite(const std::optional<double>& x) { return x ? Finite(*x) : 0.0; }
+
+const SoakerCpuWindow* SoakerFor(const Window& w, int cpu) {
+  for (const SoakerCpuWindow& s : w.soaker)
+    if (s.cpu == cpu) return &s;
+  return nullptr;
+}
+
+CpuSignal MakeCpu(const CpuWindow& c, const SoakerCpuWindow* soak) {
+  CpuSignal s;
+  s.cpu = c.cpu;
+  s.accounting_busy = std::clamp(Finite(c.busy_ratio), 0.0, 1.0);
+  s.busy = s.accounting_busy;
+  if (soak) {
+    s.busy = std::clamp(Finite(soak->busy_ratio), 0.0, 1.0);
+    s.busy_from_soaker = true;
+    s.soaker_idle = std::clamp(Finite(soak->delivered_idle_ratio), 0.0, 1.0);
+    s.hidden = std::clamp(Finite(soak->hidden_ratio), 0.0, 1.0);
+  }
+  s.interrupt_ratio = std::clamp(Finite(c.interrupt_ratio), 0.0, 1.0);
+  // Interrupt time comes from accounting while busy may come from the soaker;
+  // the share is capped at all of the busy time.
+  s.interrupt_share = s.busy > 0 ? std::min(1.0, s.interrupt_ratio / s.busy) : 0.0;
+  s.steal = std::clamp(Finite(c.steal_ratio), 0.0, 1.0);
+  s.time_squeeze_per_second = std::max(0.0, Finite(c.time_squeeze_per_second));
+  s.backlog_drops_per_second = std::max(0.0, Finite(c.backlog_drops_per_second));
+  s.interrupts_per_second = std::max(0.0, Finite(c.interrupts_per_second));
+  return s;
+}
+
+// interface -> the CPUs on which the per-CPU count of one of its IRQs moved
+// between prev and cur (lines matched by name, columns by CPU id).
+std::map<std::string, std::set<int>> QueueCpus(const Sample& prev, const Sample& cur) {
+  std::map<std::string, std::set<int>> out;
+  if (!prev.interrupts || !cur.interrupts || cur.nic_irqs.empty()) return out;
+  std::map<uint32_t, const std::string*> nic_of;
+  for (const NicIrq& n : cur.nic_irqs) nic_of[n.irq] = &n.interface;
+  std::map<std::string_view, const IrqLine*> prev_lines;
+  for (const IrqLine& l : prev.interrupts->lines)
+    if (l.irq) prev_lines[l.name] = &l;
+  const std::vector<int>& pc = prev.interrupts->cpus;
+  const std::vector<int>& cc = cur.interrupts->cpus;
+  for (const IrqLine& l : cur.interrupts->lines) {
+    if (!l.irq) continue;
+    auto nic = nic_of.find(*l.irq);
+    if (nic == nic_of.end()) continue;
+    auto p = prev_lines.find(l.name);
+    if (p == prev_lines.end()) continue;  // the IRQ appeared this window
+    for (size_t i = 0; i < l.per_cpu.size() && i < cc.size(); ++i) {
+      auto col = std::find(pc.begin(), pc.end(), cc[i]);
+      if (col == pc.end()) continue;  // the CPU came online
+      size_t j = static_cast<size_t>(col - pc.begin());
+      if (j >= p->second->per_cpu.size()) continue;
+      // Any change counts: a 32-bit count that wrapped moved too.
+      if (l.per_cpu[i] != p->second->per_cpu[j]) out[*nic->second].insert(cc[i]);
+    }
+  }
+  return out;
+}
+
+const NetDev* FindDev(const Sample& cur, const std::string& name) {
+  if (!cur.netdev) return nullptr;
+  for (const NetDev& d : *cur.netdev)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+std::string LinkLabel(const BusLink& l) {
+  switch (l.kind) {
+    case BusKind::kPci:
+    case BusKind::kPciX: {
+      std::string s = l.kind == BusKind::kPci ? "PCI " : "PCI-X ";
+      s += std::to_string(l.clock_mhz) + " MHz";
+      if (l.transfers_per_clock > 1) s += " x" + std::to_string(l.transfers_per_clock);
+      return s + "/" + std::to_string(l.width_bits) + "-bit";
+    }
+    case BusKind::kPcie:
+      return "PCIe " + l.SpeedLabel() + " " + l.WidthLabel();
+  }
+  return "";
+}
+
+// Fills the bus fields of `n` from the window's bus estimate and the NIC's path.
+void BusFields(const BusEstimate* bus, const std::vector<BusPath>* paths, const NetDev* dev, NicSignal* n) {
+  if (!bus) return;
+  const BusNicEstimate* e = bus->FindNic(n->interface);
+  if (!e || e->bottleneck_device.empty()) return;
+  n->bus_utilisation = std::max(0.0, Finite(e->path_utilisation));
+  n->bus_bottleneck = e->bottleneck_device;
+  if (const BusLinkEstimate* le = bus->FindLink(e->bottleneck_device))
+    n->bus_link_nics = static_cast<int>(le->interfaces.size());
+  // Without paths the link is unknown; a virtio driver still says emulated.
+  if (dev && dev->driver.rfind("virtio", 0) == 0) n->bus_emulated = true;
+  if (!paths) return;
+  for (const BusPath& p : *paths) {
+    if (p.interface != n->interface) continue;
+    for (const BusLink& l : p.links) {
+      if (l.device != e->bottleneck_device) continue;
+      n->bus_emulated = n->bus_emulated || l.emulated;
+      n->bus_link = LinkLabel(l);
+      n->bus_segment = l.segment;
+    }
+  }
+}
+
+}  // namespace
+
+const char* RungName(Rung r) {
+  switch (r) {
+    case Rung::kNone:
+      return "none";
+    case Rung::kNic:
+      return "nic";
+    case Rung::kBacklog:
+      return "backlog";
+    case Rung::kSocket:
+      return "socket";
+  }
+  return "none";
+}
+
+Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, const std::vector<BusPath>* paths,
+                       const BusEstimate* bus, double drop_floor_per_second) {
+  Signals s;
+  s.seconds = std::max(0.0, Finite(w.seconds));
+  s.captures = w.captures;
+  for (CaptureWindow& c : s.captures) c.top_flows.clear();
+  for (const CpuWindow& c : w.cpus) s.cpus.push_back(MakeCpu(c, SoakerFor(w, c.cpu)));
+  std::sort(s.cpus.begin(), s.cpus.end(),
+            [](const CpuSignal& a, const CpuSignal& b) { return a.cpu < b.cpu; });
+  if (w.cpu_pressure_some_ratio && std::isfinite(*w.cpu_pressure_some_ratio))
+    s.cpu_pressure_some = std::clamp(*w.cpu_pressure_some_ratio, 0.0, 1.0);
+
+  for (const ThreadWindow& t : w.threads) {
+    ThreadSignal ts;
+    ts.process = t.process;
+    ts.thread = t.thread;
+    ts.tid = t.tid;
+    ts.cpu_share = std::max(0.0, Finite(t.cpu_ratio));
+    ts.cpu = t.processor;
+    s.threads.push_back(std::move(ts));
+  }
+
+  std::map<std::string, std::set<int>> queue_cpus = QueueCpus(prev, cur);
+  std::vector<NicSignal> physical, virtual_nics;
+  for (const NicWindow& nw : w.nics) {
+    NicSignal n;
+    n.interface = nw.interface;
+    const NetDev* dev = FindDev(cur, nw.interface);
+    if (dev) n.device = dev->pci_device;
+    n.rx_packets_per_second = std::max(0.0, Finite(nw.rx_packets_per_second));
+    n.tx_packets_per_second = std::max(0.0, Finite(nw.tx_packets_per_second));
+    n.rx_bits_per_second = std::max(0.0, Finite(nw.rx_bits_per_second));
+    n.tx_bits_per_second = std::max(0.0, Finite(nw.tx_bits_per_second));
+    n.interrupts_per_second = std::max(0.0, Finite(nw.interrupts_per_second));
+    if (nw.packets_per_interrupt && std::isfinite(*nw.packets_per_interrupt))
+      n.packets_per_interrupt = *nw.packets_per_interrupt;
+    n.nic_drops_per_second = std::max(0.0, Finite(nw.nic_drops_per_second));
+    auto q = queue_cpus.find(nw.interface);
+    if (q != queue_cpus.end()) n.queue_cpus.assign(q->second.begin(), q->second.end());
+    BusFields(bus, paths, dev, &n);
+    s.delivered_packets_per_second += n.rx_packets_per_second;
+    // Physical: the interface has a device (PCI or platform); a missing
+    // netdev entry counts as virtual.
+    if (dev && !dev->is_virtual) {
+      physical.push_back(std::move(n));
+    } else if (n.rx_packets_per_second > 0 || n.tx_packets_per_second > 0 || n.nic_drops_per_second > 0 ||
+               n.interrupts_per_second > 0) {
+      virtual_nics.push_back(std::move(n));
+    }
+  }
+  auto by_name = [](const NicSignal& a, const NicSignal& b) { return a.interface < b.interface; };
+  std::sort(physical.begin(), physical.end(), by_name);
+  std::sort(virtual_nics.begin(), virtual_nics.end(), by_name);
+  s.nics = std::move(physical);
+  for (NicSignal& n : virtual_nics) s.nics.push_back(std::move(n));
+
+  LadderSignal& l = s.ladder;
+  l.nic = std::max(0.0, Finite(w.drops.nic));
+  l.backlog = std::max(0.0, Finite(w.drops.backlog));
+  l.socket = std::max(0.0, Finite(w.drops.socket));
+  if (l.nic > drop_floor_per_second) {
+    l.first_losing = Rung::kNic;
+  } else if (l.backlog > drop_floor_per_second) {
+    l.first_losing = Rung::kBacklog;
+  } else if (l.socket > drop_floor_per_second) {
+    l.first_losing = Rung::kSocket;
+  }
+  s.offered_packets_per_second = s.delivered_packets_per_second + l.nic;
+  return s;
+}
+
+}  // namespace bottleneckd

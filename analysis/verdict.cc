@@ -1,0 +1,117 @@
+#include "analysis/verdict.h"
+
+#include <algorithm>
+
+#include "analysis/rules.h"
+
+namespace bottleneckd {
+namespace {
+
+constexpr const char* kBoundNames[kBoundCount] = {"cpu", "interrupt", "bus", "none", "undetermined"};
+
+size_t Index(Bound b) { return static_cast<size_t>(b); }
+
+}  // namespace
+
+const char* BoundName(Bound b) {
+  size_t i = Index(b);
+  return i < kBoundCount ? kBoundNames[i] : "undetermined";
+}
+
+bool ParseBound(std::string_view s, Bound* out) {
+  for (int i = 0; i < kBoundCount; ++i) {
+    if (s == kBoundNames[i]) {
+      *out = static_cast<Bound>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+Verdict Classify(const Signals& s, const VerdictThresholds& t) {
+  std::span<const Rule> rules = VerdictRules();
+  std::vector<RuleResult> results;
+  results.reserve(rules.size());
+  Verdict v;
+  for (const Rule& rule : rules) {
+    results.push_back(rule.score(s, t));
+    v.scores[Index(rule.bound)] = std::clamp(results.back().score, 0.0, 1.0);
+  }
+  // Winner and runner-up by score; the table order breaks ties.
+  std::vector<size_t> order(rules.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return v.scores[Index(rules[a].bound)] > v.scores[Index(rules[b].bound)];
+  });
+  const size_t win = order[0];
+  const double best = v.scores[Index(rules[win].bound)];
+  const double second = order.size() > 1 ? v.scores[Index(rules[order[1]].bound)] : 0.0;
+
+  bool weak = best < t.min_score;
+  bool close = best - second < t.margin;
+  if (!weak && !close) {
+    v.label = rules[win].bound;
+    v.resource = results[win].resource;
+    v.confidence = std::clamp(best - second, 0.0, 1.0);
+    v.evidence = results[win].evidence;
+    // What the other resources showed, so a reader sees why they are not it.
+    for (size_t i : order) {
+      if (i == win || rules[i].bound == Bound::kNone || results[i].evidence.empty()) continue;
+      v.evidence.push_back("not " + std::string(rules[i].name) + " (score " +
+                           FormatScore(v.scores[Index(rules[i].bound)]) +
+                           "): " + results[i].evidence.front());
+    }
+    return v;
+  }
+
+  v.label = Bound::kUndetermined;
+  v.confidence = 0;
+  if (weak && best <= 0) {
+    v.reasons.push_back("weak evidence: no rule found any (a verdict needs " + FormatScore(t.min_score) +
+                        ")");
+  } else if (weak) {
+    v.reasons.push_back("weak evidence: the best rule, " + std::string(rules[win].name) + ", scores " +
+                        FormatScore(best) + " (a verdict needs " + FormatScore(t.min_score) + ")");
+  }
+  if (close && best > 0) {
+    v.reasons.push_back("conflicting evidence: " + std::string(rules[win].name) + " (" + FormatScore(best) +
+                        ") and " + rules[order[1]].name + " (" + FormatScore(second) +
+                        ") within the margin " + FormatScore(t.margin));
+  }
+  // Every rule's evidence (best first) shows what was seen; their caveats
+  // say what was missing.
+  for (size_t i : order) {
+    for (const std::string& e : results[i].evidence)
+      v.evidence.push_back(std::string(rules[i].name) + ": " + e);
+    for (const std::string& c : results[i].caveats) v.reasons.push_back(c);
+  }
+  return v;
+}
+
+const Verdict& VerdictTracker::Update(const Verdict& raw) {
+  if (raw.label == current_.label) {
+    current_ = raw;
+    pending_ = Bound::kUndetermined;
+    pending_count_ = 0;
+    return current_;
+  }
+  if (current_.label == Bound::kUndetermined && raw.label != Bound::kUndetermined &&
+      raw.confidence >= t_.switch_confidence) {
+    current_ = raw;
+    pending_count_ = 0;
+    return current_;
+  }
+  if (pending_count_ > 0 && raw.label == pending_) {
+    ++pending_count_;
+  } else {
+    pending_ = raw.label;
+    pending_count_ = 1;
+  }
+  if (pending_count_ >= std::max(1, t_.hysteresis_windows)) {
+    current_ = raw;
+    pending_count_ = 0;
+  }
+  return current_;
+}
+
+}  // namespace bottleneckd

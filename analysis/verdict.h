@@ -1,0 +1,74 @@
+// Verdict rules (DESIGN.md section 4): from one window's Signals, the label
+// (cpu, interrupt, bus, none, undetermined), the resource it names, a
+// confidence, and the evidence sentences with their numbers. The rules are a
+// readable table (analysis/rules.cc, one function per label) scored
+// independently; the winner must beat the runner-up by a margin, else the
+// verdict is `undetermined` with the reasons. VerdictTracker adds hysteresis
+// so steady load does not flap between labels.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/signals.h"
+
+namespace bottleneckd {
+
+enum class Bound : uint8_t { kCpu, kInterrupt, kBus, kNone, kUndetermined };
+inline constexpr int kBoundCount = 5;
+// "cpu", "interrupt", "bus", "none", "undetermined": the `bound` label value.
+const char* BoundName(Bound b);
+bool ParseBound(std::string_view s, Bound* out);
+
+// Thresholds: configuration defaults (etc/bottleneckd.yaml `verdict:`),
+// DESIGN.md section 4's first rules.
+struct VerdictThresholds {
+  double cpu_idle_max = 0.05;          // a CPU with less delivered idle is saturated
+  double thread_busy_min = 0.95;       // a target thread at this share of a CPU is saturated
+  double interrupt_share_min = 0.50;   // hardirq+softirq share of a saturated CPU's busy time
+  double bus_utilisation_min = 0.70;   // modelled utilisation of the NIC's busiest link
+  double bus_cpu_idle_min = 0.20;      // every CPU on the path keeps this much idle for `bus`
+  double busy_min_for_none = 0.80;     // `none` needs every CPU below this busy
+  double drop_floor_per_second = 1;    // drops below this rate are noise
+  double margin = 0.15;                // winner's score - runner-up's below this: undetermined
+  double min_score = 0.50;             // a winner scoring less is weak evidence: undetermined
+  int hysteresis_windows = 3;          // windows a new label must hold before it replaces the old
+  double switch_confidence = 0.50;     // from undetermined, a verdict this confident replaces it at once
+};
+
+struct Verdict {
+  Bound label = Bound::kUndetermined;
+  std::string resource;  // "cpu1", "thread udpecho", "em0 (0000:02:01.0)", "segment 0000:02"; "" for none
+  double confidence = 0;  // [0, 1]: how clearly the winner beats the runner-up
+  std::vector<std::string> evidence;  // the sentences that fired, with numbers
+  std::vector<std::string> reasons;   // undetermined: why no label won
+  std::array<double, kBoundCount> scores{};  // per Bound, [0, 1]
+};
+
+// Scores every label and picks the verdict of one window.
+Verdict Classify(const Signals& s, const VerdictThresholds& t);
+
+// Hysteresis over consecutive windows: a label replaces the current one only
+// after it won `hysteresis_windows` windows in a row (or at once when the
+// current one is undetermined and the new one's confidence is at least
+// switch_confidence). A window that agrees with the current label refreshes
+// the published verdict (resource, evidence, confidence) and clears any
+// pending change; until a change is accepted the old verdict stays published.
+class VerdictTracker {
+ public:
+  explicit VerdictTracker(const VerdictThresholds& t) : t_(t) {}
+  // The verdict to publish for this window.
+  const Verdict& Update(const Verdict& raw);
+  const Verdict& current() const { return current_; }
+
+ private:
+  VerdictThresholds t_;
+  Verdict current_;
+  Bound pending_ = Bound::kUndetermined;
+  int pending_count_ = 0;
+};
+
+}  // namespace bottleneckd

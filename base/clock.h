@@ -1,0 +1,22 @@
+// The clocks, read in one place. Every timestamp in a Sample, a capture
+// reading or the soaker is one of these, in nanoseconds.
+#pragma once
+
+#include <time.h>
+
+#include <cstdint>
+
+namespace bottleneckd {
+
+// clock_gettime(clock) in nanoseconds; -1 when the clock cannot be read
+// (a CPU-time clock of a thread that has exited).
+int64_t ClockNanos(clockid_t clock);
+
+// CLOCK_MONOTONIC: windows, schedules, ages.
+int64_t MonotonicNanos();
+// CLOCK_REALTIME: for display and run times only.
+int64_t WallNanos();
+// Whole seconds since the Unix epoch (CLOCK_REALTIME), for stored timestamps.
+int64_t UnixSeconds();
+
+}  // namespace bottleneckd

@@ -1,0 +1,107 @@
+// The daemon's side of the control socket: start, stop and status requests
+// on its RunTracker (cmd/run_command.h).
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "base/log.h"
+#include "exporters/report/report.h"
+#include "cmd/run_command.h"
+
+namespace bottleneckd {
+namespace {
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+ControlResponse Error(const std::string& e) {
+  ControlResponse r;
+  r.error = e;
+  return r;
+}
+
+}  // namespace
+
+std::string FinishedRunText(const RunReport& run, const std::vector<RunReport>& segments, double drop_floor) {
+  std::string o = RunTable({run}, /*flows=*/true);
+  if (segments.size() >= 2) {
+    o += "\nsteady load phases (segments):\n" + RunTable(segments);
+    SweepAnalysis a = AnalyseSweep(segments, drop_floor);
+    o += a.plateau.detected ? "plateau: " + a.plateau.evidence + "\n" : "plateau: none across the segments\n";
+    if (a.mlfrr.rate) {
+      char b[128];
+      std::snprintf(b, sizeof b, "MLFRR: %.0f packets/s offered with no loss\n", *a.mlfrr.rate);
+      o += b;
+    }
+  }
+  return o;
+}
+
+ControlResponse HandleControlRequest(const ControlRequest& req, RunTracker* runs, const SnapshotStore* live,
+                                     double drop_floor) {
+  if (req.verb == "start") {
+    const std::string command = req.args.size() > 1 ? req.args[1] : "";
+    Status s = runs->Start(req.args[0], command.empty() ? "control" : "command", command, Now());
+    if (!s.ok()) return Error(s.message());
+    Log(LogLevel::kInfo, "run requested", {{"name", req.args[0]}, {"pid", std::to_string(req.pid)},
+                                           {"uid", std::to_string(req.uid)}});
+    ControlResponse r;
+    r.ok = true;
+    r.body = "started\t" + req.args[0] + "\n";
+    return r;
+  }
+  if (req.verb == "stop") {
+    std::optional<int> exit_code;
+    if (req.args.size() > 1) exit_code = static_cast<int>(std::strtol(req.args[1].c_str(), nullptr, 10));
+    RunReport run;
+    std::vector<RunReport> segments;
+    Status s = runs->Stop(req.args[0], exit_code, Now(), &run, &segments);
+    if (!s.ok()) return Error(s.message());
+    ControlResponse r;
+    r.ok = true;
+    r.body = FinishedRunText(run, segments, drop_floor);
+    if (runs->unsaved())
+      r.body += "warning: the run store cannot be written (" + runs->store_path() +
+                "); the run is kept in memory and retried\n";
+    return r;
+  }
+  // status
+  ControlResponse r;
+  r.ok = true;
+  for (const RunReport& a : runs->Active())
+    r.body += "run\t" + a.name + "\t" + a.source + "\t" + std::to_string(static_cast<int64_t>(a.start)) + "\t" +
+              std::to_string(a.windows) + "\n";
+  auto snap = live ? live->Latest() : nullptr;
+  if (snap && snap->verdict) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.2f", snap->verdict->confidence);
+    r.body += std::string("verdict\t") + BoundName(snap->verdict->label) + "\t" + snap->verdict->resource + "\t" + b +
+              "\n";
+  }
+  r.body += "store\t" + (runs->has_store() ? runs->store_path() : std::string("(memory only)")) + "\n";
+  return r;
+}
+
+std::unique_ptr<RunStore> OpenDaemonRunStore(const Config& config) {
+  if (!config.runs.store) return nullptr;
+  std::error_code ec;
+  std::filesystem::create_directories(config.state_dir, ec);
+  std::string path = config.state_dir + "/runs.db";
+  std::unique_ptr<RunStore> store;
+  Status s = ec ? Status::IOError("cannot create " + config.state_dir + ": " + ec.message())
+                : RunStore::Open(path, false, &store);
+  if (!s.ok()) {
+    Log(LogLevel::kWarn, "run store unavailable; runs are kept in memory only", {{"err", s.message()}});
+    return nullptr;
+  }
+  if (store->recovered())
+    Log(LogLevel::kWarn, "runs interrupted by the daemon's last exit were recovered from their timelines",
+        {{"count", std::to_string(store->recovered())}, {"path", path}});
+  return store;
+}
+
+}  // namespace bottleneckd

@@ -1,0 +1,299 @@
+// bottleneckd: entry point. Parses flags, loads the config, starts the HTTP
+// endpoint and runs the sampling loop until SIGTERM/SIGINT; SIGHUP reloads.
+#include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "daemon/config.h"
+#include "daemon/daemon.h"
+#include "cmd/flags.h"
+#include "base/log.h"
+#include "exporters/report/pcap_report.h"
+#include "daemon/replay.h"
+#include "exporters/report/report.h"
+#include "cmd/run_command.h"
+#include "exporters/http/http_server.h"
+#include "exporters/prometheus/metrics.h"
+#include "exporters/prometheus/text_format.h"
+
+namespace bottleneckd {
+namespace {
+
+// Loads the config named by the flags and applies the flags over it. A missing
+// default config file means built-in defaults; a missing named one is an error.
+Status LoadEffectiveConfig(const Flags& flags, Config* out) {
+  Config c;
+  Status s = LoadConfigFile(flags.config_file, &c);
+  if (s.IsNotFound() && !flags.config_file_given) {
+    c = Config();
+  } else if (!s.ok()) {
+    return s;
+  }
+  BN_RETURN_IF_ERROR(ApplyFlags(flags, &c));
+  ListenAddress addr;
+  BN_RETURN_IF_ERROR(ParseListenAddress(c.listen_address, &addr));
+  *out = std::move(c);
+  return Status::OK();
+}
+
+int RunOnce(const Config& config) {
+  SnapshotStore store;
+  Daemon d(config, &store);
+  d.Tick();
+  std::this_thread::sleep_for(std::chrono::duration<double>(config.interval_seconds));
+  d.Tick();
+  auto snap = store.Latest();
+  std::string body;
+  AppendTextFormat(BuildMetricFamilies(snap.get(), GetBuildInfo()), &body);
+  std::cout.write(body.data(), static_cast<std::streamsize>(body.size()));
+  std::cout.flush();
+  return 0;
+}
+
+// `bottleneckd calibrate`: measure every CPU's soaker rate and store it.
+int RunCalibrate(const Config& config) {
+  HostFs fs(config.roots);
+  SoakerOptions o = config.soaker;
+  Soaker soaker(&fs, o);
+  SoakerCalibrationFile f;
+  std::fprintf(stderr, "calibrating the soaker on every online CPU (%.1f s)...\n", o.calibration_seconds);
+  Status s = soaker.Calibrate(&f);
+  for (const SoakerCalibration& c : f.cpus) std::printf("cpu%d %.0f iterations/s\n", c.cpu, c.iterations_per_second);
+  if (!f.cpus.empty()) std::printf("percentile %d of 5 ms slice rates\n", f.key.percentile);
+  if (!s.ok()) {
+    std::fprintf(stderr, "bottleneckd: calibrate: %s\n", s.ToString().c_str());
+    return f.cpus.empty() ? 1 : 0;
+  }
+  std::printf("stored in %s/soaker-calibration\n", o.state_dir.c_str());
+  return 0;
+}
+
+std::atomic<bool> g_record_stop{false};
+
+void StopRecording(int) { g_record_stop.store(true); }
+
+// `bottleneckd record --out DIR --duration D`: SIGINT/SIGTERM stop early,
+// keeping the samples so far. Exit 2 for a directory that cannot be used.
+int RunRecord(const Config& config, const Flags& flags) {
+  struct sigaction sa = {};
+  sa.sa_handler = StopRecording;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  RecordProgress p;
+  Status s = RecordHost(config, flags.record_out, flags.record_seconds, &g_record_stop, &p);
+  if (!s.ok()) {
+    std::fprintf(stderr, "bottleneckd: record: %s\n", s.message().c_str());
+    // 2: the arguments (a directory that cannot be used); 1: the recording failed.
+    bool usage = s.code() == Status::Code::kInvalidArgument && p.samples == 0 && !g_record_stop.load();
+    return usage ? 2 : 1;
+  }
+  std::fprintf(stderr, "bottleneckd record: %zu samples (%.1f MB) in %s%s\n", p.samples,
+               static_cast<double>(p.bytes) / 1e6, flags.record_out.c_str(),
+               g_record_stop.load() ? " (stopped early)" : "");
+  return 0;
+}
+
+// `bottleneckd --replay DIR` without --report: one summary line per window.
+// Exit 2, with one line naming the file, for a recording that cannot be read.
+int RunReplay(const Config& config, const std::string& dir) {
+  RecordingInfo info;
+  int64_t first_mono = 0;
+  bool first = true;
+  Status s = ReplayRecording(
+      dir, config,
+      [&](const Snapshot& snap) {
+        if (first) {
+          first = false;
+          first_mono = snap.sample.mono_ns;
+          std::printf("# %s: %zu samples every %gs, %s%s%s\n", dir.c_str(), info.samples, info.interval_seconds,
+                      info.source.c_str(), info.hostname.empty() ? "" : " on ", info.hostname.c_str());
+        }
+        std::string line = WindowSummaryLine(snap, first_mono);
+        if (!line.empty()) std::printf("%s\n", line.c_str());
+      },
+      &info);
+  std::fflush(stdout);
+  if (!s.ok()) {
+    std::fprintf(stderr, "bottleneckd: replay: %s\n", s.message().c_str());
+    return 2;
+  }
+  return 0;
+}
+
+// `bottleneckd --report [--run NAME] [--last N] [--format json]`: the run
+// store, read-only (the daemon may be writing it: WAL lets both).
+int RunStoreReport(const Config& config, const Flags& flags) {
+  std::string path = config.state_dir + "/runs.db";
+  std::unique_ptr<RunStore> store;
+  Status s = RunStore::Open(path, true, &store);
+  Report report;
+  if (s.ok()) s = BuildStoreReport(store.get(), flags.report_run, flags.report_last,
+                                   config.verdict.drop_floor_per_second, &report);
+  if (!s.ok()) {
+    std::fprintf(stderr, "bottleneckd: report: %s%s\n", s.message().c_str(),
+                 s.IsNotFound() && flags.report_run.empty()
+                     ? " (no runs yet: start the daemon, or `bottleneckd run -- CMD`; --path.state selects another "
+                       "state directory)"
+                     : "");
+    return 2;
+  }
+  std::string text = flags.format == "json" ? ReportJson(report) : ReportText(report);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
+// `bottleneckd --report --replay DIR [--format json]`.
+int RunReplayReport(const Config& config, const std::string& dir, const std::string& format) {
+  Report report;
+  Status s = BuildReplayReport(dir, config, &report);
+  if (!s.ok()) {
+    std::fprintf(stderr, "bottleneckd: report: %s\n", s.message().c_str());
+    return 2;
+  }
+  std::string text = format == "json" ? ReportJson(report) : ReportText(report);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  // Keep freed scrape buffers instead of returning them to the kernel after
+  // every scrape (madvise + page faults were 22 % of a small scrape's CPU;
+  // docs/performance.md). Both thresholds: raising only the trim threshold
+  // pins the mmap threshold and large bodies get mmapped every scrape.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+  Flags flags;
+  Status s = ParseFlags(argc, argv, &flags);
+  if (!s.ok()) {
+    std::fprintf(stderr, "bottleneckd: %s\n", s.message().c_str());
+    return 2;
+  }
+  if (flags.help) {
+    std::fputs(Usage().c_str(), stdout);
+    return 0;
+  }
+  if (flags.version) {
+    BuildInfo b = GetBuildInfo();
+    std::printf("bottleneckd %s (%s)\n", b.version.c_str(), b.revision.c_str());
+    return 0;
+  }
+  Config config;
+  s = LoadEffectiveConfig(flags, &config);
+  if (!s.ok()) {
+    std::fprintf(stderr, "bottleneckd: config error: %s\n", s.message().c_str());
+    return 1;
+  }
+  if (flags.config_check) {
+    std::printf("config OK: %s\n", config.file.empty() ? "(built-in defaults)" : config.file.c_str());
+    return 0;
+  }
+  SetLogLevel(config.log_level);
+  std::string bad;
+  if (!ValidateMetricNames(&bad)) {
+    Log(LogLevel::kError, "invalid metric or label name", {{"name", bad}});
+    return 1;
+  }
+  if (flags.command == "calibrate") return RunCalibrate(config);
+  if (flags.command == "record") return RunRecord(config, flags);
+  if (flags.command == "run") {
+    if (!flags.log_level && config.log_level < LogLevel::kWarn) SetLogLevel(LogLevel::kWarn);
+    return RunCommand(config, flags);
+  }
+  if (!flags.pcap_files.empty()) return RunPcapCommand(flags.pcap_files, flags.format, TrafficOptions());
+  if (flags.replay && flags.report) return RunReplayReport(config, *flags.replay, flags.format);
+  if (flags.report) return RunStoreReport(config, flags);
+  if (flags.replay) return RunReplay(config, *flags.replay);
+  if (flags.once) return RunOnce(config);
+
+  // Signals go to one thread (sigwait); every other thread inherits the mask.
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGHUP);
+  sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  SnapshotStore store;
+  RunTracker runs(OpenDaemonRunStore(config), config.runs.tracker);
+  config.drop_capabilities = true;  // once the captures are open; no thread exists yet
+  Daemon daemon(config, &store, &runs);
+  daemon.PrepareSoaker();
+  daemon.Tick();  // the first scrape already has data
+
+  // Run control: a Unix socket only, never the network. Without it (e.g. no
+  // permission for /run) the daemon still samples and keeps window runs.
+  std::unique_ptr<ControlServer> control;
+  if (!config.runs.control_socket.empty()) {
+    ControlServerOptions co;
+    co.path = config.runs.control_socket;
+    co.group = config.runs.control_group;
+    double floor = config.verdict.drop_floor_per_second;
+    s = ControlServer::Start(
+        co, [&runs, &store, floor](const ControlRequest& r) { return HandleControlRequest(r, &runs, &store, floor); },
+        &control);
+    if (!s.ok()) {
+      Log(LogLevel::kWarn, "run control off: cannot open the control socket", {{"err", s.message()}});
+    } else {
+      Log(LogLevel::kInfo, "run control", {{"socket", control->path()}});
+    }
+  }
+
+  ListenAddress addr;
+  ParseListenAddress(config.listen_address, &addr);
+  std::unique_ptr<HttpServer> http;
+  s = HttpServer::Start(addr, &store, &http);
+  if (!s.ok()) {
+    Log(LogLevel::kError, "cannot start HTTP server", {{"err", s.message()}});
+    return 1;
+  }
+  Log(LogLevel::kInfo, "listening", {{"address", http->BoundAddress()},
+                                     {"config", config.file.empty() ? "(defaults)" : config.file},
+                                     {"interval", std::to_string(config.interval_seconds) + "s"}});
+
+  // Blocks in sigwait: no periodic wake-ups. Run() returns only after this
+  // thread called Stop(), so it has already returned by then.
+  std::thread signals([&] {
+    for (;;) {
+      int sig = 0;
+      if (sigwait(&sigs, &sig) != 0) continue;
+      if (sig == SIGTERM || sig == SIGINT) {
+        Log(LogLevel::kInfo, "stopping", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+        daemon.Stop();
+        return;
+      }
+      if (sig == SIGHUP) {
+        Config next;
+        Status rs = LoadEffectiveConfig(flags, &next);
+        if (!rs.ok()) {
+          Log(LogLevel::kError, "reload failed; keeping the running config", {{"err", rs.message()}});
+          continue;
+        }
+        if (next.listen_address != config.listen_address)
+          Log(LogLevel::kWarn, "web.listen_address changes need a restart", {{"kept", config.listen_address}});
+        SetLogLevel(next.log_level);
+        daemon.Reconfigure(next);
+      }
+    }
+  });
+  daemon.Run();
+  signals.join();
+  control.reset();
+  http.reset();
+  runs.Close(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
+  Log(LogLevel::kInfo, "stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace bottleneckd
+
+int main(int argc, char** argv) { return bottleneckd::Main(argc, argv); }

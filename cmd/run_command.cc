@@ -1,0 +1,182 @@
+// `bottleneckd run [--name N] -- CMD...` (cmd/run_command.h).
+#include "cmd/run_command.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "daemon/daemon.h"
+#include "base/log.h"
+
+namespace bottleneckd {
+namespace {
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+volatile sig_atomic_t g_child = 0;
+
+// SIGTERM/SIGHUP to `bottleneckd run` go on to the command, which decides;
+// the run ends when it exits.
+void Forward(int sig) {
+  if (g_child > 0) kill(g_child, sig);
+}
+
+std::string JoinArgs(const std::vector<std::string>& argv, size_t max) {
+  std::string s;
+  for (const std::string& a : argv) {
+    if (!s.empty()) s += ' ';
+    s += a;
+  }
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  if (s.size() > max) {
+    s.resize(max);
+    // Do not cut a UTF-8 sequence in half.
+    while (!s.empty() && (static_cast<unsigned char>(s.back()) & 0xC0) == 0x80) s.pop_back();
+    if (!s.empty() && (static_cast<unsigned char>(s.back()) & 0x80)) s.pop_back();
+  }
+  return s;
+}
+
+// Forks and execs argv; returns its exit code the shell's way.
+int Execute(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  int err_pipe[2];
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    std::fprintf(stderr, "bottleneckd run: pipe: %s\n", std::strerror(errno));
+    return kRunExitFailed;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    std::fprintf(stderr, "bottleneckd run: fork: %s\n", std::strerror(errno));
+    return kRunExitFailed;
+  }
+  if (pid == 0) {
+    signal(SIGINT, SIG_DFL);
+    signal(SIGQUIT, SIG_DFL);
+    execvp(args[0], args.data());
+    int e = errno;
+    ssize_t ignored = write(err_pipe[1], &e, sizeof e);
+    (void)ignored;
+    _exit(e == ENOENT ? kRunExitNotFound : kRunExitCannotExecute);
+  }
+  g_child = pid;
+  close(err_pipe[1]);
+  int exec_errno = 0;
+  ssize_t n;
+  do n = read(err_pipe[0], &exec_errno, sizeof exec_errno);
+  while (n < 0 && errno == EINTR);
+  close(err_pipe[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  g_child = 0;
+  if (n == static_cast<ssize_t>(sizeof exec_errno))
+    std::fprintf(stderr, "bottleneckd run: %s: %s\n", argv[0].c_str(), std::strerror(exec_errno));
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return kRunExitFailed;
+}
+
+}  // namespace
+
+std::string DefaultRunName(const std::vector<std::string>& argv) { return JoinArgs(argv, kControlMaxName); }
+
+int RunCommand(const Config& config, const Flags& flags) {
+  const std::string name = flags.run_name.empty() ? DefaultRunName(flags.run_argv) : flags.run_name;
+  const std::string command = JoinArgs(flags.run_argv, kControlMaxRequest - kControlMaxName - 64);
+  ControlRequest start;
+  start.verb = "start";
+  start.args = {name, command};
+  std::string checked = FormatControlRequest(start);
+  ControlRequest parsed;
+  Status s = ParseControlRequest(checked, &parsed);
+  if (!s.ok()) {
+    std::fprintf(stderr, "bottleneckd run: %s\n", s.message().c_str());
+    return kRunExitFailed;
+  }
+
+  // Through the daemon, or in this process when no daemon listens.
+  ControlResponse resp;
+  s = ControlCall(config.runs.control_socket, start, &resp);
+  std::unique_ptr<RunTracker> tracker;
+  std::unique_ptr<SnapshotStore> snaps;
+  std::unique_ptr<Daemon> daemon;
+  std::thread loop;
+  if (s.IsNotFound() || config.runs.control_socket.empty()) {
+    std::fprintf(stderr, "bottleneckd run: %s; sampling in this process every %gs\n",
+                 config.runs.control_socket.empty() ? "run control is off" : s.message().c_str(),
+                 config.interval_seconds);
+    RunTrackerOptions o = config.runs.tracker;
+    o.window_seconds = 0;  // window runs are the daemon's
+    tracker = std::make_unique<RunTracker>(OpenDaemonRunStore(config), o);
+    snaps = std::make_unique<SnapshotStore>();
+    daemon = std::make_unique<Daemon>(config, snaps.get(), tracker.get());
+    daemon->PrepareSoaker();
+    daemon->Tick();  // the first sample, before the run starts
+    s = tracker->Start(name, "command", command, Now());
+    if (!s.ok()) {
+      std::fprintf(stderr, "bottleneckd run: %s\n", s.message().c_str());
+      return kRunExitFailed;
+    }
+    loop = std::thread([&] { daemon->Run(); });
+  } else if (!s.ok() || !resp.ok) {
+    std::fprintf(stderr, "bottleneckd run: cannot start run '%s': %s\n", name.c_str(),
+                 s.ok() ? resp.error.c_str() : s.message().c_str());
+    return kRunExitFailed;
+  }
+
+  struct sigaction fwd = {}, old_term = {}, old_hup = {}, old_int = {}, ign = {};
+  fwd.sa_handler = Forward;
+  sigemptyset(&fwd.sa_mask);
+  sigaction(SIGTERM, &fwd, &old_term);
+  sigaction(SIGHUP, &fwd, &old_hup);
+  // Ctrl-C reaches the command through the terminal's process group; the
+  // wrapper stays to end the run.
+  ign.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ign, &old_int);
+  int code = Execute(flags.run_argv);
+  sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGHUP, &old_hup, nullptr);
+  sigaction(SIGINT, &old_int, nullptr);
+
+  std::optional<int> exit_code;
+  if (code < 256) exit_code = code;
+  std::string text;
+  if (daemon) {
+    RunReport run;
+    std::vector<RunReport> segments;
+    tracker->Stop(name, exit_code, Now(), &run, &segments);
+    daemon->Stop();
+    loop.join();
+    text = FinishedRunText(run, segments, config.verdict.drop_floor_per_second);
+    text += tracker->has_store() ? "stored in " + tracker->store_path() + "\n" : "not stored (no run store)\n";
+  } else {
+    ControlRequest stop;
+    stop.verb = "stop";
+    stop.args = {name, std::to_string(code > 255 ? kRunExitFailed : code)};
+    ControlResponse r;
+    Status ss = ControlCall(config.runs.control_socket, stop, &r);
+    if (!ss.ok() || !r.ok) {
+      std::fprintf(stderr, "bottleneckd run: run '%s' ended but the daemon did not close it: %s\n", name.c_str(),
+                   ss.ok() ? r.error.c_str() : ss.message().c_str());
+      return code;
+    }
+    text = r.body;
+  }
+  std::fprintf(stderr, "\nbottleneckd run '%s' (exit %d):\n%s", name.c_str(), code, text.c_str());
+  return code;
+}
+
+}  // namespace bottleneckd

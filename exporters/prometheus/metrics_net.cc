@@ -1,0 +1,119 @@
+// Network interface, drop ladder, socket protocol and thread metric families.
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "base/kernel_units.h"
+#include "collectors/cpu.h"
+#include "window/window.h"
+#include "exporters/prometheus/family_builder.h"
+#include "exporters/prometheus/metrics_internal.h"
+
+namespace bottleneckd::internal {
+namespace {
+
+using prometheus::MetricType;
+
+// /proc/net/snmp fields that are levels, not counters.
+bool IsGaugeField(std::string_view name) {
+  return name == "RtoAlgorithm" || name == "RtoMin" || name == "RtoMax" || name == "MaxConn" || name == "CurrEstab";
+}
+
+}  // namespace
+
+void AddNetworkFamilies(const Snapshot& s, Families* out) {
+  const Sample& smp = s.sample;
+  if (smp.netdev) {
+    FamilyBuilder info(out, "bottleneckd_network_info",
+                       "Facts about each network interface: driver, PCI device, state; value 1.", MetricType::Gauge);
+    FamilyBuilder rxp(out, "bottleneckd_network_receive_packets_total", "Packets received by the interface.",
+                      MetricType::Counter);
+    FamilyBuilder txp(out, "bottleneckd_network_transmit_packets_total", "Packets transmitted by the interface.",
+                      MetricType::Counter);
+    FamilyBuilder rxb(out, "bottleneckd_network_receive_bytes_total", "Bytes received by the interface.",
+                      MetricType::Counter);
+    FamilyBuilder txb(out, "bottleneckd_network_transmit_bytes_total", "Bytes transmitted by the interface.",
+                      MetricType::Counter);
+    FamilyBuilder stat(out, "bottleneckd_network_device_statistic_total",
+                       "Every counter in /sys/class/net/IF/statistics, by file name.", MetricType::Counter);
+    FamilyBuilder drv(out, "bottleneckd_network_driver_statistic",
+                      "The driver's ethtool statistics, by name (mostly counters; drivers define them).",
+                      MetricType::Untyped);
+    for (const NetDev& d : *smp.netdev) {
+      info.Add(1, {{"interface", d.name},
+                   {"driver", d.driver},
+                   {"device", d.pci_device},
+                   {"operstate", d.operstate},
+                   {"virtual", d.is_virtual ? "true" : "false"}});
+      auto add = [&](FamilyBuilder& f, const char* counter) {
+        if (auto v = d.Stat(counter)) f.Add(static_cast<double>(*v), {{"interface", d.name}});
+      };
+      add(rxp, "rx_packets");
+      add(txp, "tx_packets");
+      add(rxb, "rx_bytes");
+      add(txb, "tx_bytes");
+      for (const auto& [name, v] : d.stats) stat.Add(static_cast<double>(v), {{"interface", d.name}, {"statistic", name}});
+      for (const auto& [name, v] : d.ethtool) drv.Add(static_cast<double>(v), {{"interface", d.name}, {"statistic", name}});
+    }
+  }
+  // The drop ladder: nic per interface; backlog and socket are host-wide (no
+  // interface label: in Prometheus an empty label is an absent one).
+  FamilyBuilder drops(out, "bottleneckd_network_drops_total",
+                      "Received packets lost on each rung of the drop ladder: nic (missed, fifo, over, no-buffer), "
+                      "backlog (softnet dropped), socket (UDP receive buffer errors).",
+                      MetricType::Counter);
+  if (smp.netdev)
+    for (const NetDev& d : *smp.netdev)
+      if (auto v = NicRungDrops(d)) drops.Add(static_cast<double>(*v), {{"interface", d.name}, {"rung", "nic"}});
+  if (smp.softnet) {
+    double sum = 0;
+    for (const SoftnetCpu& c : *smp.softnet) sum += static_cast<double>(c.dropped);
+    drops.Add(sum, {{"rung", "backlog"}});
+  }
+  if (smp.sockets) {
+    std::optional<double> sum;
+    for (const char* proto : {"Udp", "UdpLite"})
+      if (auto v = smp.sockets->Get(proto, "RcvbufErrors"); v && *v >= 0) sum = sum.value_or(0) + static_cast<double>(*v);
+    if (sum) drops.Add(*sum, {{"rung", "socket"}});
+  }
+}
+
+void AddSocketFamilies(const Snapshot& s, Families* out) {
+  if (!s.sample.sockets) return;
+  FamilyBuilder counters(out, "bottleneckd_netstat_total",
+                         "Protocol counters from /proc/net/snmp (Udp, UdpLite, Tcp) and /proc/net/netstat (TcpExt).",
+                         MetricType::Counter);
+  FamilyBuilder gauges(out, "bottleneckd_netstat_level",
+                       "Protocol levels from /proc/net/snmp (Tcp CurrEstab, RtoMin, ...).", MetricType::Gauge);
+  for (const SnmpTable& t : s.sample.sockets->tables)
+    for (const SnmpField& f : t.fields) {
+      if (IsGaugeField(f.name)) gauges.Add(static_cast<double>(f.value), {{"protocol", t.protocol}, {"statistic", f.name}});
+      else counters.Add(static_cast<double>(f.value), {{"protocol", t.protocol}, {"statistic", f.name}});
+    }
+}
+
+void AddThreadFamilies(const Snapshot& s, Families* out) {
+  if (!s.sample.threads) return;
+  FamilyBuilder secs(out, "bottleneckd_thread_cpu_seconds_total",
+                     "CPU seconds of each thread of the configured target processes.", MetricType::Counter);
+  FamilyBuilder last(out, "bottleneckd_thread_last_cpu", "The CPU each target thread last ran on.",
+                     MetricType::Gauge);
+  for (const ThreadSample& t : *s.sample.threads) {
+    std::string pid = std::to_string(t.pid), tid = std::to_string(t.task.tid);
+    secs.Add(TicksToSeconds(t.task.utime),
+             {{"process", t.process}, {"pid", pid}, {"thread", t.task.comm}, {"tid", tid}, {"mode", "user"}});
+    secs.Add(TicksToSeconds(t.task.stime),
+             {{"process", t.process}, {"pid", pid}, {"thread", t.task.comm}, {"tid", tid}, {"mode", "system"}});
+    last.Add(t.task.processor, {{"process", t.process}, {"pid", pid}, {"thread", t.task.comm}, {"tid", tid}});
+  }
+  if (!s.window) return;
+  FamilyBuilder ratio(out, "bottleneckd_thread_cpu_ratio",
+                      "Share of one CPU each target thread used over the last window.", MetricType::Gauge);
+  for (const ThreadWindow& t : s.window->threads)
+    ratio.Add(t.cpu_ratio, {{"process", t.process},
+                            {"pid", std::to_string(t.pid)},
+                            {"thread", t.thread},
+                            {"tid", std::to_string(t.tid)}});
+}
+
+}  // namespace bottleneckd::internal

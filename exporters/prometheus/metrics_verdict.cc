@@ -1,0 +1,53 @@
+// Verdict metric families: the current label (one series per bound, 1 for the
+// current one), its resource and confidence, each label's score, and the
+// utilisation plateau (DESIGN.md sections 4 and 8; docs/verdict-rules.md).
+#include "analysis/verdict.h"
+#include "exporters/prometheus/family_builder.h"
+#include "exporters/prometheus/metrics_internal.h"
+
+namespace bottleneckd::internal {
+
+void AddVerdictFamilies(const Snapshot& s, Families* out) {
+  using prometheus::MetricType;
+  if (s.verdict) {
+    const Verdict& v = *s.verdict;
+    {
+      FamilyBuilder f(out, "bottleneckd_verdict",
+                      "What limits this host over the last window: 1 for the current label (cpu, interrupt, bus, "
+                      "none, undetermined), 0 for the others. Labels change only after holding for "
+                      "verdict.hysteresis_windows windows.",
+                      MetricType::Gauge);
+      for (int b = 0; b < kBoundCount; ++b)
+        f.Add(static_cast<int>(v.label) == b ? 1 : 0, {{"bound", BoundName(static_cast<Bound>(b))}});
+    }
+    {
+      FamilyBuilder f(out, "bottleneckd_verdict_info",
+                      "The current verdict's label and the resource it names (\"cpu1\", \"em0 (0000:02:01.0)\"); "
+                      "value 1.",
+                      MetricType::Gauge);
+      f.Add(1, {{"bound", BoundName(v.label)}, {"resource", v.resource}});
+    }
+    {
+      FamilyBuilder f(out, "bottleneckd_verdict_confidence_ratio",
+                      "How clearly the current label's evidence beats the runner-up's, 0 to 1.", MetricType::Gauge);
+      f.Add(v.confidence);
+    }
+    {
+      FamilyBuilder f(out, "bottleneckd_verdict_score_ratio",
+                      "Each label's score over the last window, 0 to 1, before hysteresis.", MetricType::Gauge);
+      for (int b = 0; b < kBoundCount; ++b) f.Add(v.scores[b], {{"bound", BoundName(static_cast<Bound>(b))}});
+    }
+  }
+  if (s.plateau) {
+    FamilyBuilder f(out, "bottleneckd_utilisation_plateau",
+                    "1 while offered load rises and CPU utilisation stays flat below 100 % with delivered "
+                    "throughput flat or falling (the seed's symptom), over the recent windows.",
+                    MetricType::Gauge);
+    f.Add(s.plateau->detected ? 1 : 0);
+    FamilyBuilder l(out, "bottleneckd_utilisation_plateau_level_ratio",
+                    "The utilisation the plateau sits at (0 when there is none).", MetricType::Gauge);
+    l.Add(s.plateau->detected ? s.plateau->level : 0);
+  }
+}
+
+}  // namespace bottleneckd::internal

@@ -1,0 +1,196 @@
+#include "exporters/prometheus/text_format.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+#include <system_error>
+
+namespace bottleneckd {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+void AppendHelp(std::string_view s, std::string* out) {
+  for (char c : s) {
+    if (c == '\\') {
+      out->append("\\\\");
+    } else if (c == '\n') {
+      out->append("\\n");
+    } else {
+      out->push_back(c);
+    }
+  }
+}
+
+void AppendLabelValue(std::string_view s, std::string* out) {
+  size_t start = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c != '\\' && c != '"' && c != '\n') continue;
+    out->append(s.data() + start, i - start);
+    out->push_back('\\');
+    out->push_back(c == '\n' ? 'n' : c);
+    start = i + 1;
+  }
+  out->append(s.data() + start, s.size() - start);
+}
+
+void AppendU64(std::uint64_t v, std::string* out) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  out->append(buf, r.ptr);
+}
+
+const char* TypeName(MetricType t) {
+  switch (t) {
+    case MetricType::Counter:
+      return "counter";
+    case MetricType::Gauge:
+      return "gauge";
+    case MetricType::Summary:
+      return "summary";
+    case MetricType::Histogram:
+      return "histogram";
+    case MetricType::Untyped:
+      break;
+  }
+  return "untyped";
+}
+
+// name + suffix + {labels[,extra_name="extra_value"]} + ' '.
+void AppendHead(const MetricFamily& f, const ClientMetric& m, std::string_view suffix, std::string* out,
+                std::string_view extra_name = {}, double extra_value = 0) {
+  out->append(f.name);
+  out->append(suffix);
+  if (!m.label.empty() || !extra_name.empty()) {
+    out->push_back('{');
+    bool first = true;
+    for (const auto& l : m.label) {
+      if (!first) out->push_back(',');
+      first = false;
+      out->append(l.name);
+      out->append("=\"");
+      AppendLabelValue(l.value, out);
+      out->push_back('"');
+    }
+    if (!extra_name.empty()) {
+      if (!first) out->push_back(',');
+      out->append(extra_name);
+      out->append("=\"");
+      AppendTextValue(extra_value, out);
+      out->push_back('"');
+    }
+    out->push_back('}');
+  }
+  out->push_back(' ');
+}
+
+void AppendTail(const ClientMetric& m, std::string* out) {
+  if (m.timestamp_ms != 0) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof(buf), m.timestamp_ms);
+    out->push_back(' ');
+    out->append(buf, r.ptr);
+  }
+  out->push_back('\n');
+}
+
+void AppendSample(const MetricFamily& f, const ClientMetric& m, double v, std::string* out) {
+  AppendHead(f, m, {}, out);
+  AppendTextValue(v, out);
+  AppendTail(m, out);
+}
+
+void AppendSumCount(const MetricFamily& f, const ClientMetric& m, double sum, std::uint64_t count,
+                    std::string* out) {
+  AppendHead(f, m, "_sum", out);
+  AppendTextValue(sum, out);
+  AppendTail(m, out);
+  AppendHead(f, m, "_count", out);
+  AppendU64(count, out);
+  AppendTail(m, out);
+}
+
+void AppendFamily(const MetricFamily& f, std::string* out) {
+  if (!f.help.empty()) {
+    out->append("# HELP ");
+    out->append(f.name);
+    out->push_back(' ');
+    AppendHelp(f.help, out);
+    out->push_back('\n');
+  }
+  out->append("# TYPE ");
+  out->append(f.name);
+  out->push_back(' ');
+  out->append(TypeName(f.type));
+  out->push_back('\n');
+  for (const ClientMetric& m : f.metric) {
+    switch (f.type) {
+      case MetricType::Counter:
+        AppendSample(f, m, m.counter.value, out);
+        break;
+      case MetricType::Gauge:
+        AppendSample(f, m, m.gauge.value, out);
+        break;
+      case MetricType::Untyped:
+        AppendSample(f, m, m.untyped.value, out);
+        break;
+      case MetricType::Summary:
+        for (const auto& q : m.summary.quantile) {
+          AppendHead(f, m, {}, out, "quantile", q.quantile);
+          AppendTextValue(q.value, out);
+          AppendTail(m, out);
+        }
+        AppendSumCount(f, m, m.summary.sample_sum, m.summary.sample_count, out);
+        break;
+      case MetricType::Histogram: {
+        bool has_inf = false;
+        for (const auto& b : m.histogram.bucket) {
+          AppendHead(f, m, "_bucket", out, "le", b.upper_bound);
+          AppendU64(b.cumulative_count, out);
+          AppendTail(m, out);
+          has_inf = std::isinf(b.upper_bound) && b.upper_bound > 0;
+        }
+        if (!has_inf) {
+          AppendHead(f, m, "_bucket", out, "le", INFINITY);
+          AppendU64(m.histogram.sample_count, out);
+          AppendTail(m, out);
+        }
+        AppendSumCount(f, m, m.histogram.sample_sum, m.histogram.sample_count, out);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void AppendTextValue(double v, std::string* out) {
+  if (std::isnan(v)) {
+    out->append("NaN");
+    return;
+  }
+  if (std::isinf(v)) {
+    out->append(v > 0 ? "+Inf" : "-Inf");
+    return;
+  }
+  char buf[32];
+  std::to_chars_result r;
+  // -2^63 and 2^63 are exact doubles; the half-open range keeps the cast defined.
+  if (v >= -9223372036854775808.0 && v < 9223372036854775808.0 &&
+      static_cast<double>(static_cast<std::int64_t>(v)) == v) {
+    r = std::to_chars(buf, buf + sizeof(buf), static_cast<std::int64_t>(v));
+  } else {
+    r = std::to_chars(buf, buf + sizeof(buf), v);
+  }
+  out->append(buf, r.ptr);
+}
+
+void AppendTextFormat(const std::vector<prometheus::MetricFamily>& families, std::string* out) {
+  for (const MetricFamily& f : families) AppendFamily(f, out);
+}
+
+}  // namespace bottleneckd

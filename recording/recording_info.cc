@@ -1,0 +1,274 @@
+// recording.yaml (docs/recording-format.md): ParseRecordingInfo and
+// RecordingInfoYaml. Every error names the file, line and column.
+#include "recording/recording.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <cmath>
+#include <set>
+
+#include "base/parse_util.h"
+#include "base/config_reader.h"
+
+namespace bottleneckd {
+namespace {
+
+constexpr std::string_view kFormatName = "bottleneckd-recording";
+constexpr const char* kLabels[] = {"cpu", "interrupt", "bus", "none", "undetermined"};
+
+// Reads the YAML of one recording.yaml; `r` labels errors with the file.
+class InfoParser {
+ public:
+  explicit InfoParser(std::string_view file) : r_(file) {}
+
+  Status Parse(YAML::Node root, RecordingInfo* out) {
+    // Non-const nodes throughout: a const node's operator[] gives an invalid
+    // node for a missing key, which throws on the first question.
+    if (!root.IsDefined() || root.IsNull()) return Error(root, "empty: not a bottleneckd recording (no 'format')");
+    if (!root.IsMap()) return Error(root, "must be a mapping (format: bottleneckd-recording, version: 1, ...)");
+    BN_RETURN_IF_ERROR(
+        Keys(root, "recording.yaml",
+             {"format", "version", "interval_seconds", "source", "created", "host", "soaker", "samples", "runs"}));
+    // What it is first (format, version), then what this version requires.
+    if (!root["format"]) return Error(root, "missing required key 'format' (not a bottleneckd recording?)");
+    const YAML::Node format = root["format"];
+    if (!format.IsScalar() || format.Scalar() != kFormatName)
+      return Error(format, "format must be '" + std::string(kFormatName) + "', got '" + Text(format) +
+                               "' (not a bottleneckd recording)");
+    if (!root["version"]) return Error(root, "missing required key 'version'");
+    double d = 0;
+    BN_RETURN_IF_ERROR(Number(root, "version", 0, 1e9, true, &d));
+    if (d != kRecordingVersion)
+      return Error(root["version"], "version " + Text(root["version"]) + " is not supported (this bottleneckd reads " +
+                                        "version " + std::to_string(kRecordingVersion) + ")");
+    out->version = kRecordingVersion;
+    for (std::string_view key : {"interval_seconds", "samples"}) {
+      if (!root[std::string(key)]) return Error(root, "missing required key '" + std::string(key) + "'");
+    }
+    BN_RETURN_IF_ERROR(Number(root, "interval_seconds", 0.001, 86400, false, &out->interval_seconds));
+    BN_RETURN_IF_ERROR(r_.String(root, "source", &out->source));
+    if (out->source != "recorded" && out->source != "simulated")
+      return Error(root["source"], "source must be recorded or simulated, got '" + out->source + "'");
+    BN_RETURN_IF_ERROR(r_.String(root, "created", &out->created));
+    if (!out->created.empty() && !IsRfc3339(out->created))
+      return Error(root["created"],
+                   "created must be an RFC 3339 time like 2026-11-30T11:30:00Z, got '" + out->created + "'");
+    YAML::Node host = root["host"];
+    BN_RETURN_IF_ERROR(Keys(host, "host", {"hostname", "kernel", "cpus"}));
+    BN_RETURN_IF_ERROR(r_.String(host, "hostname", &out->hostname));
+    BN_RETURN_IF_ERROR(r_.String(host, "kernel", &out->kernel));
+    d = 0;
+    BN_RETURN_IF_ERROR(Number(host, "cpus", 0, 1 << 20, true, &d));
+    out->cpus = static_cast<int>(d);
+    BN_RETURN_IF_ERROR(r_.Bool(root, "soaker", &out->soaker));
+    BN_RETURN_IF_ERROR(Number(root, "samples", 0, 1e9, true, &d));
+    out->samples = static_cast<size_t>(d);
+    return Runs(root["runs"], &out->runs);
+  }
+
+ private:
+  Status Error(const YAML::Node& n, const std::string& msg) const { return At(r_.file(), n.Mark(), msg); }
+  // At the key itself: an empty value's mark is wherever the next token starts.
+  Status ErrorAtKey(const YAML::Node& map, std::string_view key, const std::string& msg) const {
+    for (const auto& kv : map)
+      if (kv.first.Scalar() == key) return Error(kv.first, msg);
+    return Error(map, msg);
+  }
+
+  static std::string Text(const YAML::Node& n) {
+    if (!n.IsScalar()) return "a non-scalar";
+    std::string s = n.Scalar();
+    return s.size() > 80 ? s.substr(0, 80) + "..." : s;
+  }
+
+  // Known keys only, each once (YAML allows a repeat; a second value would be ignored).
+  Status Keys(const YAML::Node& n, std::string_view what, std::initializer_list<std::string_view> allowed) const {
+    BN_RETURN_IF_ERROR(r_.Map(n, what, allowed));
+    if (!n.IsMap()) return Status::OK();
+    std::set<std::string> seen;
+    for (const auto& kv : n) {
+      if (!seen.insert(kv.first.Scalar()).second)
+        return Error(kv.first, "duplicate key '" + kv.first.Scalar() + "' in " + std::string(what));
+    }
+    return Status::OK();
+  }
+
+  // A finite number in [lo, hi] (whole when `integer`); absent leaves *out.
+  Status Number(const YAML::Node& n, std::string_view key, double lo, double hi, bool integer, double* out) const {
+    if (!n.IsMap() || !n[std::string(key)]) return Status::OK();
+    const YAML::Node v = n[std::string(key)];
+    double d = 0;
+    bool ok = v.IsScalar() && ParseDouble(Trim(v.Scalar()), &d) && std::isfinite(d) && d >= lo && d <= hi &&
+              (!integer || std::floor(d) == d);
+    if (!ok) {
+      return Error(v, std::string(key) + " must be " + (integer ? "a whole number" : "a number") + " from " +
+                          Plain(lo) + " to " + Plain(hi) + ", got '" + Text(v) + "'");
+    }
+    *out = d;
+    return Status::OK();
+  }
+
+  static std::string Plain(double d) {
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::fixed);
+    return std::string(buf, r.ptr);
+  }
+
+  static bool IsRfc3339(const std::string& s) {
+    // 2026-11-30T11:30:00Z, optional fraction, Z or +hh:mm / -hh:mm.
+    auto digits = [&](size_t at, size_t n) {
+      if (at + n > s.size()) return false;
+      for (size_t i = at; i < at + n; ++i)
+        if (s[i] < '0' || s[i] > '9') return false;
+      return true;
+    };
+    if (!digits(0, 4) || s.size() < 20 || s[4] != '-' || !digits(5, 2) || s[7] != '-' || !digits(8, 2) ||
+        (s[10] != 'T' && s[10] != 't') || !digits(11, 2) || s[13] != ':' || !digits(14, 2) || s[16] != ':' ||
+        !digits(17, 2))
+      return false;
+    size_t i = 19;
+    if (s[i] == '.') {
+      size_t j = i + 1;
+      while (j < s.size() && s[j] >= '0' && s[j] <= '9') ++j;
+      if (j == i + 1) return false;
+      i = j;
+    }
+    if (i == s.size() - 1) return s[i] == 'Z' || s[i] == 'z';
+    return i + 6 == s.size() && (s[i] == '+' || s[i] == '-') && digits(i + 1, 2) && s[i + 3] == ':' && digits(i + 4, 2);
+  }
+
+  Status Runs(YAML::Node n, std::vector<RecordingRun>* out) const {
+    out->clear();
+    if (!n.IsDefined() || n.IsNull()) return Status::OK();
+    if (!n.IsSequence()) return Error(n, "runs must be a list of {name, start, end, ...}");
+    for (YAML::Node item : n) {
+      if (!item.IsMap()) return Error(item, "a run must be a mapping with name, start and end");
+      BN_RETURN_IF_ERROR(
+          Keys(item, "a run",
+               {"name", "start", "end", "offered_bits_per_second", "offered_packets_per_second", "expected"}));
+      for (std::string_view key : {"name", "start", "end"}) {
+        if (!item[std::string(key)]) return Error(item, "a run needs '" + std::string(key) + "'");
+      }
+      RecordingRun run;
+      BN_RETURN_IF_ERROR(r_.String(item, "name", &run.name));
+      if (run.name.empty()) return ErrorAtKey(item, "name", "a run's name must not be empty");
+      BN_RETURN_IF_ERROR(Number(item, "start", 0, 1e9, false, &run.start));
+      BN_RETURN_IF_ERROR(Number(item, "end", 0, 1e9, false, &run.end));
+      if (!(run.end > run.start))
+        return Error(item["end"], "run '" + run.name + "' ends at " + Text(item["end"]) +
+                                      " s, not after its start at " + Text(item["start"]) + " s");
+      for (auto [key, dst] : {std::pair{"offered_bits_per_second", &run.offered_bits_per_second},
+                              std::pair{"offered_packets_per_second", &run.offered_packets_per_second}}) {
+        if (!item[key]) continue;
+        double v = 0;
+        BN_RETURN_IF_ERROR(Number(item, key, 0, 1e18, false, &v));
+        *dst = v;
+      }
+      YAML::Node expected = item["expected"];
+      BN_RETURN_IF_ERROR(Keys(expected, "expected", {"label", "resource"}));
+      if (expected.IsMap()) {
+        if (!expected["label"])
+          return Error(expected, "expected needs a label (cpu, interrupt, bus, none, undetermined)");
+        BN_RETURN_IF_ERROR(r_.String(expected, "label", &run.expected_label));
+        bool known = false;
+        for (const char* l : kLabels) known = known || run.expected_label == l;
+        if (!known)
+          return Error(expected["label"], "expected label must be cpu, interrupt, bus, none or undetermined, got '" +
+                                              run.expected_label + "'");
+        BN_RETURN_IF_ERROR(r_.String(expected, "resource", &run.expected_resource));
+      }
+      out->push_back(std::move(run));
+    }
+    return Status::OK();
+  }
+
+  ConfigReader r_;
+};
+
+// A YAML double-quoted scalar: every string round-trips, whatever it holds.
+std::string Quote(std::string_view s) {
+  std::string o = "\"";
+  for (char ch : s) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      o += '\\';
+      o += ch;
+    } else if (c == '\n') {
+      o += "\\n";
+    } else if (c == '\t') {
+      o += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      static const char kHex[] = "0123456789abcdef";
+      o += "\\x";
+      o += kHex[c >> 4];
+      o += kHex[c & 15];
+    } else {
+      o += ch;
+    }
+  }
+  return o + "\"";
+}
+
+// The shortest text that reads back as the same double.
+std::string Num(double v) {
+  char buf[64];
+  double a = std::fabs(v);
+  auto fmt = (a == 0 || (a >= 1e-4 && a < 1e16)) ? std::chars_format::fixed : std::chars_format::scientific;
+  auto r = std::to_chars(buf, buf + sizeof(buf), v, fmt);
+  return std::string(buf, r.ptr);
+}
+
+}  // namespace
+
+Status ParseRecordingInfo(std::string_view yaml, std::string_view filename, RecordingInfo* out) {
+  RecordingInfo info;
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    return At(filename, e.mark, e.msg);
+  }
+  try {
+    BN_RETURN_IF_ERROR(InfoParser(filename).Parse(root, &info));
+  } catch (const YAML::Exception& e) {
+    return At(filename, e.mark, e.msg);
+  }
+  *out = std::move(info);
+  return Status::OK();
+}
+
+std::string RecordingInfoYaml(const RecordingInfo& info) {
+  std::string y = "# bottleneckd recording (docs/recording-format.md)\n";
+  y += "format: " + std::string(kFormatName) + "\n";
+  y += "version: " + std::to_string(info.version) + "\n";
+  y += "interval_seconds: " + Num(info.interval_seconds) + "\n";
+  y += "source: " + Quote(info.source) + "\n";
+  if (!info.created.empty()) y += "created: " + Quote(info.created) + "\n";
+  if (!info.hostname.empty() || !info.kernel.empty() || info.cpus != 0) {
+    y += "host:\n";
+    if (!info.hostname.empty()) y += "  hostname: " + Quote(info.hostname) + "\n";
+    if (!info.kernel.empty()) y += "  kernel: " + Quote(info.kernel) + "\n";
+    if (info.cpus != 0) y += "  cpus: " + std::to_string(info.cpus) + "\n";
+  }
+  y += std::string("soaker: ") + (info.soaker ? "true" : "false") + "\n";
+  y += "samples: " + std::to_string(info.samples) + "\n";
+  if (info.runs.empty()) return y;
+  y += "runs:\n";
+  for (const RecordingRun& r : info.runs) {
+    y += "  - name: " + Quote(r.name) + "\n";
+    y += "    start: " + Num(r.start) + "\n";
+    y += "    end: " + Num(r.end) + "\n";
+    if (r.offered_bits_per_second) y += "    offered_bits_per_second: " + Num(*r.offered_bits_per_second) + "\n";
+    if (r.offered_packets_per_second)
+      y += "    offered_packets_per_second: " + Num(*r.offered_packets_per_second) + "\n";
+    if (!r.expected_label.empty() || !r.expected_resource.empty()) {
+      y += "    expected:\n";
+      y += "      label: " + Quote(r.expected_label) + "\n";
+      if (!r.expected_resource.empty()) y += "      resource: " + Quote(r.expected_resource) + "\n";
+    }
+  }
+  return y;
+}
+
+}  // namespace bottleneckd

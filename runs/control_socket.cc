@@ -1,0 +1,348 @@
+// The control socket's server (one thread, one connection at a time) and
+// client. The wire format is in control_protocol.cc.
+#include "runs/control_socket.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#include "base/parse_util.h"
+#include "runs/control_io.h"
+#include "base/log.h"
+
+#ifndef SO_PEERGROUPS
+#define SO_PEERGROUPS 59  // Linux 4.13
+#endif
+
+namespace bottleneckd {
+namespace {
+
+using control_io::After;
+using control_io::Clock;
+using control_io::Drain;
+using control_io::Io;
+using control_io::MakeAddress;
+using control_io::ReadUntil;
+using control_io::Seconds;
+using control_io::UniqueFd;
+using control_io::WaitFor;
+using control_io::WriteAll;
+
+constexpr size_t kMaxAnswer = 4 << 20;   // the client's cap on an answer
+constexpr size_t kMaxDrain = 64 << 10;   // bytes the server discards after an error
+constexpr int kListenBacklog = 16;
+
+std::vector<gid_t> PeerGroups(int fd) {
+  std::vector<gid_t> groups(64);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    socklen_t len = static_cast<socklen_t>(groups.size() * sizeof(gid_t));
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups.data(), &len) == 0) {
+      groups.resize(len / sizeof(gid_t));
+      return groups;
+    }
+    if (errno != ERANGE) break;
+    groups.resize(len / sizeof(gid_t) + 1);
+  }
+  return {};
+}
+
+// The gid of `name` ("" the effective gid) and a name for messages.
+Status ResolveGroup(const std::string& name, gid_t* gid, std::string* shown) {
+  long hint = ::sysconf(_SC_GETGR_R_SIZE_MAX);
+  std::vector<char> buf(hint > 0 ? static_cast<size_t>(hint) : 16384);
+  group g{};
+  group* found = nullptr;
+  for (;;) {
+    int rc = name.empty() ? ::getgrgid_r(::getegid(), &g, buf.data(), buf.size(), &found)
+                          : ::getgrnam_r(name.c_str(), &g, buf.data(), buf.size(), &found);
+    if (rc == ERANGE && buf.size() < (1u << 24)) {
+      buf.resize(buf.size() * 2);
+      continue;
+    }
+    break;
+  }
+  if (name.empty()) {
+    *gid = ::getegid();
+    *shown = found ? std::string(found->gr_name) : std::to_string(*gid);
+    return Status::OK();
+  }
+  if (!found) return Status::InvalidArgument("unknown group '" + name + "' for the control socket");
+  *gid = found->gr_gid;
+  *shown = name;
+  return Status::OK();
+}
+
+// mkdir -p of the socket's directory; directories it creates are 0755.
+Status MakeParentDirs(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos || slash == 0) return Status::OK();
+  std::string dir = path.substr(0, slash);
+  for (size_t pos = 1; pos <= dir.size(); ++pos) {
+    if (pos != dir.size() && dir[pos] != '/') continue;
+    std::string prefix = dir.substr(0, pos);
+    if (::mkdir(prefix.c_str(), 0755) == 0) {
+      ::chmod(prefix.c_str(), 0755);  // whatever the umask
+    } else if (errno != EEXIST) {
+      return Status::FromErrno(errno, "cannot create " + prefix + " for the control socket " + path);
+    }
+  }
+  struct stat st{};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return Status::IOError("cannot create the control socket " + path + ": " + dir + " is not a directory");
+  return Status::OK();
+}
+
+// Removes a socket file nobody listens on; a live one is an error.
+Status ClearStaleSocket(const std::string& path, const sockaddr_un& addr) {
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Status::OK();
+    return Status::FromErrno(errno, "cannot check the control socket " + path);
+  }
+  if (!S_ISSOCK(st.st_mode))
+    return Status::IOError(path + " exists and is not a socket: remove it or choose another control socket path");
+  UniqueFd probe(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (probe.get() < 0) return Status::FromErrno(errno, "socket");
+  if (::connect(probe.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) == 0 || errno == EAGAIN)
+    return Status::IOError("another bottleneckd is listening on " + path);
+  if (errno != ECONNREFUSED) return Status::FromErrno(errno, "cannot check the control socket " + path);
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+    return Status::FromErrno(errno, "cannot remove the stale control socket " + path);
+  Log(LogLevel::kInfo, "removed a stale control socket", {{"path", path}});
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ControlServer::Start(const ControlServerOptions& o, ControlHandler handler,
+                            std::unique_ptr<ControlServer>* out) {
+  sockaddr_un addr;
+  BN_RETURN_IF_ERROR(MakeAddress(o.path, &addr));
+  if (!handler) return Status::InvalidArgument("control socket " + o.path + ": no handler");
+  if (!(o.read_timeout_seconds > 0) || !std::isfinite(o.read_timeout_seconds))
+    return Status::InvalidArgument("control socket read timeout must be a positive number of seconds");
+  std::unique_ptr<ControlServer> s(new ControlServer());
+  BN_RETURN_IF_ERROR(ResolveGroup(o.group, &s->group_, &s->group_name_));
+  BN_RETURN_IF_ERROR(MakeParentDirs(o.path));
+  BN_RETURN_IF_ERROR(ClearStaleSocket(o.path, addr));
+
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (fd.get() < 0) return Status::FromErrno(errno, "socket");
+  // Created 0600, so nobody else gets in before the chown and chmod. The umask
+  // is process-wide: Start belongs to start-up, before threads create files.
+  mode_t old_mask = ::umask(0177);
+  int rc = ::bind(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr));
+  int bind_errno = errno;
+  ::umask(old_mask);
+  if (rc != 0) return Status::FromErrno(bind_errno, "cannot bind the control socket " + o.path);
+  // After bind, a failure removes the file again; errno is taken first.
+  auto fail = [&](int err, const char* what) {
+    ::unlink(o.path.c_str());
+    return Status::FromErrno(err, std::string(what) + " the control socket " + o.path);
+  };
+  if (::chown(o.path.c_str(), static_cast<uid_t>(-1), s->group_) != 0) {
+    int err = errno;
+    ::unlink(o.path.c_str());
+    return Status::FromErrno(err, "cannot give the control socket " + o.path + " to group " + s->group_name_);
+  }
+  if (::chmod(o.path.c_str(), 0660) != 0) return fail(errno, "cannot chmod");
+  struct stat st{};
+  if (::lstat(o.path.c_str(), &st) != 0) return fail(errno, "cannot stat");
+  if (::listen(fd.get(), kListenBacklog) != 0) return fail(errno, "cannot listen on");
+  int wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake < 0) return fail(errno, "cannot create the wake-up eventfd for");
+
+  s->path_ = o.path;
+  s->socket_dev_ = st.st_dev;
+  s->socket_ino_ = st.st_ino;
+  s->listen_fd_ = fd.release();
+  s->wake_fd_ = wake;
+  s->read_timeout_ = o.read_timeout_seconds;
+  s->handler_ = std::move(handler);
+  s->thread_ = std::thread([srv = s.get()] { srv->Serve(); });
+  Log(LogLevel::kDebug, "control socket listening", {{"path", o.path}, {"group", s->group_name_}});
+  *out = std::move(s);
+  return Status::OK();
+}
+
+ControlServer::~ControlServer() {
+  stop_.store(true);
+  if (wake_fd_ >= 0) {
+    uint64_t one = 1;
+    ssize_t n = ::write(wake_fd_, &one, sizeof(one));
+    (void)n;
+  }
+  if (thread_.joinable()) thread_.join();
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+  struct stat st{};
+  if (!path_.empty() && ::lstat(path_.c_str(), &st) == 0 && st.st_dev == socket_dev_ && st.st_ino == socket_ino_)
+    ::unlink(path_.c_str());
+}
+
+void ControlServer::Serve() {
+  while (!stop_.load()) {
+    pollfd p[2] = {{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    int n = ::poll(p, 2, -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      Log(LogLevel::kError, "control socket: poll failed", {{"err", std::strerror(errno)}});
+      return;
+    }
+    if (p[1].revents) return;
+    if (p[0].revents & (POLLERR | POLLNVAL)) {
+      Log(LogLevel::kError, "control socket: listening socket failed", {{"path", path_}});
+      return;
+    }
+    if (!(p[0].revents & POLLIN)) continue;
+    int c = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (c < 0) {
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        Log(LogLevel::kWarn, "control socket: cannot accept", {{"err", std::strerror(errno)}});
+        WaitFor(wake_fd_, POLLIN, After(0.1), -1);  // do not spin; still wakes for the destructor
+      }
+      continue;
+    }
+    ServeConnection(c);
+    ::close(c);
+  }
+}
+
+void ControlServer::ServeConnection(int fd) {
+  auto deadline = After(read_timeout_);
+  auto answer = [&](const ControlResponse& r, Clock::time_point by) {
+    WriteAll(fd, FormatControlResponse(r), by, wake_fd_);
+    ::shutdown(fd, SHUT_WR);  // the client's read ends here
+  };
+  auto refuse = [&](const std::string& message, Clock::time_point by) {
+    ControlResponse r;
+    r.error = message;
+    answer(r, by);
+  };
+
+  ucred cred{};
+  socklen_t len = sizeof(cred);
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return;
+  if (!PeerAllowed(cred.uid, cred.gid, PeerGroups(fd), ::geteuid(), group_)) {
+    Log(LogLevel::kWarn, "control socket refused a peer",
+        {{"uid", std::to_string(cred.uid)}, {"pid", std::to_string(cred.pid)}, {"group", group_name_}});
+    refuse("permission denied: uid " + std::to_string(cred.uid) +
+               " is neither root nor the daemon's user and is not in group " + group_name_,
+           deadline);
+    Drain(fd, kMaxDrain, deadline, wake_fd_);
+    return;
+  }
+
+  std::string line;
+  Io r = ReadUntil(fd, &line, kControlMaxRequest + 1, deadline, wake_fd_, /*stop_at_newline=*/true);
+  if (r == Io::kDone && line.find('\n') + 1 > kControlMaxRequest) r = Io::kOversize;  // newline is byte 4097
+  switch (r) {
+    case Io::kDone:
+      break;
+    case Io::kTimeout:
+      Log(LogLevel::kDebug, "control socket: dropped a silent client", {{"pid", std::to_string(cred.pid)}});
+      refuse("request timed out: no complete line within " + Seconds(read_timeout_), Clock::now());
+      return;
+    case Io::kOversize:
+      refuse("request longer than " + std::to_string(kControlMaxRequest) + " bytes", After(read_timeout_));
+      Drain(fd, kMaxDrain, After(read_timeout_), wake_fd_);
+      return;
+    case Io::kEof:
+      if (!line.empty()) refuse("incomplete request: the connection closed before the newline", Clock::now());
+      return;
+    default:  // woken (shutting down), closed or failed
+      return;
+  }
+  line.resize(line.find('\n') + 1);  // one request per connection: the rest is ignored
+
+  ControlRequest req;
+  ControlResponse resp;
+  Status st = ParseControlRequest(line, &req);
+  if (!st.ok()) {
+    resp.error = st.message();
+  } else {
+    req.pid = cred.pid;
+    req.uid = cred.uid;
+    req.gid = cred.gid;
+    resp = handler_(req);
+  }
+  answer(resp, After(read_timeout_));
+  Drain(fd, kMaxDrain, Clock::now(), wake_fd_);  // what is already there, without waiting
+}
+
+Status ControlCall(const std::string& path, const ControlRequest& req, ControlResponse* out,
+                   double timeout_seconds) {
+  *out = ControlResponse();
+  sockaddr_un addr;
+  BN_RETURN_IF_ERROR(MakeAddress(path, &addr));
+  if (!(timeout_seconds > 0) || !std::isfinite(timeout_seconds))
+    return Status::InvalidArgument("control call timeout must be a positive number of seconds");
+  std::string line = FormatControlRequest(req);
+  ControlRequest check;
+  BN_RETURN_IF_ERROR(ParseControlRequest(line, &check));
+  auto deadline = After(timeout_seconds);
+
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (fd.get() < 0) return Status::FromErrno(errno, "socket");
+  // A blocking connect waits while the backlog is full, bounded by SO_SNDTIMEO.
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(timeout_seconds);
+  tv.tv_usec = static_cast<suseconds_t>((timeout_seconds - static_cast<double>(tv.tv_sec)) * 1e6);
+  if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1;
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  int rc;
+  do {
+    rc = ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr));
+  } while (rc != 0 && errno == EINTR && Clock::now() < deadline);
+  if (rc != 0) {
+    switch (errno) {
+      case ENOENT:
+      case ECONNREFUSED:
+      case ENOTDIR:
+        return Status::NotFound("no bottleneckd is listening on " + path + " (is the daemon running?)");
+      case EACCES:
+      case EPERM:
+        return Status::PermissionDenied("permission denied connecting to " + path +
+                                        ": your user must be in the socket's group (ls -l " + path +
+                                        " shows it) or be root");
+      case EAGAIN:
+      case EINPROGRESS:
+        return Status::IOError("timed out connecting to " + path + " after " + Seconds(timeout_seconds) +
+                               ": the daemon is busy");
+      default:
+        return Status::FromErrno(errno, "cannot connect to " + path);
+    }
+  }
+  ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) | O_NONBLOCK);
+
+  Io w = WriteAll(fd.get(), line, deadline, -1);
+  if (w == Io::kTimeout) return Status::IOError("timed out sending the request to " + path);
+  if (w == Io::kError) return Status::FromErrno(errno, "cannot send the request to " + path);
+  // kClosed: the server answered early (a refusal); read what it said.
+  ::shutdown(fd.get(), SHUT_WR);
+
+  std::string text;
+  Io r = ReadUntil(fd.get(), &text, kMaxAnswer, deadline, -1, /*stop_at_newline=*/false);
+  if (r == Io::kTimeout)
+    return Status::IOError("no answer from bottleneckd on " + path + " within " + Seconds(timeout_seconds));
+  if (r == Io::kOversize)
+    return Status::IOError("the answer from " + path + " is longer than " + std::to_string(kMaxAnswer) + " bytes");
+  if (r == Io::kError) return Status::FromErrno(errno, "cannot read the answer from " + path);
+  Status st = ParseControlResponse(text, out);
+  if (!st.ok()) return st.WithContext("bottleneckd on " + path);
+  if (!out->ok && StartsWith(out->error, "permission denied"))
+    return Status::PermissionDenied(out->error + " (" + path + ")");
+  return Status::OK();
+}
+
+}  // namespace bottleneckd

@@ -1,0 +1,150 @@
+// The run store's schema as an ordered list of migrations (entry i upgrades
+// PRAGMA user_version i to i + 1) and the loop that applies them. A step's
+// SQL is frozen once released: a new schema is a new entry at the end, and
+// kRunStoreSchemaVersion (run_store.h) moves with it. docs/run-store.md
+// describes the tables.
+#include <string>
+
+#include "runs/run_store_internal.h"
+
+namespace bottleneckd::run_store {
+namespace {
+
+// Version 1: runs with every RunReport figure, their evidence and reasons,
+// and their per-window timeline. Figures a run may lack are NULL.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  parent_id INTEGER REFERENCES runs(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  source TEXT NOT NULL,
+  state TEXT NOT NULL,
+  command TEXT NOT NULL DEFAULT '',
+  exit_code INTEGER,
+  start REAL NOT NULL,
+  end REAL NOT NULL,
+  offered_bits_per_second REAL,
+  offered_packets_per_second REAL,
+  delivered_packets_per_second REAL,
+  delivered_bits_per_second REAL,
+  application_packets_per_second REAL,
+  cpu_busy REAL,
+  accounting_busy REAL,
+  cpu_seconds_per_second REAL,
+  soaker_idle REAL,
+  interrupts_per_second REAL,
+  bus_utilisation REAL,
+  drops_per_second REAL,
+  first_losing_rung TEXT NOT NULL DEFAULT 'none',
+  windows INTEGER NOT NULL DEFAULT 0,
+  label TEXT NOT NULL DEFAULT 'undetermined',
+  resource TEXT NOT NULL DEFAULT '',
+  confidence REAL,
+  score_cpu REAL,
+  score_interrupt REAL,
+  score_bus REAL,
+  score_none REAL,
+  score_undetermined REAL,
+  verdict_windows INTEGER NOT NULL DEFAULT 0,
+  expected_label TEXT NOT NULL DEFAULT '',
+  expected_resource TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX runs_by_start ON runs(start);
+CREATE INDEX runs_by_name ON runs(name, start);
+CREATE INDEX runs_by_parent ON runs(parent_id);
+
+CREATE TABLE run_evidence (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL CHECK (kind IN ('evidence', 'reason')),
+  seq INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  PRIMARY KEY (run_id, kind, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE timeline (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  t REAL NOT NULL,
+  offered_packets_per_second REAL,
+  delivered_packets_per_second REAL,
+  delivered_bits_per_second REAL,
+  application_packets_per_second REAL,
+  cpu_busy REAL,
+  accounting_busy REAL,
+  cpu_seconds_per_second REAL,
+  soaker_idle REAL,
+  interrupts_per_second REAL,
+  bus_utilisation REAL,
+  drops_per_second REAL,
+  first_losing_rung TEXT NOT NULL DEFAULT 'none',
+  label TEXT NOT NULL DEFAULT 'undetermined',
+  resource TEXT NOT NULL DEFAULT '',
+  confidence REAL,
+  PRIMARY KEY (run_id, t)
+) WITHOUT ROWID;
+)sql";
+
+// Version 2: the live capture's figures (NULL without a trusted capture)
+// on runs and timeline points, and each run's flows (docs/runs.md).
+constexpr const char* kSchemaV2 = R"sql(
+ALTER TABLE runs ADD COLUMN applied_per_second REAL;
+ALTER TABLE runs ADD COLUMN echoed_per_second REAL;
+ALTER TABLE runs ADD COLUMN echo_loss_ratio REAL;
+ALTER TABLE runs ADD COLUMN turnaround_p50_seconds REAL;
+ALTER TABLE runs ADD COLUMN turnaround_p99_seconds REAL;
+ALTER TABLE runs ADD COLUMN capture_drops_per_second REAL;
+
+ALTER TABLE timeline ADD COLUMN applied_per_second REAL;
+ALTER TABLE timeline ADD COLUMN echoed_per_second REAL;
+ALTER TABLE timeline ADD COLUMN echo_loss_ratio REAL;
+ALTER TABLE timeline ADD COLUMN turnaround_p50_seconds REAL;
+ALTER TABLE timeline ADD COLUMN turnaround_p99_seconds REAL;
+ALTER TABLE timeline ADD COLUMN capture_drops_per_second REAL;
+
+CREATE TABLE run_flows (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  flow TEXT NOT NULL,
+  requests INTEGER NOT NULL DEFAULT 0,
+  replies INTEGER NOT NULL DEFAULT 0,
+  paired INTEGER NOT NULL DEFAULT 0,
+  lost INTEGER NOT NULL DEFAULT 0,
+  packets INTEGER NOT NULL DEFAULT 0,
+  bytes INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+)sql";
+
+constexpr Migration kMigrations[] = {
+    {"create runs, run_evidence and timeline", kSchemaV1},
+    {"capture figures on runs and timeline, run_flows", kSchemaV2},
+};
+static_assert(std::size(kMigrations) == kRunStoreSchemaVersion,
+              "kRunStoreSchemaVersion must equal the number of migrations");
+
+}  // namespace
+
+std::span<const Migration> Migrations() { return kMigrations; }
+
+Status ApplyMigrations(sqlite3* db, std::string_view path, std::span<const Migration> steps, int* version) {
+  while (*version < static_cast<int>(steps.size())) {
+    Transaction tx(db);
+    if (tx.begin_rc() != SQLITE_OK) return SqliteError(db, tx.begin_rc(), path, "migrating");
+    // Another process may have migrated between our read and our lock.
+    BN_RETURN_IF_ERROR(ReadUserVersion(db, path, version));
+    if (*version >= static_cast<int>(steps.size())) break;
+    const Migration& m = steps[static_cast<size_t>(*version)];
+    int next = *version + 1;
+    std::string what = "migrating to schema version " + std::to_string(next) + " (" + m.what + ")";
+    int rc = Exec(db, m.sql);
+    if (rc != SQLITE_OK) return SqliteError(db, rc, path, what);
+    // PRAGMA takes no bound parameters; `next` is our own integer.
+    std::string set = "PRAGMA user_version = " + std::to_string(next);
+    rc = Exec(db, set.c_str());
+    if (rc == SQLITE_OK) rc = tx.Commit();
+    if (rc != SQLITE_OK) return SqliteError(db, rc, path, what);
+    *version = next;
+  }
+  return Status::OK();
+}
+
+}  // namespace bottleneckd::run_store

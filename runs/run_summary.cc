@@ -1,0 +1,185 @@
+#include "runs/run_summary.h"
+
+#include <algorithm>
+
+namespace bottleneckd {
+
+TimelinePoint PointOfWindow(double t, const Signals& s, const Verdict& v) {
+  TimelinePoint p;
+  p.t = t;
+  p.offered_packets_per_second = s.offered_packets_per_second;
+  p.delivered_packets_per_second = s.delivered_packets_per_second;
+  double bus_max = -1;
+  for (const NicSignal& nic : s.nics) {
+    p.delivered_bits_per_second += nic.rx_bits_per_second;
+    p.interrupts_per_second += nic.interrupts_per_second;
+    if (nic.bus_utilisation && !nic.bus_emulated) bus_max = std::max(bus_max, *nic.bus_utilisation);
+  }
+  if (bus_max >= 0) p.bus_utilisation = bus_max;
+  double busiest = -1;
+  for (const CpuSignal& c : s.cpus) {
+    if (c.busy > busiest) busiest = c.busy, p.cpu_busy = c.busy, p.accounting_busy = c.accounting_busy;
+    p.cpu_seconds_per_second += c.busy;
+    if (c.soaker_idle) p.soaker_idle = std::min(p.soaker_idle.value_or(1.0), *c.soaker_idle);
+  }
+  p.drops_per_second = s.ladder.nic + s.ladder.backlog + s.ladder.socket;
+  p.application_packets_per_second =
+      std::max(0.0, s.delivered_packets_per_second - s.ladder.backlog - s.ladder.socket);
+  p.first_losing_rung = RungName(s.ladder.first_losing);
+  p.label = v.label;
+  p.resource = v.resource;
+  p.confidence = v.confidence;
+  uint64_t most_pairs = 0;
+  double paired = 0, lost = 0;
+  for (const CaptureWindow& c : s.captures) {
+    double drops = static_cast<double>(c.buffer_drops.value_or(0) + c.interface_drops.value_or(0));
+    p.capture_drops_per_second = p.capture_drops_per_second.value_or(0) + (c.seconds > 0 ? drops / c.seconds : 0);
+    if (!c.trusted) continue;
+    p.applied_per_second = p.applied_per_second.value_or(0) + c.requests_per_second;
+    p.echoed_per_second = p.echoed_per_second.value_or(0) + c.replies_per_second;
+    paired += c.paired_per_second;
+    lost += c.lost_per_second;
+    if (c.turnarounds > most_pairs) {
+      most_pairs = c.turnarounds;
+      p.turnaround_p50_seconds = c.turnaround_p50_seconds;
+      p.turnaround_p99_seconds = c.turnaround_p99_seconds;
+    }
+  }
+  if (paired + lost > 0) p.echo_loss_ratio = lost / (paired + lost);
+  return p;
+}
+
+void RunFlowTable::Add(const std::string& interface, const std::vector<FlowStats>& flows) {
+  for (const FlowStats& f : flows) {
+    std::string key = interface + " " + f.key.ToString();
+    auto [it, added] = entries_.try_emplace(key);
+    RunFlow& e = it->second;
+    if (added) e.flow = key;
+    e.requests += f.requests;
+    e.replies += f.replies;
+    e.paired += f.paired;
+    e.lost += f.lost;
+    e.packets += f.packets;
+    e.bytes += f.bytes;
+    if (!added || entries_.size() <= max_entries_) continue;
+    auto fewest = entries_.begin();
+    for (auto i = entries_.begin(); i != entries_.end(); ++i)
+      if (i->second.packets < fewest->second.packets) fewest = i;
+    entries_.erase(fewest);
+  }
+}
+
+void RunFlowTable::Add(const std::vector<CaptureWindow>& captures) {
+  for (const CaptureWindow& c : captures)
+    if (c.trusted) Add(c.interface, c.top_flows);
+}
+
+std::vector<RunFlow> RunFlowTable::Top(size_t n) const {
+  std::vector<const RunFlow*> all;
+  all.reserve(entries_.size());
+  for (const auto& [key, flow] : entries_) all.push_back(&flow);
+  n = std::min(n, all.size());
+  // Stable on the map's (flow) order, so ties come out in flow order.
+  std::stable_sort(all.begin(), all.end(), [](const RunFlow* a, const RunFlow* b) { return a->packets > b->packets; });
+  std::vector<RunFlow> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(*all[i]);
+  return out;
+}
+
+size_t SettleWindows(size_t windows) { return std::min(kSettleWindows, windows / 2); }
+
+void Summarise(const std::vector<TimelinePoint>& settled, const VerdictEvidence* evidence, RunReport* r) {
+  r->windows = settled.size();
+  if (settled.empty()) return;
+  double n = static_cast<double>(settled.size());
+  double idle_sum = 0;
+  size_t idle_n = 0;
+  std::map<std::string, size_t> rungs;
+  std::map<std::pair<int, std::string>, std::pair<size_t, double>> labels;  // count, confidence sum
+  r->offered_packets_per_second = r->delivered_packets_per_second = r->delivered_bits_per_second = 0;
+  r->application_packets_per_second = r->cpu_busy = r->accounting_busy = r->cpu_seconds_per_second = 0;
+  r->interrupts_per_second = r->drops_per_second = 0;
+  r->bus_utilisation.reset();
+  for (const TimelinePoint& p : settled) {
+    r->offered_packets_per_second += p.offered_packets_per_second / n;
+    r->delivered_packets_per_second += p.delivered_packets_per_second / n;
+    r->delivered_bits_per_second += p.delivered_bits_per_second / n;
+    r->application_packets_per_second += p.application_packets_per_second / n;
+    r->cpu_busy += p.cpu_busy / n;
+    r->accounting_busy += p.accounting_busy / n;
+    r->cpu_seconds_per_second += p.cpu_seconds_per_second / n;
+    r->interrupts_per_second += p.interrupts_per_second / n;
+    r->drops_per_second += p.drops_per_second / n;
+    if (p.soaker_idle) idle_sum += *p.soaker_idle, ++idle_n;
+    if (p.bus_utilisation) r->bus_utilisation = std::max(r->bus_utilisation.value_or(0.0), *p.bus_utilisation);
+    ++rungs[p.first_losing_rung];
+    auto& l = labels[{static_cast<int>(p.label), p.resource}];
+    ++l.first;
+    l.second += p.confidence;
+  }
+  r->soaker_idle.reset();
+  if (idle_n) r->soaker_idle = idle_sum / static_cast<double>(idle_n);
+  // The capture's figures: each the mean over the windows that have it.
+  auto mean_of = [&settled](std::optional<double> TimelinePoint::*field) {
+    double sum = 0;
+    size_t k = 0;
+    for (const TimelinePoint& p : settled)
+      if (p.*field) sum += *(p.*field), ++k;
+    return k ? std::optional<double>(sum / static_cast<double>(k)) : std::nullopt;
+  };
+  r->applied_per_second = mean_of(&TimelinePoint::applied_per_second);
+  r->echoed_per_second = mean_of(&TimelinePoint::echoed_per_second);
+  r->echo_loss_ratio = mean_of(&TimelinePoint::echo_loss_ratio);
+  r->turnaround_p50_seconds = mean_of(&TimelinePoint::turnaround_p50_seconds);
+  r->turnaround_p99_seconds = mean_of(&TimelinePoint::turnaround_p99_seconds);
+  r->capture_drops_per_second = mean_of(&TimelinePoint::capture_drops_per_second);
+  auto more = [](auto& a, auto& b) { return a.second < b.second; };
+  // The rung most losing windows lost at first; "none" only when no window lost.
+  std::map<std::string, size_t> losing = rungs;
+  losing.erase("none");
+  r->first_losing_rung = losing.empty() ? "none" : std::max_element(losing.begin(), losing.end(), more)->first;
+  // Ties go to the first label in Bound order (map order), so the result
+  // does not depend on the windows' order.
+  auto best = std::max_element(labels.begin(), labels.end(),
+                               [](auto& a, auto& b) { return a.second.first < b.second.first; });
+  r->verdict_windows = best->second.first;
+  r->verdict = Verdict();
+  if (evidence) {
+    auto it = evidence->find(best->first);
+    if (it != evidence->end()) r->verdict = it->second;
+  }
+  r->verdict.label = static_cast<Bound>(best->first.first);
+  r->verdict.resource = best->first.second;
+  r->verdict.confidence = best->second.second / static_cast<double>(best->second.first);
+}
+
+LoadStep StepOfRun(const RunReport& r) {
+  LoadStep step;
+  step.name = r.name;
+  step.offered_packets_per_second = r.offered_packets_per_second;
+  step.delivered_packets_per_second = r.application_packets_per_second;
+  step.utilisation = r.accounting_busy;
+  step.cpu_seconds_per_second = r.cpu_seconds_per_second;
+  step.drops_per_second = r.drops_per_second;
+  step.delivered_bytes_per_second = r.delivered_bits_per_second / 8;
+  step.first_losing_rung = r.first_losing_rung;
+  return step;
+}
+
+SweepAnalysis AnalyseSweep(const std::vector<RunReport>& runs, double drop_floor_per_second) {
+  SweepAnalysis a;
+  std::vector<LoadStep> steps;
+  for (const RunReport& r : runs) steps.push_back(StepOfRun(r));
+  PlateauOptions po;
+  po.min_steps = 2;
+  a.plateau = DetectPlateau(steps, po);
+  std::vector<LoadStep> sorted = steps;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const LoadStep& x, const LoadStep& y) {
+    return x.offered_packets_per_second < y.offered_packets_per_second;
+  });
+  a.mlfrr = FindMlfrr(sorted, drop_floor_per_second);
+  if (steps.size() >= 2) a.throughput_tracks_cpu_cost = ThroughputTracksCpuCost(steps, 0.05);
+  return a;
+}
+
+}  // namespace bottleneckd

@@ -1,0 +1,156 @@
+// Run summary: the per-second timeline of a run (one TimelinePoint per
+// window, the row the run store keeps) and the figures of a run built from
+// it: the seeds' sweep-table columns (with the live capture's applied vs
+// echoed rates), the verdict most windows held, the run's flows, and the
+// run as one step of a sweep (plateau, MLFRR). Shared by the report of a
+// recording, the live daemon's runs and the run store, so a run reads the
+// same whichever way it was taken.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/plateau.h"
+#include "analysis/signals.h"
+#include "analysis/verdict.h"
+#include "window/capture_window.h"
+
+namespace bottleneckd {
+
+// One window of a run, reduced to what reports and the store need.
+struct TimelinePoint {
+  double t = 0;  // window end: seconds since the recording's first sample, or Unix time live
+  double offered_packets_per_second = 0;      // received + NIC drops
+  double delivered_packets_per_second = 0;    // received by the NICs
+  double delivered_bits_per_second = 0;
+  double application_packets_per_second = 0;  // received less backlog and socket drops
+  double cpu_busy = 0;                        // busiest CPU (soaker when it ran)
+  double accounting_busy = 0;                 // that CPU's /proc/stat busy
+  double cpu_seconds_per_second = 0;          // all CPUs' busy time per second
+  std::optional<double> soaker_idle;          // least delivered idle among CPUs
+  double interrupts_per_second = 0;           // all NICs
+  std::optional<double> bus_utilisation;      // busiest non-emulated NIC bus path
+  double drops_per_second = 0;                // all rungs
+  std::string first_losing_rung = "none";     // RungName
+  Bound label = Bound::kUndetermined;         // the window's verdict (after hysteresis)
+  std::string resource;
+  double confidence = 0;
+  // From the live capture (window/capture_window.h), over the interfaces
+  // whose capture is trusted this window (lost nothing); unset without
+  // capture or when every capture dropped frames.
+  std::optional<double> applied_per_second, echoed_per_second;  // requests, replies (all trusted interfaces)
+  std::optional<double> echo_loss_ratio;                        // UDP lost / (paired + lost)
+  std::optional<double> turnaround_p50_seconds, turnaround_p99_seconds;  // the interface with most pairs
+  std::optional<double> capture_drops_per_second;  // all captures' pcap drops (set whenever a capture ran)
+};
+
+// A flow of a run, from the live capture's window top flows, summed over
+// the run (docs/runs.md). `flow` is FlowKey::ToString() with the interface:
+// "eth0 udp 10.0.0.1:40000 > 10.0.0.2:7".
+struct RunFlow {
+  std::string flow;
+  uint64_t requests = 0, replies = 0, paired = 0, lost = 0, packets = 0, bytes = 0;
+};
+
+TimelinePoint PointOfWindow(double t, const Signals& s, const Verdict& v);
+
+// How many flows a run's summary keeps (most packets first).
+inline constexpr size_t kRunFlows = 16;
+
+// A run's flows as the windows go by: each window's top flows (trusted
+// captures only, like the figures: an untrusted capture's "lost" may be
+// replies it missed) summed by `flow` into a bounded table. When a new flow
+// finds the table full, the entry with the fewest packets goes (the new one
+// itself when it has fewest; ties: the first in `flow` order), so memory
+// stays flat whatever the traffic: a flow among the `max_entries` biggest
+// in the end is never dropped, though a flow dropped early and seen again
+// counts again from then. Not thread-safe.
+class RunFlowTable {
+ public:
+  static constexpr size_t kMaxEntries = 256;
+  explicit RunFlowTable(size_t max_entries = kMaxEntries) : max_entries_(max_entries ? max_entries : 1) {}
+  // Adds one window's flows of `interface`.
+  void Add(const std::string& interface, const std::vector<FlowStats>& flows);
+  // Adds the top flows of each trusted capture of a window.
+  void Add(const std::vector<CaptureWindow>& captures);
+  size_t size() const { return entries_.size(); }
+  // The `n` flows with most packets, most first (ties in `flow` order).
+  std::vector<RunFlow> Top(size_t n = kRunFlows) const;
+
+ private:
+  std::map<std::string, RunFlow> entries_;  // by flow
+  size_t max_entries_;
+};
+
+struct RunReport {
+  std::string name;
+  double start = 0, end = 0;  // same clock as the points' t
+  std::optional<double> offered_bits_per_second;  // from the recording's run, when given
+  double offered_packets_per_second = 0;   // the run's, else received + NIC drops
+  double delivered_packets_per_second = 0;
+  double delivered_bits_per_second = 0;
+  double application_packets_per_second = 0;
+  double cpu_busy = 0;                      // busiest CPU's mean busy (soaker when it ran)
+  double accounting_busy = 0;               // busiest CPU's /proc/stat busy
+  double cpu_seconds_per_second = 0;
+  std::optional<double> soaker_idle;        // least delivered idle among CPUs, mean
+  double interrupts_per_second = 0;
+  std::optional<double> bus_utilisation;    // busiest NIC bus path, highest window
+  double drops_per_second = 0;
+  std::string first_losing_rung = "none";   // the rung most losing windows lost at first ("none": none lost)
+  // The live capture's figures (TimelinePoint's), each the mean over the
+  // settled windows that have it; unset when none has it. The turnaround
+  // percentiles are the mean of the windows' p50 and p99, not percentiles
+  // of the run's pairs (the windows' histograms are not kept).
+  std::optional<double> applied_per_second, echoed_per_second;
+  std::optional<double> echo_loss_ratio;
+  std::optional<double> turnaround_p50_seconds, turnaround_p99_seconds;
+  std::optional<double> capture_drops_per_second;
+  // The run's flows, most packets first, at most kRunFlows (RunFlowTable,
+  // over every window of the run, settling ones too: counts, not rates).
+  // Set by the live daemon's runs (RunTracker); segments and recordings
+  // have none. Summarise leaves them alone.
+  std::vector<RunFlow> flows;
+  size_t windows = 0;                       // settled windows the figures average
+  Verdict verdict;                          // label most settled windows held (evidence when known)
+  size_t verdict_windows = 0;               // how many held it
+  std::string expected_label, expected_resource;  // ground truth, simulated recordings
+  // Live runs and the store.
+  std::string source;           // "command", "control", "window", "segment", "recording"
+  std::string state;            // "active", "finished", "interrupted"
+  std::string command;          // the wrapped command line
+  std::optional<int> exit_code; // the wrapped command's
+  int64_t id = 0, parent_id = 0;  // store ids (0: none)
+};
+
+// Windows at the start of a run left out of its figures (the load step
+// itself and the verdict's hysteresis): kSettleWindows, but never more than
+// half the run's windows, so a short run still has figures.
+inline constexpr size_t kSettleWindows = 5;
+size_t SettleWindows(size_t windows);
+
+// Fills r's figures and verdict label/resource/confidence from the settled
+// points (the caller drops the settling ones). `evidence`, when given, maps
+// (label, resource) to the latest full Verdict seen with it, so the run's
+// verdict carries its sentences; else the verdict has none.
+using VerdictEvidence = std::map<std::pair<int, std::string>, Verdict>;
+void Summarise(const std::vector<TimelinePoint>& settled, const VerdictEvidence* evidence, RunReport* r);
+
+// The run as one step of a sweep. The plateau is on /proc/stat busy (the
+// seed's 80-85 %, the symptom as top shows it), not the soaker's truth.
+LoadStep StepOfRun(const RunReport& r);
+
+// Across runs in order: plateau, MLFRR (runs sorted by offered rate) and the
+// sensitivity check.
+struct SweepAnalysis {
+  Plateau plateau;
+  Mlfrr mlfrr;
+  std::optional<bool> throughput_tracks_cpu_cost;
+};
+SweepAnalysis AnalyseSweep(const std::vector<RunReport>& runs, double drop_floor_per_second);
+
+}  // namespace bottleneckd

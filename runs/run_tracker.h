@@ -1,0 +1,109 @@
+// RunTracker: the live daemon's runs (DESIGN.md section 3's Run). Runs are
+// started and stopped by name (from the control socket or an in-process
+// `bottleneckd run`); every analysed window is appended to each active run's
+// timeline; within a run, the steady load phases of a sweep become segment
+// runs (analysis/segments.h); and every `window_seconds` the host's
+// own window run is closed with its verdict, so a live host has a verdict
+// history without anyone starting a run. Runs (not segments) also sum the
+// live capture's top flows of their windows (docs/runs.md).
+//
+// Everything goes to the RunStore as it happens. A write that fails (full
+// disk) is logged once and retried at the next window: the run stays in
+// memory until it is stored, so nothing finished is lost while the daemon
+// lives. Thread-safe: control requests and the tick thread share one mutex.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "analysis/segments.h"
+#include "runs/run_store.h"
+#include "runs/run_summary.h"
+
+namespace bottleneckd {
+
+struct RunTrackerOptions {
+  double window_seconds = 60;        // continuous window runs; 0 turns them off
+  double keep_windows_seconds = 7 * 86400;  // window runs older than this are pruned
+  bool segments = true;              // segment runs within runs
+  SegmentOptions segment;
+  size_t max_active = 16;
+};
+
+class RunTracker {
+ public:
+  // `store` may be null (no state directory): runs live in memory only.
+  RunTracker(std::unique_ptr<RunStore> store, const RunTrackerOptions& o);
+  ~RunTracker();
+
+  // Begins a run at `now` (Unix seconds). source: "control" or "command".
+  // InvalidArgument for a name already active or too many active runs.
+  Status Start(const std::string& name, const std::string& source, const std::string& command, double now);
+  // Ends it at `now` and returns its summary (verdict with evidence) and its
+  // segments. NotFound when no run of that name is active.
+  Status Stop(const std::string& name, std::optional<int> exit_code, double now, RunReport* out,
+              std::vector<RunReport>* segments = nullptr);
+  // A window analysed by the daemon: p.t is its end (Unix seconds);
+  // `captures` are its live capture windows, whose top flows (trusted
+  // captures only) are summed into each active run's and the window run's
+  // flows (RunFlowTable; a run's summary keeps the kRunFlows biggest).
+  // Segments get no flows: their windows' flows are not kept apart.
+  void OnWindow(const TimelinePoint& p, const Verdict& v, const std::vector<CaptureWindow>& captures = {});
+  // Ends every active run as "interrupted" (daemon shutdown) and the window
+  // run in progress; stores what can be stored.
+  void Close(double now);
+
+  bool active() const;
+  std::vector<RunReport> Active() const;  // name, source, start, points so far
+  size_t unsaved() const;                 // finished runs waiting for the store
+  bool has_store() const { return store_ != nullptr; }
+  std::string store_path() const;
+
+ private:
+  struct Live {
+    RunReport run;
+    std::vector<TimelinePoint> points;
+    std::vector<Verdict> verdicts;
+    size_t stored_points = 0;  // points written to the store
+    SegmentTracker segments;
+    size_t segment_count = 0;
+    std::vector<RunReport> finished_segments;
+    RunFlowTable flows;  // every window's, from the run's start
+  };
+  // A finished run on its way to the store.
+  struct Pending {
+    RunReport run;
+    std::vector<TimelinePoint> timeline;
+    size_t stored_points = 0;
+    bool finished = false;             // run's summary written
+    std::vector<RunReport> children;   // its segments, stored after it (they need its id)
+    size_t stored_children = 0;
+  };
+  Status StopLocked(const std::string& name, std::optional<int> exit_code, double now, const char* state,
+                    RunReport* out, std::vector<RunReport>* segments);
+  // The run's figures over points [first, last] (settling windows dropped).
+  RunReport SummariseSpan(const Live& l, size_t first, size_t last) const;
+  void EndSegment(Live* l, const Segment& s);
+  void AppendPending(Live* l);                // points not yet in the store
+  bool Store(Pending* p);                     // finishes p in the store; false on failure
+  void Save(Pending p);                       // Store, else queue for retry
+  void RetryUnsaved();
+  void StoreResult(const char* what, const Status& s);  // logs a failure once, recovery once
+
+  mutable std::mutex mu_;
+  std::unique_ptr<RunStore> store_;
+  RunTrackerOptions o_;
+  std::map<std::string, Live> active_;  // by name
+  Live window_;                         // the continuous window run in progress
+  bool window_open_ = false;
+  std::vector<Pending> unsaved_;
+  bool store_failing_ = false;
+  double last_prune_ = 0;
+};
+
+}  // namespace bottleneckd

@@ -1,0 +1,262 @@
+// Soaker: per-CPU idle measured as delivered cycles (DESIGN.md section 5).
+//
+// One thread per online CPU in the daemon's affinity mask, pinned to it, at
+// SCHED_IDLE (falls back to nice 19 where the policy is refused), runs a fixed
+// unit of work and counts completed units in a counter on its own cache line.
+// The sampler reads the counters and each thread's CPU time every tick. Over a
+// window,
+//   delivered idle = iterations / (calibrated rate x window)
+//   soaker busy    = 1 - delivered idle
+//   hidden         = thread CPU time - iterations / calibrated rate
+// (cycles the kernel charged to the soaker that its work does not account for:
+// interrupts without IRQ time accounting, steal, cache and frequency effects).
+// The window arithmetic lives in window/soaker_window.h; docs/soaker.md explains
+// the method, the calibration and the caveats.
+//
+// Calibration: per CPU, the rate in iterations per second of thread CPU time,
+// measured in short slices keeping a high percentile (the best undisturbed rate,
+// as netperf's looper does). Stored in <state_dir>/soaker-calibration with what it
+// depends on (CPU model, frequency driver and governor, loop version) and redone
+// when any of those changes.
+//
+// Reads /sys/devices/system/cpu/online ("0-3,5"), /proc/cpuinfo
+// ("model name\t: AMD EPYC"), /sys/devices/system/cpu/cpufreq/policy0/scaling_{driver,governor}
+// ("acpi-cpufreq", "performance"; absent in most VMs).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "base/status.h"
+#include "collectors/host_fs.h"
+#include "sources/source.h"
+
+namespace bottleneckd {
+
+// Version of the work loop; bump when its body changes (invalidates calibrations).
+inline constexpr int kSoakerLoopVersion = 1;
+
+// The slice-rate percentile a calibration keeps. Bare metal: the 95th, the best
+// undisturbed rate (disturbances only slow the loop down). Under a hypervisor the
+// host makes the loop's speed vary both ways around its usual rate (5 ms slices
+// spread by several percent), so the 95th is a rate the loop rarely reaches and
+// an idle CPU reads a few points busy; there the median is kept instead
+// (docs/soaker.md "Calibration", docs/performance.md "Soaker").
+inline constexpr int kSoakerBareMetalPercentile = 95;
+inline constexpr int kSoakerVmPercentile = 50;
+
+// Largest CPU id ParseCpuList accepts (Linux NR_CPUS tops out at 8192).
+inline constexpr int kMaxCpuId = 65535;
+
+enum class SoakerMode { kOff, kRuns, kAlways };
+// "off", "runs", "always"; false (and *out untouched) for anything else.
+bool ParseSoakerMode(std::string_view s, SoakerMode* out);
+const char* SoakerModeName(SoakerMode m);
+
+// Per-CPU calibration.
+struct SoakerCalibration {
+  int cpu = -1;
+  double iterations_per_second = 0;  // per second of the thread's own CPU time
+  int64_t measured_unix_seconds = 0;
+};
+
+// What a calibration depends on; a stored calibration whose key differs is stale.
+struct SoakerCalibrationKey {
+  std::string cpu_model;      // /proc/cpuinfo "model name" of the first CPU
+  std::string freq_driver;    // "" when there is no cpufreq (VMs)
+  std::string freq_governor;  // ""
+  int loop_version = kSoakerLoopVersion;
+  int percentile = kSoakerBareMetalPercentile;  // of the slice rates (absent in older files: 95)
+  bool operator==(const SoakerCalibrationKey&) const = default;
+};
+
+struct SoakerCalibrationFile {
+  SoakerCalibrationKey key;
+  std::vector<SoakerCalibration> cpus;  // sorted by cpu, unique
+};
+
+// Text form of the calibration file (versioned, line-oriented, see docs/soaker.md):
+//   format 1
+//   cpu_model AMD EPYC
+//   freq_driver
+//   freq_governor
+//   loop_version 1
+//   percentile 50
+//   cpu 0 2087512.25 1732960000
+// Blank lines, '#' comments and unknown keys are skipped. Key strings are stored
+// trimmed and on one line (newlines in them become blanks). Parse returns
+// Corruption "line N: ..." on a malformed line, and Corruption when format,
+// cpu_model or loop_version is missing or there is no cpu line; *out is
+// unspecified on failure.
+std::string FormatSoakerCalibration(const SoakerCalibrationFile& f);
+Status ParseSoakerCalibration(std::string_view text, SoakerCalibrationFile* out);
+
+// Parses a CPU list ("0-3,5,7-8\n") as in /sys/devices/system/cpu/online into
+// sorted, unique ids. Blank input gives an empty list. Corruption on junk, a
+// reversed range, an empty element or an id past kMaxCpuId.
+Status ParseCpuList(std::string_view text, std::vector<int>* out);
+// The inverse for sorted unique ids: {0,1,2,3,5} -> "0-3,5"; {} -> "".
+std::string FormatCpuList(const std::vector<int>& cpus);
+
+// The CPU model in /proc/cpuinfo: the first "model name" (x86), else "cpu model"
+// (MIPS), "cpu" (POWER) or "CPU part" (Arm) value, trimmed; "" when none.
+std::string ParseCpuinfoModel(std::string_view cpuinfo);
+
+// True when the first "flags" line of /proc/cpuinfo has the word "hypervisor"
+// (x86 guests); false elsewhere, including architectures without that line.
+bool ParseCpuinfoHypervisor(std::string_view cpuinfo);
+
+// The percentile a calibration keeps for the configured `option`: 1-99 as
+// given; 0 (auto) gives kSoakerVmPercentile on a hypervisor, else
+// kSoakerBareMetalPercentile.
+int SoakerCalibrationPercentile(int option, bool hypervisor);
+
+// Reads the calibration key of the host behind `fs` (loop_version is
+// kSoakerLoopVersion, percentile SoakerCalibrationPercentile(percentile_option,
+// cpuinfo's hypervisor flag)). A missing cpufreq directory leaves driver and
+// governor ""; a failure to read cpuinfo is returned.
+Status ReadSoakerCalibrationKey(const HostFs& fs, int percentile_option, SoakerCalibrationKey* out);
+
+// True when `f` was measured under `key` and has a positive rate for every CPU
+// in `cpus`, each measured at most `max_age_seconds` before `now_unix_seconds`
+// (and not more than that after it: a clock set back makes it stale too): a
+// stored calibration that can be used as it is. max_age_seconds <= 0: no age
+// limit.
+bool SoakerCalibrationUsable(const SoakerCalibrationFile& f, const SoakerCalibrationKey& key,
+                             const std::vector<int>& cpus, int64_t now_unix_seconds,
+                             double max_age_seconds);
+
+// <state_dir>/soaker-calibration.
+std::string SoakerCalibrationPath(const std::string& state_dir);
+// Reads and parses the calibration file; NotFound when there is none.
+Status LoadSoakerCalibration(const std::string& path, SoakerCalibrationFile* out);
+// Writes the file atomically (temporary file, fsync, rename), creating
+// `state_dir` when missing.
+Status StoreSoakerCalibration(const std::string& state_dir, const SoakerCalibrationFile& f);
+
+// One CPU's cumulative soaker counters at a tick.
+struct SoakerCpu {
+  int cpu = -1;
+  uint64_t iterations = 0;      // completed work units since the thread started
+  uint64_t thread_cpu_ns = 0;   // the thread's CPU time (CLOCK_THREAD_CPUTIME_ID) since it started
+  uint64_t generation = 0;      // unique per thread in the process: a change means counters restarted
+  double iterations_per_second = 0;  // calibration in use
+  int64_t calibrated_unix_seconds = 0;  // when that calibration was measured
+  bool calibration_borrowed = false;  // CPU came online uncalibrated: median of the others
+};
+
+struct SoakerReading {
+  int64_t mono_ns = 0;          // CLOCK_MONOTONIC when the counters were read
+  std::vector<SoakerCpu> cpus;  // sorted by cpu
+  bool sched_idle = true;       // false: running at nice 19 (SCHED_IDLE refused or disabled)
+  int64_t calibration_unix_seconds = 0;  // oldest calibration in use
+  // "" or what limits the figures, for the metric help and the log: nice-19
+  // fallback, CPUs that refused the affinity (not measured), calibration kept
+  // in memory only, borrowed calibrations. Changes rarely; log it when it does.
+  std::string caveat;
+};
+
+struct SoakerOptions {
+  SoakerMode mode = SoakerMode::kRuns;
+  std::string state_dir = "/var/lib/bottleneckd";
+  // Calibration length per CPU in thread CPU seconds (5 ms slices; keeps the
+  // calibration_percentile; at least 10 slices, so >= 0.05). Wall time is capped at
+  // 8x this + 1 s on a busy host: Start() may take that long.
+  double calibration_seconds = 0.5;
+  // A stored calibration older than this is measured again when the soaker
+  // starts (each run in mode "runs"): a VM's host changes how fast it runs the
+  // loop over minutes to hours, and live migration moves it to another host.
+  // <= 0: no age limit (only a changed key makes it stale).
+  double calibration_max_age_seconds = 3600;
+  // Slice-rate percentile kept: 0 = auto (SoakerCalibrationPercentile), or 1-99.
+  // Part of the calibration key: changing it makes a stored calibration stale.
+  int calibration_percentile = 0;
+  // Use SCHED_IDLE; false runs the threads at nice 19 (what the fallback does).
+  bool sched_idle = true;
+  // How often Read() re-reads the online CPU list (tests use 0: every Read).
+  double hotplug_check_seconds = 1.0;
+};
+
+class Soaker : public Source {
+ public:
+  // `fs` must outlive the Soaker. Nothing starts until Start().
+  Soaker(const HostFs* fs, SoakerOptions options);
+  ~Soaker() override;  // stops the threads
+  Soaker(const Soaker&) = delete;
+  Soaker& operator=(const Soaker&) = delete;
+
+  // mode kOff: does nothing and returns OK. Otherwise loads the stored
+  // calibration (or calibrates and stores it when missing or stale), then starts
+  // one thread per online CPU in the calling thread's affinity mask (a
+  // container's cpuset or a taskset; CPUs outside it are named in caveat()). A calibration that cannot be stored is kept in
+  // memory (said in caveat()) and the soaker still starts. Errors: the online
+  // list or cpuinfo cannot be read, or no CPU could be calibrated. Idempotent.
+  Status Start() override;
+  // Stops and joins every thread. Idempotent. Blocks until each thread (at
+  // SCHED_IDLE, so possibly starved) has seen its stop flag.
+  void Stop() override;
+  bool running() const;
+
+  // Measures every online CPU now (at most a few seconds; runs alongside the
+  // soaker threads, which it preempts) and stores the result. *out and the
+  // calibration in use are updated even when storing fails (that error is
+  // returned). Thread-safe; concurrent calls are serialised.
+  Status Calibrate(SoakerCalibrationFile* out);
+
+  // Fills *out with the counters of every running thread. Also notices CPU
+  // hotplug (re-reads the online list at most every hotplug_check_seconds): a
+  // CPU that went offline loses its thread, one that came online gets a thread
+  // with a new generation (Read waits for the new thread's set-up, normally
+  // well under a millisecond). Never waits for a stopping thread. Thread-safe.
+  void Read(SoakerReading* out);
+  // Source: sets out->soaker to Read()'s reading; always OK.
+  Status Read(Sample* out) override;
+  std::string_view name() const override { return "soaker"; }
+
+  // The same text as SoakerReading::caveat.
+  std::string caveat() const;
+
+ private:
+  struct Worker;
+  Status LoadOrCalibrate();
+  // The calibration key and the CPUs to measure (under mu_).
+  Status KeyAndCpus(SoakerCalibrationKey* key, std::vector<int>* cpus);
+  Status MeasureAndStore(const std::vector<int>& cpus, const SoakerCalibrationKey& key,
+                         SoakerCalibrationFile* out);
+  // Online CPUs this process may pin to; the others go in the "affinity" caveat.
+  Status ListCpus(std::vector<int>* cpus);  // requires mu_
+  Status SyncThreads();                     // requires mu_
+  void StartWorker(int cpu);                // requires mu_
+  void RetireWorker(size_t i);              // requires mu_: stop now, join later
+  void ReapRetired();                       // requires mu_: joins those that exited
+  // Caveats by topic ("sched", "affinity", ...): a new text replaces the
+  // topic's old one, "" removes it.
+  void SetCaveat(const std::string& topic, const std::string& text);  // requires mu_
+  void SetCalibration(const SoakerCalibrationFile& f);                 // requires mu_
+  void UpdateBorrowedCaveat();                                         // requires mu_
+
+  const HostFs* fs_;
+  SoakerOptions options_;
+  std::mutex calibrate_mu_;  // serialises calibrations
+  mutable std::mutex mu_;
+  std::vector<std::unique_ptr<Worker>> workers_;  // guarded by mu_, sorted by cpu
+  std::vector<std::unique_ptr<Worker>> retired_;  // guarded by mu_: stopping, not yet joined
+  std::vector<int> unpinnable_;                   // guarded by mu_: affinity refused
+  SoakerCalibrationFile calibration_;             // guarded by mu_
+  SoakerCalibration borrowed_;                    // guarded by mu_: median, for new CPUs
+  bool running_ = false;                          // guarded by mu_
+  bool sched_idle_ = true;                        // guarded by mu_
+  int64_t last_online_check_ns_ = 0;              // guarded by mu_
+  std::map<std::string, std::string> caveats_;    // guarded by mu_
+  std::string caveat_text_;                       // guarded by mu_: caveats_ joined
+  std::string online_buf_;                        // guarded by mu_
+};
+
+}  // namespace bottleneckd

@@ -1,0 +1,202 @@
+// Flow keys (comparison, canonical order, hashing), the payload fingerprint
+// and the space-saving top-flows table (see traffic_flows.h). The hashes take
+// 8 bytes per step: they run for every packet.
+#include <algorithm>
+#include <cstring>
+#include <tuple>
+#include <utility>
+
+#include "traffic/traffic_flows.h"
+
+namespace bottleneckd {
+namespace {
+
+uint64_t Load64(const uint8_t* p) {
+  uint64_t w;
+  std::memcpy(&w, p, sizeof(w));
+  return w;
+}
+
+bool Equal16(const std::array<uint8_t, 16>& a, const std::array<uint8_t, 16>& b) {
+  return Load64(a.data()) == Load64(b.data()) && Load64(a.data() + 8) == Load64(b.data() + 8);
+}
+
+// One step: xor a word in, multiply by an odd constant (the golden ratio's),
+// fold the high half down.
+uint64_t Mix(uint64_t h, uint64_t w) {
+  h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+  return h ^ (h >> 32);
+}
+
+// MurmurHash3's 64-bit finaliser: every input bit affects every output bit.
+uint64_t Finish64(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  return h ^ (h >> 33);
+}
+
+const char* ProtocolName(uint8_t protocol) {
+  switch (protocol) {
+    case 1: return "icmp";
+    case 2: return "igmp";
+    case 6: return "tcp";
+    case 17: return "udp";
+    case 47: return "gre";
+    case 50: return "esp";
+    case 58: return "icmp6";
+    case 132: return "sctp";
+    default: return nullptr;
+  }
+}
+
+std::string Endpoint(const std::array<uint8_t, 16>& addr, bool ipv6, uint16_t port, bool ports) {
+  std::string a = FormatAddress(addr, ipv6);
+  if (!ports) return a;
+  if (ipv6) a = "[" + a + "]";
+  return a + ":" + std::to_string(port);
+}
+
+}  // namespace
+
+bool FlowKey::operator==(const FlowKey& o) const {
+  return src_port == o.src_port && dst_port == o.dst_port && protocol == o.protocol && ipv6 == o.ipv6 &&
+         Equal16(src, o.src) && Equal16(dst, o.dst);
+}
+
+FlowKey FlowKey::Reversed() const {
+  FlowKey r = *this;
+  std::swap(r.src, r.dst);
+  std::swap(r.src_port, r.dst_port);
+  return r;
+}
+
+std::string FlowKey::ToString() const {
+  const char* name = ProtocolName(protocol);
+  std::string out = name != nullptr ? name : "proto " + std::to_string(protocol);
+  bool ports = protocol == 6 || protocol == 17 || protocol == 132 || src_port != 0 || dst_port != 0;
+  return out + " " + Endpoint(src, ipv6, src_port, ports) + " > " + Endpoint(dst, ipv6, dst_port, ports);
+}
+
+namespace traffic_internal {
+
+FlowKey Canonical(const FlowKey& k) {
+  // Any total order on endpoints will do: (address words, port).
+  auto end = [](const std::array<uint8_t, 16>& a, uint16_t port) {
+    return std::make_tuple(Load64(a.data()), Load64(a.data() + 8), port);
+  };
+  if (end(k.dst, k.dst_port) < end(k.src, k.src_port)) return k.Reversed();
+  return k;
+}
+
+bool KeyLess(const FlowKey& a, const FlowKey& b) {
+  return std::tie(a.ipv6, a.protocol, a.src, a.dst, a.src_port, a.dst_port) <
+         std::tie(b.ipv6, b.protocol, b.src, b.dst, b.src_port, b.dst_port);
+}
+
+size_t FlowKeyHash::operator()(const FlowKey& k) const {
+  uint64_t h = Mix(0, (uint64_t{k.src_port} << 32) | (uint64_t{k.dst_port} << 16) |
+                          (uint64_t{k.protocol} << 8) | uint64_t{k.ipv6});
+  h = Mix(h, Load64(k.src.data()));
+  h = Mix(h, Load64(k.src.data() + 8));
+  h = Mix(h, Load64(k.dst.data()));
+  h = Mix(h, Load64(k.dst.data() + 8));
+  return static_cast<size_t>(Finish64(h));
+}
+
+uint64_t Fingerprint(uint32_t payload_length, const uint8_t* data, size_t n) {
+  uint64_t h = Mix(0x243f6a8885a308d3ULL, payload_length);
+  if (data == nullptr) n = 0;
+  for (; n >= 8; n -= 8, data += 8) h = Mix(h, Load64(data));
+  if (n > 0) {
+    uint64_t w = 0;
+    std::memcpy(&w, data, n);
+    h = Mix(h, w ^ (uint64_t{n} << 56));
+  }
+  return Finish64(h);
+}
+
+// ---- SpaceSaving ----
+
+void SpaceSaving::Swap(size_t i, size_t j) {
+  std::swap(heap_[i], heap_[j]);
+  slots_[heap_[i].slot].pos = i;
+  slots_[heap_[j].slot].pos = j;
+}
+
+void SpaceSaving::SiftDown(size_t i) {
+  for (;;) {
+    size_t least = i, l = 2 * i + 1, r = l + 1;
+    if (l < heap_.size() && Count(l) < Count(least)) least = l;
+    if (r < heap_.size() && Count(r) < Count(least)) least = r;
+    if (least == i) return;
+    Swap(i, least);
+    i = least;
+  }
+}
+
+size_t SpaceSaving::Probe(const FlowKey& canon, size_t hash) const {
+  return index_.Find(hash, [&](uint32_t c) { return slots_[c - 1].canon == canon; });
+}
+
+void SpaceSaving::Reindex(size_t cells) {
+  index_.Reset(cells);
+  for (uint32_t s = 0; s < slots_.size(); ++s) index_.Set(Probe(slots_[s].canon, slots_[s].hash), s + 1, slots_[s].hash);
+}
+
+FlowStats* SpaceSaving::Touch(const FlowKey& canon, size_t hash, const FlowKey& key) {
+  if (capacity_ == 0) return nullptr;
+  if (index_.cells() == 0) Reindex(16);
+  size_t cell = Probe(canon, hash);
+  uint32_t s;
+  if (index_.at(cell) != 0) {
+    s = index_.at(cell) - 1;
+    Slot& slot = slots_[s];
+    heap_[slot.pos].count = ++slot.stats.packets;
+    SiftDown(slot.pos);
+  } else if (slots_.size() < capacity_) {
+    // A new count of 1 is no larger than any other: it rises to the root.
+    s = static_cast<uint32_t>(slots_.size());
+    slots_.push_back(Slot{canon, FlowStats{.key = key, .packets = 1}, heap_.size(), hash});
+    heap_.push_back(HeapEntry{1, s});
+    if (slots_.size() * 2 > index_.cells()) {
+      Reindex(index_.cells() * 2);
+    } else {
+      index_.Set(cell, s + 1, hash);
+    }
+    for (size_t i = heap_.size() - 1; i > 0 && Count((i - 1) / 2) > Count(i); i = (i - 1) / 2) Swap(i, (i - 1) / 2);
+  } else {
+    s = heap_[0].slot;
+    Slot& slot = slots_[s];
+    uint64_t least = slot.stats.packets;
+    index_.Erase(index_.Find(slot.hash, [s](uint32_t c) { return c == s + 1; }));
+    slot.canon = canon;
+    slot.hash = hash;
+    slot.stats = FlowStats{.key = key, .packets = least + 1, .packets_error = least};
+    heap_[0].count = least + 1;
+    index_.Set(Probe(canon, hash), s + 1, hash);  // probed again: the erase may have shifted cells
+    SiftDown(0);
+  }
+  return &slots_[s].stats;
+}
+
+FlowStats* SpaceSaving::Find(const FlowKey& canon, size_t hash) {
+  if (index_.cells() == 0) return nullptr;
+  uint32_t c = index_.at(Probe(canon, hash));
+  return c == 0 ? nullptr : &slots_[c - 1].stats;
+}
+
+std::vector<FlowStats> SpaceSaving::Top() const {
+  std::vector<FlowStats> out;
+  out.reserve(slots_.size());
+  for (const Slot& c : slots_) out.push_back(c.stats);
+  std::sort(out.begin(), out.end(), [](const FlowStats& a, const FlowStats& b) {
+    if (a.packets != b.packets) return a.packets > b.packets;
+    return KeyLess(a.key, b.key);
+  });
+  return out;
+}
+
+}  // namespace traffic_internal
+}  // namespace bottleneckd

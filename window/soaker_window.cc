@@ -1,0 +1,56 @@
+#include "window/soaker_window.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace bottleneckd {
+namespace {
+
+double Clamp01(double v) { return std::clamp(v, 0.0, 1.0); }
+
+}  // namespace
+
+bool ComputeSoakerCpuWindow(const SoakerCpu& a, const SoakerCpu& b, double window_seconds,
+                            SoakerCpuWindow* out) {
+  const double rate = b.iterations_per_second;
+  if (a.cpu != b.cpu || a.generation != b.generation) return false;
+  if (!(window_seconds > 0) || !std::isfinite(window_seconds)) return false;
+  if (!(rate > 0) || !std::isfinite(rate)) return false;
+  if (b.iterations < a.iterations || b.thread_cpu_ns < a.thread_cpu_ns) return false;
+  const double work_seconds = static_cast<double>(b.iterations - a.iterations) / rate;
+  const double cpu_seconds = static_cast<double>(b.thread_cpu_ns - a.thread_cpu_ns) / 1e9;
+  out->cpu = b.cpu;
+  out->iterations_per_second = rate;
+  out->delivered_idle_unclamped = work_seconds / window_seconds;
+  out->delivered_idle_ratio = Clamp01(out->delivered_idle_unclamped);
+  out->busy_ratio = 1.0 - out->delivered_idle_ratio;
+  out->soaker_cpu_seconds = cpu_seconds;
+  out->hidden_ratio = Clamp01(std::max(0.0, cpu_seconds - work_seconds) / window_seconds);
+  return true;
+}
+
+void ComputeSoakerWindows(const SoakerReading& a, const SoakerReading& b, double window_seconds,
+                          std::vector<SoakerCpuWindow>* out) {
+  out->clear();
+  auto ia = a.cpus.begin();
+  for (const SoakerCpu& cb : b.cpus) {
+    while (ia != a.cpus.end() && ia->cpu < cb.cpu) ++ia;
+    if (ia == a.cpus.end()) break;
+    if (ia->cpu != cb.cpu) continue;
+    SoakerCpuWindow w;
+    if (ComputeSoakerCpuWindow(*ia, cb, window_seconds, &w)) out->push_back(w);
+  }
+}
+
+double SoakerWindowSeconds(const SoakerReading& a, const SoakerReading& b) {
+  if (a.mono_ns <= 0 || b.mono_ns <= a.mono_ns) return 0;
+  return static_cast<double>(b.mono_ns - a.mono_ns) / 1e9;
+}
+
+double BusyRatioWithoutSoaker(double accounting_busy_ratio, double elapsed_seconds,
+                              double soaker_cpu_seconds) {
+  if (!(elapsed_seconds > 0)) return Clamp01(accounting_busy_ratio);
+  return Clamp01(accounting_busy_ratio - soaker_cpu_seconds / elapsed_seconds);
+}
+
+}  // namespace bottleneckd

@@ -1,0 +1,284 @@
+#include "window/window.h"
+
+#include <algorithm>
+#include <map>
+#include <string_view>
+
+#include "base/kernel_units.h"
+
+namespace bottleneckd {
+namespace {
+
+constexpr const char* kNicRungStats[] = {"rx_missed_errors", "rx_fifo_errors", "rx_over_errors"};
+
+uint64_t Opt(const std::optional<uint64_t>& v) { return v.value_or(0); }
+
+// Fills the accounting ratios of one CPU line. False if the line went backwards.
+bool CpuRatios(const CpuTimes& a, const CpuTimes& b, std::vector<CounterIssue>* issues, CpuWindow* w) {
+  std::string obj = a.cpu < 0 ? "cpu" : "cpu" + std::to_string(a.cpu);
+  struct Field { const char* name; uint64_t a, b; double* ratio; };
+  double idle = 0, nice = 0;
+  Field fields[] = {
+      {"user", a.user, b.user, &w->user_ratio},       {"nice", a.nice, b.nice, &nice},
+      {"system", a.system, b.system, &w->system_ratio}, {"idle", a.idle, b.idle, &idle},
+      {"iowait", Opt(a.iowait), Opt(b.iowait), &w->iowait_ratio},
+      {"irq", Opt(a.irq), Opt(b.irq), &w->irq_ratio},
+      {"softirq", Opt(a.softirq), Opt(b.softirq), &w->softirq_ratio},
+      {"steal", Opt(a.steal), Opt(b.steal), &w->steal_ratio},
+  };
+  double total = 0;
+  for (Field& f : fields) {
+    // Idle and iowait may step back a tick on some kernels (NO_HZ accounting);
+    // that is a reset of this window's ratios, not a huge delta.
+    auto d = CounterDelta(f.a, f.b, CounterWidth::k64, issues, "cpu", obj, f.name);
+    if (!d) return false;
+    *f.ratio = static_cast<double>(*d);
+    total += static_cast<double>(*d);
+  }
+  if (total <= 0) return false;
+  for (Field& f : fields) *f.ratio /= total;
+  w->elapsed_seconds = TicksToSeconds(total);
+  w->cpu = a.cpu;
+  w->busy_ratio = 1.0 - idle - w->iowait_ratio;
+  w->interrupt_ratio = w->irq_ratio + w->softirq_ratio;
+  return true;
+}
+
+void CpuWindows(const Sample& p, const Sample& c, double secs, Window* w) {
+  if (!p.stat || !c.stat) return;
+  for (const CpuTimes& b : c.stat->cpus) {
+    auto it = std::find_if(p.stat->cpus.begin(), p.stat->cpus.end(), [&](const CpuTimes& a) { return a.cpu == b.cpu; });
+    if (it == p.stat->cpus.end()) continue;  // CPU came online
+    CpuWindow cw;
+    if (CpuRatios(*it, b, &w->issues, &cw)) w->cpus.push_back(cw);
+  }
+  if (p.stat->total && c.stat->total) {
+    CpuWindow cw;
+    if (CpuRatios(*p.stat->total, *c.stat->total, &w->issues, &cw)) w->cpu_total = cw;
+  }
+  if (p.cpu_pressure && c.cpu_pressure && p.cpu_pressure->some && c.cpu_pressure->some) {
+    auto d = CounterDelta(p.cpu_pressure->some->total_us, c.cpu_pressure->some->total_us, CounterWidth::k64,
+                          &w->issues, "cpu", "pressure", "some");
+    if (d) w->cpu_pressure_some_ratio = MicrosToSeconds(*d) / secs;
+  }
+}
+
+CpuWindow* CpuById(Window* w, int cpu) {
+  for (CpuWindow& c : w->cpus)
+    if (c.cpu == cpu) return &c;
+  return nullptr;
+}
+
+// Per-CPU and per-NIC interrupt rates from /proc/interrupts (32-bit counts).
+void InterruptRates(const Sample& p, const Sample& c, double secs, Window* w,
+                    std::map<std::string, double>* nic_irq_rate) {
+  if (!p.interrupts || !c.interrupts) return;
+  std::map<std::string_view, const IrqLine*> prev_lines;
+  for (const IrqLine& l : p.interrupts->lines)
+    if (l.irq) prev_lines[l.name] = &l;
+  std::map<uint32_t, const NicIrq*> nic_of;
+  for (const NicIrq& n : c.nic_irqs) nic_of[n.irq] = &n;
+  // Column i of the current file is column prev_col[i] of the previous one
+  // (CPUs may go offline or come online between samples); -1: no match.
+  const std::vector<int>& pc = p.interrupts->cpus;
+  const std::vector<int>& cc = c.interrupts->cpus;
+  std::vector<int> prev_col(cc.size(), -1);
+  std::vector<std::string> cpu_name(cc.size());
+  std::vector<CpuWindow*> cpu_window(cc.size(), nullptr);
+  for (size_t i = 0; i < cc.size(); ++i) {
+    auto pos = std::find(pc.begin(), pc.end(), cc[i]);
+    if (pos != pc.end()) prev_col[i] = static_cast<int>(pos - pc.begin());
+    cpu_name[i] = "cpu" + std::to_string(cc[i]);
+    cpu_window[i] = CpuById(w, cc[i]);
+  }
+  for (const IrqLine& l : c.interrupts->lines) {
+    if (!l.irq) continue;
+    auto it = prev_lines.find(l.name);
+    if (it == prev_lines.end()) continue;  // IRQ appeared
+    const IrqLine& a = *it->second;
+    double irq_total = 0;
+    bool reset = false;
+    for (size_t i = 0; i < l.per_cpu.size() && i < cc.size(); ++i) {
+      if (prev_col[i] < 0 || static_cast<size_t>(prev_col[i]) >= a.per_cpu.size()) continue;
+      auto d = CounterDelta(a.per_cpu[static_cast<size_t>(prev_col[i])], l.per_cpu[i], CounterWidth::k32,
+                            &w->issues, "interrupts", l.name, cpu_name[i]);
+      if (!d) {
+        reset = true;
+        continue;
+      }
+      double rate = static_cast<double>(*d) / secs;
+      irq_total += rate;
+      if (cpu_window[i]) cpu_window[i]->interrupts_per_second += rate;
+    }
+    auto n = nic_of.find(*l.irq);
+    if (n != nic_of.end() && !reset) (*nic_irq_rate)[n->second->interface] += irq_total;
+  }
+}
+
+void SoftirqRates(const Sample& p, const Sample& c, double secs, Window* w) {
+  if (p.softirqs && c.softirqs) {
+    const SoftirqRow* a = nullptr;
+    const SoftirqRow* b = nullptr;
+    for (const SoftirqRow& r : p.softirqs->rows) if (r.type == "NET_RX") a = &r;
+    for (const SoftirqRow& r : c.softirqs->rows) if (r.type == "NET_RX") b = &r;
+    if (a && b) {
+      for (size_t i = 0; i < b->per_cpu.size() && i < c.softirqs->cpus.size(); ++i) {
+        int cpu = c.softirqs->cpus[i];
+        auto pos = std::find(p.softirqs->cpus.begin(), p.softirqs->cpus.end(), cpu);
+        if (pos == p.softirqs->cpus.end()) continue;
+        size_t j = static_cast<size_t>(pos - p.softirqs->cpus.begin());
+        if (j >= a->per_cpu.size()) continue;
+        auto d = CounterDelta(a->per_cpu[j], b->per_cpu[i], CounterWidth::k64, &w->issues, "softirqs",
+                              "NET_RX", "cpu" + std::to_string(cpu));
+        if (d)
+          if (CpuWindow* cw = CpuById(w, cpu)) cw->net_rx_softirqs_per_second = static_cast<double>(*d) / secs;
+      }
+    }
+  }
+  if (p.softnet && c.softnet) {
+    double drops = 0;
+    bool any = false;
+    for (const SoftnetCpu& b : *c.softnet) {
+      auto it = std::find_if(p.softnet->begin(), p.softnet->end(), [&](const SoftnetCpu& a) { return a.cpu == b.cpu; });
+      if (it == p.softnet->end()) continue;
+      std::string obj = "cpu" + std::to_string(b.cpu);
+      auto dd = CounterDelta(it->dropped, b.dropped, CounterWidth::k32, &w->issues, "softnet", obj, "dropped");
+      auto ds = CounterDelta(it->time_squeeze, b.time_squeeze, CounterWidth::k32, &w->issues, "softnet", obj,
+                             "time_squeeze");
+      CpuWindow* cw = CpuById(w, b.cpu);
+      if (dd) {
+        drops += static_cast<double>(*dd) / secs;
+        any = true;
+        if (cw) cw->backlog_drops_per_second = static_cast<double>(*dd) / secs;
+      }
+      if (ds && cw) cw->time_squeeze_per_second = static_cast<double>(*ds) / secs;
+    }
+    if (any) w->drops.backlog = drops;
+  }
+}
+
+std::optional<double> Rate(const NetDev& a, const NetDev& b, std::string_view counter, double secs,
+                           std::vector<CounterIssue>* issues) {
+  auto x = a.Stat(counter), y = b.Stat(counter);
+  if (!x || !y) return std::nullopt;
+  auto d = CounterDelta(*x, *y, CounterWidth::k64, issues, "netdev", b.name, counter);
+  if (!d) return std::nullopt;
+  return static_cast<double>(*d) / secs;
+}
+
+void NicRates(const Sample& p, const Sample& c, double secs, const std::map<std::string, double>& irq_rate,
+              Window* w) {
+  if (!p.netdev || !c.netdev) return;
+  double nic_drops = 0;
+  bool any_drops = false;
+  for (const NetDev& b : *c.netdev) {
+    auto it = std::find_if(p.netdev->begin(), p.netdev->end(), [&](const NetDev& a) { return a.name == b.name; });
+    if (it == p.netdev->end()) continue;  // interface appeared
+    const NetDev& a = *it;
+    if (a.ifindex != b.ifindex) {  // re-created: every counter restarted
+      w->issues.push_back({"netdev", b.name + "/ifindex", CounterAnomaly::kReset});
+      continue;
+    }
+    NicWindow n;
+    n.interface = b.name;
+    n.rx_packets_per_second = Rate(a, b, "rx_packets", secs, &w->issues);
+    n.tx_packets_per_second = Rate(a, b, "tx_packets", secs, &w->issues);
+    if (auto r = Rate(a, b, "rx_bytes", secs, &w->issues)) n.rx_bits_per_second = *r * 8;
+    if (auto r = Rate(a, b, "tx_bytes", secs, &w->issues)) n.tx_bits_per_second = *r * 8;
+    auto ir = irq_rate.find(b.name);
+    if (ir != irq_rate.end()) {
+      n.interrupts_per_second = ir->second;
+      if (ir->second > 0 && n.rx_packets_per_second && n.tx_packets_per_second)
+        n.packets_per_interrupt = (*n.rx_packets_per_second + *n.tx_packets_per_second) / ir->second;
+    }
+    auto da = NicRungDrops(a), db = NicRungDrops(b);
+    if (da && db) {
+      auto d = CounterDelta(*da, *db, CounterWidth::k64, &w->issues, "netdev", b.name, "nic_rung_drops");
+      if (d) {
+        n.nic_drops_per_second = static_cast<double>(*d) / secs;
+        nic_drops += *n.nic_drops_per_second;
+        any_drops = true;
+      }
+    }
+    w->nics.push_back(std::move(n));
+  }
+  if (any_drops) w->drops.nic = nic_drops;
+}
+
+void SocketRates(const Sample& p, const Sample& c, double secs, Window* w) {
+  if (!p.sockets || !c.sockets) return;
+  double total = 0;
+  bool any = false;
+  for (const char* proto : {"Udp", "UdpLite"}) {
+    auto a = p.sockets->Get(proto, "RcvbufErrors"), b = c.sockets->Get(proto, "RcvbufErrors");
+    if (!a || !b || *a < 0 || *b < 0) continue;
+    auto d = CounterDelta(static_cast<uint64_t>(*a), static_cast<uint64_t>(*b), CounterWidth::k64, &w->issues,
+                          "sockets", proto, "RcvbufErrors");
+    if (d) {
+      total += static_cast<double>(*d) / secs;
+      any = true;
+    }
+  }
+  if (any) w->drops.socket = total;
+}
+
+void ThreadRates(const Sample& p, const Sample& c, double secs, Window* w) {
+  if (!p.threads || !c.threads) return;
+  for (const ThreadSample& b : *c.threads) {
+    auto it = std::find_if(p.threads->begin(), p.threads->end(),
+                           [&](const ThreadSample& a) { return a.pid == b.pid && a.task.tid == b.task.tid; });
+    if (it == p.threads->end()) continue;
+    uint64_t ta = it->task.utime + it->task.stime, tb = b.task.utime + b.task.stime;
+    auto d = CounterDelta(ta, tb, CounterWidth::k64, &w->issues, "threads", std::to_string(b.task.tid), "cputime");
+    if (!d) continue;
+    ThreadWindow t;
+    t.pid = b.pid;
+    t.tid = b.task.tid;
+    t.process = b.process;
+    t.thread = b.task.comm;
+    t.cpu_ratio = TicksToSeconds(*d) / secs;
+    t.processor = b.task.processor;
+    w->threads.push_back(std::move(t));
+  }
+}
+
+// The soaker's windows, and its own CPU time taken out of accounting busy.
+void SoakerRates(const Sample& p, const Sample& c, Window* w) {
+  if (!p.soaker || !c.soaker) return;
+  ComputeSoakerWindows(*p.soaker, *c.soaker, SoakerWindowSeconds(*p.soaker, *c.soaker), &w->soaker);
+  for (const SoakerCpuWindow& sw : w->soaker)
+    if (CpuWindow* cw = CpuById(w, sw.cpu))
+      cw->busy_ratio = BusyRatioWithoutSoaker(cw->busy_ratio, cw->elapsed_seconds, sw.soaker_cpu_seconds);
+}
+
+}  // namespace
+
+std::optional<uint64_t> NicRungDrops(const NetDev& dev) {
+  std::optional<uint64_t> sum;
+  for (const char* s : kNicRungStats)
+    if (auto v = dev.Stat(s)) sum = sum.value_or(0) + *v;
+  if (auto v = dev.Ethtool("rx_no_buffer_count")) sum = sum.value_or(0) + *v;
+  return sum;
+}
+
+bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out) {
+  if (cur.mono_ns <= prev.mono_ns) return false;
+  Window w;
+  w.start_mono_ns = prev.mono_ns;
+  w.end_mono_ns = cur.mono_ns;
+  w.seconds = static_cast<double>(cur.mono_ns - prev.mono_ns) / 1e9;
+  CpuWindows(prev, cur, w.seconds, &w);
+  std::map<std::string, double> nic_irq_rate;
+  InterruptRates(prev, cur, w.seconds, &w, &nic_irq_rate);
+  SoftirqRates(prev, cur, w.seconds, &w);
+  NicRates(prev, cur, w.seconds, nic_irq_rate, &w);
+  SocketRates(prev, cur, w.seconds, &w);
+  ThreadRates(prev, cur, w.seconds, &w);
+  SoakerRates(prev, cur, &w);
+  if (prev.capture && cur.capture)
+    ComputeCaptureWindows(*prev.capture, *cur.capture, w.seconds, w.nics, &w.issues, &w.captures);
+  *out = std::move(w);
+  return true;
+}
+
+}  // namespace bottleneckd

@@ -1,0 +1,87 @@
+// Window: what happened between two Samples, as rates and ratios. This is the
+// one place where counters are differenced; wrap and reset are detected here
+// (window/counter.h), reported in `issues`, and leave the affected rate unset
+// instead of producing a spike. CPUs, interfaces, IRQs and threads present in
+// only one of the two samples are left out of the window.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sources/sample.h"
+#include "window/counter.h"
+#include "window/capture_window.h"
+#include "window/soaker_window.h"
+
+namespace bottleneckd {
+
+// One CPU over the window, from /proc/stat accounting. Ratios are of the CPU's
+// elapsed ticks (the sum of all its fields' deltas), so they add up to 1.
+struct CpuWindow {
+  int cpu = -1;
+  double busy_ratio = 0;       // 1 - (idle + iowait) / elapsed; steal counts as busy;
+                               // the soaker's own CPU time is not busy
+  double interrupt_ratio = 0;  // (irq + softirq) / elapsed: time in interrupt context
+  double irq_ratio = 0, softirq_ratio = 0, steal_ratio = 0, iowait_ratio = 0;
+  double user_ratio = 0, system_ratio = 0;
+  double elapsed_seconds = 0;  // the CPU's elapsed ticks / USER_HZ
+  double interrupts_per_second = 0;  // device IRQs delivered to this CPU (/proc/interrupts)
+  double net_rx_softirqs_per_second = 0;
+  double time_squeeze_per_second = 0;  // softnet column 3
+  double backlog_drops_per_second = 0; // softnet column 2
+};
+
+// One network interface over the window. Rates are nullopt when a counter reset.
+struct NicWindow {
+  std::string interface;
+  std::optional<double> rx_packets_per_second, tx_packets_per_second;
+  std::optional<double> rx_bits_per_second, tx_bits_per_second;
+  std::optional<double> interrupts_per_second;      // all IRQs mapped to this NIC
+  std::optional<double> packets_per_interrupt;      // (rx+tx packets) / interrupts
+  std::optional<double> nic_drops_per_second;       // missed + fifo + over + no-buffer
+};
+
+// Drops per second on each rung of the receive drop ladder (DESIGN.md 3).
+struct DropLadder {
+  std::optional<double> nic;      // sum over interfaces
+  std::optional<double> backlog;  // softnet dropped, all CPUs
+  std::optional<double> socket;   // Udp + UdpLite RcvbufErrors
+};
+
+struct ThreadWindow {
+  int pid = 0, tid = 0;
+  std::string process, thread;
+  double cpu_ratio = 0;  // (utime + stime) / window: share of one CPU
+  int processor = -1;    // CPU last run on, at the window's end
+};
+
+struct Window {
+  int64_t start_mono_ns = 0, end_mono_ns = 0;
+  double seconds = 0;
+  std::vector<CpuWindow> cpus;
+  std::optional<CpuWindow> cpu_total;  // the aggregate "cpu" line
+  std::optional<double> cpu_pressure_some_ratio;  // stall time / window
+  std::vector<NicWindow> nics;
+  DropLadder drops;
+  std::vector<ThreadWindow> threads;
+  // Per CPU from the soaker, when it ran through the whole window. When it did,
+  // the CpuWindow's busy_ratio has the soaker's own CPU time taken out (the
+  // soaker burns idle time, which /proc/stat would count as busy), so the
+  // accounting and soaker sources are comparable.
+  std::vector<SoakerCpuWindow> soaker;
+  // The live capture of each configured interface (window/capture_window.h).
+  std::vector<CaptureWindow> captures;
+  std::vector<CounterIssue> issues;
+};
+
+// Computes the window from prev to cur. Returns false (and leaves *out alone)
+// when cur is not later than prev.
+bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out);
+
+// Packets counted by the nic rung: missed, fifo, over errors and the driver's
+// rx_no_buffer_count, when present.
+std::optional<uint64_t> NicRungDrops(const NetDev& dev);
+
+}  // namespace bottleneckd
