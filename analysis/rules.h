@@ -1,4 +1,4 @@
-// Verdict rules, private to daemon/analysis (Classify in verdict.cc reads the
+// Verdict rules, private to analysis/ (Classify in verdict.cc reads the
 // table): one function per label, each scoring one window's Signals in [0, 1]
 // and saying why in sentences with the numbers. docs/verdict-rules.md
 // describes every rule, threshold and factor.

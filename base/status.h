@@ -1,6 +1,9 @@
 // Status: the outcome of every operation on the collection path (LevelDB style).
 // No exceptions cross a collector; errno becomes a Status in exactly one place
 // (Status::FromErrno). A default-constructed Status is OK. Copyable, cheap when OK.
+// [[nodiscard]]: a Status that is dropped is a compile error (-Werror); a
+// caller that really has nothing to do with one says so with IgnoreError()
+// and a comment why.
 #pragma once
 
 #include <memory>
@@ -9,7 +12,7 @@
 
 namespace bottleneckd {
 
-class Status {
+class [[nodiscard]] Status {
  public:
   enum class Code { kOk = 0, kNotFound, kCorruption, kIOError, kInvalidArgument, kNotSupported, kPermissionDenied };
 
@@ -35,6 +38,10 @@ class Status {
 
   // "OK" or "<code name>: <message>".
   std::string ToString() const;
+
+  // Drops the Status on purpose (best-effort clean-up, a failure already
+  // reported another way). Say why at the call.
+  void IgnoreError() const {}
 
   // Returns a copy whose message is "<prefix>: <message>" (no-op when OK).
   Status WithContext(std::string_view prefix) const;

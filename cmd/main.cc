@@ -248,9 +248,9 @@ int Main(int argc, char** argv) {
   }
 
   ListenAddress addr;
-  ParseListenAddress(config.listen_address, &addr);
+  s = ParseListenAddress(config.listen_address, &addr);  // checked by LoadEffectiveConfig already
   std::unique_ptr<HttpServer> http;
-  s = HttpServer::Start(addr, &store, &http);
+  if (s.ok()) s = HttpServer::Start(addr, &store, &http);
   if (!s.ok()) {
     Log(LogLevel::kError, "cannot start HTTP server", {{"err", s.message()}});
     return 1;

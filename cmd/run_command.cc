@@ -157,9 +157,14 @@ int RunCommand(const Config& config, const Flags& flags) {
   if (daemon) {
     RunReport run;
     std::vector<RunReport> segments;
-    tracker->Stop(name, exit_code, Now(), &run, &segments);
+    Status stopped = tracker->Stop(name, exit_code, Now(), &run, &segments);
     daemon->Stop();
     loop.join();
+    if (!stopped.ok()) {  // nothing else stops this tracker's runs; said rather than printing an empty run
+      std::fprintf(stderr, "bottleneckd run: run '%s' ended but could not be closed: %s\n", name.c_str(),
+                   stopped.message().c_str());
+      return code;
+    }
     text = FinishedRunText(run, segments, config.verdict.drop_floor_per_second);
     text += tracker->has_store() ? "stored in " + tracker->store_path() + "\n" : "not stored (no run store)\n";
   } else {

@@ -173,7 +173,7 @@ Status RecordHost(const Config& config, const std::string& out_dir, double durat
     if (soaker) {
       SoakerReading reading;
       soaker->Read(&reading);
-      capture.WriteSoaker(reading);  // a failure is in capture.error()
+      capture.WriteSoaker(reading).IgnoreError();  // a failure is kept in capture.error(), returned by EndSample
     }
     result = capture.EndSample();
     if (!result.ok()) break;

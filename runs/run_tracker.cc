@@ -228,7 +228,8 @@ void RunTracker::Close(double now) {
   for (const auto& [name, live] : active_) names.push_back(name);
   RunReport r;
   // Runs the daemon's exit cuts short are interrupted, with what they had.
-  for (const std::string& n : names) StopLocked(n, std::nullopt, now, "interrupted", &r, nullptr);
+  // Each name is active (just listed under the lock): StopLocked cannot fail.
+  for (const std::string& n : names) StopLocked(n, std::nullopt, now, "interrupted", &r, nullptr).IgnoreError();
   RetryUnsaved();
   if (!unsaved_.empty())
     Log(LogLevel::kError, "runs could not be stored before exit", {{"count", std::to_string(unsaved_.size())}});

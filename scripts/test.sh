@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs every bottleneckd test:
+#   0. the formatting check: every C/C++ file as .clang-format formats it
 #   1. the GoogleTest suite + integration tests (real binary, promtool, Prometheus)
 #   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   3. every libFuzzer target for FUZZ_SECONDS (default 10) each, seeded with fixtures
@@ -38,6 +39,18 @@ build() {  # build dir, cmake args...
   cmake -S "$ROOT" -B "$dir" -DBOTTLENECKD_WERROR=ON "$@" >/dev/null &&
     cmake --build "$dir" -j"$JOBS" 2>&1 | grep -vE '^\[ *[0-9]+%\]|^-- ' ; return "${PIPESTATUS[0]}"
 }
+
+echo "=== [0/3] formatting (.clang-format)"
+# Every tracked C/C++ file outside the fixtures, as clang-format would write it.
+# Fix with: clang-format -i FILE...
+mapfile -t sources < <(git ls-files '*.cc' '*.h' '*.c' ':!tests/fixtures/*' 2>/dev/null ||
+                       find . -name build -prune -o \( -name '*.cc' -o -name '*.h' -o -name '*.c' \) -print)
+if unformatted=$(clang-format --dry-run --Werror "${sources[@]}" 2>&1) && [ ${#sources[@]} -gt 0 ]; then
+  echo "format: ok (${#sources[@]} files)"; passed=$((passed + 1))
+else
+  echo "$unformatted" | grep -E '^[^ ].*(error|warning):' | cut -d: -f1 | sort -u | sed 's/^/format: not clang-formatted: /'
+  failed=$((failed + 1)); failures+=("format: files differ from .clang-format (clang-format -i them)")
+fi
 
 echo "=== [1/3] build + tests (RelWithDebInfo)"
 if build build/test; then run_ctest build/test "tests"; else failed=$((failed + 1)); failures+=("build/test: build failed"); fi

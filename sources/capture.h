@@ -6,7 +6,7 @@
 // (traffic/traffic.h). The sampler calls Read() once per tick, which takes a
 // short lock per interface and copies the cumulative reading; it never waits
 // for packets. Rates, percentiles over a window and the 32-bit wrap of the
-// pcap_stats counters are daemon/capture_window's business, as for every
+// pcap_stats counters are window/capture_window's business, as for every
 // other counter.
 //
 // Direction: the capture asks for Linux cooked headers (DLT_LINUX_SLL), whose
@@ -50,7 +50,7 @@ struct CaptureOptions {
 };
 
 // One interface's capture, cumulative since it opened. pcap_stats counters are
-// kept as libpcap gives them (32-bit on Linux, wrapping): daemon/capture_window
+// kept as libpcap gives them (32-bit on Linux, wrapping): window/capture_window
 // differences them.
 struct CaptureReading {
   std::string interface;

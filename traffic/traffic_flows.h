@@ -1,4 +1,4 @@
-// Flow tracking behind TrafficAnalyzer (internal to collectors/traffic*.cc):
+// Flow tracking behind TrafficAnalyzer (internal to traffic/traffic*.cc):
 // the flow pairs tracked for direction and UDP echo pairing (a table bounded
 // by LRU eviction, each pair with a bounded queue of outstanding requests) and
 // the space-saving table of top flows (Metwally, Agrawal and El Abbadi,

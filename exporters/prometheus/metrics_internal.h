@@ -1,4 +1,4 @@
-// Per-area builders of metric families, shared by exporters/metrics*.cc only.
+// Per-area builders of metric families, shared by exporters/prometheus/metrics*.cc only.
 #pragma once
 
 #include <vector>
