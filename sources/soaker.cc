@@ -188,23 +188,23 @@ Soaker::Soaker(const HostFs* fs, SoakerOptions options) : fs_(fs), options_(std:
 Soaker::~Soaker() { Stop(); }
 
 bool Soaker::running() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return running_;
 }
 
 std::string Soaker::caveat() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return caveat_text_;
 }
 
 Status Soaker::Start() {
   if (options_.mode == SoakerMode::kOff) return Status::OK();
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     if (running_) return Status::OK();
   }
   BN_RETURN_IF_ERROR(LoadOrCalibrate());
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (running_) return Status::OK();
   last_online_check_ns_ = ClockNanos(CLOCK_MONOTONIC);
   BN_RETURN_IF_ERROR(SyncThreads());
@@ -215,7 +215,7 @@ Status Soaker::Start() {
 void Soaker::Stop() {
   std::vector<std::unique_ptr<Worker>> all;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     running_ = false;
     for (auto& w : workers_) w->stop.store(true, std::memory_order_relaxed);
     for (auto& w : workers_) all.push_back(std::move(w));
@@ -228,12 +228,12 @@ void Soaker::Stop() {
 
 Status Soaker::KeyAndCpus(SoakerCalibrationKey* key, std::vector<int>* cpus) {
   BN_RETURN_IF_ERROR(ReadSoakerCalibrationKey(*fs_, options_.calibration_percentile, key));
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return ListCpus(cpus);
 }
 
 Status Soaker::Calibrate(SoakerCalibrationFile* out) {
-  std::lock_guard<std::mutex> c(calibrate_mu_);
+  MutexLock c(&calibrate_mu_);
   SoakerCalibrationKey key;
   std::vector<int> cpus;
   BN_RETURN_IF_ERROR(KeyAndCpus(&key, &cpus));
@@ -241,21 +241,21 @@ Status Soaker::Calibrate(SoakerCalibrationFile* out) {
 }
 
 Status Soaker::LoadOrCalibrate() {
-  std::lock_guard<std::mutex> c(calibrate_mu_);
+  MutexLock c(&calibrate_mu_);
   SoakerCalibrationKey key;
   std::vector<int> cpus;
   BN_RETURN_IF_ERROR(KeyAndCpus(&key, &cpus));
   SoakerCalibrationFile f;
   if (LoadSoakerCalibration(SoakerCalibrationPath(options_.state_dir), &f).ok() &&
       SoakerCalibrationUsable(f, key, cpus, UnixSeconds(), options_.calibration_max_age_seconds)) {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     SetCalibration(f);
     return Status::OK();
   }
   // Missing, unreadable, malformed or stale: measure again. Failing to store
   // the result is in the caveat; the soaker runs on the calibration in memory.
   Status s = MeasureAndStore(cpus, key, &f);
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return calibration_.cpus.empty() ? s : Status::OK();
 }
 
@@ -290,7 +290,7 @@ Status Soaker::MeasureAndStore(const std::vector<int>& cpus, const SoakerCalibra
   }
   *out = f;
   Status s = StoreSoakerCalibration(options_.state_dir, f);
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   SetCalibration(f);
   SetCaveat("calibration", failures.empty() ? "" : "not calibrated: " + failures);
   SetCaveat("store", s.ok() ? "" : "calibration kept in memory only (" + s.message() + ")");
@@ -436,7 +436,7 @@ void Soaker::UpdateBorrowedCaveat() {
 }
 
 void Soaker::Read(SoakerReading* out) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   out->cpus.clear();
   out->calibration_unix_seconds = 0;
   if (running_) {
