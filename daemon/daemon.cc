@@ -72,21 +72,21 @@ void Daemon::PrepareSoaker() {
 }
 
 void Daemon::Stop() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   stop_ = true;
-  cv_.notify_all();
+  cv_.NotifyAll();
 }
 
 void Daemon::Reconfigure(const Config& config) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   pending_ = config;
-  cv_.notify_all();
+  cv_.NotifyAll();
 }
 
 void Daemon::ApplyPending() {
   std::optional<Config> next;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     next.swap(pending_);
   }
   if (!next) return;
@@ -258,10 +258,13 @@ void Daemon::Run() {
     // Wait for the tick; a reload applies at once but keeps the schedule
     // unless the interval itself changed.
     for (;;) {
-      std::unique_lock<std::mutex> l(mu_);
-      if (!cv_.wait_until(l, tick_time(k), [&] { return stop_ || pending_.has_value(); })) break;
-      if (stop_) return;
-      l.unlock();
+      {
+        MutexLock l(&mu_);
+        bool due = false;
+        while (!stop_ && !pending_.has_value() && !due) due = !cv_.WaitUntil(&mu_, tick_time(k));
+        if (stop_) return;
+        if (!pending_.has_value()) break;  // the tick's time came
+      }
       ApplyPending();
       if (config_.interval_seconds != interval) {
         interval = config_.interval_seconds;

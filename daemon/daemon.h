@@ -11,11 +11,10 @@
 // tick. Every analysed window goes to the RunTracker, when there is one.
 #pragma once
 
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <optional>
 
+#include "base/mutex.h"
 #include "analysis/analyzer.h"
 #include "daemon/config.h"
 #include "runs/run_tracker.h"
@@ -47,10 +46,10 @@ class Daemon {
   Daemon& operator=(const Daemon&) = delete;
 
   // Samples until Stop(). Returns after the current tick finishes.
-  void Run();
-  void Stop();
+  void Run() LOCKS_EXCLUDED(mu_);
+  void Stop() LOCKS_EXCLUDED(mu_);
   // Applies a new config (collectors, interval, paths) from the next tick.
-  void Reconfigure(const Config& config);
+  void Reconfigure(const Config& config) LOCKS_EXCLUDED(mu_);
 
   // One tick, for tests and `--once`: sample, window, publish.
   void Tick();
@@ -62,7 +61,7 @@ class Daemon {
   void PrepareSoaker();
 
  private:
-  void ApplyPending();
+  void ApplyPending() LOCKS_EXCLUDED(mu_);
   // Creates, starts or stops the soaker to match config_ (mode, run_active).
   void SyncSoaker();
   // Opens the live capture when configured, logs each interface it could not
@@ -89,10 +88,10 @@ class Daemon {
   bool capabilities_dropped_ = false;
   std::shared_ptr<const Snapshot> prev_;
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;                 // guarded by mu_
-  std::optional<Config> pending_;     // guarded by mu_
+  Mutex mu_;
+  CondVar cv_;  // waited on with mu_: stop_ set or pending_ filled
+  bool stop_ GUARDED_BY(mu_) = false;
+  std::optional<Config> pending_ GUARDED_BY(mu_);
 };
 
 }  // namespace bottleneckd

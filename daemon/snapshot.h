@@ -6,11 +6,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
 
+#include "base/mutex.h"
 #include "sources/sample.h"
 #include "analysis/plateau.h"
 #include "analysis/verdict.h"
@@ -42,21 +42,23 @@ struct Snapshot {
   std::optional<Plateau> plateau;
 };
 
+// The latest Snapshot. Thread-safe: the sampling loop publishes, any number of
+// scrapes read at the same time.
 class SnapshotStore {
  public:
-  void Publish(std::shared_ptr<const Snapshot> s) {
-    std::lock_guard<std::mutex> l(mu_);
+  void Publish(std::shared_ptr<const Snapshot> s) LOCKS_EXCLUDED(mu_) {
+    MutexLock l(&mu_);
     latest_ = std::move(s);
   }
   // Null until the first sample.
-  std::shared_ptr<const Snapshot> Latest() const {
-    std::lock_guard<std::mutex> l(mu_);
+  std::shared_ptr<const Snapshot> Latest() const LOCKS_EXCLUDED(mu_) {
+    MutexLock l(&mu_);
     return latest_;
   }
 
  private:
-  mutable std::mutex mu_;
-  std::shared_ptr<const Snapshot> latest_;  // guarded by mu_
+  mutable Mutex mu_;
+  std::shared_ptr<const Snapshot> latest_ GUARDED_BY(mu_);
 };
 
 }  // namespace bottleneckd

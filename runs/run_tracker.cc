@@ -11,20 +11,23 @@ RunTracker::RunTracker(std::unique_ptr<RunStore> store, const RunTrackerOptions&
 
 RunTracker::~RunTracker() = default;
 
-std::string RunTracker::store_path() const { return store_ ? store_->path() : ""; }
+std::string RunTracker::store_path() const {
+  MutexLock l(&mu_);
+  return store_ ? store_->path() : "";
+}
 
 bool RunTracker::active() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return !active_.empty();
 }
 
 size_t RunTracker::unsaved() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return unsaved_.size();
 }
 
 std::vector<RunReport> RunTracker::Active() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   std::vector<RunReport> out;
   for (const auto& [name, live] : active_) {
     RunReport r = SummariseSpan(live, 0, live.points.size());
@@ -49,7 +52,7 @@ void RunTracker::StoreResult(const char* what, const Status& s) {
 }
 
 Status RunTracker::Start(const std::string& name, const std::string& source, const std::string& command, double now) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (active_.count(name)) return Status::InvalidArgument("a run named '" + name + "' is already active");
   if (active_.size() >= o_.max_active)
     return Status::InvalidArgument("too many active runs (" + std::to_string(o_.max_active) + "); stop one first");
@@ -111,7 +114,7 @@ void RunTracker::AppendPending(Live* l) {
 }
 
 void RunTracker::OnWindow(const TimelinePoint& p, const Verdict& v, const std::vector<CaptureWindow>& captures) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   RetryUnsaved();
   for (auto& [name, live] : active_) {
     if (p.t <= live.run.start) continue;  // the window ended before the run began
@@ -192,7 +195,7 @@ void RunTracker::RetryUnsaved() {
 
 Status RunTracker::Stop(const std::string& name, std::optional<int> exit_code, double now, RunReport* out,
                         std::vector<RunReport>* segments) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return StopLocked(name, exit_code, now, "finished", out, segments);
 }
 
@@ -223,7 +226,7 @@ Status RunTracker::StopLocked(const std::string& name, std::optional<int> exit_c
 }
 
 void RunTracker::Close(double now) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   std::vector<std::string> names;
   for (const auto& [name, live] : active_) names.push_back(name);
   RunReport r;

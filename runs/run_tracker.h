@@ -15,11 +15,11 @@
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "analysis/segments.h"
 #include "runs/run_store.h"
@@ -43,26 +43,28 @@ class RunTracker {
 
   // Begins a run at `now` (Unix seconds). source: "control" or "command".
   // InvalidArgument for a name already active or too many active runs.
-  Status Start(const std::string& name, const std::string& source, const std::string& command, double now);
+  Status Start(const std::string& name, const std::string& source, const std::string& command, double now)
+      LOCKS_EXCLUDED(mu_);
   // Ends it at `now` and returns its summary (verdict with evidence) and its
   // segments. NotFound when no run of that name is active.
   Status Stop(const std::string& name, std::optional<int> exit_code, double now, RunReport* out,
-              std::vector<RunReport>* segments = nullptr);
+              std::vector<RunReport>* segments = nullptr) LOCKS_EXCLUDED(mu_);
   // A window analysed by the daemon: p.t is its end (Unix seconds);
   // `captures` are its live capture windows, whose top flows (trusted
   // captures only) are summed into each active run's and the window run's
   // flows (RunFlowTable; a run's summary keeps the kRunFlows biggest).
   // Segments get no flows: their windows' flows are not kept apart.
-  void OnWindow(const TimelinePoint& p, const Verdict& v, const std::vector<CaptureWindow>& captures = {});
+  void OnWindow(const TimelinePoint& p, const Verdict& v, const std::vector<CaptureWindow>& captures = {})
+      LOCKS_EXCLUDED(mu_);
   // Ends every active run as "interrupted" (daemon shutdown) and the window
   // run in progress; stores what can be stored.
-  void Close(double now);
+  void Close(double now) LOCKS_EXCLUDED(mu_);
 
-  bool active() const;
-  std::vector<RunReport> Active() const;  // name, source, start, points so far
-  size_t unsaved() const;                 // finished runs waiting for the store
+  bool active() const LOCKS_EXCLUDED(mu_);
+  std::vector<RunReport> Active() const LOCKS_EXCLUDED(mu_);  // name, source, start, points so far
+  size_t unsaved() const LOCKS_EXCLUDED(mu_);                 // finished runs waiting for the store
   bool has_store() const { return store_ != nullptr; }
-  std::string store_path() const;
+  std::string store_path() const LOCKS_EXCLUDED(mu_);
 
  private:
   struct Live {
@@ -85,25 +87,27 @@ class RunTracker {
     size_t stored_children = 0;
   };
   Status StopLocked(const std::string& name, std::optional<int> exit_code, double now, const char* state,
-                    RunReport* out, std::vector<RunReport>* segments);
+                    RunReport* out, std::vector<RunReport>* segments) EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The run's figures over points [first, last] (settling windows dropped).
   RunReport SummariseSpan(const Live& l, size_t first, size_t last) const;
   void EndSegment(Live* l, const Segment& s);
-  void AppendPending(Live* l);                // points not yet in the store
-  bool Store(Pending* p);                     // finishes p in the store; false on failure
-  void Save(Pending p);                       // Store, else queue for retry
-  void RetryUnsaved();
-  void StoreResult(const char* what, const Status& s);  // logs a failure once, recovery once
+  void AppendPending(Live* l) EXCLUSIVE_LOCKS_REQUIRED(mu_);  // points not yet in the store
+  bool Store(Pending* p) EXCLUSIVE_LOCKS_REQUIRED(mu_);       // finishes p in the store; false on failure
+  void Save(Pending p) EXCLUSIVE_LOCKS_REQUIRED(mu_);         // Store, else queue for retry
+  void RetryUnsaved() EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Logs a failure once, recovery once.
+  void StoreResult(const char* what, const Status& s) EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  mutable std::mutex mu_;
-  std::unique_ptr<RunStore> store_;
+  mutable Mutex mu_;
+  // Set at construction; the RunStore is not thread-safe: used under mu_.
+  const std::unique_ptr<RunStore> store_ PT_GUARDED_BY(mu_);
   RunTrackerOptions o_;
-  std::map<std::string, Live> active_;  // by name
-  Live window_;                         // the continuous window run in progress
-  bool window_open_ = false;
-  std::vector<Pending> unsaved_;
-  bool store_failing_ = false;
-  double last_prune_ = 0;
+  std::map<std::string, Live> active_ GUARDED_BY(mu_);  // by name
+  Live window_ GUARDED_BY(mu_);                         // the continuous window run in progress
+  bool window_open_ GUARDED_BY(mu_) = false;
+  std::vector<Pending> unsaved_ GUARDED_BY(mu_);
+  bool store_failing_ GUARDED_BY(mu_) = false;
+  double last_prune_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace bottleneckd

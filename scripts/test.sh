@@ -3,7 +3,8 @@
 #   0. the formatting check: every C/C++ file as .clang-format formats it
 #   1. the GoogleTest suite + integration tests (real binary, promtool, Prometheus)
 #   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
-#   3. every libFuzzer target for FUZZ_SECONDS (default 10) each, seeded with fixtures
+#   3. the clang build (-Wthread-safety -Werror) and every libFuzzer target for
+#      FUZZ_SECONDS (default 10) each, seeded with fixtures
 # Ends with one "N passed, N failed" line. Exit status 0 only if everything passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -60,7 +61,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 if build build/asan -DBOTTLENECKD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug; then run_ctest build/asan "asan"; else
   failed=$((failed + 1)); failures+=("build/asan: build failed"); fi
 
-echo "=== [3/3] libFuzzer targets, ${FUZZ_SECONDS}s each"
+echo "=== [3/3] clang -Wthread-safety -Werror build + libFuzzer targets, ${FUZZ_SECONDS}s each"
 if CC=clang CXX=clang++ build build/fuzz -DBOTTLENECKD_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo; then
   corpus_src=$(mktemp -d)
   find tests/fixtures -type f -size -256k -not -name '*.md' | head -400 | while read -r f; do

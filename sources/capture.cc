@@ -19,11 +19,11 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <mutex>
 #include <thread>
 #include <utility>
 
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "sources/sample.h"
 #include "traffic/packet.h"
 #include "base/unique_fd.h"
@@ -146,21 +146,22 @@ struct CaptureSource::Capture {
   double tick = 1e-6;
   std::thread thread;
 
-  std::mutex mu;
+  Mutex mu;
   // Guarded by mu (the thread holds it while it dispatches frames).
-  pcap_t* pcap = nullptr;       // owned; closed by Stop()
-  bool active = false;
-  std::string error;
-  int linktype = -1;
-  bool direction_known = false;
-  DirectionBy direction_by = DirectionBy::kNone;
-  std::array<uint8_t, 6> mac{};  // the interface's, for DirectionBy::kSourceMac
-  int64_t opened_mono_ns = 0;
-  TrafficAnalyzer analyzer;
-  uint64_t receive_packets = 0, receive_bytes = 0, transmit_packets = 0, transmit_bytes = 0;
+  pcap_t* pcap GUARDED_BY(mu) = nullptr;  // owned; closed by Stop()
+  bool active GUARDED_BY(mu) = false;
+  std::string error GUARDED_BY(mu);
+  int linktype GUARDED_BY(mu) = -1;
+  bool direction_known GUARDED_BY(mu) = false;
+  DirectionBy direction_by GUARDED_BY(mu) = DirectionBy::kNone;
+  std::array<uint8_t, 6> mac GUARDED_BY(mu) = {};  // the interface's, for DirectionBy::kSourceMac
+  int64_t opened_mono_ns GUARDED_BY(mu) = 0;
+  TrafficAnalyzer analyzer GUARDED_BY(mu);
+  uint64_t receive_packets GUARDED_BY(mu) = 0, receive_bytes GUARDED_BY(mu) = 0;
+  uint64_t transmit_packets GUARDED_BY(mu) = 0, transmit_bytes GUARDED_BY(mu) = 0;
 
   // One frame from pcap_dispatch: on the capture thread, with mu held.
-  void Frame(const pcap_pkthdr* h, const u_char* bytes) {
+  void Frame(const pcap_pkthdr* h, const u_char* bytes) EXCLUSIVE_LOCKS_REQUIRED(mu) {
     PacketInfo info;
     const PacketStatus s = ParsePacket(linktype, bytes, h->caplen, h->len, &info);
     const double ts = static_cast<double>(h->ts.tv_sec) + static_cast<double>(h->ts.tv_usec) * tick;
@@ -205,7 +206,7 @@ Status CaptureSource::Start() {
       }
     }
     if (!s.ok()) {
-      std::lock_guard<std::mutex> lock(c->mu);
+      MutexLock lock(&c->mu);
       c->error = s.message();
       if (first_failure.ok()) first_failure = s;
       if (!reasons.empty()) reasons += "; ";
@@ -215,7 +216,7 @@ Status CaptureSource::Start() {
     c->fd = pcap_get_selectable_fd(opened.pcap);
     c->tick = opened.tick;
     {
-      std::lock_guard<std::mutex> lock(c->mu);
+      MutexLock lock(&c->mu);
       c->pcap = opened.pcap;
       c->active = true;
       c->linktype = opened.linktype;
@@ -246,14 +247,16 @@ void CaptureSource::Run(Capture* c) {
   (void)DropCaptureCapabilities(&dropped);
   const int timeout_ms = std::max(1, o_.timeout_ms);
   const pcap_handler on_frame = [](u_char* user, const pcap_pkthdr* h, const u_char* bytes) {
-    reinterpret_cast<Capture*>(user)->Frame(h, bytes);
+    Capture* capture = reinterpret_cast<Capture*>(user);
+    capture->mu.AssertHeld();  // pcap_dispatch calls it, and Run calls that under mu
+    capture->Frame(h, bytes);
   };
   while (!c->stopping.load(std::memory_order_relaxed)) {
     pollfd fds[2] = {{c->fd, POLLIN, 0}, {c->wake.get(), POLLIN, 0}};
     const int n = poll(fds, 2, timeout_ms);
     if (n < 0 && errno != EINTR) {
       const int err = errno;
-      std::lock_guard<std::mutex> lock(c->mu);
+      MutexLock lock(&c->mu);
       c->active = false;
       c->error = "capture on " + c->interface + " stopped: poll: " + std::strerror(err);
       return;
@@ -263,7 +266,7 @@ void CaptureSource::Run(Capture* c) {
     // meanwhile), a batch per lock hold.
     int got = 0, total = 0;
     do {
-      std::lock_guard<std::mutex> lock(c->mu);
+      MutexLock lock(&c->mu);
       got = pcap_dispatch(c->pcap, kBatch, on_frame, reinterpret_cast<u_char*>(c));
       if (got < 0) {
         c->active = false;
@@ -291,7 +294,7 @@ void CaptureSource::Stop() {
     c->thread.join();
   }
   for (auto& c : captures_) {
-    std::lock_guard<std::mutex> lock(c->mu);
+    MutexLock lock(&c->mu);
     if (c->pcap != nullptr) pcap_close(c->pcap);
     c->pcap = nullptr;
     c->active = false;
@@ -306,7 +309,7 @@ void CaptureSource::Read(std::vector<CaptureReading>* out) {
     CaptureReading& r = out->emplace_back();
     r.interface = c->interface;
     const double now = static_cast<double>(ClockNanos(CLOCK_REALTIME)) / 1e9;  // the capture clock
-    std::lock_guard<std::mutex> lock(c->mu);
+    MutexLock lock(&c->mu);
     r.active = c->active;
     r.error = c->error;
     r.linktype = c->linktype;

@@ -28,12 +28,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "collectors/host_fs.h"
 #include "sources/source.h"
@@ -198,65 +198,65 @@ class Soaker : public Source {
   // container's cpuset or a taskset; CPUs outside it are named in caveat()). A calibration that cannot be stored is kept in
   // memory (said in caveat()) and the soaker still starts. Errors: the online
   // list or cpuinfo cannot be read, or no CPU could be calibrated. Idempotent.
-  Status Start() override;
+  Status Start() LOCKS_EXCLUDED(mu_, calibrate_mu_) override;
   // Stops and joins every thread. Idempotent. Blocks until each thread (at
   // SCHED_IDLE, so possibly starved) has seen its stop flag.
-  void Stop() override;
-  bool running() const;
+  void Stop() LOCKS_EXCLUDED(mu_) override;
+  bool running() const LOCKS_EXCLUDED(mu_);
 
   // Measures every online CPU now (at most a few seconds; runs alongside the
   // soaker threads, which it preempts) and stores the result. *out and the
   // calibration in use are updated even when storing fails (that error is
   // returned). Thread-safe; concurrent calls are serialised.
-  Status Calibrate(SoakerCalibrationFile* out);
+  Status Calibrate(SoakerCalibrationFile* out) LOCKS_EXCLUDED(mu_, calibrate_mu_);
 
   // Fills *out with the counters of every running thread. Also notices CPU
   // hotplug (re-reads the online list at most every hotplug_check_seconds): a
   // CPU that went offline loses its thread, one that came online gets a thread
   // with a new generation (Read waits for the new thread's set-up, normally
   // well under a millisecond). Never waits for a stopping thread. Thread-safe.
-  void Read(SoakerReading* out);
+  void Read(SoakerReading* out) LOCKS_EXCLUDED(mu_);
   // Source: sets out->soaker to Read()'s reading; always OK.
   Status Read(Sample* out) override;
   std::string_view name() const override { return "soaker"; }
 
   // The same text as SoakerReading::caveat.
-  std::string caveat() const;
+  std::string caveat() const LOCKS_EXCLUDED(mu_);
 
  private:
   struct Worker;
-  Status LoadOrCalibrate();
-  // The calibration key and the CPUs to measure (under mu_).
-  Status KeyAndCpus(SoakerCalibrationKey* key, std::vector<int>* cpus);
+  Status LoadOrCalibrate() LOCKS_EXCLUDED(mu_, calibrate_mu_);
+  // The calibration key and the CPUs to measure (ListCpus under mu_).
+  Status KeyAndCpus(SoakerCalibrationKey* key, std::vector<int>* cpus) LOCKS_EXCLUDED(mu_);
   Status MeasureAndStore(const std::vector<int>& cpus, const SoakerCalibrationKey& key,
-                         SoakerCalibrationFile* out);
+                         SoakerCalibrationFile* out) EXCLUSIVE_LOCKS_REQUIRED(calibrate_mu_) LOCKS_EXCLUDED(mu_);
   // Online CPUs this process may pin to; the others go in the "affinity" caveat.
-  Status ListCpus(std::vector<int>* cpus);  // requires mu_
-  Status SyncThreads();                     // requires mu_
-  void StartWorker(int cpu);                // requires mu_
-  void RetireWorker(size_t i);              // requires mu_: stop now, join later
-  void ReapRetired();                       // requires mu_: joins those that exited
+  Status ListCpus(std::vector<int>* cpus) EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Status SyncThreads() EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void StartWorker(int cpu) EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RetireWorker(size_t i) EXCLUSIVE_LOCKS_REQUIRED(mu_);  // stop now, join later
+  void ReapRetired() EXCLUSIVE_LOCKS_REQUIRED(mu_);           // joins those that exited
   // Caveats by topic ("sched", "affinity", ...): a new text replaces the
   // topic's old one, "" removes it.
-  void SetCaveat(const std::string& topic, const std::string& text);  // requires mu_
-  void SetCalibration(const SoakerCalibrationFile& f);                 // requires mu_
-  void UpdateBorrowedCaveat();                                         // requires mu_
+  void SetCaveat(const std::string& topic, const std::string& text) EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SetCalibration(const SoakerCalibrationFile& f) EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UpdateBorrowedCaveat() EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const HostFs* fs_;
   SoakerOptions options_;
-  std::mutex calibrate_mu_;  // serialises calibrations
-  mutable std::mutex mu_;
-  std::vector<std::unique_ptr<Worker>> workers_;  // guarded by mu_, sorted by cpu
-  std::vector<std::unique_ptr<Worker>> retired_;  // guarded by mu_: stopping, not yet joined
-  std::vector<int> unpinnable_;                   // guarded by mu_: affinity refused
-  SoakerCalibrationFile calibration_;             // guarded by mu_
-  SoakerCalibration borrowed_;                    // guarded by mu_: median, for new CPUs
-  bool running_ = false;                          // guarded by mu_
-  bool sched_idle_ = true;                        // guarded by mu_
-  int64_t last_online_check_ns_ = 0;              // guarded by mu_
-  std::map<std::string, std::string> caveats_;    // guarded by mu_
-  std::string caveat_text_;                       // guarded by mu_: caveats_ joined
-  std::string online_buf_;                        // guarded by mu_
+  Mutex calibrate_mu_ ACQUIRED_BEFORE(mu_);  // serialises calibrations
+  mutable Mutex mu_;
+  std::vector<std::unique_ptr<Worker>> workers_ GUARDED_BY(mu_);  // sorted by cpu
+  std::vector<std::unique_ptr<Worker>> retired_ GUARDED_BY(mu_);  // stopping, not yet joined
+  std::vector<int> unpinnable_ GUARDED_BY(mu_);                   // affinity refused
+  SoakerCalibrationFile calibration_ GUARDED_BY(mu_);
+  SoakerCalibration borrowed_ GUARDED_BY(mu_);  // median, for new CPUs
+  bool running_ GUARDED_BY(mu_) = false;
+  bool sched_idle_ GUARDED_BY(mu_) = true;
+  int64_t last_online_check_ns_ GUARDED_BY(mu_) = 0;
+  std::map<std::string, std::string> caveats_ GUARDED_BY(mu_);
+  std::string caveat_text_ GUARDED_BY(mu_);  // caveats_ joined
+  std::string online_buf_ GUARDED_BY(mu_);
 };
 
 }  // namespace bottleneckd
