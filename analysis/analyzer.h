@@ -6,7 +6,6 @@
 #pragma once
 
 #include <deque>
-
 #include <vector>
 
 #include "analysis/plateau.h"
@@ -59,7 +58,7 @@ class Analyzer {
   LiveStepOptions step_options_;
   VerdictTracker tracker_;
   Signals signals_;
-  LoadStep partial_;           // the step being filled
+  LoadStep partial_;  // the step being filled
   int partial_windows_ = 0;
   std::deque<LoadStep> steps_;
 };

@@ -26,7 +26,8 @@ std::vector<std::string> CaptureEvidence(const std::vector<CaptureWindow>& captu
   for (const CaptureWindow& c : captures) {
     if (!c.trusted) {
       if (!c.buffer_drops || !c.interface_drops) {
-        out.push_back("capture " + c.interface + ": pcap statistics unavailable this window, so its figures are not trusted");
+        out.push_back("capture " + c.interface +
+                      ": pcap statistics unavailable this window, so its figures are not trusted");
         continue;
       }
       uint64_t total = *c.buffer_drops + *c.interface_drops;

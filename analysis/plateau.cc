@@ -15,11 +15,9 @@ bool IsPlateau(const std::vector<LoadStep>& steps, size_t first, size_t last, co
   double umin = a.utilisation, umax = a.utilisation;
   for (size_t i = first; i <= last; ++i) {
     const LoadStep& s = steps[i];
-    if (i > first &&
-        s.offered_packets_per_second < steps[i - 1].offered_packets_per_second * (1 - o.offered_dip_max))
+    if (i > first && s.offered_packets_per_second < steps[i - 1].offered_packets_per_second * (1 - o.offered_dip_max))
       return false;
-    if (s.delivered_packets_per_second > a.delivered_packets_per_second * (1 + o.delivered_flat))
-      return false;
+    if (s.delivered_packets_per_second > a.delivered_packets_per_second * (1 + o.delivered_flat)) return false;
     umin = std::min(umin, s.utilisation);
     umax = std::max(umax, s.utilisation);
   }
@@ -35,16 +33,14 @@ std::string Sentence(const std::vector<LoadStep>& steps, size_t first, size_t la
     umax = std::max(umax, steps[i].utilisation);
   }
   double rise = b.offered_packets_per_second / a.offered_packets_per_second - 1;
-  double change = a.delivered_packets_per_second > 0
-                      ? b.delivered_packets_per_second / a.delivered_packets_per_second - 1
-                      : 0;
+  double change =
+      a.delivered_packets_per_second > 0 ? b.delivered_packets_per_second / a.delivered_packets_per_second - 1 : 0;
   char buf[320];
   std::snprintf(buf, sizeof buf,
                 "offered %.0f -> %.0f packets/s (%+.1f %%) over %zu steps while utilisation stayed at "
                 "%.1f-%.1f %% (mean %.1f %%) and delivered went %.0f -> %.0f packets/s (%+.1f %%)",
-                a.offered_packets_per_second, b.offered_packets_per_second, rise * 100, last - first + 1,
-                umin * 100, umax * 100, level * 100, a.delivered_packets_per_second,
-                b.delivered_packets_per_second, change * 100);
+                a.offered_packets_per_second, b.offered_packets_per_second, rise * 100, last - first + 1, umin * 100,
+                umax * 100, level * 100, a.delivered_packets_per_second, b.delivered_packets_per_second, change * 100);
   return buf;
 }
 

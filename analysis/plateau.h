@@ -15,28 +15,28 @@ struct LoadStep {
   std::string name;
   double offered_packets_per_second = 0;
   double delivered_packets_per_second = 0;
-  double utilisation = 0;              // busiest CPU's busy ratio (soaker when available)
-  double cpu_seconds_per_second = 0;   // all CPUs' busy time per second (for service demand)
-  double drops_per_second = 0;         // all rungs
+  double utilisation = 0;                 // busiest CPU's busy ratio (soaker when available)
+  double cpu_seconds_per_second = 0;      // all CPUs' busy time per second (for service demand)
+  double drops_per_second = 0;            // all rungs
   double delivered_bytes_per_second = 0;  // for service demand per byte; 0 when unknown
-  std::string first_losing_rung;       // the step's ladder (RungName), "none" or "" when unknown
+  std::string first_losing_rung;          // the step's ladder (RungName), "none" or "" when unknown
 };
 
 struct PlateauOptions {
-  double offered_rise_min = 0.05;    // offered must rise by this share across the steps
-  double offered_dip_max = 0.01;     // and never fall by more than this share from one step to the next
-  double utilisation_band = 0.05;    // max - min utilisation within this band
-  double utilisation_max = 0.98;     // and below this (a plateau short of 100 %)
-  double utilisation_min = 0.30;     // and above this (an idle box is not a plateau)
-  double delivered_flat = 0.03;      // delivered rises by less than this share (or falls)
+  double offered_rise_min = 0.05;  // offered must rise by this share across the steps
+  double offered_dip_max = 0.01;   // and never fall by more than this share from one step to the next
+  double utilisation_band = 0.05;  // max - min utilisation within this band
+  double utilisation_max = 0.98;   // and below this (a plateau short of 100 %)
+  double utilisation_min = 0.30;   // and above this (an idle box is not a plateau)
+  double delivered_flat = 0.03;    // delivered rises by less than this share (or falls)
   int min_steps = 3;
 };
 
 struct Plateau {
   bool detected = false;
-  double level = 0;        // mean utilisation on the plateau
+  double level = 0;            // mean utilisation on the plateau
   size_t first = 0, last = 0;  // step indices it spans
-  std::string evidence;    // one sentence with the numbers
+  std::string evidence;        // one sentence with the numbers
 };
 
 // The longest run of consecutive steps (at least min_steps) that forms a
@@ -50,8 +50,8 @@ struct Plateau {
 Plateau DetectPlateau(const std::vector<LoadStep>& steps, const PlateauOptions& o);
 
 struct Mlfrr {
-  std::optional<double> rate;  // highest offered rate with no drops on any rung
-  std::optional<size_t> knee;  // first step that loses packets
+  std::optional<double> rate;     // highest offered rate with no drops on any rung
+  std::optional<size_t> knee;     // first step that loses packets
   std::string first_losing_rung;  // at the knee, from the caller's ladder ("socket")
 };
 // The MLFRR over steps sorted by offered rate (the caller's ladder names the

@@ -41,9 +41,7 @@ std::string Printf(const char* fmt, double v) {
 
 std::string CpuName(int cpu) { return "cpu" + std::to_string(cpu); }
 
-std::string NicName(const NicSignal& n) {
-  return n.device.empty() ? n.interface : n.interface + " (" + n.device + ")";
-}
+std::string NicName(const NicSignal& n) { return n.device.empty() ? n.interface : n.interface + " (" + n.device + ")"; }
 
 // How saturated a CPU is: 0 below 1 - 2 x cpu_idle_max busy, full at
 // 1 - cpu_idle_max, weighted by how far its source can be trusted.
@@ -81,8 +79,8 @@ std::string LadderSentence(const LadderSignal& l) {
     case Rung::kNone:
       break;
   }
-  return "no rung loses packets (nic " + FormatRate(l.nic) + "/s, backlog " + FormatRate(l.backlog) +
-         "/s, socket " + FormatRate(l.socket) + "/s)";
+  return "no rung loses packets (nic " + FormatRate(l.nic) + "/s, backlog " + FormatRate(l.backlog) + "/s, socket " +
+         FormatRate(l.socket) + "/s)";
 }
 
 bool OnPacketPath(const Signals& s, int cpu) {
@@ -138,7 +136,7 @@ RuleResult CpuRule(const Signals& s, const VerdictThresholds& t) {
     if (sat > 0 && !outright && !s.throughput_tracks_cpu_cost.value_or(false)) {
       rung *= kCpuNoLossNearly;
       r.caveats.push_back("cpu: nothing is lost and " + (cpu ? CpuSentence(*cpu) : std::string("no CPU")) +
-                                       ": near its limit, not at it");
+                          ": near its limit, not at it");
     }
   }
   r.evidence.push_back(LadderSentence(s.ladder));
@@ -164,10 +162,9 @@ RuleResult CpuRule(const Signals& s, const VerdictThresholds& t) {
   if (s.ladder.first_losing == Rung::kSocket && sat < 0.5 && cpu) {
     double lean = kCpuLean * Ramp(cpu->busy, 0.5, 0.95);
     if (lean > r.score) r.score = lean;
-    r.caveats.push_back(
-        "cpu: socket-rung losses point at the CPU, but nothing shows saturation: " + CpuSentence(*cpu) +
-        "; no target thread at " + FormatPercent(t.thread_busy_min) + " of a CPU or more" +
-        (cpu->busy_from_soaker ? "" : " (the soaker would measure delivered idle)"));
+    r.caveats.push_back("cpu: socket-rung losses point at the CPU, but nothing shows saturation: " + CpuSentence(*cpu) +
+                        "; no target thread at " + FormatPercent(t.thread_busy_min) + " of a CPU or more" +
+                        (cpu->busy_from_soaker ? "" : " (the soaker would measure delivered idle)"));
   } else if (sat <= 0 && cpu) {
     r.caveats.push_back("cpu: no CPU saturated (busiest " + CpuSentence(*cpu) + ")");
   }
@@ -187,8 +184,8 @@ RuleResult InterruptRule(const Signals& s, const VerdictThresholds& t) {
   double best_score = -1;
   bool best_pressure = false;
   for (const CpuSignal& c : s.cpus) {
-    bool pressure = c.time_squeeze_per_second > t.drop_floor_per_second ||
-                    c.backlog_drops_per_second > t.drop_floor_per_second;
+    bool pressure =
+        c.time_squeeze_per_second > t.drop_floor_per_second || c.backlog_drops_per_second > t.drop_floor_per_second;
     for (const NicSignal& n : s.nics)
       pressure = pressure || (n.nic_drops_per_second > t.drop_floor_per_second && NicServedBy(s, n, c.cpu));
     double share = Ramp(c.interrupt_share, t.interrupt_share_min - 0.15, t.interrupt_share_min);
@@ -201,8 +198,7 @@ RuleResult InterruptRule(const Signals& s, const VerdictThresholds& t) {
   r.score = best_score;
   r.resource = CpuName(best->cpu);
   r.evidence.push_back(CpuName(best->cpu) + ": " + FormatPercent(best->interrupt_share) +
-                       " of busy time in hardirq+softirq (" + FormatPercent(best->interrupt_ratio) +
-                       " of the CPU)");
+                       " of busy time in hardirq+softirq (" + FormatPercent(best->interrupt_ratio) + " of the CPU)");
   if (best_pressure) {
     std::string p = CpuName(best->cpu) + ": time_squeeze " + FormatRate(best->time_squeeze_per_second) +
                     "/s, backlog drops " + FormatRate(best->backlog_drops_per_second) + "/s";
@@ -217,14 +213,12 @@ RuleResult InterruptRule(const Signals& s, const VerdictThresholds& t) {
   for (const NicSignal& n : s.nics) {
     if (n.interrupts_per_second <= 0 || !NicServedBy(s, n, best->cpu)) continue;
     std::string line = NicName(n) + ": " + FormatRate(n.interrupts_per_second) + " interrupts/s";
-    if (n.packets_per_interrupt)
-      line += ", " + Printf("%.1f", *n.packets_per_interrupt) + " packets per interrupt";
+    if (n.packets_per_interrupt) line += ", " + Printf("%.1f", *n.packets_per_interrupt) + " packets per interrupt";
     r.evidence.push_back(line);
   }
   if (best->interrupt_share < t.interrupt_share_min)
-    r.caveats.push_back("interrupt: " + CpuName(best->cpu) + " spends " +
-                        FormatPercent(best->interrupt_share) + " of its busy time in interrupts, under " +
-                        FormatPercent(t.interrupt_share_min));
+    r.caveats.push_back("interrupt: " + CpuName(best->cpu) + " spends " + FormatPercent(best->interrupt_share) +
+                        " of its busy time in interrupts, under " + FormatPercent(t.interrupt_share_min));
   return r;
 }
 
@@ -235,8 +229,7 @@ double PathIdle(const Signals& s, const NicSignal& n, bool* soaker) {
   *soaker = true;
   bool any = false;
   for (const CpuSignal& c : s.cpus) {
-    if (!n.queue_cpus.empty() &&
-        std::find(n.queue_cpus.begin(), n.queue_cpus.end(), c.cpu) == n.queue_cpus.end())
+    if (!n.queue_cpus.empty() && std::find(n.queue_cpus.begin(), n.queue_cpus.end(), c.cpu) == n.queue_cpus.end())
       continue;
     idle = std::min(idle, 1 - c.busy);
     *soaker = *soaker && c.busy_from_soaker;
@@ -247,8 +240,7 @@ double PathIdle(const Signals& s, const NicSignal& n, bool* soaker) {
 }
 
 std::string BusSentence(const NicSignal& n, double idle, bool soaker) {
-  std::string s =
-      NicName(n) + ": bus path " + Printf("%.0f %%", *n.bus_utilisation * 100) + " of " + n.bus_bottleneck;
+  std::string s = NicName(n) + ": bus path " + Printf("%.0f %%", *n.bus_utilisation * 100) + " of " + n.bus_bottleneck;
   if (!n.bus_link.empty()) s += " (" + n.bus_link + ")";
   return s + " with " + Printf("%.0f %%", idle * 100) + " CPU idle" + (soaker ? "" : " (accounting)");
 }
@@ -269,8 +261,7 @@ RuleResult BusRule(const Signals& s, const VerdictThresholds& t) {
       continue;
     }
     double util = Ramp(*n.bus_utilisation, t.bus_utilisation_min - 0.1, t.bus_utilisation_min);
-    double idle_f =
-        Ramp(idle, t.bus_cpu_idle_min - 0.1, t.bus_cpu_idle_min) * (soaker ? 1 : kAccountingIdleWeight);
+    double idle_f = Ramp(idle, t.bus_cpu_idle_min - 0.1, t.bus_cpu_idle_min) * (soaker ? 1 : kAccountingIdleWeight);
     double drops = n.nic_drops_per_second > t.drop_floor_per_second ? 1.0 : kBusNoDrops;
     double score = util * idle_f * drops;
     if (!best || score > r.score || (score == r.score && *n.bus_utilisation > *best->bus_utilisation)) {
@@ -281,8 +272,7 @@ RuleResult BusRule(const Signals& s, const VerdictThresholds& t) {
     if (r.evidence.empty()) r.caveats.push_back("bus: no bus model this window (no PCI topology)");
     return r;
   }
-  r.resource =
-      !best->bus_segment.empty() && best->bus_link_nics > 1 ? "segment " + best->bus_segment : NicName(*best);
+  r.resource = !best->bus_segment.empty() && best->bus_link_nics > 1 ? "segment " + best->bus_segment : NicName(*best);
   r.evidence.insert(r.evidence.begin(), BusSentence(*best, best_idle, best_soaker));
   if (best->nic_drops_per_second > t.drop_floor_per_second) {
     r.evidence.insert(r.evidence.begin() + 1, NicName(*best) + ": NIC drops (missed, fifo, no-buffer) " +

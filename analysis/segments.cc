@@ -19,9 +19,7 @@ size_t SegmentTracker::SettleWindows() const { return std::min(kSettleWindows, M
 
 double SegmentTracker::Level() const { return sum_ / static_cast<double>(in_band_); }
 
-bool SegmentTracker::InBand(double rate, double level) const {
-  return std::fabs(rate - level) <= o_.tolerance * level;
-}
+bool SegmentTracker::InBand(double rate, double level) const { return std::fabs(rate - level) <= o_.tolerance * level; }
 
 std::optional<Segment> SegmentTracker::Add(double offered_packets_per_second) {
   Sample w{index_++, offered_packets_per_second};
@@ -81,7 +79,7 @@ void SegmentTracker::Settle() {
   double median = rates[(rates.size() - 1) / 2];  // the lower one of an even count: a real window
   size_t k = 0;
   while (k < windows.size() && !InBand(windows[k].rate, median)) ++k;  // a step's straddling windows
-  if (k == windows.size()) return;  // only with a negative or NaN tolerance
+  if (k == windows.size()) return;                                     // only with a negative or NaN tolerance
   in_phase_ = true;
   first_ = last_in_band_ = windows[k].index;
   in_band_ = 1;

@@ -19,8 +19,8 @@ struct SegmentOptions {
   // (550 -> 600 Mbit/s, split); see docs/segments.md.
   double tolerance = 0.07;
   double floor_packets_per_second = 100;  // below this a window is idle
-  size_t min_windows = 5;           // a shorter phase is not a segment
-  size_t break_windows = 2;         // consecutive out-of-band windows that end a phase
+  size_t min_windows = 5;                 // a shorter phase is not a segment
+  size_t break_windows = 2;               // consecutive out-of-band windows that end a phase
 };
 
 struct Segment {
@@ -70,9 +70,9 @@ class SegmentTracker {
   size_t SettleWindows() const;
 
   SegmentOptions o_;
-  size_t index_ = 0;             // index the next Add gives its window
-  std::vector<Sample> warmup_;   // windows of a phase whose level is not settled yet
-  bool in_phase_ = false;        // a settled phase is being followed
+  size_t index_ = 0;            // index the next Add gives its window
+  std::vector<Sample> warmup_;  // windows of a phase whose level is not settled yet
+  bool in_phase_ = false;       // a settled phase is being followed
   size_t first_ = 0, last_in_band_ = 0, in_band_ = 0;
   double sum_ = 0;               // of the phase's in-band windows
   std::vector<Sample> pending_;  // out-of-band windows after the last in-band one

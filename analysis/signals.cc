@@ -140,8 +140,7 @@ Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, c
   s.captures = w.captures;
   for (CaptureWindow& c : s.captures) c.top_flows.clear();
   for (const CpuWindow& c : w.cpus) s.cpus.push_back(MakeCpu(c, SoakerFor(w, c.cpu)));
-  std::sort(s.cpus.begin(), s.cpus.end(),
-            [](const CpuSignal& a, const CpuSignal& b) { return a.cpu < b.cpu; });
+  std::sort(s.cpus.begin(), s.cpus.end(), [](const CpuSignal& a, const CpuSignal& b) { return a.cpu < b.cpu; });
   if (w.cpu_pressure_some_ratio && std::isfinite(*w.cpu_pressure_some_ratio))
     s.cpu_pressure_some = std::clamp(*w.cpu_pressure_some_ratio, 0.0, 1.0);
 

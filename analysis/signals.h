@@ -22,13 +22,13 @@ namespace bottleneckd {
 
 struct CpuSignal {
   int cpu = -1;
-  double busy = 0;                 // soaker busy when measured, else accounting busy
+  double busy = 0;  // soaker busy when measured, else accounting busy
   bool busy_from_soaker = false;
-  double accounting_busy = 0;      // /proc/stat, soaker time removed
+  double accounting_busy = 0;         // /proc/stat, soaker time removed
   std::optional<double> soaker_idle;  // delivered idle (soaker), when it ran
-  double interrupt_share = 0;      // (irq + softirq) / busy time (0 when busy is 0)
-  double interrupt_ratio = 0;      // (irq + softirq) / elapsed
-  double hidden = 0;               // soaker hidden time ratio (0 without soaker)
+  double interrupt_share = 0;         // (irq + softirq) / busy time (0 when busy is 0)
+  double interrupt_ratio = 0;         // (irq + softirq) / elapsed
+  double hidden = 0;                  // soaker hidden time ratio (0 without soaker)
   double steal = 0;
   double time_squeeze_per_second = 0;
   double backlog_drops_per_second = 0;
@@ -53,11 +53,11 @@ struct NicSignal {
   std::vector<int> queue_cpus;      // CPUs that took this NIC's interrupts this window, sorted
   // Bus (when the topology and model are available).
   std::optional<double> bus_utilisation;  // the path's busiest link
-  std::string bus_bottleneck;              // that link's device ("0000:01:1d.0")
-  bool bus_emulated = false;               // the path's busiest link is a hypervisor's
-  std::string bus_link;      // that link described: "PCI 33 MHz/32-bit", "PCIe 8.0GT/s x4"; "" unknown
-  std::string bus_segment;   // that link's PCI/PCI-X segment ("0000:02"); "" for PCIe or unknown
-  int bus_link_nics = 0;     // NICs whose traffic the model put on that link (>1: a shared segment)
+  std::string bus_bottleneck;             // that link's device ("0000:01:1d.0")
+  bool bus_emulated = false;              // the path's busiest link is a hypervisor's
+  std::string bus_link;                   // that link described: "PCI 33 MHz/32-bit", "PCIe 8.0GT/s x4"; "" unknown
+  std::string bus_segment;                // that link's PCI/PCI-X segment ("0000:02"); "" for PCIe or unknown
+  int bus_link_nics = 0;                  // NICs whose traffic the model put on that link (>1: a shared segment)
 };
 
 enum class Rung { kNone, kNic, kBacklog, kSocket };

@@ -58,8 +58,7 @@ Verdict Classify(const Signals& s, const VerdictThresholds& t) {
     for (size_t i : order) {
       if (i == win || rules[i].bound == Bound::kNone || results[i].evidence.empty()) continue;
       v.evidence.push_back("not " + std::string(rules[i].name) + " (score " +
-                           FormatScore(v.scores[Index(rules[i].bound)]) +
-                           "): " + results[i].evidence.front());
+                           FormatScore(v.scores[Index(rules[i].bound)]) + "): " + results[i].evidence.front());
     }
     return v;
   }
@@ -67,22 +66,20 @@ Verdict Classify(const Signals& s, const VerdictThresholds& t) {
   v.label = Bound::kUndetermined;
   v.confidence = 0;
   if (weak && best <= 0) {
-    v.reasons.push_back("weak evidence: no rule found any (a verdict needs " + FormatScore(t.min_score) +
-                        ")");
+    v.reasons.push_back("weak evidence: no rule found any (a verdict needs " + FormatScore(t.min_score) + ")");
   } else if (weak) {
     v.reasons.push_back("weak evidence: the best rule, " + std::string(rules[win].name) + ", scores " +
                         FormatScore(best) + " (a verdict needs " + FormatScore(t.min_score) + ")");
   }
   if (close && best > 0) {
-    v.reasons.push_back("conflicting evidence: " + std::string(rules[win].name) + " (" + FormatScore(best) +
-                        ") and " + rules[order[1]].name + " (" + FormatScore(second) +
-                        ") within the margin " + FormatScore(t.margin));
+    v.reasons.push_back("conflicting evidence: " + std::string(rules[win].name) + " (" + FormatScore(best) + ") and " +
+                        rules[order[1]].name + " (" + FormatScore(second) + ") within the margin " +
+                        FormatScore(t.margin));
   }
   // Every rule's evidence (best first) shows what was seen; their caveats
   // say what was missing.
   for (size_t i : order) {
-    for (const std::string& e : results[i].evidence)
-      v.evidence.push_back(std::string(rules[i].name) + ": " + e);
+    for (const std::string& e : results[i].evidence) v.evidence.push_back(std::string(rules[i].name) + ": " + e);
     for (const std::string& c : results[i].caveats) v.reasons.push_back(c);
   }
   return v;

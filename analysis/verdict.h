@@ -26,23 +26,23 @@ bool ParseBound(std::string_view s, Bound* out);
 // Thresholds: configuration defaults (etc/bottleneckd.yaml `verdict:`),
 // DESIGN.md section 4's first rules.
 struct VerdictThresholds {
-  double cpu_idle_max = 0.05;          // a CPU with less delivered idle is saturated
-  double thread_busy_min = 0.95;       // a target thread at this share of a CPU is saturated
-  double interrupt_share_min = 0.50;   // hardirq+softirq share of a saturated CPU's busy time
-  double bus_utilisation_min = 0.70;   // modelled utilisation of the NIC's busiest link
-  double bus_cpu_idle_min = 0.20;      // every CPU on the path keeps this much idle for `bus`
-  double busy_min_for_none = 0.80;     // `none` needs every CPU below this busy
-  double drop_floor_per_second = 1;    // drops below this rate are noise
-  double margin = 0.15;                // winner's score - runner-up's below this: undetermined
-  double min_score = 0.50;             // a winner scoring less is weak evidence: undetermined
-  int hysteresis_windows = 3;          // windows a new label must hold before it replaces the old
-  double switch_confidence = 0.50;     // from undetermined, a verdict this confident replaces it at once
+  double cpu_idle_max = 0.05;         // a CPU with less delivered idle is saturated
+  double thread_busy_min = 0.95;      // a target thread at this share of a CPU is saturated
+  double interrupt_share_min = 0.50;  // hardirq+softirq share of a saturated CPU's busy time
+  double bus_utilisation_min = 0.70;  // modelled utilisation of the NIC's busiest link
+  double bus_cpu_idle_min = 0.20;     // every CPU on the path keeps this much idle for `bus`
+  double busy_min_for_none = 0.80;    // `none` needs every CPU below this busy
+  double drop_floor_per_second = 1;   // drops below this rate are noise
+  double margin = 0.15;               // winner's score - runner-up's below this: undetermined
+  double min_score = 0.50;            // a winner scoring less is weak evidence: undetermined
+  int hysteresis_windows = 3;         // windows a new label must hold before it replaces the old
+  double switch_confidence = 0.50;    // from undetermined, a verdict this confident replaces it at once
 };
 
 struct Verdict {
   Bound label = Bound::kUndetermined;
-  std::string resource;  // "cpu1", "thread udpecho", "em0 (0000:02:01.0)", "segment 0000:02"; "" for none
-  double confidence = 0;  // [0, 1]: how clearly the winner beats the runner-up
+  std::string resource;               // "cpu1", "thread udpecho", "em0 (0000:02:01.0)", "segment 0000:02"; "" for none
+  double confidence = 0;              // [0, 1]: how clearly the winner beats the runner-up
   std::vector<std::string> evidence;  // the sentences that fired, with numbers
   std::vector<std::string> reasons;   // undetermined: why no label won
   std::array<double, kBoundCount> scores{};  // per Bound, [0, 1]

@@ -44,7 +44,8 @@ class ConfigReader {
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
         std::string list;
         for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        return At(file_, kv.first.Mark(), "unknown key '" + key + "' in " + std::string(what) + " (known: " + list + ")");
+        return At(file_, kv.first.Mark(),
+                  "unknown key '" + key + "' in " + std::string(what) + " (known: " + list + ")");
       }
     }
     return Status::OK();
@@ -54,9 +55,12 @@ class ConfigReader {
     if (!n.IsMap() || !n[std::string(key)]) return Status::OK();
     const YAML::Node v = n[std::string(key)];
     const std::string& s = v.IsScalar() ? v.Scalar() : empty_;
-    if (s == "true" || s == "yes" || s == "on") *out = true;
-    else if (s == "false" || s == "no" || s == "off") *out = false;
-    else return At(file_, v.Mark(), std::string(key) + " must be true or false, got '" + s + "'");
+    if (s == "true" || s == "yes" || s == "on")
+      *out = true;
+    else if (s == "false" || s == "no" || s == "off")
+      *out = false;
+    else
+      return At(file_, v.Mark(), std::string(key) + " must be true or false, got '" + s + "'");
     return Status::OK();
   }
 
@@ -98,8 +102,7 @@ class ConfigReader {
     double d = 0;
     std::string what = integer ? "a whole number" : "a number";
     // Range first: casting a double outside long long's range is undefined.
-    if (!v.IsScalar() || !ParseNumber(v.Scalar(), &d) || d < lo || d > hi ||
-        (integer && d != std::trunc(d))) {
+    if (!v.IsScalar() || !ParseNumber(v.Scalar(), &d) || d < lo || d > hi || (integer && d != std::trunc(d))) {
       return At(file_, v.Mark(),
                 std::string(key) + " must be " + what + " from " + Format(lo) + " to " + Format(hi) + ", got '" +
                     (v.IsScalar() ? v.Scalar() : std::string("a non-scalar")) + "'");

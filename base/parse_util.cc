@@ -68,8 +68,6 @@ std::optional<uint64_t> ToU64(std::string_view s) {
   return v;
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
+bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 }  // namespace bottleneckd

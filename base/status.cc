@@ -29,13 +29,26 @@ Status Status::FromErrno(int err, std::string_view context) {
 std::string Status::ToString() const {
   const char* name = "OK";
   switch (code_) {
-    case Code::kOk: return "OK";
-    case Code::kNotFound: name = "not found"; break;
-    case Code::kCorruption: name = "corruption"; break;
-    case Code::kIOError: name = "I/O error"; break;
-    case Code::kInvalidArgument: name = "invalid argument"; break;
-    case Code::kNotSupported: name = "not supported"; break;
-    case Code::kPermissionDenied: name = "permission denied"; break;
+    case Code::kOk:
+      return "OK";
+    case Code::kNotFound:
+      name = "not found";
+      break;
+    case Code::kCorruption:
+      name = "corruption";
+      break;
+    case Code::kIOError:
+      name = "I/O error";
+      break;
+    case Code::kInvalidArgument:
+      name = "invalid argument";
+      break;
+    case Code::kNotSupported:
+      name = "not supported";
+      break;
+    case Code::kPermissionDenied:
+      name = "permission denied";
+      break;
   }
   return std::string(name) + ": " + msg_;
 }

@@ -56,8 +56,8 @@ class [[nodiscard]] Status {
 }  // namespace bottleneckd
 
 // Returns early from the enclosing function when `expr` is not OK.
-#define BN_RETURN_IF_ERROR(expr)                \
-  do {                                          \
-    ::bottleneckd::Status _st = (expr);         \
-    if (!_st.ok()) return _st;                  \
+#define BN_RETURN_IF_ERROR(expr)        \
+  do {                                  \
+    ::bottleneckd::Status _st = (expr); \
+    if (!_st.ok()) return _st;          \
   } while (0)

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "base/log.h"
 #include "collectors/cpu.h"
 #include "collectors/host_fs.h"
 #include "collectors/interrupts.h"
@@ -24,13 +25,12 @@
 #include "collectors/softirqs.h"
 #include "daemon/config.h"
 #include "daemon/daemon.h"
-#include "base/log.h"
 #include "daemon/sampler.h"
 #include "daemon/snapshot.h"
-#include "window/window.h"
-#include "tests/test_util.h"
 #include "exporters/prometheus/metrics.h"
 #include "exporters/prometheus/text_format.h"
+#include "tests/test_util.h"
+#include "window/window.h"
 
 namespace bottleneckd {
 namespace {
@@ -235,7 +235,10 @@ void BM_BuildMetricFamilies(benchmark::State& state, const char* scenario) {
   state.counters["series"] = static_cast<double>(series);
 }
 BENCHMARK_CAPTURE(BM_BuildMetricFamilies, large_host, "large-host")
-    ->ArgName("per_cpu_matrix")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+    ->ArgName("per_cpu_matrix")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_TextSerializer(benchmark::State& state, const char* scenario) {
   auto snap = MakeSnapshot(scenario, state.range(0) != 0);
@@ -252,7 +255,10 @@ void BM_TextSerializer(benchmark::State& state, const char* scenario) {
   state.counters["response_bytes"] = static_cast<double>(bytes);
 }
 BENCHMARK_CAPTURE(BM_TextSerializer, large_host, "large-host")
-    ->ArgName("per_cpu_matrix")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+    ->ArgName("per_cpu_matrix")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMicrosecond);
 
 // What one scrape of /metrics costs in the exporter, minus HTTP: build the
 // families from the snapshot and serialize them.
@@ -275,7 +281,10 @@ void BM_Scrape(benchmark::State& state, const char* scenario) {
 BENCHMARK_CAPTURE(BM_Scrape, vm, "vm")->ArgName("per_cpu_matrix")->Arg(0)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Scrape, seed_box, "seed-box")->ArgName("per_cpu_matrix")->Arg(0)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Scrape, large_host, "large-host")
-    ->ArgName("per_cpu_matrix")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+    ->ArgName("per_cpu_matrix")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMicrosecond);
 
 // The same scrape as the daemon serves it now: AppendTextFormat into a reused
 // string (BM_Scrape above keeps TextSerializer + ostringstream for comparison).
@@ -297,9 +306,14 @@ void BM_ScrapeTextFormat(benchmark::State& state, const char* scenario) {
 }
 BENCHMARK_CAPTURE(BM_ScrapeTextFormat, vm, "vm")->ArgName("per_cpu_matrix")->Arg(0)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_ScrapeTextFormat, seed_box, "seed-box")
-    ->ArgName("per_cpu_matrix")->Arg(0)->Unit(benchmark::kMicrosecond);
+    ->ArgName("per_cpu_matrix")
+    ->Arg(0)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_ScrapeTextFormat, large_host, "large-host")
-    ->ArgName("per_cpu_matrix")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+    ->ArgName("per_cpu_matrix")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace bottleneckd

@@ -11,12 +11,12 @@
 #include <cstdlib>
 #include <string>
 
-#include "collectors/pci.h"
-#include "sources/sample.h"
 #include "bus/bus_model.h"
 #include "bus/bus_path.h"
-#include "window/window.h"
+#include "collectors/pci.h"
+#include "sources/sample.h"
 #include "tests/test_util.h"
+#include "window/window.h"
 
 namespace bottleneckd {
 namespace {
@@ -98,7 +98,8 @@ BENCHMARK_CAPTURE(BM_BuildBusPathsAndEstimate, pcie_box, "pcie-box")->Unit(bench
   const char* live = std::getenv("BOTTLENECKD_BENCH_LIVE");
   if (live && std::string(live) == "1") {
     benchmark::RegisterBenchmark("BM_ReadTopology/live", BM_ReadTopology, "live")->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("BM_PciCollectSteady/live", BM_PciCollectSteady, "live")->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("BM_PciCollectSteady/live", BM_PciCollectSteady, "live")
+        ->Unit(benchmark::kMicrosecond);
   }
   return true;
 }();

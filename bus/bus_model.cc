@@ -39,8 +39,8 @@ enum class Op { kDmaWrite, kDmaRead, kHostWrite, kHostRead };
 // Calls fn(op, bytes per transfer, transfers per second) for every transfer
 // the profile makes for these rates (docs/bus-model.md, "traffic per packet").
 template <typename Fn>
-void ForEachTransfer(const NicProfile& p, bool msi, double rx_pps, double rx_size, double tx_pps,
-                     double tx_size, double interrupts, Fn&& fn) {
+void ForEachTransfer(const NicProfile& p, bool msi, double rx_pps, double rx_size, double tx_pps, double tx_size,
+                     double interrupts, Fn&& fn) {
   const double fetch_batch = AtLeastOne(p.descriptor_fetch_batch);
   const double fetch_bytes = std::max(0, p.descriptor_bytes) * fetch_batch;
   const double fetches_per_packet = std::max(0.0, Sane(p.descriptors_per_packet)) / fetch_batch;
@@ -62,8 +62,8 @@ void ForEachTransfer(const NicProfile& p, bool msi, double rx_pps, double rx_siz
 }
 
 // PCIe: transaction-layer bytes per direction.
-LinkLoad PcieLoad(const NicProfile& p, int mps_in, int mrrs_in, bool msi, double rx_pps, double rx_size,
-                  double tx_pps, double tx_size, double interrupts) {
+LinkLoad PcieLoad(const NicProfile& p, int mps_in, int mrrs_in, bool msi, double rx_pps, double rx_size, double tx_pps,
+                  double tx_size, double interrupts) {
   const double mps = mps_in > 0 ? mps_in : 128, mrrs = mrrs_in > 0 ? mrrs_in : 128;
   auto write = [&](double n) { return n <= 0 ? 0 : n + CeilDiv(n, mps) * kMemWriteHeader; };
   auto request = [&](double n) { return CeilDiv(n, mrrs) * kMemReadHeader; };
@@ -72,12 +72,16 @@ LinkLoad PcieLoad(const NicProfile& p, int mps_in, int mrrs_in, bool msi, double
   ForEachTransfer(p, msi, rx_pps, rx_size, tx_pps, tx_size, interrupts, [&](Op op, double n, double rate) {
     if (n <= 0 || rate <= 0) return;
     switch (op) {
-      case Op::kDmaWrite: load.up_bytes_per_second += rate * write(n); break;
+      case Op::kDmaWrite:
+        load.up_bytes_per_second += rate * write(n);
+        break;
       case Op::kDmaRead:
         load.up_bytes_per_second += rate * request(n);
         load.down_bytes_per_second += rate * completion(n);
         break;
-      case Op::kHostWrite: load.down_bytes_per_second += rate * write(n); break;
+      case Op::kHostWrite:
+        load.down_bytes_per_second += rate * write(n);
+        break;
       case Op::kHostRead:
         load.down_bytes_per_second += rate * request(n);
         load.up_bytes_per_second += rate * completion(n);
@@ -93,8 +97,8 @@ double BytesPerClock(const BusLink& link) {
 }
 
 // PCI / PCI-X: bus clocks per second this NIC holds the segment.
-double PciClocks(const BusLink& link, const PciTiming& t, const NicProfile& p, bool msi, double rx_pps,
-                 double rx_size, double tx_pps, double tx_size, double interrupts) {
+double PciClocks(const BusLink& link, const PciTiming& t, const NicProfile& p, bool msi, double rx_pps, double rx_size,
+                 double tx_pps, double tx_size, double interrupts) {
   const double bpc = BytesPerClock(link);
   if (bpc <= 0) return 0;
   const bool split = link.kind == BusKind::kPciX;
@@ -111,7 +115,9 @@ double PciClocks(const BusLink& link, const PciTiming& t, const NicProfile& p, b
     double c = 0;
     switch (op) {
       case Op::kDmaWrite:
-      case Op::kHostWrite: c = write(n, write_burst); break;
+      case Op::kHostWrite:
+        c = write(n, write_burst);
+        break;
       case Op::kDmaRead: {
         const double requests = CeilDiv(n, read_burst) * (head + std::max(0, t.read_wait_clocks) + turn);
         // PCI-X: split requests, then completions that each cost what a write
@@ -128,9 +134,9 @@ double PciClocks(const BusLink& link, const PciTiming& t, const NicProfile& p, b
   return clocks;
 }
 
-LinkLoad LoadOnLink(const BusLink& link, const NicProfile& profile, const PciTiming& timing, double dll,
-                    int mps, int mrrs, bool msi, double rx_pps, double rx_bytes, double tx_pps,
-                    double tx_bytes, double interrupts) {
+LinkLoad LoadOnLink(const BusLink& link, const NicProfile& profile, const PciTiming& timing, double dll, int mps,
+                    int mrrs, bool msi, double rx_pps, double rx_bytes, double tx_pps, double tx_bytes,
+                    double interrupts) {
   rx_pps = Sane(rx_pps), tx_pps = Sane(tx_pps), interrupts = Sane(interrupts);
   const double rx_size = rx_pps > 0 ? Sane(rx_bytes) / rx_pps : 0;
   const double tx_size = tx_pps > 0 ? Sane(tx_bytes) / tx_pps : 0;
@@ -155,9 +161,12 @@ const PciTiming& TimingFor(BusKind kind, const BusModelOptions& options) {
 
 const char* MethodFor(BusKind kind) {
   switch (kind) {
-    case BusKind::kPcie: return "pcie-tlp (Neugebauer 2018)";
-    case BusKind::kPciX: return "pcix-clocks";
-    case BusKind::kPci: break;
+    case BusKind::kPcie:
+      return "pcie-tlp (Neugebauer 2018)";
+    case BusKind::kPciX:
+      return "pcix-clocks";
+    case BusKind::kPci:
+      break;
   }
   return "pci-clocks";
 }
@@ -181,8 +190,7 @@ NicFacts ResolveNic(const BusPath& path, const NicWindow* window, const PciTopol
   auto& notes = nic->assumptions;
   // Profile: configured for the interface, else by driver.
   const auto configured = options.interfaces.find(path.interface);
-  const std::string name =
-      configured != options.interfaces.end() ? configured->second : ProfileForDriver(path.driver);
+  const std::string name = configured != options.interfaces.end() ? configured->second : ProfileForDriver(path.driver);
   if (auto it = options.profiles.find(name); it != options.profiles.end()) {
     f.profile = it->second;
   } else {
@@ -203,8 +211,8 @@ NicFacts ResolveNic(const BusPath& path, const NicWindow* window, const PciTopol
   } else {
     AddAssumption(&notes, "device not in the PCI topology: legacy INTx interrupts assumed");
   }
-  const bool has_pcie = std::any_of(path.links.begin(), path.links.end(),
-                                    [](const BusLink& l) { return l.kind == BusKind::kPcie; });
+  const bool has_pcie =
+      std::any_of(path.links.begin(), path.links.end(), [](const BusLink& l) { return l.kind == BusKind::kPcie; });
   if (has_pcie) {
     f.mps = path.max_payload, f.mrrs = path.max_read_request;
     // Not known for the NIC (a conventional NIC behind a PCIe-to-PCI bridge):
@@ -216,12 +224,15 @@ NicFacts ResolveNic(const BusPath& path, const NicWindow* window, const PciTopol
     }
     if (f.mps <= 0) {
       f.mps = options.assumed_max_payload;
-      AddAssumption(&notes, std::string("PCIe max payload size unknown: assumed ").append(std::to_string(f.mps)).append(" bytes"));
+      AddAssumption(
+          &notes,
+          std::string("PCIe max payload size unknown: assumed ").append(std::to_string(f.mps)).append(" bytes"));
     }
     if (f.mrrs <= 0) {
       f.mrrs = options.assumed_max_read_request;
-      AddAssumption(&notes,
-                    std::string("PCIe max read request size unknown: assumed ").append(std::to_string(f.mrrs)).append(" bytes"));
+      AddAssumption(
+          &notes,
+          std::string("PCIe max read request size unknown: assumed ").append(std::to_string(f.mrrs)).append(" bytes"));
     }
   }
   if (!path.links.empty() && path.links[0].kind == BusKind::kPciX && f.pcix_read_burst <= 0) {
@@ -270,7 +281,7 @@ PciTiming DefaultPciTiming(BusKind kind) {
     t.write_wait_clocks = 2;  // decode B (2 clocks) before the first data phase
     t.read_wait_clocks = 2;   // decode + the target's Split Response, no data
     t.max_write_burst = 512;
-    t.max_read_burst = 512;   // PCI-X command register reset value of MMRBC
+    t.max_read_burst = 512;  // PCI-X command register reset value of MMRBC
   }
   return t;
 }
@@ -281,13 +292,13 @@ BusModelOptions DefaultBusModelOptions() {
   return options;
 }
 
-LinkLoad NicLinkLoad(const BusLink& link, const NicProfile& profile, const BusModelOptions& options,
-                     int max_payload, int max_read_request, bool msi, double rx_pps, double rx_bytes,
-                     double tx_pps, double tx_bytes, double interrupts_per_second) {
+LinkLoad NicLinkLoad(const BusLink& link, const NicProfile& profile, const BusModelOptions& options, int max_payload,
+                     int max_read_request, bool msi, double rx_pps, double rx_bytes, double tx_pps, double tx_bytes,
+                     double interrupts_per_second) {
   const int mps = max_payload > 0 ? max_payload : options.assumed_max_payload;
   const int mrrs = max_read_request > 0 ? max_read_request : options.assumed_max_read_request;
-  return LoadOnLink(link, profile, TimingFor(link.kind, options), options.pcie_dll_overhead, mps, mrrs, msi,
-                    rx_pps, rx_bytes, tx_pps, tx_bytes, interrupts_per_second);
+  return LoadOnLink(link, profile, TimingFor(link.kind, options), options.pcie_dll_overhead, mps, mrrs, msi, rx_pps,
+                    rx_bytes, tx_pps, tx_bytes, interrupts_per_second);
 }
 
 double EffectiveCapacity(const BusLink& link, const BusModelOptions& options) {
@@ -311,8 +322,8 @@ const BusNicEstimate* BusEstimate::FindNic(std::string_view interface) const {
   return nullptr;
 }
 
-BusEstimate EstimateBus(const std::vector<BusPath>& paths, const std::vector<NicWindow>& nics,
-                        const PciTopology& topo, const BusModelOptions& options) {
+BusEstimate EstimateBus(const std::vector<BusPath>& paths, const std::vector<NicWindow>& nics, const PciTopology& topo,
+                        const BusModelOptions& options) {
   std::map<std::string, BusLinkEstimate> links;
   BusEstimate est;
   for (const BusPath& path : paths) {
@@ -344,12 +355,12 @@ BusEstimate EstimateBus(const std::vector<BusPath>& paths, const std::vector<Nic
       for (const std::string& a : link.assumptions) AddAssumption(&nic.assumptions, a);
       if (link.emulated) AddAssumption(&nic.assumptions, "emulated device: no physical bus limit");
       if (EffectiveCapacity(link, options) <= 0) {
-        AddAssumption(&nic.assumptions,
-                      "link " + link.device + " has no known capacity (clock, width or rate is 0): "
-                      "utilisation not computed");
+        AddAssumption(&nic.assumptions, "link " + link.device +
+                                            " has no known capacity (clock, width or rate is 0): "
+                                            "utilisation not computed");
       }
-      const LinkLoad own = LoadOnLink(link, f.profile, timing, options.pcie_dll_overhead, f.mps, f.mrrs,
-                                      f.msi, f.rx_pps, f.rx_bytes, f.tx_pps, f.tx_bytes, f.interrupts);
+      const LinkLoad own = LoadOnLink(link, f.profile, timing, options.pcie_dll_overhead, f.mps, f.mrrs, f.msi,
+                                      f.rx_pps, f.rx_bytes, f.tx_pps, f.tx_bytes, f.interrupts);
       nic.own.push_back(own);
       auto [it, fresh] = links.try_emplace(link.device);
       BusLinkEstimate& total = it->second;
@@ -362,8 +373,7 @@ BusEstimate EstimateBus(const std::vector<BusPath>& paths, const std::vector<Nic
       total.load.down_bytes_per_second += own.down_bytes_per_second;
       total.interfaces.push_back(path.interface);
     }
-    if (std::any_of(path.links.begin(), path.links.end(),
-                    [](const BusLink& l) { return l.kind == BusKind::kPcie; })) {
+    if (std::any_of(path.links.begin(), path.links.end(), [](const BusLink& l) { return l.kind == BusKind::kPcie; })) {
       nic.parameters.emplace_back("max_payload", f.mps);
       nic.parameters.emplace_back("max_read_request", f.mrrs);
       nic.parameters.emplace_back("dll_overhead", options.pcie_dll_overhead);
@@ -376,8 +386,7 @@ BusEstimate EstimateBus(const std::vector<BusPath>& paths, const std::vector<Nic
     const double capacity = total.effective_bytes_per_second;
     total.load.utilisation = capacity > 0 ? busiest / capacity : 0;
     std::sort(total.interfaces.begin(), total.interfaces.end());
-    total.interfaces.erase(std::unique(total.interfaces.begin(), total.interfaces.end()),
-                           total.interfaces.end());
+    total.interfaces.erase(std::unique(total.interfaces.begin(), total.interfaces.end()), total.interfaces.end());
     est.links.push_back(std::move(total));
   }
   // The busiest link of each path, every NIC on it counted; among equals the

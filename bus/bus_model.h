@@ -44,14 +44,14 @@ struct NicWindow;
 // gives the source of each built-in value.
 struct NicProfile {
   std::string name = "simple";
-  int descriptor_bytes = 16;         // one rx/tx descriptor, as the device reads it
-  double descriptors_per_packet = 1; // buffers per packet (scatter-gather, jumbo)
-  int descriptor_fetch_batch = 1;    // descriptors fetched per read
-  int rx_writeback_bytes = 16;       // written back per received packet (descriptor or CQE)
-  int tx_writeback_bytes = 16;       // written back per sent packet (0: head write-back / batched)
-  int writeback_batch = 1;           // write-backs merged into one write
-  int rx_doorbell_batch = 1;         // received packets per tail (doorbell) write
-  int tx_doorbell_batch = 1;         // sent packets per doorbell write
+  int descriptor_bytes = 16;          // one rx/tx descriptor, as the device reads it
+  double descriptors_per_packet = 1;  // buffers per packet (scatter-gather, jumbo)
+  int descriptor_fetch_batch = 1;     // descriptors fetched per read
+  int rx_writeback_bytes = 16;        // written back per received packet (descriptor or CQE)
+  int tx_writeback_bytes = 16;        // written back per sent packet (0: head write-back / batched)
+  int writeback_batch = 1;            // write-backs merged into one write
+  int rx_doorbell_batch = 1;          // received packets per tail (doorbell) write
+  int tx_doorbell_batch = 1;          // sent packets per doorbell write
   int doorbell_bytes = 4;
   int mmio_reads_per_interrupt = 0;  // interrupt-cause register reads by the handler (e1000: ICR)
   int msi_bytes = 4;                 // MSI/MSI-X message write per interrupt (when MSI is enabled)
@@ -64,15 +64,15 @@ struct NicProfile {
 // Clock costs of a conventional PCI or PCI-X segment. Defaults per kind from
 // DefaultPciTiming.
 struct PciTiming {
-  int address_clocks = 1;       // address phase (a dual-address cycle would add one)
-  int attribute_clocks = 0;     // PCI-X attribute phase: 1
-  int write_wait_clocks = 2;    // DEVSEL decode + target initial latency of a posted write
+  int address_clocks = 1;     // address phase (a dual-address cycle would add one)
+  int attribute_clocks = 0;   // PCI-X attribute phase: 1
+  int write_wait_clocks = 2;  // DEVSEL decode + target initial latency of a posted write
   // PCI: a delayed read's initial latency including its retries. PCI-X: the
   // split request's response clocks; each split completion then pays
   // address + attribute + write_wait + turnaround + data, as a write does.
   int read_wait_clocks = 12;
-  int turnaround_clocks = 1;    // idle clock between transactions
-  int max_write_burst = 512;    // bytes before the master or target disconnects
+  int turnaround_clocks = 1;  // idle clock between transactions
+  int max_write_burst = 512;  // bytes before the master or target disconnects
   // Bytes per read burst: a bridge's prefetch for PCI; for PCI-X the
   // device's maximum memory read byte count (its PCI-X command register when
   // known, this value otherwise).
@@ -110,7 +110,7 @@ struct LinkLoad {
 
 // The model's answer for one link, all NICs on it together.
 struct BusLinkEstimate {
-  std::string device;                 // BusLink::device
+  std::string device;  // BusLink::device
   BusKind kind = BusKind::kPci;
   double effective_bytes_per_second = 0;  // per direction (PCIe) or whole segment
   LinkLoad load;
@@ -121,14 +121,14 @@ struct BusLinkEstimate {
 // path, and the busiest link of the path (every NIC on it counted).
 struct BusNicEstimate {
   std::string interface, device;
-  std::string method;   // "pcie-tlp (Neugebauer 2018)", "pci-clocks", "pcix-clocks"
-  std::string profile;  // NicProfile::name
+  std::string method;                                      // "pcie-tlp (Neugebauer 2018)", "pci-clocks", "pcix-clocks"
+  std::string profile;                                     // NicProfile::name
   std::vector<std::pair<std::string, double>> parameters;  // profile + timing / MPS, MRRS used
-  std::vector<std::string> assumptions;  // from the path's links and the model
-  double packet_bytes_rx = 0, packet_bytes_tx = 0;  // mean S this window
-  std::vector<LinkLoad> own;  // this NIC's share, parallel to BusPath::links
-  double path_utilisation = 0;  // max over the path's links of the link estimate
-  std::string bottleneck_device;  // the link with that maximum
+  std::vector<std::string> assumptions;                    // from the path's links and the model
+  double packet_bytes_rx = 0, packet_bytes_tx = 0;         // mean S this window
+  std::vector<LinkLoad> own;                               // this NIC's share, parallel to BusPath::links
+  double path_utilisation = 0;                             // max over the path's links of the link estimate
+  std::string bottleneck_device;                           // the link with that maximum
 };
 
 struct BusEstimate {
@@ -140,9 +140,9 @@ struct BusEstimate {
 
 // Traffic of one NIC on one link for rx/tx packet rates with mean sizes, and
 // its interrupt rate. Pure; exposed for tests and the lab simulator.
-LinkLoad NicLinkLoad(const BusLink& link, const NicProfile& profile, const BusModelOptions& options,
-                     int max_payload, int max_read_request, bool msi, double rx_pps, double rx_bytes,
-                     double tx_pps, double tx_bytes, double interrupts_per_second);
+LinkLoad NicLinkLoad(const BusLink& link, const NicProfile& profile, const BusModelOptions& options, int max_payload,
+                     int max_read_request, bool msi, double rx_pps, double rx_bytes, double tx_pps, double tx_bytes,
+                     double interrupts_per_second);
 // Effective capacity of a link: per direction for PCIe (raw x (1 - dll)),
 // the segment's clocks x bytes per clock for PCI/PCI-X.
 double EffectiveCapacity(const BusLink& link, const BusModelOptions& options);
@@ -150,7 +150,7 @@ double EffectiveCapacity(const BusLink& link, const BusModelOptions& options);
 // Estimates every link and NIC of `paths` from this window's NIC rates. NICs
 // without rates this window (a counter reset) count as idle and say so in
 // their assumptions.
-BusEstimate EstimateBus(const std::vector<BusPath>& paths, const std::vector<NicWindow>& nics,
-                        const PciTopology& topo, const BusModelOptions& options);
+BusEstimate EstimateBus(const std::vector<BusPath>& paths, const std::vector<NicWindow>& nics, const PciTopology& topo,
+                        const BusModelOptions& options);
 
 }  // namespace bottleneckd

@@ -103,9 +103,10 @@ BusLink SegmentLink(const PciTopology& topo, const PciDevice& d) {
     l.width_bits = 32;
     l.assumptions.push_back("bus width assumed 32-bit: conventional PCI does not show it in config space");
     if (!known) l.assumptions.push_back("a function's status register is unreadable: clock assumed 33 MHz");
-    if (bridge && std::find(bridge->missing.begin(), bridge->missing.end(), "pcix_secondary_status") !=
-                      bridge->missing.end()) {
-      l.assumptions.push_back(bridge->address + " PCI-X secondary status unreadable (no root): assumed conventional PCI");
+    if (bridge &&
+        std::find(bridge->missing.begin(), bridge->missing.end(), "pcix_secondary_status") != bridge->missing.end()) {
+      l.assumptions.push_back(bridge->address +
+                              " PCI-X secondary status unreadable (no root): assumed conventional PCI");
     }
   }
   l.raw_bytes_per_second = BusClockHz(l.clock_mhz) * l.width_bits / 8 * l.transfers_per_clock;
@@ -166,18 +167,25 @@ std::string CompactSpeed(int code) {
 
 double BusClockHz(int mhz) {
   switch (mhz) {
-    case 33: return 100e6 / 3;
-    case 66: return 200e6 / 3;
-    case 133: return 400e6 / 3;
-    default: return mhz > 0 ? mhz * 1e6 : 0;
+    case 33:
+      return 100e6 / 3;
+    case 66:
+      return 200e6 / 3;
+    case 133:
+      return 400e6 / 3;
+    default:
+      return mhz > 0 ? mhz * 1e6 : 0;
   }
 }
 
 const char* BusKindName(BusKind kind) {
   switch (kind) {
-    case BusKind::kPci: return "pci";
-    case BusKind::kPciX: return "pcix";
-    case BusKind::kPcie: return "pcie";
+    case BusKind::kPci:
+      return "pci";
+    case BusKind::kPciX:
+      return "pcix";
+    case BusKind::kPcie:
+      return "pcie";
   }
   return "unknown";
 }

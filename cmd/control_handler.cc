@@ -8,15 +8,13 @@
 #include <filesystem>
 
 #include "base/log.h"
-#include "exporters/report/report.h"
 #include "cmd/run_command.h"
+#include "exporters/report/report.h"
 
 namespace bottleneckd {
 namespace {
 
-double Now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+double Now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 ControlResponse Error(const std::string& e) {
   ControlResponse r;
@@ -47,8 +45,8 @@ ControlResponse HandleControlRequest(const ControlRequest& req, RunTracker* runs
     const std::string command = req.args.size() > 1 ? req.args[1] : "";
     Status s = runs->Start(req.args[0], command.empty() ? "control" : "command", command, Now());
     if (!s.ok()) return Error(s.message());
-    Log(LogLevel::kInfo, "run requested", {{"name", req.args[0]}, {"pid", std::to_string(req.pid)},
-                                           {"uid", std::to_string(req.uid)}});
+    Log(LogLevel::kInfo, "run requested",
+        {{"name", req.args[0]}, {"pid", std::to_string(req.pid)}, {"uid", std::to_string(req.uid)}});
     ControlResponse r;
     r.ok = true;
     r.body = "started\t" + req.args[0] + "\n";
@@ -79,8 +77,8 @@ ControlResponse HandleControlRequest(const ControlRequest& req, RunTracker* runs
   if (snap && snap->verdict) {
     char b[64];
     std::snprintf(b, sizeof b, "%.2f", snap->verdict->confidence);
-    r.body += std::string("verdict\t") + BoundName(snap->verdict->label) + "\t" + snap->verdict->resource + "\t" + b +
-              "\n";
+    r.body +=
+        std::string("verdict\t") + BoundName(snap->verdict->label) + "\t" + snap->verdict->resource + "\t" + b + "\n";
   }
   r.body += "store\t" + (runs->has_store() ? runs->store_path() : std::string("(memory only)")) + "\n";
   return r;

@@ -85,7 +85,8 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
     } else if (name == "--format") {
       std::optional<std::string> v;
       BN_RETURN_IF_ERROR(take(&v));
-      if (*v != "text" && *v != "json") return Status::InvalidArgument("--format must be text or json, got '" + *v + "'");
+      if (*v != "text" && *v != "json")
+        return Status::InvalidArgument("--format must be text or json, got '" + *v + "'");
       f.format = *v;
     } else if (name == "--replay") {
       BN_RETURN_IF_ERROR(take(&f.replay));
@@ -159,7 +160,8 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
     return Status::InvalidArgument("run needs a command: bottleneckd run [--name N] -- CMD [ARGS...]");
   if (f.command != "run" && !f.run_name.empty()) return Status::InvalidArgument("--name belongs to the run command");
   if ((!f.report_run.empty() || f.report_last != 10) && (!f.report || f.replay))
-    return Status::InvalidArgument("--run and --last select runs of the run store: use them with --report (without --replay)");
+    return Status::InvalidArgument(
+        "--run and --last select runs of the run store: use them with --report (without --replay)");
   *out = std::move(f);
   return Status::OK();
 }
@@ -177,7 +179,8 @@ Status ApplyFlags(const Flags& f, Config* c) {
   }
   if (!f.capture_interfaces.empty()) c->collectors.pcap.interfaces = f.capture_interfaces;
   if (f.capture_filter) {
-    if (!f.capture_filter->empty()) BN_RETURN_IF_ERROR(CheckCaptureFilter(*f.capture_filter).WithContext("--capture.filter"));
+    if (!f.capture_filter->empty())
+      BN_RETURN_IF_ERROR(CheckCaptureFilter(*f.capture_filter).WithContext("--capture.filter"));
     c->collectors.pcap.filter = *f.capture_filter;
   }
   if (f.log_level && !ParseLogLevel(*f.log_level, &c->log_level))
@@ -218,7 +221,9 @@ std::string Usage() {
       "Samples this host's CPU, interrupt, softirq, NIC and socket counters and serves\n"
       "them as Prometheus metrics.\n"
       "\n"
-      "  --config.file=PATH          YAML config (default " + std::string(kDefaultConfigFile) + ";\n"
+      "  --config.file=PATH          YAML config (default " +
+      std::string(kDefaultConfigFile) +
+      ";\n"
       "                              built-in defaults when that file is absent)\n"
       "  --config.check              validate the config and exit (0 = valid)\n"
       "  --web.listen-address=ADDR   :PORT, HOST:PORT or [IPV6]:PORT (default :9858)\n"

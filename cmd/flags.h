@@ -13,27 +13,28 @@
 namespace bottleneckd {
 
 struct Flags {
-  std::string config_file;     // --config.file
+  std::string config_file;  // --config.file
   bool config_file_given = false;
-  bool config_check = false;   // --config.check: validate and exit
-  bool once = false;           // --once: two samples, print /metrics, exit
-  bool soaker = false;         // --soaker: the daemon's life is one run (soaker on)
-  std::string command;         // "" (the daemon), "calibrate", "record", "run" or "pcap"
-  std::string record_out;      // record --out DIR
-  double record_seconds = 30;  // record --duration D (default 30s, at most 24h)
-  std::string run_name;                // run --name N (default: the command line)
-  std::vector<std::string> run_argv;   // run ... -- CMD ARGS...
+  bool config_check = false;            // --config.check: validate and exit
+  bool once = false;                    // --once: two samples, print /metrics, exit
+  bool soaker = false;                  // --soaker: the daemon's life is one run (soaker on)
+  std::string command;                  // "" (the daemon), "calibrate", "record", "run" or "pcap"
+  std::string record_out;               // record --out DIR
+  double record_seconds = 30;           // record --duration D (default 30s, at most 24h)
+  std::string run_name;                 // run --name N (default: the command line)
+  std::vector<std::string> run_argv;    // run ... -- CMD ARGS...
   std::vector<std::string> pcap_files;  // pcap FILE... / --report --pcap FILE
-  bool report = false;               // --report: runs with verdicts (run store, or --replay)
-  std::string report_run;            // --run NAME: that run and its segments
-  size_t report_last = 10;           // --last N: the newest N runs
-  std::string format = "text";       // --format text|json
-  std::optional<std::string> replay;  // --replay DIR
+  bool report = false;                  // --report: runs with verdicts (run store, or --replay)
+  std::string report_run;               // --run NAME: that run and its segments
+  size_t report_last = 10;              // --last N: the newest N runs
+  std::string format = "text";          // --format text|json
+  std::optional<std::string> replay;    // --replay DIR
   bool help = false, version = false;
   std::optional<std::string> listen_address, procfs, sysfs, ethtool, log_level, state_dir, control_socket;
   std::vector<std::string> enable, disable;  // --collector.X / --no-collector.X
-  std::vector<std::string> capture_interfaces;  // --capture.interface IF (repeatable): replaces collectors.pcap.interfaces
-  std::optional<std::string> capture_filter;    // --capture.filter EXPR (BPF)
+  std::vector<std::string>
+      capture_interfaces;  // --capture.interface IF (repeatable): replaces collectors.pcap.interfaces
+  std::optional<std::string> capture_filter;  // --capture.filter EXPR (BPF)
 };
 
 inline constexpr const char* kDefaultConfigFile = "/etc/bottleneckd/bottleneckd.yaml";

@@ -10,17 +10,17 @@
 #include <string>
 #include <thread>
 
+#include "base/log.h"
+#include "cmd/flags.h"
+#include "cmd/run_command.h"
 #include "daemon/config.h"
 #include "daemon/daemon.h"
-#include "cmd/flags.h"
-#include "base/log.h"
-#include "exporters/report/pcap_report.h"
 #include "daemon/replay.h"
-#include "exporters/report/report.h"
-#include "cmd/run_command.h"
 #include "exporters/http/http_server.h"
 #include "exporters/prometheus/metrics.h"
 #include "exporters/prometheus/text_format.h"
+#include "exporters/report/pcap_report.h"
+#include "exporters/report/report.h"
 
 namespace bottleneckd {
 namespace {
@@ -135,8 +135,9 @@ int RunStoreReport(const Config& config, const Flags& flags) {
   std::unique_ptr<RunStore> store;
   Status s = RunStore::Open(path, true, &store);
   Report report;
-  if (s.ok()) s = BuildStoreReport(store.get(), flags.report_run, flags.report_last,
-                                   config.verdict.drop_floor_per_second, &report);
+  if (s.ok())
+    s = BuildStoreReport(store.get(), flags.report_run, flags.report_last, config.verdict.drop_floor_per_second,
+                         &report);
   if (!s.ok()) {
     std::fprintf(stderr, "bottleneckd: report: %s%s\n", s.message().c_str(),
                  s.IsNotFound() && flags.report_run.empty()
@@ -255,9 +256,10 @@ int Main(int argc, char** argv) {
     Log(LogLevel::kError, "cannot start HTTP server", {{"err", s.message()}});
     return 1;
   }
-  Log(LogLevel::kInfo, "listening", {{"address", http->BoundAddress()},
-                                     {"config", config.file.empty() ? "(defaults)" : config.file},
-                                     {"interval", std::to_string(config.interval_seconds) + "s"}});
+  Log(LogLevel::kInfo, "listening",
+      {{"address", http->BoundAddress()},
+       {"config", config.file.empty() ? "(defaults)" : config.file},
+       {"interval", std::to_string(config.interval_seconds) + "s"}});
 
   // Blocks in sigwait: no periodic wake-ups. Run() returns only after this
   // thread called Stop(), so it has already returned by then.

@@ -12,15 +12,13 @@
 #include <cstring>
 #include <thread>
 
-#include "daemon/daemon.h"
 #include "base/log.h"
+#include "daemon/daemon.h"
 
 namespace bottleneckd {
 namespace {
 
-double Now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+double Now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 volatile sig_atomic_t g_child = 0;
 

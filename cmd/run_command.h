@@ -11,12 +11,12 @@
 #include <memory>
 #include <string>
 
-#include "daemon/config.h"
-#include "runs/control_socket.h"
 #include "cmd/flags.h"
+#include "daemon/config.h"
+#include "daemon/snapshot.h"
+#include "runs/control_socket.h"
 #include "runs/run_store.h"
 #include "runs/run_tracker.h"
-#include "daemon/snapshot.h"
 
 namespace bottleneckd {
 

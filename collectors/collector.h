@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "collectors/host_fs.h"
 #include "base/status.h"
+#include "collectors/host_fs.h"
 
 namespace bottleneckd {
 

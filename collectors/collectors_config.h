@@ -20,8 +20,8 @@ struct NetdevOptions {
 };
 
 struct ThreadTarget {
-  std::string name;          // process comm to match ("udpecho"); or
-  std::optional<int> pid;    // an explicit pid
+  std::string name;        // process comm to match ("udpecho"); or
+  std::optional<int> pid;  // an explicit pid
 };
 
 struct ThreadsOptions {

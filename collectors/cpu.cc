@@ -45,8 +45,7 @@ Status ParseCpuLine(std::string_view label, std::string_view rest, int cpu, CpuT
     ++n;
   }
   if (n < kMinCpuColumns) {
-    return Status::Corruption(std::string(label) + ": " + std::to_string(n) +
-                              " fields, at least 4 expected");
+    return Status::Corruption(std::string(label) + ": " + std::to_string(n) + " fields, at least 4 expected");
   }
   auto opt = [&](size_t i) { return i < n ? std::optional<uint64_t>(v[i]) : std::nullopt; };
   t->cpu = cpu;
@@ -84,9 +83,8 @@ Status ParsePressureLine(std::string_view rest, PressureLine* p) {
     std::string_view key = tok.substr(0, eq), value = tok.substr(eq + 1);
     for (Field& f : fields) {
       if (f.key != key) continue;
-      bool good = f.avg == nullptr
-                      ? ParseU64(value, &p->total_us)
-                      : ParseDouble(value, f.avg) && std::isfinite(*f.avg) && *f.avg >= 0;
+      bool good = f.avg == nullptr ? ParseU64(value, &p->total_us)
+                                   : ParseDouble(value, f.avg) && std::isfinite(*f.avg) && *f.avg >= 0;
       if (!good) return Status::Corruption("bad " + std::string(tok));
       f.seen = true;
     }
@@ -152,9 +150,7 @@ Status ParsePressure(std::string_view text, CpuPressure* out) {
   while (NextLine(&text, &line)) {
     std::string_view rest = line;
     std::string_view kind = NextToken(&rest);
-    std::optional<PressureLine>* target = kind == "some"   ? &out->some
-                                          : kind == "full" ? &out->full
-                                                           : nullptr;
+    std::optional<PressureLine>* target = kind == "some" ? &out->some : kind == "full" ? &out->full : nullptr;
     if (target == nullptr) continue;
     PressureLine p;
     BN_RETURN_IF_ERROR(ParsePressureLine(rest, &p).WithContext("pressure " + std::string(kind)));

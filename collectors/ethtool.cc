@@ -99,8 +99,8 @@ Status ParseEthtoolStats(std::string_view text, NamedCounters* out) {
     uint64_t v;
     if (!ParseU64(value, &v)) {
       out->clear();
-      return Status::Corruption("ethtool statistic '" + std::string(name) + "': '" +
-                                std::string(value) + "' is not a u64");
+      return Status::Corruption("ethtool statistic '" + std::string(name) + "': '" + std::string(value) +
+                                "' is not a u64");
     }
     Put(name, v, out, &n);
   }
@@ -118,8 +118,7 @@ Status ReadIoctl(const std::string& ifname, NamedCounters* out) {
   }
   UniqueFd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
   if (sock.get() < 0) {
-    return Status::NotSupported(
-        Status::FromErrno(errno, "ethtool " + ifname + ": socket").message());
+    return Status::NotSupported(Status::FromErrno(errno, "ethtool " + ifname + ": socket").message());
   }
   uint32_t count = 0;
   BN_RETURN_IF_ERROR(StatsCount(sock.get(), ifname, &count));
@@ -150,9 +149,8 @@ Status ReadIoctl(const std::string& ifname, NamedCounters* out) {
   BN_RETURN_IF_ERROR(EthtoolIoctl(sock.get(), ifname, st, "ETHTOOL_GSTATS"));
 
   if (len > cap || st->n_stats != len) {
-    return Status::IOError("ethtool " + ifname + ": statistics set changed while reading (" +
-                           std::to_string(len) + " names, " + std::to_string(st->n_stats) +
-                           " values)");
+    return Status::IOError("ethtool " + ifname + ": statistics set changed while reading (" + std::to_string(len) +
+                           " names, " + std::to_string(st->n_stats) + " values)");
   }
   if (len == 0) return Status::NotSupported("ethtool " + ifname + ": driver has no statistics");
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "collectors/host_fs.h"
 #include "base/status.h"
+#include "collectors/host_fs.h"
 
 namespace bottleneckd {
 

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "collectors/ethtool.h"
 #include "base/unique_fd.h"
+#include "collectors/ethtool.h"
 
 namespace bottleneckd {
 namespace {

@@ -50,8 +50,7 @@ class HostFs {
 
   // Reads the sysfs attribute `rel` ("class/net/eth0/statistics/rx_packets")
   // with one bounded read of at most max_bytes.
-  virtual Status ReadSys(std::string_view rel, std::string* out,
-                         size_t max_bytes = kMaxSysBytes) const;
+  virtual Status ReadSys(std::string_view rel, std::string* out, size_t max_bytes = kMaxSysBytes) const;
 
   // Opens the sysfs attribute `rel` (O_RDONLY | O_CLOEXEC) for repeated reads with
   // PreadAttribute, so a hot attribute costs one pread a tick instead of
@@ -69,8 +68,7 @@ class HostFs {
   // current value each time. An attribute whose device was removed fails with
   // ENODEV (NotFound). Does not own or close fd. Static: it reads a descriptor
   // already opened, so there is nothing for a subclass to redirect.
-  static Status PreadAttribute(const UniqueFd& fd, std::string* out,
-                               size_t max_bytes = kMaxSysBytes);
+  static Status PreadAttribute(const UniqueFd& fd, std::string* out, size_t max_bytes = kMaxSysBytes);
 
   // True when the file behind `fd` was unlinked (st_nlink 0; false when fstat
   // fails). For trees that are not sysfs (fixture replays), where a file

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "base/parse_util.h"
-#include "collectors/sysfs_path.h"
 #include "collectors/host_readings.h"
+#include "collectors/sysfs_path.h"
 
 namespace bottleneckd {
 namespace {
@@ -79,8 +79,7 @@ Status ParseIrqLine(std::string_view rest, size_t ncpus, IrqLine* l) {
       return Status::Corruption(l->name + ": bad count '" + std::string(q, t + 1) + "'");
     }
     if (l->per_cpu.size() == ncpus) {
-      return Status::Corruption(l->name + ": more counts than the " + std::to_string(ncpus) +
-                                " CPUs in the header");
+      return Status::Corruption(l->name + ": more counts than the " + std::to_string(ncpus) + " CPUs in the header");
     }
     l->per_cpu.push_back(v);
     p = t;
@@ -174,8 +173,7 @@ void ReadDeviceIrqs(const HostFs& fs, const std::string& pci_path, std::vector<u
   if (irqs->empty()) {  // legacy INTx; with MSI-X on, "irq" may name a shared pin
     std::string text;
     uint64_t v = 0;
-    if (fs.ReadSys(pci_path + "/irq", &text, 64).ok() && ParseU64(Trim(text), &v) && v > 0 &&
-        v <= UINT32_MAX) {
+    if (fs.ReadSys(pci_path + "/irq", &text, 64).ok() && ParseU64(Trim(text), &v) && v > 0 && v <= UINT32_MAX) {
       irqs->push_back(static_cast<uint32_t>(v));
     }
   }
@@ -251,9 +249,7 @@ struct Match {
 // else an unnamed single-handler vector of a device goes to its first interface.
 void MatchLine(const IrqLine& l, const std::vector<NicDevice>& devs, std::vector<Match>* out) {
   uint32_t irq = *l.irq;
-  auto in_dev = [irq](const NicDevice& d) {
-    return std::binary_search(d.irqs.begin(), d.irqs.end(), irq);
-  };
+  auto in_dev = [irq](const NicDevice& d) { return std::binary_search(d.irqs.begin(), d.irqs.end(), irq); };
   auto emit = [&](size_t i, std::string_view queue, bool bare) {
     out->push_back({i, NicIrq{irq, devs[i].name, std::string(queue), devs[i].pci}, bare});
   };
@@ -292,8 +288,8 @@ void MatchLine(const IrqLine& l, const std::vector<NicDevice>& devs, std::vector
 
 }  // namespace
 
-Status MapNicIrqs(const HostFs& fs, const Interrupts& irqs,
-                  const std::vector<std::string>& interfaces, std::vector<NicIrq>* out) {
+Status MapNicIrqs(const HostFs& fs, const Interrupts& irqs, const std::vector<std::string>& interfaces,
+                  std::vector<NicIrq>* out) {
   out->clear();
   std::vector<NicDevice> devs;
   for (const std::string& ifname : interfaces) {
@@ -309,8 +305,7 @@ Status MapNicIrqs(const HostFs& fs, const Interrupts& irqs,
   for (const IrqLine& l : irqs.lines) {
     if (l.irq) MatchLine(l, devs, &matches);
   }
-  std::stable_sort(matches.begin(), matches.end(),
-                   [](const Match& a, const Match& b) { return a.dev < b.dev; });
+  std::stable_sort(matches.begin(), matches.end(), [](const Match& a, const Match& b) { return a.dev < b.dev; });
   std::vector<size_t> per_dev(devs.size(), 0);
   for (const Match& m : matches) ++per_dev[m.dev];
   for (Match& m : matches) {

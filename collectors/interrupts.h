@@ -66,8 +66,8 @@ struct NicIrq {
 // named by PCI address only go to the first interface of that function.
 // Interfaces without a device link, or whose sysfs cannot be read, are skipped;
 // output is grouped by interface (input order), IRQs ascending. Returns OK.
-Status MapNicIrqs(const HostFs& fs, const Interrupts& irqs,
-                  const std::vector<std::string>& interfaces, std::vector<NicIrq>* out);
+Status MapNicIrqs(const HostFs& fs, const Interrupts& irqs, const std::vector<std::string>& interfaces,
+                  std::vector<NicIrq>* out);
 
 class InterruptsCollector : public Collector {
  public:

@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "base/parse_util.h"
-#include "collectors/sysfs_path.h"
 #include "collectors/host_readings.h"
+#include "collectors/sysfs_path.h"
 
 namespace bottleneckd {
 namespace {
@@ -39,24 +39,18 @@ size_t MaxCachedFds() {
 
 }  // namespace
 
-std::optional<uint64_t> NetDev::Stat(std::string_view counter) const {
-  return Find(stats, counter);
-}
+std::optional<uint64_t> NetDev::Stat(std::string_view counter) const { return Find(stats, counter); }
 
-std::optional<uint64_t> NetDev::Ethtool(std::string_view counter) const {
-  return Find(ethtool, counter);
-}
+std::optional<uint64_t> NetDev::Ethtool(std::string_view counter) const { return Find(ethtool, counter); }
 
-NetdevCollector::NetdevCollector(const NetdevOptions& options)
-    : options_(options), max_cached_fds_(MaxCachedFds()) {
+NetdevCollector::NetdevCollector(const NetdevOptions& options) : options_(options), max_cached_fds_(MaxCachedFds()) {
   auto compile = [this](const std::vector<std::string>& patterns, std::vector<std::regex>* out) {
     for (const std::string& p : patterns) {
       try {
         out->emplace_back(p, std::regex::ECMAScript | std::regex::nosubs);
       } catch (const std::regex_error& e) {
         if (init_status_.ok()) {
-          init_status_ =
-              Status::InvalidArgument("netdev: bad interface pattern '" + p + "': " + e.what());
+          init_status_ = Status::InvalidArgument("netdev: bad interface pattern '" + p + "': " + e.what());
         }
       }
     }
@@ -66,9 +60,7 @@ NetdevCollector::NetdevCollector(const NetdevOptions& options)
 }
 
 bool NetdevCollector::Selected(std::string_view ifname) const {
-  auto matches = [ifname](const std::regex& re) {
-    return std::regex_search(ifname.begin(), ifname.end(), re);
-  };
+  auto matches = [ifname](const std::regex& re) { return std::regex_search(ifname.begin(), ifname.end(), re); };
   if (!include_.empty() && std::none_of(include_.begin(), include_.end(), matches)) return false;
   return std::none_of(exclude_.begin(), exclude_.end(), matches);
 }
@@ -160,8 +152,8 @@ bool NetdevCollector::IdleCounters(const HostFs& fs, Known* known) {
   return true;
 }
 
-Status NetdevCollector::ReadInterface(const HostFs& fs, const std::string& ifname, Known* known,
-                                      NetDev* dev, bool* keep) {
+Status NetdevCollector::ReadInterface(const HostFs& fs, const std::string& ifname, Known* known, NetDev* dev,
+                                      bool* keep) {
   *keep = false;
   path_.assign("class/net/");
   path_ += ifname;
@@ -191,8 +183,7 @@ Status NetdevCollector::ReadInterface(const HostFs& fs, const std::string& ifnam
     Status s = ReadStat(fs, known, i);  // leaves path_ at statistics/<counter>
     uint64_t v;
     if (s.ok() && !ParseU64(Trim(buf_), &v)) {
-      s = Status::Corruption(fs.SysPath(path_) + ": '" + std::string(Trim(buf_)) +
-                             "' is not a u64");
+      s = Status::Corruption(fs.SysPath(path_) + ": '" + std::string(Trim(buf_)) + "' is not a u64");
     }
     if (!s.ok()) {
       CountError(s);
@@ -215,8 +206,8 @@ Status NetdevCollector::ReadInterface(const HostFs& fs, const std::string& ifnam
       known->have_facts = false;
       return Status::OK();
     }
-    return first_error.WithContext("netdev " + ifname + ": none of " +
-                                   std::to_string(known->stat_names.size()) + " counters readable");
+    return first_error.WithContext("netdev " + ifname + ": none of " + std::to_string(known->stat_names.size()) +
+                                   " counters readable");
   }
 
   dev->name = ifname;

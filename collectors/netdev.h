@@ -11,9 +11,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/unique_fd.h"
 #include "collectors/collector.h"
 #include "collectors/collectors_config.h"
-#include "base/unique_fd.h"
 
 namespace bottleneckd {
 
@@ -91,8 +91,7 @@ class NetdevCollector : public Collector {
   };
 
   // Fills *dev for one interface; *keep false when it is hidden or vanished.
-  Status ReadInterface(const HostFs& fs, const std::string& ifname, Known* known, NetDev* dev,
-                       bool* keep);
+  Status ReadInterface(const HostFs& fs, const std::string& ifname, Known* known, NetDev* dev, bool* keep);
   // Re-reads the static facts; NotFound when statistics/ is gone.
   Status LoadFacts(const HostFs& fs, const std::string& ifname, Known* known);
   // Opens known->stat_fds when none are open and the cap allows it.

@@ -84,8 +84,8 @@ Status ReadDevice(const HostFs& fs, const std::string& name, std::string* buf, P
   ReadHex(fs, dir, "device", buf, &d->device);
   ReadHex(fs, dir, "class", buf, &d->class_code);
   d->numa_node = ReadInt(fs, dir, "numa_node", buf, -1);
-  for (auto [attr, out] : {std::pair{"current_link_speed", &d->sysfs_link_speed},
-                           std::pair{"max_link_speed", &d->sysfs_max_link_speed}}) {
+  for (auto [attr, out] :
+       {std::pair{"current_link_speed", &d->sysfs_link_speed}, std::pair{"max_link_speed", &d->sysfs_max_link_speed}}) {
     if (fs.ReadSys(dir + "/" + attr, buf).ok()) *out = ParsePcieSpeedAttribute(*buf);
   }
   d->sysfs_link_width = std::max(0, ReadInt(fs, dir, "current_link_width", buf, 0));
@@ -129,7 +129,7 @@ void MapInterfaces(const HostFs& fs, const std::vector<std::string>& ifnames, Pc
   std::string real, dev;
   for (const std::string& ifname : ifnames) {
     std::string self = std::string(kNet) + "/" + ifname;
-    if (!ResolveSysLink(fs, self, &real).ok()) real = self;  // a directory in a copied tree
+    if (!ResolveSysLink(fs, self, &real).ok()) real = self;          // a directory in a copied tree
     if (!ResolveSysLink(fs, real + "/device", &dev).ok()) continue;  // virtual interface
     std::string fn = PciFunctionOf(dev);
     auto it = std::lower_bound(topo->devices.begin(), topo->devices.end(), fn,
@@ -143,19 +143,19 @@ void MapInterfaces(const HostFs& fs, const std::vector<std::string>& ifnames, Pc
 
 int PciDevice::LinkSpeed() const {
   return config.pcie && config.pcie->has_link && config.pcie->link_speed > 0 ? config.pcie->link_speed
-                                                                               : sysfs_link_speed;
+                                                                             : sysfs_link_speed;
 }
 int PciDevice::LinkWidth() const {
   return config.pcie && config.pcie->has_link && config.pcie->link_width > 0 ? config.pcie->link_width
-                                                                               : sysfs_link_width;
+                                                                             : sysfs_link_width;
 }
 int PciDevice::MaxLinkSpeed() const {
   return config.pcie && config.pcie->has_link && config.pcie->link_max_speed > 0 ? config.pcie->link_max_speed
-                                                                                   : sysfs_max_link_speed;
+                                                                                 : sysfs_max_link_speed;
 }
 int PciDevice::MaxLinkWidth() const {
   return config.pcie && config.pcie->has_link && config.pcie->link_max_width > 0 ? config.pcie->link_max_width
-                                                                                   : sysfs_max_link_width;
+                                                                                 : sysfs_max_link_width;
 }
 
 const PciDevice* PciTopology::Find(std::string_view address) const {

@@ -25,10 +25,10 @@
 namespace bottleneckd {
 
 struct PciDevice {
-  std::string address;   // "0000:02:01.0"
-  std::string parent;    // nearest upstream PCI function ("0000:01:1d.0"); "" on a root bus
-  std::string root_bus;  // "pci0000:00": the host bridge's sysfs node above it
-  std::string driver;    // "e1000"; "" when no driver is bound
+  std::string address;                  // "0000:02:01.0"
+  std::string parent;                   // nearest upstream PCI function ("0000:01:1d.0"); "" on a root bus
+  std::string root_bus;                 // "pci0000:00": the host bridge's sysfs node above it
+  std::string driver;                   // "e1000"; "" when no driver is bound
   std::vector<std::string> interfaces;  // network interfaces of this function, sorted
   uint16_t vendor = 0, device = 0;      // from sysfs (readable by anyone)
   uint32_t class_code = 0;              // 0x020000 = Ethernet controller

@@ -150,8 +150,7 @@ void DecodePcie(const Bytes& b, size_t pos, PciConfig* c) {
     e.max_payload = 128 << ((ctl >> 5) & 0x7);
     e.max_read_request = 128 << ((ctl >> 12) & 0x7);
   }
-  const bool link_regs =
-      e.type() != PcieType::kRcIntegratedEndpoint && e.type() != PcieType::kRcEventCollector;
+  const bool link_regs = e.type() != PcieType::kRcIntegratedEndpoint && e.type() != PcieType::kRcEventCollector;
   if (!b.Has(pos + 0xc, 8)) {
     c->problems.push_back(CutShort("PCIe", pos));
   } else if (link_regs) {
@@ -195,8 +194,7 @@ void DecodeCapability(const Bytes& b, uint8_t id, size_t pos, PciConfig* c) {
 }
 
 std::string BeyondBuffer(const char* what, size_t pos, int digits, size_t size) {
-  return std::string(what) + " pointer " + Hex(pos, digits) + " beyond the " + std::to_string(size) +
-         " bytes read";
+  return std::string(what) + " pointer " + Hex(pos, digits) + " beyond the " + std::to_string(size) + " bytes read";
 }
 
 // Walks the standard list from the pointer at `list_reg` (bottom two bits
@@ -242,8 +240,8 @@ std::string WalkExtendedCapabilities(const Bytes& b, PciConfig* c) {
     if (visited[slot]) return "extended capability loop at " + Hex(pos, 3);
     if (n >= max_caps) return "extended capability list longer than " + std::to_string(max_caps) + " entries";
     visited[slot] = true;
-    c->ext_capabilities.push_back({static_cast<uint16_t>(header & 0xffff),
-                                   static_cast<uint8_t>((header >> 16) & 0xf), static_cast<uint16_t>(pos)});
+    c->ext_capabilities.push_back({static_cast<uint16_t>(header & 0xffff), static_cast<uint8_t>((header >> 16) & 0xf),
+                                   static_cast<uint16_t>(pos)});
     size_t next = (header >> 20) & 0xffc;
     if (next == 0) return "";
     if (next < kConventionalSize) {
@@ -286,13 +284,12 @@ int PciXInfo::SecondaryClockMhz() const {
 
 int PciXInfo::SecondaryTransfersPerClock() const {
   if ((secondary_freq_code & 0x3) == 0) return secondary_freq_code == 0 ? 1 : 0;  // conventional / reserved
-  static constexpr int kTransfers[4] = {1, 1, 2, 4};  // parity, ECC (mode 1), 266, 533
+  static constexpr int kTransfers[4] = {1, 1, 2, 4};                              // parity, ECC (mode 1), 266, 533
   return kTransfers[(secondary_freq_code >> 2) & 0x3];
 }
 
 bool PciConfig::HasCapability(uint8_t id) const {
-  return std::any_of(capabilities.begin(), capabilities.end(),
-                     [id](const PciCapability& c) { return c.id == id; });
+  return std::any_of(capabilities.begin(), capabilities.end(), [id](const PciCapability& c) { return c.id == id; });
 }
 
 PciConfig DecodePciConfig(std::string_view bytes) {
@@ -313,8 +310,7 @@ PciConfig DecodePciConfig(std::string_view bytes) {
   DecodeHeader(b, &c);
   if (c.vendor == 0) c.problems.push_back("vendor ID 0x0000 is invalid");
   if (b.size() < kHeaderSize) {
-    c.problems.push_back("truncated at " + std::to_string(b.size()) +
-                         " bytes: header cut short, no capabilities");
+    c.problems.push_back("truncated at " + std::to_string(b.size()) + " bytes: header cut short, no capabilities");
     return c;
   }
   std::string stop;

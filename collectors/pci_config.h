@@ -43,10 +43,10 @@ struct PciExtCapability {
 struct PciXInfo {
   bool bridge = false;
   // Device (header type 0) status, or the bridge's primary-side status.
-  bool is_64bit = false;        // "64bit+": 64-bit device / primary interface
-  bool capable_133mhz = false;  // "133MHz+"
+  bool is_64bit = false;                                // "64bit+": 64-bit device / primary interface
+  bool capable_133mhz = false;                          // "133MHz+"
   bool capable_266mhz = false, capable_533mhz = false;  // PCI-X 2.0 mode 2
-  uint8_t bus = 0, dev = 0, fn = 0;  // captured bus/device/function ("Dev=02:01.0")
+  uint8_t bus = 0, dev = 0, fn = 0;                     // captured bus/device/function ("Dev=02:01.0")
   // Device only: command register's maximum memory read byte count (512 << n,
   // "RBC=512") and the status register's designed maximum ("DMMRBC=2048").
   int max_read_byte_count = 0;
@@ -79,8 +79,8 @@ enum class PcieType : uint8_t {
 };
 
 struct PcieInfo {
-  uint8_t version = 0;     // capability version (1 or 2)
-  uint8_t type_code = 0;   // raw device/port type field (PcieType values)
+  uint8_t version = 0;    // capability version (1 or 2)
+  uint8_t type_code = 0;  // raw device/port type field (PcieType values)
   // Device Capabilities: largest payload the function supports, bytes.
   int max_payload_supported = 0;
   // Device Control: Max_Payload_Size and Max_Read_Request_Size in force, bytes.
@@ -102,8 +102,7 @@ struct PcieInfo {
   PcieType type() const { return static_cast<PcieType>(type_code); }
   // True for a link that trained below its capability ("downgraded" in lspci).
   bool Downtrained() const {
-    return has_link && link_speed > 0 && link_width > 0 &&
-           (link_speed < link_max_speed || link_width < link_max_width);
+    return has_link && link_speed > 0 && link_width > 0 && (link_speed < link_max_speed || link_width < link_max_width);
   }
 };
 
@@ -121,7 +120,7 @@ struct PciBridgeInfo {
 };
 
 struct PciConfig {
-  size_t length = 0;  // bytes given to the decoder
+  size_t length = 0;         // bytes given to the decoder
   bool device_gone = false;  // vendor ID 0xffff (a removed device reads all ones)
   uint16_t vendor = 0, device = 0;
   uint16_t command = 0, status = 0;
@@ -131,8 +130,8 @@ struct PciConfig {
   bool multifunction = false;
   uint8_t cache_line_bytes = 0;  // cache line size register x 4
   uint8_t latency_timer = 0;
-  bool capable_66mhz = false;    // status bit 5: the function can run its bus at 66 MHz
-  std::optional<PciBridgeInfo> bridge;  // header type 1
+  bool capable_66mhz = false;               // status bit 5: the function can run its bus at 66 MHz
+  std::optional<PciBridgeInfo> bridge;      // header type 1
   std::vector<PciCapability> capabilities;  // in list order
   std::vector<PciExtCapability> ext_capabilities;
   std::optional<PciXInfo> pcix;

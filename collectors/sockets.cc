@@ -91,8 +91,8 @@ Status ParsePairs(std::string_view text, SnmpFile file, SocketStats* out, uint32
       }
       int64_t v = 0;
       if (!ParseI64(num, &v)) {
-        return Status::Corruption(std::string(protocol) + ": bad value '" + std::string(num) +
-                                  "' for " + std::string(name));
+        return Status::Corruption(std::string(protocol) + ": bad value '" + std::string(num) + "' for " +
+                                  std::string(name));
       }
       size_t i = used[k]++;
       SnmpField& f = i < table->fields.size() ? table->fields[i] : table->fields.emplace_back();
@@ -152,8 +152,7 @@ Status SocketsCollector::Collect(const HostFs& fs, HostReadings* out) {
   }
   if (!any_file) {
     out->sockets.reset();
-    return Status::NotSupported(fs.ProcPath("net/snmp") + " and " + fs.ProcPath("net/netstat") +
-                                " are absent");
+    return Status::NotSupported(fs.ProcPath("net/snmp") + " and " + fs.ProcPath("net/netstat") + " are absent");
   }
   // Drop tables a recycled Sample held that this tick's files no longer have.
   std::erase_if(stats.tables, [&](const SnmpTable& t) {

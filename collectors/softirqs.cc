@@ -45,14 +45,12 @@ Status ParseSoftirqsRow(std::string_view line, size_t ncpus, SoftirqRow* row) {
   for (std::string_view tok = NextToken(&rest); !tok.empty(); tok = NextToken(&rest)) {
     uint64_t v = 0;
     if (!ParseU64(tok, &v)) {
-      return Status::Corruption("softirqs: " + row->type + ": bad count '" + std::string(tok) +
-                                "'");
+      return Status::Corruption("softirqs: " + row->type + ": bad count '" + std::string(tok) + "'");
     }
     row->per_cpu.push_back(v);
   }
   if (row->per_cpu.size() != ncpus) {
-    return Status::Corruption("softirqs: " + row->type + ": " +
-                              std::to_string(row->per_cpu.size()) + " counts for " +
+    return Status::Corruption("softirqs: " + row->type + ": " + std::to_string(row->per_cpu.size()) + " counts for " +
                               std::to_string(ncpus) + " CPUs");
   }
   return Status::OK();
@@ -62,8 +60,8 @@ Status ParseSoftirqsRow(std::string_view line, size_t ncpus, SoftirqRow* row) {
 // already holds. *part is unset unless the result is OK; *found is false when
 // the file is absent.
 template <typename T, typename ParseFn>
-Status ReadPart(const HostFs& fs, std::string_view rel, ParseFn parse, std::string* buf,
-                std::optional<T>* part, bool* found) {
+Status ReadPart(const HostFs& fs, std::string_view rel, ParseFn parse, std::string* buf, std::optional<T>* part,
+                bool* found) {
   Status s = fs.ReadProc(rel, buf);
   *found = !s.IsNotFound();
   if (s.ok()) {
@@ -104,8 +102,7 @@ Status ParseSoftnetStat(std::string_view text, std::vector<SoftnetCpu>* out) {
   while (NextLine(&text, &line)) {
     if (Trim(line).empty()) continue;
     auto corrupt = [&](const std::string& what) {  // builds its message only on failure
-      return Status::Corruption("softnet_stat line " + std::to_string(out->size() + 1) + ": " +
-                                what);
+      return Status::Corruption("softnet_stat line " + std::to_string(out->size() + 1) + ": " + what);
     };
     uint64_t col[kKeptSoftnetColumns] = {};
     size_t n = 0;
@@ -145,11 +142,9 @@ Status ParseSoftnetStat(std::string_view text, std::vector<SoftnetCpu>* out) {
 Status SoftirqsCollector::Collect(const HostFs& fs, HostReadings* out) {
   bool have_softirqs = false, have_softnet = false;
   Status s1 = ReadPart(fs, "softirqs", ParseProcSoftirqs, &buf_, &out->softirqs, &have_softirqs);
-  Status s2 =
-      ReadPart(fs, "net/softnet_stat", ParseSoftnetStat, &buf_, &out->softnet, &have_softnet);
+  Status s2 = ReadPart(fs, "net/softnet_stat", ParseSoftnetStat, &buf_, &out->softnet, &have_softnet);
   if (!have_softirqs && !have_softnet) {
-    return Status::NotSupported(fs.ProcPath("softirqs") + " and " +
-                                fs.ProcPath("net/softnet_stat") + " are absent");
+    return Status::NotSupported(fs.ProcPath("softirqs") + " and " + fs.ProcPath("net/softnet_stat") + " are absent");
   }
   return s1.ok() ? s2 : s1;
 }

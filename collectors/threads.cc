@@ -76,13 +76,12 @@ Status ParseTaskStat(std::string_view text, TaskStat* out) {
         break;  // other fields may be negative or added by newer kernels
     }
     if (!good) {
-      return Status::Corruption("task " + std::to_string(tid) + ": bad field " +
-                                std::to_string(i + 3) + " '" + std::string(tok) + "'");
+      return Status::Corruption("task " + std::to_string(tid) + ": bad field " + std::to_string(i + 3) + " '" +
+                                std::string(tok) + "'");
     }
   }
   if (i <= kStimeField) {
-    return Status::Corruption("task " + std::to_string(tid) + ": truncated after " +
-                              std::to_string(i + 2) + " fields");
+    return Status::Corruption("task " + std::to_string(tid) + ": truncated after " + std::to_string(i + 2) + " fields");
   }
   out->tid = tid;
   out->comm.assign(text.substr(open + 1, close - open - 1));
@@ -115,8 +114,7 @@ Status ThreadsCollector::ScanNames(const HostFs& fs) {
   return Status::OK();
 }
 
-Status ThreadsCollector::CollectPid(const HostFs& fs, int pid, std::vector<ThreadSample>* out,
-                                    bool* vanished) {
+Status ThreadsCollector::CollectPid(const HostFs& fs, int pid, std::vector<ThreadSample>* out, bool* vanished) {
   *vanished = false;
   std::string pid_text = std::to_string(pid);
   path_.assign(pid_text).append("/comm");
@@ -148,8 +146,7 @@ Status ThreadsCollector::CollectPid(const HostFs& fs, int pid, std::vector<Threa
   return Status::OK();
 }
 
-bool ThreadsCollector::TaskExists(const HostFs& fs, const std::string& pid,
-                                  const std::string& tid) {
+bool ThreadsCollector::TaskExists(const HostFs& fs, const std::string& pid, const std::string& tid) {
   std::vector<std::string> tids;
   if (!fs.ListProc(pid + "/task", &tids).ok()) return false;
   return std::binary_search(tids.begin(), tids.end(), tid);

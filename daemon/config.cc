@@ -7,9 +7,9 @@
 #include <regex>
 #include <sstream>
 
-#include "collectors/collector.h"
-#include "base/parse_util.h"
 #include "base/config_reader.h"
+#include "base/parse_util.h"
+#include "collectors/collector.h"
 
 namespace bottleneckd {
 namespace {
@@ -27,7 +27,8 @@ Status ParseCollectors(const ConfigReader& r, std::string_view file, const YAML:
     if (name == "pcap") {
       BN_RETURN_IF_ERROR(ParseCapture(r, opts, &c->pcap));
     } else if (name == "netdev") {
-      BN_RETURN_IF_ERROR(r.Map(opts, "collectors.netdev", {"enabled", "include", "exclude", "hide_idle_virtual", "ethtool"}));
+      BN_RETURN_IF_ERROR(
+          r.Map(opts, "collectors.netdev", {"enabled", "include", "exclude", "hide_idle_virtual", "ethtool"}));
       BN_RETURN_IF_ERROR(r.Patterns(opts, "include", &c->netdev.include));
       BN_RETURN_IF_ERROR(r.Patterns(opts, "exclude", &c->netdev.exclude));
       BN_RETURN_IF_ERROR(r.Bool(opts, "hide_idle_virtual", &c->netdev.hide_idle_virtual));
@@ -76,11 +77,16 @@ Status ParseCollectors(const ConfigReader& r, std::string_view file, const YAML:
 bool ParseDuration(std::string_view s, double* seconds) {
   s = Trim(s);
   double scale = 0;
-  if (s.size() > 2 && s.substr(s.size() - 2) == "ms") scale = 1e-3, s.remove_suffix(2);
-  else if (!s.empty() && s.back() == 's') scale = 1, s.remove_suffix(1);
-  else if (!s.empty() && s.back() == 'm') scale = 60, s.remove_suffix(1);
-  else if (!s.empty() && s.back() == 'h') scale = 3600, s.remove_suffix(1);
-  else if (!s.empty() && s.back() == 'd') scale = 86400, s.remove_suffix(1);
+  if (s.size() > 2 && s.substr(s.size() - 2) == "ms")
+    scale = 1e-3, s.remove_suffix(2);
+  else if (!s.empty() && s.back() == 's')
+    scale = 1, s.remove_suffix(1);
+  else if (!s.empty() && s.back() == 'm')
+    scale = 60, s.remove_suffix(1);
+  else if (!s.empty() && s.back() == 'h')
+    scale = 3600, s.remove_suffix(1);
+  else if (!s.empty() && s.back() == 'd')
+    scale = 86400, s.remove_suffix(1);
   double v;
   if (scale == 0 || !ParseDouble(s, &v) || !(v > 0)) return false;
   *seconds = v * scale;
@@ -108,9 +114,9 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
       *out = c;
       return Status::OK();
     }
-    BN_RETURN_IF_ERROR(r.Map(root, "the top level",
-                             {"interval", "web", "paths", "log", "collectors", "state_dir", "soaker", "bus_model",
-                              "verdict", "runs"}));
+    BN_RETURN_IF_ERROR(r.Map(
+        root, "the top level",
+        {"interval", "web", "paths", "log", "collectors", "state_dir", "soaker", "bus_model", "verdict", "runs"}));
     if (root["interval"]) {
       const YAML::Node v = root["interval"];
       if (!v.IsScalar() || !ParseDuration(v.Scalar(), &c.interval_seconds))
@@ -136,7 +142,8 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
     BN_RETURN_IF_ERROR(r.String(root, "state_dir", &c.state_dir));
     if (c.state_dir.empty()) return At(filename, root["state_dir"].Mark(), "state_dir must not be empty");
     const YAML::Node soaker = root["soaker"];
-    BN_RETURN_IF_ERROR(r.Map(soaker, "soaker", {"mode", "calibration_time", "calibration_max_age", "calibration_percentile"}));
+    BN_RETURN_IF_ERROR(
+        r.Map(soaker, "soaker", {"mode", "calibration_time", "calibration_max_age", "calibration_percentile"}));
     if (soaker.IsMap() && soaker["mode"]) {
       if (!ParseSoakerMode(soaker["mode"].Scalar(), &c.soaker.mode))
         return At(filename, soaker["mode"].Mark(), "soaker.mode must be off, runs or always");

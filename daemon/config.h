@@ -44,8 +44,8 @@ struct CollectorsSection : CollectorsConfig {
 };
 
 struct Config {
-  std::string file;                 // where it was read from ("" = built-in defaults)
-  double interval_seconds = 1.0;    // sampling period
+  std::string file;               // where it was read from ("" = built-in defaults)
+  double interval_seconds = 1.0;  // sampling period
   std::string listen_address = ":9858";
   HostRoots roots;
   LogLevel log_level = LogLevel::kInfo;

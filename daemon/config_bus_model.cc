@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "daemon/config.h"
 #include "base/config_reader.h"
+#include "daemon/config.h"
 
 namespace bottleneckd {
 namespace {
@@ -48,7 +48,8 @@ std::vector<Field<NicProfile>> ProfileFields() {
   f.insert(f.end(), batches.begin(), batches.end());
   f.push_back({"mmio_reads_per_interrupt", 0, 64, true,
                [](NicProfile* p, double v) { p->mmio_reads_per_interrupt = static_cast<int>(v); }});
-  f.push_back({"descriptors_per_packet", 0.01, 64, false, [](NicProfile* p, double v) { p->descriptors_per_packet = v; }});
+  f.push_back(
+      {"descriptors_per_packet", 0.01, 64, false, [](NicProfile* p, double v) { p->descriptors_per_packet = v; }});
   return f;
 }
 
@@ -79,7 +80,8 @@ Status ApplyFields(const ConfigReader& r, const YAML::Node& n, std::string_view 
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
       std::string list;
       for (auto k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
-      return At(r.file(), kv.first.Mark(), "unknown key '" + key + "' in " + std::string(what) + " (known: " + list + ")");
+      return At(r.file(), kv.first.Mark(),
+                "unknown key '" + key + "' in " + std::string(what) + " (known: " + list + ")");
     }
   }
   for (const auto& f : fields) {
@@ -136,7 +138,8 @@ Status ParseBusModel(const ConfigReader& r, const YAML::Node& n, BusModelOptions
   BN_RETURN_IF_ERROR(ApplyFields(r, n["pci"], "bus_model.pci", timing, {}, &out->pci));
   BN_RETURN_IF_ERROR(ApplyFields(r, n["pcix"], "bus_model.pcix", timing, {}, &out->pcix));
   const YAML::Node pcie = n["pcie"];
-  BN_RETURN_IF_ERROR(r.Map(pcie, "bus_model.pcie", {"dll_overhead", "assumed_max_payload", "assumed_max_read_request"}));
+  BN_RETURN_IF_ERROR(
+      r.Map(pcie, "bus_model.pcie", {"dll_overhead", "assumed_max_payload", "assumed_max_read_request"}));
   double v = 0;
   if (pcie.IsMap() && pcie["dll_overhead"]) {
     BN_RETURN_IF_ERROR(r.Number(pcie, "dll_overhead", 0, 0.5, false, &v));
@@ -147,7 +150,8 @@ Status ParseBusModel(const ConfigReader& r, const YAML::Node& n, BusModelOptions
     if (!pcie.IsMap() || !pcie[key]) continue;
     BN_RETURN_IF_ERROR(r.Number(pcie, key, 128, 4096, true, &v));
     int bytes = static_cast<int>(v);
-    if (bytes & (bytes - 1)) return At(r.file(), pcie[key].Mark(), std::string(key) + " must be a power of two from 128 to 4096");
+    if (bytes & (bytes - 1))
+      return At(r.file(), pcie[key].Mark(), std::string(key) + " must be a power of two from 128 to 4096");
     out->*field = bytes;
   }
   return Status::OK();

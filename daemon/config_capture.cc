@@ -1,10 +1,10 @@
 // The collectors.pcap section of the config: live capture (sources/capture.h,
 // docs/pcap.md). Every key is optional; capture is off until `interfaces`
 // names at least one.
-#include "daemon/config.h"
-#include "base/config_reader.h"
-
 #include <algorithm>
+
+#include "base/config_reader.h"
+#include "daemon/config.h"
 
 namespace bottleneckd {
 namespace {
@@ -24,7 +24,8 @@ Status Interfaces(const ConfigReader& r, const YAML::Node& n, std::vector<std::s
   for (const auto& item : v) {
     std::string name = item.IsScalar() ? item.Scalar() : "";
     if (!ValidInterfaceName(name))
-      return At(r.file(), item.Mark(), "'" + name + "' is not an interface name (1 to 15 characters, no '/' or spaces)");
+      return At(r.file(), item.Mark(),
+                "'" + name + "' is not an interface name (1 to 15 characters, no '/' or spaces)");
     if (std::find(out->begin(), out->end(), name) != out->end())
       return At(r.file(), item.Mark(), "interface '" + name + "' is listed twice");
     out->push_back(name);

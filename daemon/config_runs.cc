@@ -1,7 +1,7 @@
 // The runs section of the config: run control, the run store, continuous
 // window runs and segmentation (docs/runs.md). Every key is optional.
-#include "daemon/config.h"
 #include "base/config_reader.h"
+#include "daemon/config.h"
 
 namespace bottleneckd {
 namespace {

@@ -3,8 +3,8 @@
 // first rules as defaults.
 #include <utility>
 
-#include "daemon/config.h"
 #include "base/config_reader.h"
+#include "daemon/config.h"
 
 namespace bottleneckd {
 

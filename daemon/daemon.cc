@@ -63,7 +63,8 @@ void Daemon::PrepareSoaker() {
       SoakerCalibrationUsable(stored, key, online, static_cast<int64_t>(std::time(nullptr)),
                               o.calibration_max_age_seconds))
     return;
-  Log(LogLevel::kInfo, "calibrating the soaker before any run (none stored, stale, or older than soaker.calibration_max_age)",
+  Log(LogLevel::kInfo,
+      "calibrating the soaker before any run (none stored, stale, or older than soaker.calibration_max_age)",
       {{"state_dir", o.state_dir}, {"per_cpu", std::to_string(o.calibration_seconds) + "s"}});
   Soaker calibrator(fs_.get(), o);
   SoakerCalibrationFile f;
@@ -142,7 +143,8 @@ void Daemon::Tick() {
   if (prev_) AnalyzeSnapshot(analyzer_.get(), *prev_, snap.get());
   if (runs_ && snap->verdict) {
     double t = static_cast<double>(snap->sample.wall_ns) / 1e9;
-    runs_->OnWindow(PointOfWindow(t, analyzer_->last_signals(), *snap->verdict), *snap->verdict, snap->window->captures);
+    runs_->OnWindow(PointOfWindow(t, analyzer_->last_signals(), *snap->verdict), *snap->verdict,
+                    snap->window->captures);
   }
   prev_ = snap;
   store_->Publish(std::move(snap));
@@ -187,10 +189,15 @@ void UpdateBusPaths(const Snapshot* prev, Snapshot* snap) {
     for (const BusLink& l : p.links) {
       if (l.downtrained)
         Log(LogLevel::kWarn, "PCIe link trained below its capability",
-            {{"interface", p.interface}, {"device", l.device}, {"speed", l.SpeedLabel()}, {"width", l.WidthLabel()},
-             {"max_speed", PcieSpeedName(l.max_speed)}, {"max_width", std::string("x").append(std::to_string(l.max_width))}});
+            {{"interface", p.interface},
+             {"device", l.device},
+             {"speed", l.SpeedLabel()},
+             {"width", l.WidthLabel()},
+             {"max_speed", PcieSpeedName(l.max_speed)},
+             {"max_width", std::string("x").append(std::to_string(l.max_width))}});
       for (const std::string& a : l.assumptions)
-        Log(LogLevel::kInfo, "bus model assumption", {{"interface", p.interface}, {"device", l.device}, {"assumed", a}});
+        Log(LogLevel::kInfo, "bus model assumption",
+            {{"interface", p.interface}, {"device", l.device}, {"assumed", a}});
     }
   }
   snap->bus_paths = std::move(paths);
@@ -226,8 +233,8 @@ void CompleteSnapshot(const Snapshot* prev, const BusModelOptions& bus_model, Sn
 
 void AnalyzeSnapshot(Analyzer* analyzer, const Snapshot& prev, Snapshot* snap) {
   if (!snap->window) return;
-  Analysis a = analyzer->Analyze({*snap->window, prev.sample, snap->sample, snap->bus_paths.get(),
-                                  snap->bus ? &*snap->bus : nullptr});
+  Analysis a = analyzer->Analyze(
+      {*snap->window, prev.sample, snap->sample, snap->bus_paths.get(), snap->bus ? &*snap->bus : nullptr});
   snap->verdict = std::move(a.verdict);
   snap->plateau = std::move(a.plateau);
 }
@@ -249,7 +256,8 @@ void Daemon::Run() {
     auto now = Clock::now();
     int64_t next_k = k + 1;
     if (tick_time(next_k) <= now) {  // overran: skip to the next future tick
-      int64_t behind = static_cast<int64_t>(std::floor(std::chrono::duration<double>(now - start).count() / interval)) + 1;
+      int64_t behind =
+          static_cast<int64_t>(std::floor(std::chrono::duration<double>(now - start).count() / interval)) + 1;
       Log(LogLevel::kWarn, "sampling overran its interval; skipping ticks",
           {{"skipped", std::to_string(behind - next_k)}});
       next_k = behind;

@@ -14,12 +14,12 @@
 #include <memory>
 #include <optional>
 
-#include "base/mutex.h"
 #include "analysis/analyzer.h"
+#include "base/mutex.h"
 #include "daemon/config.h"
-#include "runs/run_tracker.h"
 #include "daemon/sampler.h"
 #include "daemon/snapshot.h"
+#include "runs/run_tracker.h"
 
 namespace bottleneckd {
 

@@ -2,8 +2,8 @@
 // dropping the capabilities it needed, and reading it every tick.
 #include <algorithm>
 
-#include "daemon/daemon.h"
 #include "base/log.h"
+#include "daemon/daemon.h"
 
 namespace bottleneckd {
 namespace {
@@ -30,8 +30,10 @@ void Daemon::StartCapture() {
     capture_errors_[i] = r.error;
     if (r.active)
       Log(LogLevel::kInfo, "capturing",
-          {{"interface", r.interface}, {"linktype", std::to_string(r.linktype)},
-           {"direction", r.direction_known ? "known" : "unknown"}, {"snaplen", std::to_string(o.snaplen)},
+          {{"interface", r.interface},
+           {"linktype", std::to_string(r.linktype)},
+           {"direction", r.direction_known ? "known" : "unknown"},
+           {"snaplen", std::to_string(o.snaplen)},
            {"filter", o.filter.empty() ? "none" : o.filter}});
     else
       Log(LogLevel::kWarn, "capture off for this interface", {{"interface", r.interface}, {"err", r.error}});

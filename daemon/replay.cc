@@ -10,13 +10,13 @@
 #include <memory>
 #include <thread>
 
-#include "base/clock.h"
-#include "base/parse_util.h"
-#include "sources/soaker.h"
 #include "analysis/analyzer.h"
-#include "daemon/daemon.h"
+#include "base/clock.h"
 #include "base/log.h"
+#include "base/parse_util.h"
+#include "daemon/daemon.h"
 #include "daemon/sampler.h"
+#include "sources/soaker.h"
 
 namespace bottleneckd {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "base/status.h"
 #include "daemon/config.h"
-#include "recording/recording.h"
 #include "daemon/snapshot.h"
+#include "recording/recording.h"
 
 namespace bottleneckd {
 

@@ -1,8 +1,8 @@
 #include "daemon/sampler.h"
 
 #include "base/clock.h"
-#include "daemon/config.h"
 #include "base/log.h"
+#include "daemon/config.h"
 
 namespace bottleneckd {
 Sampler::Sampler(const HostFs* fs, const CollectorsConfig& config) : fs_(fs) {

@@ -10,12 +10,12 @@
 #include <string>
 #include <utility>
 
-#include "base/mutex.h"
-#include "sources/sample.h"
 #include "analysis/plateau.h"
 #include "analysis/verdict.h"
+#include "base/mutex.h"
 #include "bus/bus_model.h"
 #include "bus/bus_path.h"
+#include "sources/sample.h"
 #include "window/window.h"
 
 namespace bottleneckd {

@@ -12,9 +12,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/status.h"
 #include "collectors/host_fs.h"
 #include "sources/soaker.h"
-#include "base/status.h"
 
 namespace bottleneckd {
 

@@ -1,7 +1,5 @@
 // CapturingFs: the live HostFs, writing everything read into a recording
 // (docs/recording-format.md, "How files are captured").
-#include "recording/recording.h"
-
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -13,8 +11,9 @@
 #include <filesystem>
 #include <system_error>
 
-#include "collectors/sysfs_path.h"
 #include "base/unique_fd.h"
+#include "collectors/sysfs_path.h"
+#include "recording/recording.h"
 #include "recording/recording_files.h"
 
 namespace bottleneckd {

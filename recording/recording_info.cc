@@ -1,15 +1,14 @@
 // recording.yaml (docs/recording-format.md): ParseRecordingInfo and
 // RecordingInfoYaml. Every error names the file, line and column.
-#include "recording/recording.h"
-
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
 #include <cmath>
 #include <set>
 
-#include "base/parse_util.h"
 #include "base/config_reader.h"
+#include "base/parse_util.h"
+#include "recording/recording.h"
 
 namespace bottleneckd {
 namespace {

@@ -29,8 +29,7 @@ Status MakeAddress(const std::string& path, sockaddr_un* addr) {
   std::memset(addr, 0, sizeof(*addr));
   addr->sun_family = AF_UNIX;
   if (path.empty()) return Status::InvalidArgument("empty control socket path");
-  if (path.find('\0') != std::string::npos)
-    return Status::InvalidArgument("control socket path contains a NUL byte");
+  if (path.find('\0') != std::string::npos) return Status::InvalidArgument("control socket path contains a NUL byte");
   if (path.size() >= sizeof(addr->sun_path))
     return Status::InvalidArgument("control socket path " + path + " is " + std::to_string(path.size()) +
                                    " bytes; a Unix socket path is at most " +

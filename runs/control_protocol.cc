@@ -68,7 +68,7 @@ Status CheckText(std::string_view s) {
     if ((cp < 0x20 && cp != static_cast<uint32_t>(kSep)) || (cp >= 0x7f && cp <= 0x9f)) {
       std::string what = cp == '\n'   ? "a newline"
                          : cp == '\r' ? "a carriage return"
-                                       : "control character " + ControlName(cp);
+                                      : "control character " + ControlName(cp);
       return Status::InvalidArgument(what + " at byte " + std::to_string(i) +
                                      " of the request: fields are separated by TAB and the request "
                                      "is one line ended by a single newline");
@@ -119,8 +119,7 @@ Status CheckName(std::string_view name) {
 Status CheckExitCode(std::string_view code) {
   uint64_t v = 0;
   if (!ParseU64(code, &v) || v > 255)
-    return Status::InvalidArgument("exit code '" + std::string(Clip(code, 32)) +
-                                   "' is not an integer from 0 to 255");
+    return Status::InvalidArgument("exit code '" + std::string(Clip(code, 32)) + "' is not an integer from 0 to 255");
   return Status::OK();
 }
 

@@ -16,9 +16,9 @@
 #include <cstring>
 #include <utility>
 
+#include "base/log.h"
 #include "base/parse_util.h"
 #include "runs/control_io.h"
-#include "base/log.h"
 
 #ifndef SO_PEERGROUPS
 #define SO_PEERGROUPS 59  // Linux 4.13
@@ -38,8 +38,8 @@ using control_io::UniqueFd;
 using control_io::WaitFor;
 using control_io::WriteAll;
 
-constexpr size_t kMaxAnswer = 4 << 20;   // the client's cap on an answer
-constexpr size_t kMaxDrain = 64 << 10;   // bytes the server discards after an error
+constexpr size_t kMaxAnswer = 4 << 20;  // the client's cap on an answer
+constexpr size_t kMaxDrain = 64 << 10;  // bytes the server discards after an error
 constexpr int kListenBacklog = 16;
 
 std::vector<gid_t> PeerGroups(int fd) {
@@ -96,7 +96,7 @@ Status MakeParentDirs(const std::string& path) {
       return Status::FromErrno(errno, "cannot create " + prefix + " for the control socket " + path);
     }
   }
-  struct stat st{};
+  struct stat st {};
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return Status::IOError("cannot create the control socket " + path + ": " + dir + " is not a directory");
   return Status::OK();
@@ -104,7 +104,7 @@ Status MakeParentDirs(const std::string& path) {
 
 // Removes a socket file nobody listens on; a live one is an error.
 Status ClearStaleSocket(const std::string& path, const sockaddr_un& addr) {
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return Status::OK();
     return Status::FromErrno(errno, "cannot check the control socket " + path);
@@ -156,7 +156,7 @@ Status ControlServer::Start(const ControlServerOptions& o, ControlHandler handle
     return Status::FromErrno(err, "cannot give the control socket " + o.path + " to group " + s->group_name_);
   }
   if (::chmod(o.path.c_str(), 0660) != 0) return fail(errno, "cannot chmod");
-  struct stat st{};
+  struct stat st {};
   if (::lstat(o.path.c_str(), &st) != 0) return fail(errno, "cannot stat");
   if (::listen(fd.get(), kListenBacklog) != 0) return fail(errno, "cannot listen on");
   int wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -185,7 +185,7 @@ ControlServer::~ControlServer() {
   if (thread_.joinable()) thread_.join();
   if (listen_fd_ >= 0) ::close(listen_fd_);
   if (wake_fd_ >= 0) ::close(wake_fd_);
-  struct stat st{};
+  struct stat st {};
   if (!path_.empty() && ::lstat(path_.c_str(), &st) == 0 && st.st_dev == socket_dev_ && st.st_ino == socket_ino_)
     ::unlink(path_.c_str());
 }
@@ -280,8 +280,7 @@ void ControlServer::ServeConnection(int fd) {
   Drain(fd, kMaxDrain, Clock::now(), wake_fd_);  // what is already there, without waiting
 }
 
-Status ControlCall(const std::string& path, const ControlRequest& req, ControlResponse* out,
-                   double timeout_seconds) {
+Status ControlCall(const std::string& path, const ControlRequest& req, ControlResponse* out, double timeout_seconds) {
   *out = ControlResponse();
   sockaddr_un addr;
   BN_RETURN_IF_ERROR(MakeAddress(path, &addr));

@@ -107,10 +107,9 @@ Status RunStore::Open(const std::string& path, bool read_only, std::unique_ptr<R
     // An older file is read as it is (a reader must not migrate it: the
     // daemon that writes it may be an older build still running).
     if (version < kRunStoreOldestReadable) {
-      return Status::InvalidArgument(path + " schema version " + std::to_string(version) +
-                                     " is older than this bottleneckd reads (" +
-                                     std::to_string(kRunStoreOldestReadable) +
-                                     "): open it for writing once (start bottleneckd) to migrate it");
+      return Status::InvalidArgument(
+          path + " schema version " + std::to_string(version) + " is older than this bottleneckd reads (" +
+          std::to_string(kRunStoreOldestReadable) + "): open it for writing once (start bottleneckd) to migrate it");
     }
     *out = std::move(s);
     return Status::OK();
@@ -137,9 +136,7 @@ RunStore::~RunStore() {
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }
 
-Status RunStore::Migrate() {
-  return run_store::ApplyMigrations(db_, path_, run_store::Migrations(), &schema_version_);
-}
+Status RunStore::Migrate() { return run_store::ApplyMigrations(db_, path_, run_store::Migrations(), &schema_version_); }
 
 Status RunStore::Recover() {
   std::vector<int64_t> ids;

@@ -36,11 +36,11 @@ inline constexpr int kRunStoreSchemaVersion = 2;
 inline constexpr int kRunStoreOldestReadable = 1;
 
 struct RunQuery {
-  std::string name;          // exact name; "" any
-  int64_t id = 0;            // one run; 0 any
+  std::string name;              // exact name; "" any
+  int64_t id = 0;                // one run; 0 any
   bool include_windows = false;  // continuous-window runs (source "window")
-  int64_t parent_id = -1;    // -1 any; 0 top-level runs only; N: N's segments
-  size_t limit = 20;         // newest first, at most this many (0: no limit)
+  int64_t parent_id = -1;        // -1 any; 0 top-level runs only; N: N's segments
+  size_t limit = 20;             // newest first, at most this many (0: no limit)
 };
 
 class RunStore {

@@ -36,7 +36,7 @@ class Stmt {
   Stmt& operator=(const Stmt&) = delete;
 
   int rc() const { return rc_; }  // SQLITE_OK once prepared without error
-  void Bind(int i, double v);  // NaN is stored as NULL (SQLite's own rule)
+  void Bind(int i, double v);     // NaN is stored as NULL (SQLite's own rule)
   void Bind(int i, int64_t v);
   void Bind(int i, std::string_view v);
   void Bind(int i, std::optional<double> v);  // nullopt: NULL
@@ -119,7 +119,6 @@ Status UpdateRun(sqlite3* db, std::string_view path, const RunReport& r);
 Status WritePoints(sqlite3* db, std::string_view path, int64_t run_id, std::span<const TimelinePoint> points);
 // Runs matching q, newest first, with their evidence, reasons and flows.
 Status SelectRuns(sqlite3* db, std::string_view path, int version, const RunQuery& q, std::vector<RunReport>* out);
-Status SelectTimeline(sqlite3* db, std::string_view path, int version, int64_t run_id,
-                      std::vector<TimelinePoint>* out);
+Status SelectTimeline(sqlite3* db, std::string_view path, int version, int64_t run_id, std::vector<TimelinePoint>* out);
 
 }  // namespace bottleneckd::run_store

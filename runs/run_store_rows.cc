@@ -39,11 +39,10 @@ struct Column {
   int since = 1;  // the schema version that added the column
 };
 
-#define BN_COLUMN_SINCE(Row, col, member, version)                    \
-  Column<Row> {                                                       \
-    col, [](Stmt& s, int i, const Row& r) { Put(s, i, r.member); },   \
-        [](const Stmt& s, int i, Row* r) { Get(s, i, &r->member); },  \
-        version                                                       \
+#define BN_COLUMN_SINCE(Row, col, member, version)                           \
+  Column<Row> {                                                              \
+    col, [](Stmt& s, int i, const Row& r) { Put(s, i, r.member); },          \
+        [](const Stmt& s, int i, Row* r) { Get(s, i, &r->member); }, version \
   }
 #define BN_COLUMN(Row, col, member) BN_COLUMN_SINCE(Row, col, member, 1)
 #define BN_RUN(member) BN_COLUMN(RunReport, #member, member)
@@ -293,8 +292,7 @@ std::string RunLabel(const RunReport& r) { return "run " + std::to_string(r.id) 
 }  // namespace
 
 Status InsertRun(sqlite3* db, std::string_view path, RunReport* r) {
-  static const std::string sql =
-      "INSERT INTO runs (" + ColumnList(kRunColumns) + ") VALUES (" + Params(kRunN) + ")";
+  static const std::string sql = "INSERT INTO runs (" + ColumnList(kRunColumns) + ") VALUES (" + Params(kRunN) + ")";
   Stmt st(db, sql);
   PutAll(kRunColumns, st, 1, *r);
   int rc = st.Step();

@@ -23,8 +23,7 @@ TimelinePoint PointOfWindow(double t, const Signals& s, const Verdict& v) {
     if (c.soaker_idle) p.soaker_idle = std::min(p.soaker_idle.value_or(1.0), *c.soaker_idle);
   }
   p.drops_per_second = s.ladder.nic + s.ladder.backlog + s.ladder.socket;
-  p.application_packets_per_second =
-      std::max(0.0, s.delivered_packets_per_second - s.ladder.backlog - s.ladder.socket);
+  p.application_packets_per_second = std::max(0.0, s.delivered_packets_per_second - s.ladder.backlog - s.ladder.socket);
   p.first_losing_rung = RungName(s.ladder.first_losing);
   p.label = v.label;
   p.resource = v.resource;
@@ -140,8 +139,8 @@ void Summarise(const std::vector<TimelinePoint>& settled, const VerdictEvidence*
   r->first_losing_rung = losing.empty() ? "none" : std::max_element(losing.begin(), losing.end(), more)->first;
   // Ties go to the first label in Bound order (map order), so the result
   // does not depend on the windows' order.
-  auto best = std::max_element(labels.begin(), labels.end(),
-                               [](auto& a, auto& b) { return a.second.first < b.second.first; });
+  auto best =
+      std::max_element(labels.begin(), labels.end(), [](auto& a, auto& b) { return a.second.first < b.second.first; });
   r->verdict_windows = best->second.first;
   r->verdict = Verdict();
   if (evidence) {

@@ -23,9 +23,9 @@ namespace bottleneckd {
 
 // One window of a run, reduced to what reports and the store need.
 struct TimelinePoint {
-  double t = 0;  // window end: seconds since the recording's first sample, or Unix time live
-  double offered_packets_per_second = 0;      // received + NIC drops
-  double delivered_packets_per_second = 0;    // received by the NICs
+  double t = 0;                             // window end: seconds since the recording's first sample, or Unix time live
+  double offered_packets_per_second = 0;    // received + NIC drops
+  double delivered_packets_per_second = 0;  // received by the NICs
   double delivered_bits_per_second = 0;
   double application_packets_per_second = 0;  // received less backlog and socket drops
   double cpu_busy = 0;                        // busiest CPU (soaker when it ran)
@@ -42,8 +42,8 @@ struct TimelinePoint {
   // From the live capture (window/capture_window.h), over the interfaces
   // whose capture is trusted this window (lost nothing); unset without
   // capture or when every capture dropped frames.
-  std::optional<double> applied_per_second, echoed_per_second;  // requests, replies (all trusted interfaces)
-  std::optional<double> echo_loss_ratio;                        // UDP lost / (paired + lost)
+  std::optional<double> applied_per_second, echoed_per_second;           // requests, replies (all trusted interfaces)
+  std::optional<double> echo_loss_ratio;                                 // UDP lost / (paired + lost)
   std::optional<double> turnaround_p50_seconds, turnaround_p99_seconds;  // the interface with most pairs
   std::optional<double> capture_drops_per_second;  // all captures' pcap drops (set whenever a capture ran)
 };
@@ -88,20 +88,20 @@ class RunFlowTable {
 
 struct RunReport {
   std::string name;
-  double start = 0, end = 0;  // same clock as the points' t
+  double start = 0, end = 0;                      // same clock as the points' t
   std::optional<double> offered_bits_per_second;  // from the recording's run, when given
-  double offered_packets_per_second = 0;   // the run's, else received + NIC drops
+  double offered_packets_per_second = 0;          // the run's, else received + NIC drops
   double delivered_packets_per_second = 0;
   double delivered_bits_per_second = 0;
   double application_packets_per_second = 0;
-  double cpu_busy = 0;                      // busiest CPU's mean busy (soaker when it ran)
-  double accounting_busy = 0;               // busiest CPU's /proc/stat busy
+  double cpu_busy = 0;         // busiest CPU's mean busy (soaker when it ran)
+  double accounting_busy = 0;  // busiest CPU's /proc/stat busy
   double cpu_seconds_per_second = 0;
-  std::optional<double> soaker_idle;        // least delivered idle among CPUs, mean
+  std::optional<double> soaker_idle;  // least delivered idle among CPUs, mean
   double interrupts_per_second = 0;
-  std::optional<double> bus_utilisation;    // busiest NIC bus path, highest window
+  std::optional<double> bus_utilisation;  // busiest NIC bus path, highest window
   double drops_per_second = 0;
-  std::string first_losing_rung = "none";   // the rung most losing windows lost at first ("none": none lost)
+  std::string first_losing_rung = "none";  // the rung most losing windows lost at first ("none": none lost)
   // The live capture's figures (TimelinePoint's), each the mean over the
   // settled windows that have it; unset when none has it. The turnaround
   // percentiles are the mean of the windows' p50 and p99, not percentiles
@@ -115,15 +115,15 @@ struct RunReport {
   // Set by the live daemon's runs (RunTracker); segments and recordings
   // have none. Summarise leaves them alone.
   std::vector<RunFlow> flows;
-  size_t windows = 0;                       // settled windows the figures average
-  Verdict verdict;                          // label most settled windows held (evidence when known)
-  size_t verdict_windows = 0;               // how many held it
+  size_t windows = 0;                             // settled windows the figures average
+  Verdict verdict;                                // label most settled windows held (evidence when known)
+  size_t verdict_windows = 0;                     // how many held it
   std::string expected_label, expected_resource;  // ground truth, simulated recordings
   // Live runs and the store.
-  std::string source;           // "command", "control", "window", "segment", "recording"
-  std::string state;            // "active", "finished", "interrupted"
-  std::string command;          // the wrapped command line
-  std::optional<int> exit_code; // the wrapped command's
+  std::string source;             // "command", "control", "window", "segment", "recording"
+  std::string state;              // "active", "finished", "interrupted"
+  std::string command;            // the wrapped command line
+  std::optional<int> exit_code;   // the wrapped command's
   int64_t id = 0, parent_id = 0;  // store ids (0: none)
 };
 

@@ -6,8 +6,7 @@
 
 namespace bottleneckd {
 
-RunTracker::RunTracker(std::unique_ptr<RunStore> store, const RunTrackerOptions& o)
-    : store_(std::move(store)), o_(o) {}
+RunTracker::RunTracker(std::unique_ptr<RunStore> store, const RunTrackerOptions& o) : store_(std::move(store)), o_(o) {}
 
 RunTracker::~RunTracker() = default;
 
@@ -76,7 +75,8 @@ RunReport RunTracker::SummariseSpan(const Live& l, size_t first, size_t last) co
   std::vector<TimelinePoint> settled(l.points.begin() + static_cast<std::ptrdiff_t>(from),
                                      l.points.begin() + static_cast<std::ptrdiff_t>(last));
   VerdictEvidence evidence;
-  for (size_t i = from; i < last; ++i) evidence[{static_cast<int>(l.verdicts[i].label), l.verdicts[i].resource}] = l.verdicts[i];
+  for (size_t i = from; i < last; ++i)
+    evidence[{static_cast<int>(l.verdicts[i].label), l.verdicts[i].resource}] = l.verdicts[i];
   Summarise(settled, &evidence, &r);
   if (settled.empty()) {
     r.verdict = Verdict();
@@ -218,8 +218,12 @@ Status RunTracker::StopLocked(const std::string& name, std::optional<int> exit_c
   if (segments) *segments = p.children;  // with their ids when stored
   if (!stored) unsaved_.push_back(std::move(p));
   Log(LogLevel::kInfo, "run finished",
-      {{"name", name}, {"state", state}, {"verdict", BoundName(r.verdict.label)}, {"resource", r.verdict.resource},
-       {"windows", std::to_string(r.windows)}, {"segments", std::to_string(live.finished_segments.size())},
+      {{"name", name},
+       {"state", state},
+       {"verdict", BoundName(r.verdict.label)},
+       {"resource", r.verdict.resource},
+       {"windows", std::to_string(r.windows)},
+       {"segments", std::to_string(live.finished_segments.size())},
        {"stored", stored ? "true" : "false"}});
   *out = r;
   return Status::OK();

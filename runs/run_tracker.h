@@ -19,18 +19,18 @@
 #include <string>
 #include <vector>
 
+#include "analysis/segments.h"
 #include "base/mutex.h"
 #include "base/status.h"
-#include "analysis/segments.h"
 #include "runs/run_store.h"
 #include "runs/run_summary.h"
 
 namespace bottleneckd {
 
 struct RunTrackerOptions {
-  double window_seconds = 60;        // continuous window runs; 0 turns them off
+  double window_seconds = 60;               // continuous window runs; 0 turns them off
   double keep_windows_seconds = 7 * 86400;  // window runs older than this are pruned
-  bool segments = true;              // segment runs within runs
+  bool segments = true;                     // segment runs within runs
   SegmentOptions segment;
   size_t max_active = 16;
 };
@@ -82,8 +82,8 @@ class RunTracker {
     RunReport run;
     std::vector<TimelinePoint> timeline;
     size_t stored_points = 0;
-    bool finished = false;             // run's summary written
-    std::vector<RunReport> children;   // its segments, stored after it (they need its id)
+    bool finished = false;            // run's summary written
+    std::vector<RunReport> children;  // its segments, stored after it (they need its id)
     size_t stored_children = 0;
   };
   Status StopLocked(const std::string& name, std::optional<int> exit_code, double now, const char* state,

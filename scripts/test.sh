@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs every bottleneckd test:
 #   0. the formatting check: every C/C++ file as .clang-format formats it
-#   1. the GoogleTest suite + integration tests (real binary, promtool, Prometheus)
-#   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
+#   1. the GoogleTest suite, layering probes, integration tests (real binary, promtool, Prometheus)
+#   2. the GoogleTest suites again under AddressSanitizer + UndefinedBehaviorSanitizer (not the scripts)
 #   3. the clang build (-Wthread-safety -Werror) and every libFuzzer target for
 #      FUZZ_SECONDS (default 10) each, seeded with fixtures
 # Ends with one "N passed, N failed" line. Exit status 0 only if everything passed.

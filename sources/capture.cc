@@ -4,9 +4,9 @@
 // Read() never waits for more than one batch.
 #include "sources/capture.h"
 
+#include <net/if.h>
 #include <pcap/pcap.h>
 #include <poll.h>
-#include <net/if.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -24,9 +24,9 @@
 
 #include "base/clock.h"
 #include "base/mutex.h"
+#include "base/unique_fd.h"
 #include "sources/sample.h"
 #include "traffic/packet.h"
-#include "base/unique_fd.h"
 
 namespace bottleneckd {
 namespace {
@@ -96,8 +96,8 @@ Status OpenLive(const CaptureOptions& o, const std::string& ifname, Opened* out)
   pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
   const int rc = pcap_activate(p);
   if (rc == PCAP_ERROR_PERM_DENIED) {
-    return Status::PermissionDenied(where + " needs CAP_NET_RAW (run as root or grant the capability): " +
-                                    PcapMessage(p, rc));
+    return Status::PermissionDenied(where +
+                                    " needs CAP_NET_RAW (run as root or grant the capability): " + PcapMessage(p, rc));
   }
   if (rc == PCAP_ERROR_NO_SUCH_DEVICE) return Status::NotFound("no such interface " + ifname);
   if (rc < 0) return Status::IOError(where + ": " + PcapMessage(p, rc));
@@ -140,8 +140,8 @@ struct CaptureSource::Capture {
 
   const std::string interface;
   // Set by Start() before the thread starts; read-only while it runs.
-  int fd = -1;                  // pcap_get_selectable_fd
-  UniqueFd wake;                // eventfd: Stop() writes it to end the thread
+  int fd = -1;    // pcap_get_selectable_fd
+  UniqueFd wake;  // eventfd: Stop() writes it to end the thread
   std::atomic<bool> stopping{false};
   double tick = 1e-6;
   std::thread thread;
@@ -168,9 +168,14 @@ struct CaptureSource::Capture {
     analyzer.Add(ts, s, info, bytes);
     bool sent = false;
     switch (direction_by) {
-      case DirectionBy::kNone: return;
-      case DirectionBy::kCooked: sent = info.sll_pkttype == kPacketOutgoing; break;
-      case DirectionBy::kSourceMac: sent = h->caplen >= 12 && std::memcmp(bytes + 6, mac.data(), 6) == 0; break;
+      case DirectionBy::kNone:
+        return;
+      case DirectionBy::kCooked:
+        sent = info.sll_pkttype == kPacketOutgoing;
+        break;
+      case DirectionBy::kSourceMac:
+        sent = h->caplen >= 12 && std::memcmp(bytes + 6, mac.data(), 6) == 0;
+        break;
     }
     if (sent) {
       ++transmit_packets;
@@ -231,10 +236,18 @@ Status CaptureSource::Start() {
   if (!any) {
     std::string msg = "no interface could be captured: " + reasons;
     switch (first_failure.code()) {
-      case Status::Code::kPermissionDenied: start_status_ = Status::PermissionDenied(msg); break;
-      case Status::Code::kNotFound: start_status_ = Status::NotFound(msg); break;
-      case Status::Code::kInvalidArgument: start_status_ = Status::InvalidArgument(msg); break;
-      default: start_status_ = Status::IOError(msg); break;
+      case Status::Code::kPermissionDenied:
+        start_status_ = Status::PermissionDenied(msg);
+        break;
+      case Status::Code::kNotFound:
+        start_status_ = Status::NotFound(msg);
+        break;
+      case Status::Code::kInvalidArgument:
+        start_status_ = Status::InvalidArgument(msg);
+        break;
+      default:
+        start_status_ = Status::IOError(msg);
+        break;
     }
   }
   return start_status_;

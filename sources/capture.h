@@ -44,9 +44,13 @@ struct CaptureOptions {
   int timeout_ms = 100;                 // pcap_set_timeout: how long a partly filled block waits
   std::string filter;                   // BPF program text ("udp"); empty: every frame
   bool promiscuous = false;
-  TrafficOptions traffic{.top_flows = 16, .max_tracked_flows = 4096, .max_outstanding = 4096,
-                         .max_outstanding_total = 262144, .reply_timeout_seconds = 1.0,
-                         .fingerprint_bytes = 32, .max_seconds = 2};
+  TrafficOptions traffic{.top_flows = 16,
+                         .max_tracked_flows = 4096,
+                         .max_outstanding = 4096,
+                         .max_outstanding_total = 262144,
+                         .reply_timeout_seconds = 1.0,
+                         .fingerprint_bytes = 32,
+                         .max_seconds = 2};
 };
 
 // One interface's capture, cumulative since it opened. pcap_stats counters are
@@ -54,17 +58,17 @@ struct CaptureOptions {
 // differences them.
 struct CaptureReading {
   std::string interface;
-  bool active = false;        // the capture is open and its thread runs
-  std::string error;          // why it is not active ("needs CAP_NET_RAW ...", "no such device ...")
-  int linktype = -1;          // DLT in use (113 or 276 when cooked)
+  bool active = false;  // the capture is open and its thread runs
+  std::string error;    // why it is not active ("needs CAP_NET_RAW ...", "no such device ...")
+  int linktype = -1;    // DLT in use (113 or 276 when cooked)
   bool direction_known = false;
-  int64_t opened_mono_ns = 0; // when the capture opened (CLOCK_MONOTONIC); a change means a new capture
+  int64_t opened_mono_ns = 0;  // when the capture opened (CLOCK_MONOTONIC); a change means a new capture
   // pcap_stats: frames the filter passed (ps_recv), dropped for lack of buffer
   // space (ps_drop), dropped by the interface or driver (ps_ifdrop).
   uint32_t pcap_received = 0, pcap_dropped = 0, pcap_ifdropped = 0;
-  bool stats_ok = false;      // pcap_stats answered
+  bool stats_ok = false;  // pcap_stats answered
   // The traffic seen: every frame, then by direction (when known).
-  uint64_t packets = 0, bytes = 0;            // wire lengths
+  uint64_t packets = 0, bytes = 0;  // wire lengths
   uint64_t receive_packets = 0, receive_bytes = 0;
   uint64_t transmit_packets = 0, transmit_bytes = 0;
   // Flow-direction counts and UDP echo pairing (traffic/traffic.h):
@@ -111,8 +115,8 @@ class CaptureSource : public Source {
 
   CaptureOptions o_;
   std::vector<std::unique_ptr<Capture>> captures_;  // one per interface, config order
-  bool started_ = false;  // Start() ran: it opens each interface once, ever
-  Status start_status_;   // what it returned
+  bool started_ = false;                            // Start() ran: it opens each interface once, ever
+  Status start_status_;                             // what it returned
 };
 
 // Compiles `filter` for link type `linktype` without a device (pcap_open_dead),

@@ -93,8 +93,9 @@ bool HaveNetRaw() {
 
 Status CheckCaptureFilter(const std::string& filter, int linktype) {
   pcap_t* p = pcap_open_dead(linktype, 65535);
-  if (p == nullptr) return Status::InvalidArgument("filter \"" + filter + "\": cannot compile for link type " +
-                                                   std::to_string(linktype));
+  if (p == nullptr)
+    return Status::InvalidArgument("filter \"" + filter + "\": cannot compile for link type " +
+                                   std::to_string(linktype));
   bpf_program prog{};
   Status s;
   if (pcap_compile(p, &prog, filter.c_str(), 1, PCAP_NETMASK_UNKNOWN) != 0) {

@@ -108,8 +108,7 @@ void Soaker::Read(SoakerReading* out) {
     c.calibration_borrowed = it == calibration_.cpus.end();
     c.iterations_per_second = cal.iterations_per_second;
     c.calibrated_unix_seconds = cal.measured_unix_seconds;
-    if (out->calibration_unix_seconds == 0 ||
-        cal.measured_unix_seconds < out->calibration_unix_seconds) {
+    if (out->calibration_unix_seconds == 0 || cal.measured_unix_seconds < out->calibration_unix_seconds) {
       out->calibration_unix_seconds = cal.measured_unix_seconds;
     }
   }

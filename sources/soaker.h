@@ -130,8 +130,7 @@ Status ReadSoakerCalibrationKey(const HostFs& fs, int percentile_option, SoakerC
 // stored calibration that can be used as it is. max_age_seconds <= 0: no age
 // limit.
 bool SoakerCalibrationUsable(const SoakerCalibrationFile& f, const SoakerCalibrationKey& key,
-                             const std::vector<int>& cpus, int64_t now_unix_seconds,
-                             double max_age_seconds);
+                             const std::vector<int>& cpus, int64_t now_unix_seconds, double max_age_seconds);
 
 // <state_dir>/soaker-calibration.
 std::string SoakerCalibrationPath(const std::string& state_dir);
@@ -144,18 +143,18 @@ Status StoreSoakerCalibration(const std::string& state_dir, const SoakerCalibrat
 // One CPU's cumulative soaker counters at a tick.
 struct SoakerCpu {
   int cpu = -1;
-  uint64_t iterations = 0;      // completed work units since the thread started
-  uint64_t thread_cpu_ns = 0;   // the thread's CPU time (CLOCK_THREAD_CPUTIME_ID) since it started
-  uint64_t generation = 0;      // unique per thread in the process: a change means counters restarted
-  double iterations_per_second = 0;  // calibration in use
+  uint64_t iterations = 0;              // completed work units since the thread started
+  uint64_t thread_cpu_ns = 0;           // the thread's CPU time (CLOCK_THREAD_CPUTIME_ID) since it started
+  uint64_t generation = 0;              // unique per thread in the process: a change means counters restarted
+  double iterations_per_second = 0;     // calibration in use
   int64_t calibrated_unix_seconds = 0;  // when that calibration was measured
-  bool calibration_borrowed = false;  // CPU came online uncalibrated: median of the others
+  bool calibration_borrowed = false;    // CPU came online uncalibrated: median of the others
 };
 
 struct SoakerReading {
-  int64_t mono_ns = 0;          // CLOCK_MONOTONIC when the counters were read
-  std::vector<SoakerCpu> cpus;  // sorted by cpu
-  bool sched_idle = true;       // false: running at nice 19 (SCHED_IDLE refused or disabled)
+  int64_t mono_ns = 0;                   // CLOCK_MONOTONIC when the counters were read
+  std::vector<SoakerCpu> cpus;           // sorted by cpu
+  bool sched_idle = true;                // false: running at nice 19 (SCHED_IDLE refused or disabled)
   int64_t calibration_unix_seconds = 0;  // oldest calibration in use
   // "" or what limits the figures, for the metric help and the log: nice-19
   // fallback, CPUs that refused the affinity (not measured), calibration kept
@@ -195,9 +194,9 @@ class Soaker : public Source {
   // mode kOff: does nothing and returns OK. Otherwise loads the stored
   // calibration (or calibrates and stores it when missing or stale), then starts
   // one thread per online CPU in the calling thread's affinity mask (a
-  // container's cpuset or a taskset; CPUs outside it are named in caveat()). A calibration that cannot be stored is kept in
-  // memory (said in caveat()) and the soaker still starts. Errors: the online
-  // list or cpuinfo cannot be read, or no CPU could be calibrated. Idempotent.
+  // container's cpuset or a taskset; CPUs outside it are named in caveat()). A calibration that cannot be stored is
+  // kept in memory (said in caveat()) and the soaker still starts. Errors: the online list or cpuinfo cannot be read,
+  // or no CPU could be calibrated. Idempotent.
   Status Start() LOCKS_EXCLUDED(mu_, calibrate_mu_) override;
   // Stops and joins every thread. Idempotent. Blocks until each thread (at
   // SCHED_IDLE, so possibly starved) has seen its stop flag.
@@ -228,8 +227,8 @@ class Soaker : public Source {
   Status LoadOrCalibrate() LOCKS_EXCLUDED(mu_, calibrate_mu_);
   // The calibration key and the CPUs to measure (ListCpus under mu_).
   Status KeyAndCpus(SoakerCalibrationKey* key, std::vector<int>* cpus) LOCKS_EXCLUDED(mu_);
-  Status MeasureAndStore(const std::vector<int>& cpus, const SoakerCalibrationKey& key,
-                         SoakerCalibrationFile* out) EXCLUSIVE_LOCKS_REQUIRED(calibrate_mu_) LOCKS_EXCLUDED(mu_);
+  Status MeasureAndStore(const std::vector<int>& cpus, const SoakerCalibrationKey& key, SoakerCalibrationFile* out)
+      EXCLUSIVE_LOCKS_REQUIRED(calibrate_mu_) LOCKS_EXCLUDED(mu_);
   // Online CPUs this process may pin to; the others go in the "affinity" caveat.
   Status ListCpus(std::vector<int>* cpus) EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Status SyncThreads() EXCLUSIVE_LOCKS_REQUIRED(mu_);

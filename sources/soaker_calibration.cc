@@ -16,8 +16,8 @@
 #include <utility>
 
 #include "base/parse_util.h"
-#include "sources/soaker.h"
 #include "base/unique_fd.h"
+#include "sources/soaker.h"
 
 namespace bottleneckd {
 namespace {
@@ -77,9 +77,12 @@ bool ParseSoakerMode(std::string_view s, SoakerMode* out) {
 
 const char* SoakerModeName(SoakerMode m) {
   switch (m) {
-    case SoakerMode::kOff: return "off";
-    case SoakerMode::kRuns: return "runs";
-    case SoakerMode::kAlways: return "always";
+    case SoakerMode::kOff:
+      return "off";
+    case SoakerMode::kRuns:
+      return "runs";
+    case SoakerMode::kAlways:
+      return "always";
   }
   return "?";
 }
@@ -272,12 +275,10 @@ Status ReadSoakerCalibrationKey(const HostFs& fs, int percentile_option, SoakerC
 }
 
 bool SoakerCalibrationUsable(const SoakerCalibrationFile& f, const SoakerCalibrationKey& key,
-                             const std::vector<int>& cpus, int64_t now_unix_seconds,
-                             double max_age_seconds) {
+                             const std::vector<int>& cpus, int64_t now_unix_seconds, double max_age_seconds) {
   if (!(f.key == key)) return false;
   for (int cpu : cpus) {
-    auto it = std::find_if(f.cpus.begin(), f.cpus.end(),
-                           [cpu](const SoakerCalibration& c) { return c.cpu == cpu; });
+    auto it = std::find_if(f.cpus.begin(), f.cpus.end(), [cpu](const SoakerCalibration& c) { return c.cpu == cpu; });
     if (it == f.cpus.end() || !(it->iterations_per_second > 0)) return false;
     if (max_age_seconds > 0) {
       // In double: timestamps come from a file and may be anything.
@@ -288,9 +289,7 @@ bool SoakerCalibrationUsable(const SoakerCalibrationFile& f, const SoakerCalibra
   return true;
 }
 
-std::string SoakerCalibrationPath(const std::string& state_dir) {
-  return state_dir + "/" + kFileName;
-}
+std::string SoakerCalibrationPath(const std::string& state_dir) { return state_dir + "/" + kFileName; }
 
 Status LoadSoakerCalibration(const std::string& path, SoakerCalibrationFile* out) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));

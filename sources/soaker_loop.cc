@@ -89,8 +89,7 @@ void CalibrateCpu(double cpu_seconds, int percentile, CpuCalibration* r) {
     int64_t now = ClockNanos(CLOCK_THREAD_CPUTIME_ID);
     uint64_t units = counter.load(std::memory_order_relaxed);
     if (now - slice_start >= kSliceNs) {
-      rates.push_back(static_cast<double>(units - slice_units) * 1e9 /
-                      static_cast<double>(now - slice_start));
+      rates.push_back(static_cast<double>(units - slice_units) * 1e9 / static_cast<double>(now - slice_start));
       slice_start = now;
       slice_units = units;
     }

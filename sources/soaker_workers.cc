@@ -45,8 +45,7 @@ std::atomic<uint64_t> next_generation{1};
 Status Soaker::ListCpus(std::vector<int>* cpus) {
   BN_RETURN_IF_ERROR(fs_->ReadSys("devices/system/cpu/online", &online_buf_));
   std::vector<int> online;
-  BN_RETURN_IF_ERROR(ParseCpuList(online_buf_, &online)
-                         .WithContext(fs_->SysPath("devices/system/cpu/online")));
+  BN_RETURN_IF_ERROR(ParseCpuList(online_buf_, &online).WithContext(fs_->SysPath("devices/system/cpu/online")));
   std::vector<int> allowed = AllowedCpus(), outside;
   cpus->clear();
   for (int c : online) {
@@ -66,20 +65,16 @@ Status Soaker::SyncThreads() {
     if (!std::binary_search(cpus.begin(), cpus.end(), workers_[i]->cpu)) RetireWorker(i);
   }
   // A CPU that went away may accept the affinity when it is back.
-  std::erase_if(unpinnable_,
-                [&](int c) { return !std::binary_search(cpus.begin(), cpus.end(), c); });
+  std::erase_if(unpinnable_, [&](int c) { return !std::binary_search(cpus.begin(), cpus.end(), c); });
   for (int c : cpus) {
-    bool have = std::any_of(workers_.begin(), workers_.end(),
-                            [c](const auto& w) { return w->cpu == c; });
+    bool have = std::any_of(workers_.begin(), workers_.end(), [c](const auto& w) { return w->cpu == c; });
     if (!have && std::find(unpinnable_.begin(), unpinnable_.end(), c) == unpinnable_.end()) {
       StartWorker(c);
     }
   }
-  std::sort(workers_.begin(), workers_.end(),
-            [](const auto& a, const auto& b) { return a->cpu < b->cpu; });
-  SetCaveat("pin", unpinnable_.empty() ? ""
-                                       : "cpus " + FormatCpuList(unpinnable_) +
-                                             " refused the affinity: not measured");
+  std::sort(workers_.begin(), workers_.end(), [](const auto& a, const auto& b) { return a->cpu < b->cpu; });
+  SetCaveat("pin",
+            unpinnable_.empty() ? "" : "cpus " + FormatCpuList(unpinnable_) + " refused the affinity: not measured");
   UpdateBorrowedCaveat();
   return Status::OK();
 }
@@ -109,9 +104,8 @@ void Soaker::StartWorker(int cpu) {
   w->clock_ok = ::pthread_getcpuclockid(w->thread.native_handle(), &w->clock) == 0;
   if (!s.sched_idle) {
     sched_idle_ = false;
-    std::string why = options_.sched_idle
-                          ? "SCHED_IDLE refused (" + std::string(std::strerror(s.idle_error)) + ")"
-                          : "SCHED_IDLE disabled in the configuration";
+    std::string why = options_.sched_idle ? "SCHED_IDLE refused (" + std::string(std::strerror(s.idle_error)) + ")"
+                                          : "SCHED_IDLE disabled in the configuration";
     std::string text = why +
                        ": soaker threads run at nice 19, take about 1.5 % of a CPU from a "
                        "saturating nice-0 task and report it as idle";

@@ -46,8 +46,7 @@ BusPath Path(std::string ifname, std::string device, std::string driver, std::ve
   return p;
 }
 
-NicWindow Window(std::string ifname, double rx_pps, double rx_frame, double tx_pps, double tx_frame,
-                 double irqs) {
+NicWindow Window(std::string ifname, double rx_pps, double rx_frame, double tx_pps, double tx_frame, double irqs) {
   NicWindow w;
   w.interface = std::move(ifname);
   w.rx_packets_per_second = rx_pps;
@@ -73,8 +72,7 @@ PciTopology Topology(std::vector<PciDevice> devices) {
 }
 
 bool Has(const std::vector<std::string>& list, std::string_view part) {
-  return std::any_of(list.begin(), list.end(),
-                     [&](const std::string& s) { return s.find(part) != std::string::npos; });
+  return std::any_of(list.begin(), list.end(), [&](const std::string& s) { return s.find(part) != std::string::npos; });
 }
 
 double Param(const BusNicEstimate& nic, std::string_view name) {
@@ -111,8 +109,7 @@ TEST(BusModelTest, SimpleNicCannotReceive64ByteFramesAt40GbE) {
   // 1500 B frames: 40e9 / (1520 x 8) = 3.289 Mpps; up per packet
   // 1500 + ceil(1500/256)=6 x 24 = 1644, + 24 + 40 = 1708 B -> 5.618e9 B/s: 0.7753.
   const double pps_big = 40e9 / (1520 * 8);
-  const LinkLoad big =
-      NicLinkLoad(link, NicProfile{}, options, 256, 512, false, pps_big, pps_big * 1500, 0, 0, 0);
+  const LinkLoad big = NicLinkLoad(link, NicProfile{}, options, 256, 512, false, pps_big, pps_big * 1500, 0, 0, 0);
   EXPECT_NEAR(big.utilisation, 0.7753, 0.0005);
   EXPECT_LT(big.utilisation, 1.0);
 }
@@ -209,8 +206,8 @@ TEST(BusModelTest, SeedEm0PcixBusBelowTwentyFivePercent) {
   EXPECT_EQ(Param(*est2.FindNic("em0"), "max_read_burst"), 2048);
 
   // Read byte count unknown (no PCI-X capability decoded): the 512 B default, said so.
-  const BusEstimate est3 = EstimateBus(paths, {Window("em0", 67139, 1066, 67139, 1066, 7952)},
-                                       Topology({Device("0000:02:01.0")}), options);
+  const BusEstimate est3 =
+      EstimateBus(paths, {Window("em0", 67139, 1066, 67139, 1066, 7952)}, Topology({Device("0000:02:01.0")}), options);
   EXPECT_NEAR(est3.FindNic("em0")->path_utilisation, 0.1724, 0.0005);
   EXPECT_TRUE(Has(est3.FindNic("em0")->assumptions, "read byte count unknown: assumed 512"));
 }
@@ -227,9 +224,8 @@ TEST(BusModelTest, SharedPciSegmentSumsItsNics) {
   // Given out of order: the estimate sorts.
   const std::vector<BusPath> paths = {Path("eth1", "0000:02:05.0", "", {segment}),
                                       Path("eth0", "0000:02:04.0", "", {segment})};
-  const BusEstimate est =
-      EstimateBus(paths, {Window("eth0", 1000, 64, 0, 0, 0), Window("eth1", 0, 0, 1000, 64, 0)},
-                  Topology({Device("0000:02:04.0"), Device("0000:02:05.0")}), options);
+  const BusEstimate est = EstimateBus(paths, {Window("eth0", 1000, 64, 0, 0, 0), Window("eth1", 0, 0, 1000, 64, 0)},
+                                      Topology({Device("0000:02:04.0"), Device("0000:02:05.0")}), options);
   ASSERT_EQ(est.links.size(), 1u);
   EXPECT_EQ(est.links[0].interfaces, (std::vector<std::string>{"eth0", "eth1"}));
   EXPECT_NEAR(est.links[0].load.utilisation, 0.00336, 1e-7);
@@ -256,9 +252,8 @@ TEST(BusModelTest, SharedPcieLinkSumsPerDirection) {
   const BusLink link = PcieLink("0000:3b:00.0", kGen3x8Raw);
   std::vector<BusPath> paths = {Path("p0", "0000:3b:00.0", "", {link}), Path("p1", "0000:3b:00.1", "", {link})};
   for (auto& p : paths) p.max_payload = 256, p.max_read_request = 512;
-  const BusEstimate est =
-      EstimateBus(paths, {Window("p0", 1e6, 1000, 0, 0, 0), Window("p1", 0, 0, 1e6, 1000, 0)},
-                  Topology({Device("0000:3b:00.0"), Device("0000:3b:00.1")}), options);
+  const BusEstimate est = EstimateBus(paths, {Window("p0", 1e6, 1000, 0, 0, 0), Window("p1", 0, 0, 1e6, 1000, 0)},
+                                      Topology({Device("0000:3b:00.0"), Device("0000:3b:00.1")}), options);
   const BusLinkEstimate* l = est.FindLink("0000:3b:00.0");
   ASSERT_NE(l, nullptr);
   EXPECT_NEAR(l->load.up_bytes_per_second, 1.272e9, 1);
@@ -306,8 +301,8 @@ TEST(BusModelTest, MsiCostsAWriteThatIntxDoesNot) {
   const char* names[] = {"a", "b", "c", "d"};
   const char* devs[] = {"0000:02:01.0", "0000:02:02.0", "0000:02:03.0", "0000:02:04.0"};
   for (int i = 0; i < 4; ++i) {
-    const BusEstimate est = EstimateBus({Path(names[i], devs[i], "e1000", {pci})},
-                                        {Window(names[i], 0, 0, 0, 0, 1e4)}, topo, options);
+    const BusEstimate est =
+        EstimateBus({Path(names[i], devs[i], "e1000", {pci})}, {Window(names[i], 0, 0, 0, 0, 1e4)}, topo, options);
     const double expected = (i < 3 ? 120000 : 70000) / kClock33;
     EXPECT_NEAR(est.nics[0].own[0].utilisation, expected, 1e-12) << names[i];
   }
@@ -322,10 +317,9 @@ TEST(BusModelTest, IdleNicAndNicWithoutRates) {
   for (auto& p : paths) p.max_payload = 256, p.max_read_request = 512;
   NicWindow reset;  // counters reset this window: rates unset
   reset.interface = "reset";
-  const BusEstimate est = EstimateBus(paths, {Window("idle", 0, 0, 0, 0, 0), reset},
-                                      Topology({Device("0000:3b:00.0"), Device("0000:3b:00.1"),
-                                                Device("0000:3b:00.2")}),
-                                      options);
+  const BusEstimate est =
+      EstimateBus(paths, {Window("idle", 0, 0, 0, 0, 0), reset},
+                  Topology({Device("0000:3b:00.0"), Device("0000:3b:00.1"), Device("0000:3b:00.2")}), options);
   ASSERT_EQ(est.nics.size(), 3u);
   for (const BusNicEstimate& nic : est.nics) {
     EXPECT_EQ(nic.own[0].up_bytes_per_second, 0) << nic.interface;
@@ -371,8 +365,7 @@ TEST(BusModelTest, ConventionalNicBehindPcieBridgeUsesTheBridgesMps) {
   nic.parent = "0000:05:00.0";
   const BusPath path = Path("eth0", "0000:06:01.0", "",
                             {PciLink("0000:05:00.0", BusKind::kPci, 33, 32), PcieLink("0000:04:00.0", 2.5e8)});
-  const BusEstimate est =
-      EstimateBus({path}, {Window("eth0", 1e5, 1000, 0, 0, 0)}, Topology({bridge, nic}), options);
+  const BusEstimate est = EstimateBus({path}, {Window("eth0", 1e5, 1000, 0, 0, 0)}, Topology({bridge, nic}), options);
   const BusNicEstimate& e = est.nics[0];
   EXPECT_EQ(e.method, "pci-clocks");
   EXPECT_EQ(Param(e, "max_payload"), 128);
@@ -413,9 +406,9 @@ TEST(BusModelTest, AbsurdLinksDoNotDivideByZero) {
     EXPECT_TRUE(std::isfinite(l.up_bytes_per_second)) << link.device;
     EXPECT_TRUE(std::isfinite(l.down_bytes_per_second)) << link.device;
   }
-  const BusEstimate est = EstimateBus({Path("eth0", "0000:02:01.0", "", {no_clock})},
-                                      {Window("eth0", 1e5, 1000, 1e5, 1000, 1e4)},
-                                      Topology({Device("0000:02:01.0")}), options);
+  const BusEstimate est =
+      EstimateBus({Path("eth0", "0000:02:01.0", "", {no_clock})}, {Window("eth0", 1e5, 1000, 1e5, 1000, 1e4)},
+                  Topology({Device("0000:02:01.0")}), options);
   EXPECT_EQ(est.nics[0].path_utilisation, 0);
   EXPECT_TRUE(Has(est.nics[0].assumptions, "has no known capacity"));
 }
@@ -425,11 +418,11 @@ TEST(BusModelTest, BottleneckIsTheBusiestLinkOfThePath) {
   // (2.5 GT/s x 8/10 / 8 = 250 MB/s). 1e5 x 1000 B received: 1.160e8 B/s up on
   // both links: 0.016 of the NIC's link, 1.160e8 / (2.5e8 x 0.92) = 0.5043 upstream.
   const BusModelOptions options = DefaultBusModelOptions();
-  BusPath path = Path("eth0", "0000:3b:00.0", "", {PcieLink("0000:3b:00.0", kGen3x8Raw),
-                                                   PcieLink("0000:3a:00.0", 2.5e9 * 8 / 10 / 8)});
+  BusPath path = Path("eth0", "0000:3b:00.0", "",
+                      {PcieLink("0000:3b:00.0", kGen3x8Raw), PcieLink("0000:3a:00.0", 2.5e9 * 8 / 10 / 8)});
   path.max_payload = 256, path.max_read_request = 512;
-  const BusEstimate est = EstimateBus({path}, {Window("eth0", 1e5, 1000, 0, 0, 0)},
-                                      Topology({Device("0000:3b:00.0")}), options);
+  const BusEstimate est =
+      EstimateBus({path}, {Window("eth0", 1e5, 1000, 0, 0, 0)}, Topology({Device("0000:3b:00.0")}), options);
   ASSERT_EQ(est.links.size(), 2u);
   EXPECT_EQ(est.links[0].device, "0000:3a:00.0");  // sorted by device
   EXPECT_EQ(est.nics[0].bottleneck_device, "0000:3a:00.0");
@@ -482,9 +475,9 @@ TEST(BusModelTest, ProfilesByDriverAndByInterface) {
   options.profiles["fat"] = fat;
   options.interfaces = {{"eth0", "fat"}, {"eth1", "nonesuch"}};
   const BusLink link = PciLink("0000:00:1e.0", BusKind::kPci, 33, 32);
-  const BusEstimate est = EstimateBus({Path("eth0", "0000:02:01.0", "e1000", {link}),
-                                       Path("eth1", "0000:02:02.0", "e1000", {link})},
-                                      {}, Topology({Device("0000:02:01.0"), Device("0000:02:02.0")}), options);
+  const BusEstimate est =
+      EstimateBus({Path("eth0", "0000:02:01.0", "e1000", {link}), Path("eth1", "0000:02:02.0", "e1000", {link})}, {},
+                  Topology({Device("0000:02:01.0"), Device("0000:02:02.0")}), options);
   EXPECT_EQ(est.FindNic("eth0")->profile, "fat");
   EXPECT_EQ(Param(*est.FindNic("eth0"), "descriptors_per_packet"), 2);
   EXPECT_EQ(est.FindNic("eth1")->profile, "simple");

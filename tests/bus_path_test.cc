@@ -125,7 +125,7 @@ TEST(BusPathTest, PcieBoxDowntrainedX710AndConnectX6BehindASwitch) {
   EXPECT_EQ(x4.speed, 3);
   EXPECT_EQ(x4.width, 4);
   EXPECT_EQ(x4.max_width, 8);
-  EXPECT_EQ(x4.max_speed, 3);  // the X710 is Gen3: 8 GT/s is the best both ends can do
+  EXPECT_EQ(x4.max_speed, 3);                             // the X710 is Gen3: 8 GT/s is the best both ends can do
   EXPECT_NEAR(x4.raw_bytes_per_second, 3938.5e6, 0.1e6);  // README: 3938.5 MB/s per direction
   EXPECT_EQ(x4.members, (std::vector<std::string>{"0000:41:00.0", "0000:41:00.1"}));
   EXPECT_EQ(a->max_payload, 256);
@@ -166,8 +166,8 @@ PciDevice Dev(const std::string& addr, const std::string& parent, uint32_t cls) 
   return d;
 }
 
-PciDevice PcieDev(const std::string& addr, const std::string& parent, uint32_t cls, int speed, int width,
-                  int max_speed, int max_width) {
+PciDevice PcieDev(const std::string& addr, const std::string& parent, uint32_t cls, int speed, int width, int max_speed,
+                  int max_width) {
   PciDevice d = Dev(addr, parent, cls);
   d.sysfs_link_speed = speed;
   d.sysfs_link_width = width;
@@ -208,7 +208,8 @@ TEST(BusPathTest, PcieSwitchUplinkIsSharedAndPortTypesInferredWithoutRoot) {
 TEST(BusPathTest, DowntrainedAgainstTheLowerEndsCapability) {
   PciTopology t;
   // Gen3 x8 NIC in a slot wired x4 on a Gen3 x8 port: trained x4 -> downtrained.
-  t.devices = {PcieDev("0000:00:02.0", "", 0x060400, 3, 4, 3, 8), PcieDev("0000:41:00.0", "0000:00:02.0", 0x020000, 3, 4, 3, 8)};
+  t.devices = {PcieDev("0000:00:02.0", "", 0x060400, 3, 4, 3, 8),
+               PcieDev("0000:41:00.0", "0000:00:02.0", 0x020000, 3, 4, 3, 8)};
   t.devices[1].interfaces = {"eth0"};
   auto paths = BuildBusPaths(t);
   ASSERT_EQ(paths[0].links.size(), 1u);
@@ -217,7 +218,8 @@ TEST(BusPathTest, DowntrainedAgainstTheLowerEndsCapability) {
   EXPECT_NEAR(paths[0].links[0].raw_bytes_per_second, 8e9 * 128 / 130 * 4 / 8, 1e3);
   // A Gen4 NIC in a Gen3 port runs at 8 GT/s: that is the best both ends can
   // do, not a training fault.
-  t.devices = {PcieDev("0000:00:02.0", "", 0x060400, 3, 16, 3, 16), PcieDev("0000:41:00.0", "0000:00:02.0", 0x020000, 3, 16, 4, 16)};
+  t.devices = {PcieDev("0000:00:02.0", "", 0x060400, 3, 16, 3, 16),
+               PcieDev("0000:41:00.0", "0000:00:02.0", 0x020000, 3, 16, 4, 16)};
   t.devices[1].interfaces = {"eth0"};
   paths = BuildBusPaths(t);
   EXPECT_FALSE(paths[0].links[0].downtrained);

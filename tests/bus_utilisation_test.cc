@@ -14,14 +14,14 @@
 #include <regex>
 #include <sstream>
 
-#include "sources/sample.h"
 #include "bus/bus_model.h"
 #include "daemon/sampler.h"
 #include "daemon/snapshot.h"
-#include "window/window.h"
 #include "exporters/prometheus/metrics.h"
 #include "exporters/prometheus/text_format.h"
+#include "sources/sample.h"
 #include "tests/test_util.h"
+#include "window/window.h"
 
 namespace bottleneckd {
 namespace {
@@ -124,7 +124,8 @@ TEST_F(BusUtilisationTest, Em2PciBusAbove70PercentUnder300MbitEcho) {
   EXPECT_LT(em2, 1.0);  // 300 Mbit/s was carried in the mails' runs: not saturated yet
   // fxp0 shares the segment: the same link, the same utilisation.
   EXPECT_DOUBLE_EQ(Value(text_, R"(bottleneckd_bus_utilisation_ratio{interface="fxp0",device="0000:00:1e.0"})"), em2);
-  EXPECT_DOUBLE_EQ(Value(text_, R"(bottleneckd_bus_path_utilisation_ratio{interface="em2",device="0000:00:1e.0"})"), em2);
+  EXPECT_DOUBLE_EQ(Value(text_, R"(bottleneckd_bus_path_utilisation_ratio{interface="em2",device="0000:00:1e.0"})"),
+                   em2);
   EXPECT_NEAR(Value(text_, R"(bottleneckd_bus_capacity_bytes_per_second{interface="em2",device="0000:00:1e.0"})"),
               133.3e6, 0.1e6);
 }
@@ -141,15 +142,19 @@ TEST_F(BusUtilisationTest, Em0PciXBusBelow25PercentAt550Mbit) {
 
 TEST_F(BusUtilisationTest, EachNicsOwnTrafficAndModelAreExported) {
   // em1 is idle: its own share of the segment is zero.
-  EXPECT_EQ(Value(text_, R"(bottleneckd_bus_traffic_bytes_per_second{interface="em1",device="0000:01:1d.0",direction="shared"})"),
-            0);
+  EXPECT_EQ(
+      Value(text_,
+            R"(bottleneckd_bus_traffic_bytes_per_second{interface="em1",device="0000:01:1d.0",direction="shared"})"),
+      0);
   double em2_traffic = Value(
       text_, R"(bottleneckd_bus_traffic_bytes_per_second{interface="em2",device="0000:00:1e.0",direction="shared"})");
   EXPECT_GT(em2_traffic, 2 * 36621.0 * kFrameBytes);  // more than the payload alone
   EXPECT_NE(text_.find(R"(bottleneckd_bus_model_info{interface="em2",method="pci-clocks",profile="e1000",)"),
             std::string::npos);
-  EXPECT_NE(text_.find(R"(bottleneckd_pci_link_info{interface="em0",device="0000:01:1d.0",bus="pcix",speed="133MHz",width="64bit",)"),
-            std::string::npos);
+  EXPECT_NE(
+      text_.find(
+          R"(bottleneckd_pci_link_info{interface="em0",device="0000:01:1d.0",bus="pcix",speed="133MHz",width="64bit",)"),
+      std::string::npos);
   std::string out;
   EXPECT_EQ(testing::RunPromtoolCheckMetrics(text_, &out), 0) << out;
 }

@@ -43,7 +43,7 @@ TEST(CheckCaptureFilter, RejectsInvalidOnesWithTheMessage) {
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(s.message().rfind("filter \"udp and and\": ", 0), 0u) << s.message();
   EXPECT_GT(s.message().size(), std::string("filter \"udp and and\": ").size());  // libpcap's reason follows
-  EXPECT_FALSE(CheckCaptureFilter("port 70000").ok());  // beyond 16 bits
+  EXPECT_FALSE(CheckCaptureFilter("port 70000").ok());                            // beyond 16 bits
   EXPECT_FALSE(CheckCaptureFilter("nosuchkeyword").ok());
 }
 

@@ -34,11 +34,11 @@ Snapshot MakeSnapshot() {
   r.paired = 14;
   r.lost = 2;
   r.truncated = 1;
-  r.sizes[0] = 5;   // <= 64
-  r.sizes[2] = 25;  // 129..256
+  r.sizes[0] = 5;                                        // <= 64
+  r.sizes[2] = 25;                                       // 129..256
   for (int i = 0; i < 10; ++i) r.turnaround.Add(15e-6);  // in (10 us, 20 us]
   for (int i = 0; i < 4; ++i) r.turnaround.Add(300e-6);  // in (200 us, 500 us]
-  r.top_flows.push_back(FlowStats{});  // flows never become labels
+  r.top_flows.push_back(FlowStats{});                    // flows never become labels
   CaptureReading down;
   down.interface = "eth7";
   down.error = "capture on eth7 needs CAP_NET_RAW";

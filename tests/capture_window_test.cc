@@ -37,15 +37,15 @@ FlowStats Flow(uint16_t src_port, uint64_t packets, uint64_t requests, uint64_t 
 
 TEST(CaptureWindow, RatesLossAndOfferedOverTwoSeconds) {
   CaptureReading a = Reading("eth0"), b = Reading("eth0");
-  a.packets = 1000, b.packets = 5000;            // 4000 frames in 2 s: 2000/s
-  a.bytes = 100000, b.bytes = 600000;            // 500 000 bytes: 2 Mbit/s
+  a.packets = 1000, b.packets = 5000;                   // 4000 frames in 2 s: 2000/s
+  a.bytes = 100000, b.bytes = 600000;                   // 500 000 bytes: 2 Mbit/s
   a.receive_packets = 400, b.receive_packets = 2400;    // 1000/s in
   a.transmit_packets = 600, b.transmit_packets = 2600;  // 1000/s out
-  a.requests = 500, b.requests = 2500;           // applied 1000/s
-  a.replies = 490, b.replies = 2390;             // echoed 950/s
-  a.paired = 490, b.paired = 2390;               // 1900 paired
-  a.lost = 0, b.lost = 100;                      // 100 lost: 100 / 2000 = 5 %
-  a.sizes[1] = 10, b.sizes[1] = 4010;            // 4000 frames of 65..128 bytes
+  a.requests = 500, b.requests = 2500;                  // applied 1000/s
+  a.replies = 490, b.replies = 2390;                    // echoed 950/s
+  a.paired = 490, b.paired = 2390;                      // 1900 paired
+  a.lost = 0, b.lost = 100;                             // 100 lost: 100 / 2000 = 5 %
+  a.sizes[1] = 10, b.sizes[1] = 4010;                   // 4000 frames of 65..128 bytes
   NicWindow nic;
   nic.interface = "eth0";
   nic.nic_drops_per_second = 50;
@@ -128,8 +128,8 @@ TEST(CaptureWindow, TurnaroundPercentilesOfTheWindowOnly) {
   CaptureReading a = Reading("eth0");
   for (int i = 0; i < 1000; ++i) a.turnaround.Add(1e-3);  // before the window: 1 ms
   CaptureReading b = a;
-  for (int i = 0; i < 99; ++i) b.turnaround.Add(20e-6);   // the window: 99 x 20 us
-  b.turnaround.Add(5e-3);                                  // and one 5 ms
+  for (int i = 0; i < 99; ++i) b.turnaround.Add(20e-6);  // the window: 99 x 20 us
+  b.turnaround.Add(5e-3);                                // and one 5 ms
   std::vector<CaptureWindow> out;
   ComputeCaptureWindows({a}, {b}, 1.0, {}, nullptr, &out);
   ASSERT_EQ(out.size(), 1u);
@@ -171,7 +171,8 @@ TEST(CaptureEvidence, TrustedCaptureGivesAppliedEchoedLossAndTurnaround) {
   w.turnaround_p99_seconds = 1.5e-3;
   std::vector<std::string> e = CaptureEvidence({w});
   ASSERT_EQ(e.size(), 1u);
-  EXPECT_EQ(e[0], "capture eth0: applied 20.0 k/s, echoed 19.5 k/s, echo loss 2.5 %, turnaround p50 33.0 us, p99 1.50 ms");
+  EXPECT_EQ(e[0],
+            "capture eth0: applied 20.0 k/s, echoed 19.5 k/s, echo loss 2.5 %, turnaround p50 33.0 us, p99 1.50 ms");
 }
 
 TEST(CaptureEvidence, DroppingCaptureIsNotTrustedAndIdleOneSaysNothing) {
@@ -184,7 +185,9 @@ TEST(CaptureEvidence, DroppingCaptureIsNotTrustedAndIdleOneSaysNothing) {
   idle.trusted = true;
   std::vector<std::string> e = CaptureEvidence({dropping, idle});
   ASSERT_EQ(e.size(), 1u);
-  EXPECT_EQ(e[0], "capture eth0 dropped 1234 frames (pcap buffer 1200, interface 34): its figures are not trusted this window");
+  EXPECT_EQ(
+      e[0],
+      "capture eth0 dropped 1234 frames (pcap buffer 1200, interface 34): its figures are not trusted this window");
 }
 
 TEST(FormatLatency, PicksTheUnit) {

@@ -2,8 +2,8 @@
 // off), every key, errors with file:line:col, and the flags over the file.
 #include <gtest/gtest.h>
 
-#include "daemon/config.h"
 #include "cmd/flags.h"
+#include "daemon/config.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd {

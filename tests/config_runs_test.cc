@@ -2,8 +2,8 @@
 // key, errors with file:line:col, and the flags' checks.
 #include <gtest/gtest.h>
 
-#include "daemon/config.h"
 #include "cmd/flags.h"
+#include "daemon/config.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd {
@@ -97,7 +97,9 @@ Status Parse(std::vector<const char*> argv, Flags* f) {
 
 TEST(RunFlags, TheWrappedCommandIsEverythingAfterTheDashes) {
   Flags f;
-  ASSERT_TRUE(Parse({"b", "run", "--name", "echo 550M", "--control.socket=/tmp/s", "--", "udpecho", "--name", "x", "--"}, &f).ok());
+  ASSERT_TRUE(
+      Parse({"b", "run", "--name", "echo 550M", "--control.socket=/tmp/s", "--", "udpecho", "--name", "x", "--"}, &f)
+          .ok());
   EXPECT_EQ(f.command, "run");
   EXPECT_EQ(f.run_name, "echo 550M");
   ASSERT_EQ(f.run_argv.size(), 4u);

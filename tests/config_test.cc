@@ -123,7 +123,8 @@ TEST(ParseConfig, ErrorsNameFileLineAndColumn) {
       {"collectors:\n  netdev:\n    ethtool: maybe\n", "b.yaml:3:14", "must be true or false"},
       {"collectors:\n  netdev:\n    include: eth0\n", "b.yaml:3:14", "must be a list of patterns"},
       {"collectors:\n  threads:\n    targets:\n      - pid: abc\n", "b.yaml:4:14", "pid must be a positive"},
-      {"collectors:\n  threads:\n    targets:\n      - {name: a, pid: 3}\n", "b.yaml:4:9", "exactly one of name or pid"},
+      {"collectors:\n  threads:\n    targets:\n      - {name: a, pid: 3}\n", "b.yaml:4:9",
+       "exactly one of name or pid"},
       {"collectors:\n  threads:\n    targets:\n      - {comm: a}\n", "b.yaml:4:10", "unknown key 'comm'"},
       {"a: [1, 2\n", "b.yaml:2:1", "end of sequence"},
       {"soaker:\n  mode: sometimes\n", "b.yaml:2:9", "soaker.mode must be off, runs or always"},
@@ -165,13 +166,23 @@ TEST(ParseDuration, Forms) {
   EXPECT_DOUBLE_EQ(s, 1.5);
   EXPECT_TRUE(ParseDuration("1h", &s));
   EXPECT_DOUBLE_EQ(s, 3600);
-  for (const char* bad : {"", "1", "s", "0s", "-1s", "1x", "1 s", "ms", "1e999s"}) EXPECT_FALSE(ParseDuration(bad, &s)) << bad;
+  for (const char* bad : {"", "1", "s", "0s", "-1s", "1x", "1 s", "ms", "1e999s"})
+    EXPECT_FALSE(ParseDuration(bad, &s)) << bad;
 }
 
 TEST(Flags, ParseAndApply) {
-  const char* argv[] = {"bottleneckd", "--config.file=/x.yaml", "--web.listen-address", "127.0.0.1:1",
-                        "--path.procfs=/p", "--path.sysfs", "/s", "--path.ethtool=/e", "--log.level=warn",
-                        "--no-collector.threads", "--collector.sockets", "--config.check"};
+  const char* argv[] = {"bottleneckd",
+                        "--config.file=/x.yaml",
+                        "--web.listen-address",
+                        "127.0.0.1:1",
+                        "--path.procfs=/p",
+                        "--path.sysfs",
+                        "/s",
+                        "--path.ethtool=/e",
+                        "--log.level=warn",
+                        "--no-collector.threads",
+                        "--collector.sockets",
+                        "--config.check"};
   Flags f;
   Status s = ParseFlags(std::size(argv), argv, &f);
   ASSERT_TRUE(s.ok()) << s.ToString();

@@ -36,7 +36,9 @@ TEST(ControlProtocolTest, ParsesValidRequests) {
       {"stop\techo\t255\n", "stop", {"echo", "255"}},
       {"stop\techo\t007\n", "stop", {"echo", "007"}},
       {"start\t a b \n", "start", {" a b "}},
-      {"start\tdurchsatz-\xc3\xbc-\xe6\xb5\x8b-\xf0\x9f\x9a\x80\n", "start", {"durchsatz-\xc3\xbc-\xe6\xb5\x8b-\xf0\x9f\x9a\x80"}},
+      {"start\tdurchsatz-\xc3\xbc-\xe6\xb5\x8b-\xf0\x9f\x9a\x80\n",
+       "start",
+       {"durchsatz-\xc3\xbc-\xe6\xb5\x8b-\xf0\x9f\x9a\x80"}},
       {"start\t" + Repeat("a", 200) + "\n", "start", {Repeat("a", 200)}},
       {"start\t" + Repeat("\xc3\xa9", 100) + "\n", "start", {Repeat("\xc3\xa9", 100)}},  // 200 bytes
       {"start\tn\t" + max_command + "\n", "start", {"n", max_command}},

@@ -2,21 +2,21 @@
 // directory, ControlCall and raw clients that misbehave. Answers are
 // asserted, never times. The wire format's tables are in
 // control_protocol_test.cc.
+#include "runs/control_socket.h"
+
 #include <grp.h>
+#include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
 #include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
 
-#include "runs/control_socket.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd {
@@ -432,8 +432,8 @@ class ForkedClient {
       if (n != 1) ::_exit(0);
       ControlResponse resp;
       Status st = ControlCall(path, Req("status"), &resp, 10);
-      std::string line = std::to_string(static_cast<int>(st.code())) + "\t" + (resp.ok ? "1" : "0") + "\t" +
-                         st.message() + "\n";
+      std::string line =
+          std::to_string(static_cast<int>(st.code())) + "\t" + (resp.ok ? "1" : "0") + "\t" + st.message() + "\n";
       if (::write(out, line.data(), line.size()) < 0) ::_exit(1);
     }
   }
@@ -476,7 +476,8 @@ TEST_F(ControlSocketTest, PeersOutsideUserAndGroupAreRefused) {
   // Someone loosened the mode: the credential check still refuses nobody.
   ASSERT_EQ(::chmod(SockPath().c_str(), 0666), 0);
   got = nobody.Call(SockPath());
-  EXPECT_EQ(got, denied + "\t0\tpermission denied: uid 65534 is neither root nor the daemon's user and is not in group " +
+  EXPECT_EQ(got, denied +
+                     "\t0\tpermission denied: uid 65534 is neither root nor the daemon's user and is not in group " +
                      EgidName() + " (" + SockPath() + ")");
   EXPECT_EQ(rec_.requests().size(), 1u);
 }

@@ -64,9 +64,8 @@ CpuTimes Old(int cpu, uint64_t user, uint64_t nice, uint64_t system, uint64_t id
 }
 
 // A 10-field line as printed since Linux 2.6.33.
-CpuTimes Full(int cpu, uint64_t user, uint64_t nice, uint64_t system, uint64_t idle,
-              uint64_t iowait, uint64_t irq, uint64_t softirq, uint64_t steal, uint64_t guest,
-              uint64_t guest_nice) {
+CpuTimes Full(int cpu, uint64_t user, uint64_t nice, uint64_t system, uint64_t idle, uint64_t iowait, uint64_t irq,
+              uint64_t softirq, uint64_t steal, uint64_t guest, uint64_t guest_nice) {
   CpuTimes t = Old(cpu, user, nice, system, idle);
   t.iowait = iowait;
   t.irq = irq;
@@ -79,9 +78,8 @@ CpuTimes Full(int cpu, uint64_t user, uint64_t nice, uint64_t system, uint64_t i
 
 using OptU64 = std::optional<uint64_t>;
 
-ProcStat MakeStat(std::optional<CpuTimes> total, std::vector<CpuTimes> cpus, OptU64 intr = {},
-                  OptU64 ctxt = {}, OptU64 softirq = {}, OptU64 running = {},
-                  OptU64 blocked = {}) {
+ProcStat MakeStat(std::optional<CpuTimes> total, std::vector<CpuTimes> cpus, OptU64 intr = {}, OptU64 ctxt = {},
+                  OptU64 softirq = {}, OptU64 running = {}, OptU64 blocked = {}) {
   ProcStat st;
   st.total = total;
   st.cpus = std::move(cpus);
@@ -107,8 +105,7 @@ const StatCase kStatCases[] = {
      "softirq 89694 0 9122 4 1588 33094 0 4 25569 0 20313\n",
      true,
      MakeStat(Full(-1, 3508, 0, 2908, 43537, 401, 0, 129, 0, 0, 0),
-              {Full(0, 1298, 0, 1131, 22745, 11, 0, 54, 0, 0, 0),
-               Full(1, 2209, 0, 1777, 20792, 390, 0, 75, 0, 0, 0)},
+              {Full(0, 1298, 0, 1131, 22745, 11, 0, 54, 0, 0, 0), Full(1, 2209, 0, 1777, 20792, 390, 0, 75, 0, 0, 0)},
               /*intr=*/128037, /*ctxt=*/258143, /*softirq=*/89694, /*running=*/1,
               /*blocked=*/0)},
     {"linux24_four_fields", "cpu  10 20 30 40\ncpu0 10 20 30 40\n", true,
@@ -125,8 +122,8 @@ const StatCase kStatCases[] = {
      MakeStat(std::nullopt, {Full(3, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)})},
     {"offline_cpu_gap_and_no_trailing_newline", "cpu0 1 1 1 1\ncpu2 2 2 2 2", true,
      MakeStat(std::nullopt, {Old(0, 1, 1, 1, 1), Old(2, 2, 2, 2, 2)})},
-    {"unknown_lines_skipped", "cpufreq 1\nbtime 5\n\nfoo bar baz\ncpu 1 2 3 4\nprocesses x\n",
-     true, MakeStat(Old(-1, 1, 2, 3, 4), {})},
+    {"unknown_lines_skipped", "cpufreq 1\nbtime 5\n\nfoo bar baz\ncpu 1 2 3 4\nprocesses x\n", true,
+     MakeStat(Old(-1, 1, 2, 3, 4), {})},
     {"u64_max", "cpu0 18446744073709551615 0 0 18446744073709551615\n", true,
      MakeStat(std::nullopt, {Old(0, kU64Max, 0, 0, kU64Max)})},
     {"malformed_counter_lines_are_missing_not_zero",
@@ -188,25 +185,18 @@ const PressureCase kPressureCases[] = {
      PressureLine{0.5, 12.25, 100, 42}, std::nullopt},
     {"total_u64_max", "some avg10=0.00 avg60=0.00 avg300=0.00 total=18446744073709551615", true,
      PressureLine{0, 0, 0, kU64Max}, std::nullopt},
-    {"unknown_key_and_line_skipped",
-     "some avg10=1.00 avg60=2.00 avg900=7.00 avg300=3.00 total=4\nnone avg10=x\n", true,
+    {"unknown_key_and_line_skipped", "some avg10=1.00 avg60=2.00 avg900=7.00 avg300=3.00 total=4\nnone avg10=x\n", true,
      PressureLine{1, 2, 3, 4}, std::nullopt},
-    {"total_overflow", "some avg10=0.00 avg60=0.00 avg300=0.00 total=18446744073709551616\n",
-     false, std::nullopt, std::nullopt},
-    {"missing_total", "some avg10=0.00 avg60=0.00 avg300=0.00\n", false, std::nullopt,
+    {"total_overflow", "some avg10=0.00 avg60=0.00 avg300=0.00 total=18446744073709551616\n", false, std::nullopt,
      std::nullopt},
+    {"missing_total", "some avg10=0.00 avg60=0.00 avg300=0.00\n", false, std::nullopt, std::nullopt},
     {"missing_avg60", "full avg10=0.00 avg300=0.00 total=1\n", false, std::nullopt, std::nullopt},
-    {"bad_avg", "some avg10=abc avg60=0.00 avg300=0.00 total=1\n", false, std::nullopt,
-     std::nullopt},
-    {"negative_avg", "some avg10=-1.00 avg60=0.00 avg300=0.00 total=1\n", false, std::nullopt,
-     std::nullopt},
-    {"nan_avg", "some avg10=nan avg60=0.00 avg300=0.00 total=1\n", false, std::nullopt,
-     std::nullopt},
-    {"token_without_equals", "some avg10 0.00 avg60=0.00 avg300=0.00 total=1\n", false,
-     std::nullopt, std::nullopt},
+    {"bad_avg", "some avg10=abc avg60=0.00 avg300=0.00 total=1\n", false, std::nullopt, std::nullopt},
+    {"negative_avg", "some avg10=-1.00 avg60=0.00 avg300=0.00 total=1\n", false, std::nullopt, std::nullopt},
+    {"nan_avg", "some avg10=nan avg60=0.00 avg300=0.00 total=1\n", false, std::nullopt, std::nullopt},
+    {"token_without_equals", "some avg10 0.00 avg60=0.00 avg300=0.00 total=1\n", false, std::nullopt, std::nullopt},
     {"truncated", "some avg10=1.00 avg60=", false, std::nullopt, std::nullopt},
-    {"good_some_then_bad_full",
-     "some avg10=0.00 avg60=0.00 avg300=0.00 total=1\nfull avg10=0.00 total=1\n", false,
+    {"good_some_then_bad_full", "some avg10=0.00 avg60=0.00 avg300=0.00 total=1\nfull avg10=0.00 total=1\n", false,
      std::nullopt, std::nullopt},
     {"empty", "", false, std::nullopt, std::nullopt},
     {"no_some_or_full", "foo avg10=0.00\n", false, std::nullopt, std::nullopt},

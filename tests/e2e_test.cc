@@ -4,6 +4,7 @@
 // hand against the fixture's README before committing), checked by
 // `promtool check metrics`, and the daemon's signals and bad-input behaviour
 // are exercised.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -17,8 +18,6 @@
 #include <regex>
 #include <sstream>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "sources/soaker.h"
 #include "tests/daemon_process.h"
@@ -114,8 +113,9 @@ TEST(DaemonHttp, EndpointsAndMethods) {
   EXPECT_NE(root.body.find("<td>netdev</td><td>ok"), std::string::npos) << root.body;
   // The seed box's em0 sits on the P64H2's PCI-X 133 MHz / 64-bit segment.
   EXPECT_NE(root.body.find("<h2>Bus paths</h2>"), std::string::npos) << root.body;
-  EXPECT_NE(root.body.find("<td>em0</td><td>0000:01:1d.0</td><td>pcix</td><td>133MHz</td><td>64bit</td><td>1066.7 MB/s"),
-            std::string::npos)
+  EXPECT_NE(
+      root.body.find("<td>em0</td><td>0000:01:1d.0</td><td>pcix</td><td>133MHz</td><td>64bit</td><td>1066.7 MB/s"),
+      std::string::npos)
       << root.body;
   HttpResponse health = d.Get("/healthz");
   EXPECT_EQ(health.status, 200);
@@ -142,9 +142,9 @@ TEST(DaemonBadInput, GarbledFileFailsOneCollectorOnly) {
   dir.Write("tree/proc/net/softnet_stat", "0000zzzz 00000000\ngarbage\n");
   std::string cfg = ConfigFile(dir, "interval: 100ms\n");
   DaemonProcess d;
-  ASSERT_TRUE(d.Start({"--config.file=" + cfg, "--web.listen-address=127.0.0.1:0",
-                       "--path.procfs=" + dir.path() + "/tree/proc", "--path.sysfs=" + dir.path() + "/tree/sys",
-                       "--path.ethtool=" + dir.path() + "/tree/ethtool"}))
+  ASSERT_TRUE(
+      d.Start({"--config.file=" + cfg, "--web.listen-address=127.0.0.1:0", "--path.procfs=" + dir.path() + "/tree/proc",
+               "--path.sysfs=" + dir.path() + "/tree/sys", "--path.ethtool=" + dir.path() + "/tree/ethtool"}))
       << d.error();
   std::string m = d.Get("/metrics").body;
   EXPECT_NE(m.find("bottleneckd_collector_success{collector=\"softirqs\"} 0"), std::string::npos) << m;
@@ -198,15 +198,14 @@ TEST(DaemonCli, ConfigCheckAndErrors) {
   std::string cmd = std::string(BOTTLENECKD_BINARY) + " --config.check --config.file=" + good + " 2>&1";
   EXPECT_EQ(std::system(cmd.c_str()), 0);
   dir.Write("bad.yaml", "interval: 1s\nweb:\n  listen_address: [1, 2\n");
-  cmd = std::string(BOTTLENECKD_BINARY) + " --config.check --config.file=" + dir.path() + "/bad.yaml > " +
-        dir.path() + "/out 2>&1";
+  cmd = std::string(BOTTLENECKD_BINARY) + " --config.check --config.file=" + dir.path() + "/bad.yaml > " + dir.path() +
+        "/out 2>&1";
   int st = std::system(cmd.c_str());
   EXPECT_EQ(WEXITSTATUS(st), 1);
   std::string out = ReadFileOrDie(dir.path() + "/out");
   EXPECT_NE(out.find("bad.yaml:4:1"), std::string::npos) << out;
 
-  cmd = std::string(BOTTLENECKD_BINARY) + " --web.listen-address=nonsense --config.check > " + dir.path() +
-        "/out 2>&1";
+  cmd = std::string(BOTTLENECKD_BINARY) + " --web.listen-address=nonsense --config.check > " + dir.path() + "/out 2>&1";
   st = std::system(cmd.c_str());
   EXPECT_EQ(WEXITSTATUS(st), 1);
   out = ReadFileOrDie(dir.path() + "/out");

@@ -155,38 +155,13 @@ TEST(ParseProcInterruptsTest, LineShapes) {
        "16-fasteoi",
        {"ehci_hcd:usb1", "uhci_hcd:usb2", "eth0"}},
       {"2.6-era chip-type", "  1:  8  IO-APIC-edge  i8042", {8}, "IO-APIC-edge", "", {"i8042"}},
-      {"arm level column",
-       " 11:  64027  GICv3  30 Level     arch_timer",
-       {64027},
-       "GICv3",
-       "30 Level",
-       {"arch_timer"}},
-      {"no irq domain",
-       " 60:  5  xen-percpu    -virq      timer0",
-       {5},
-       "xen-percpu",
-       "-virq",
-       {"timer0"}},
+      {"arm level column", " 11:  64027  GICv3  30 Level     arch_timer", {64027}, "GICv3", "30 Level", {"arch_timer"}},
+      {"no irq domain", " 60:  5  xen-percpu    -virq      timer0", {5}, "xen-percpu", "-virq", {"timer0"}},
       {"no handler", " 27:  0  IO-APIC   9-fasteoi", {0}, "IO-APIC", "9-fasteoi", {}},
-      {"u64 max",
-       "  7:  18446744073709551615  XT-PIC  parport0",
-       {18446744073709551615u},
-       "XT-PIC",
-       "",
-       {"parport0"}},
-      {"past 2^32 kept",
-       "  7:  4294967296  XT-PIC  parport0",
-       {4294967296u},
-       "XT-PIC",
-       "",
-       {"parport0"}},
+      {"u64 max", "  7:  18446744073709551615  XT-PIC  parport0", {18446744073709551615u}, "XT-PIC", "", {"parport0"}},
+      {"past 2^32 kept", "  7:  4294967296  XT-PIC  parport0", {4294967296u}, "XT-PIC", "", {"parport0"}},
       {"truncated after the counts", " 38:  810", {810}, "", "", {}},
-      {"seed box em0",
-       " 18:  75212  IO-APIC  18-fasteoi   em0",
-       {75212},
-       "IO-APIC",
-       "18-fasteoi",
-       {"em0"}},
+      {"seed box em0", " 18:  75212  IO-APIC  18-fasteoi   em0", {75212}, "IO-APIC", "18-fasteoi", {"em0"}},
   };
   for (const LineCase& c : kCases) {
     SCOPED_TRACE(c.what);
@@ -219,17 +194,14 @@ TEST(ParseProcInterruptsTest, StatusTable) {
       {"header junk column", "   CPU0   CPUx\n", false, 0},
       {"no header", " 24:  1  0  IO-APIC  5-edge  ACPI:Ged\n", false, 0},
       {"count with junk", "   CPU0  CPU1\n 24:  12x   0  IO-APIC  5-edge  ACPI:Ged\n", false, 0},
-      {"count overflows u64", "   CPU0\n 24:  18446744073709551616  IO-APIC  5-edge  x\n", false,
-       0},
-      {"named count overflows", "   CPU0\nLOC:  99999999999999999999  Local timer interrupts\n",
-       false, 0},
+      {"count overflows u64", "   CPU0\n 24:  18446744073709551616  IO-APIC  5-edge  x\n", false, 0},
+      {"named count overflows", "   CPU0\nLOC:  99999999999999999999  Local timer interrupts\n", false, 0},
       {"irq number past u32", "   CPU0\n4294967296:  1  PCI-MSI  1-edge  x\n", false, 0},
       {"irq number junk", "   CPU0\n12a:  1  PCI-MSI  1-edge  x\n", false, 0},
       {"largest irq number", "   CPU0\n4294967295:  1  PCI-MSI  1-edge  x\n", true, 1},
       {"line without colon skipped", "   CPU0\nsomething new\n 1:  5  XT-PIC  timer\n", true, 1},
       {"more counts than CPUs", "   CPU0\n 9:  1  2  IO-APIC  9-fasteoi  acpi\n", false, 0},
-      {"truncated mid-line", "   CPU0  CPU1\n 1:  5  0  XT-PIC  timer\n 38:          0        8",
-       true, 2},
+      {"truncated mid-line", "   CPU0  CPU1\n 1:  5  0  XT-PIC  timer\n 38:          0        8", true, 2},
       {"no trailing newline", "   CPU0\nERR:  3", true, 1},
   };
   for (const StatusCase& c : kCases) {
@@ -256,8 +228,7 @@ TEST(ParseProcInterruptsTest, TruncatedLineKeepsItsCounts) {
 TEST(ParseProcInterruptsTest, ReusedOutputHoldsOnlyTheLatestText) {
   Interrupts irqs;
   ASSERT_TRUE(ParseProcInterrupts(kVmInterrupts, &irqs).ok());
-  ASSERT_TRUE(
-      ParseProcInterrupts("  CPU3\n 5:  9  IO-APIC  5-edge  a, b\nLOC:  4  Local\n", &irqs).ok());
+  ASSERT_TRUE(ParseProcInterrupts("  CPU3\n 5:  9  IO-APIC  5-edge  a, b\nLOC:  4  Local\n", &irqs).ok());
   EXPECT_EQ(irqs.cpus, (std::vector<int>{3}));
   ASSERT_EQ(irqs.lines.size(), 2u);
   EXPECT_EQ(irqs.lines[0].name, "5");
@@ -298,12 +269,8 @@ class SysTree {
   void Msi(const std::string& pci_dir, const std::vector<int>& irqs) const {
     for (int irq : irqs) Sys(pci_dir + "/msi_irqs/" + std::to_string(irq), "msix\n");
   }
-  void Sys(const std::string& rel, const std::string& content) const {
-    dir_.Write("sys/" + rel, content);
-  }
-  void Proc(const std::string& rel, const std::string& content) const {
-    dir_.Write("proc/" + rel, content);
-  }
+  void Sys(const std::string& rel, const std::string& content) const { dir_.Write("sys/" + rel, content); }
+  void Proc(const std::string& rel, const std::string& content) const { dir_.Write("proc/" + rel, content); }
 
  private:
   TempDir dir_;
@@ -317,8 +284,7 @@ std::vector<std::string> Describe(const std::vector<NicIrq>& nics) {
   return out;
 }
 
-std::vector<std::string> Map(const SysTree& t, const std::string& text,
-                             const std::vector<std::string>& interfaces) {
+std::vector<std::string> Map(const SysTree& t, const std::string& text, const std::vector<std::string>& interfaces) {
   Interrupts irqs;
   EXPECT_TRUE(ParseProcInterrupts(text, &irqs).ok());
   HostFs fs(t.roots());
@@ -339,20 +305,18 @@ void AddVmNic(const SysTree& t) {
 TEST(MapNicIrqsTest, VirtioLikeThisVm) {
   SysTree t;
   AddVmNic(t);
-  EXPECT_EQ(
-      Map(t, kVmInterrupts, {"eth0", "lo"}),
-      (std::vector<std::string>{"37 eth0 'config' 0000:00:03.0", "38 eth0 'input.0' 0000:00:03.0",
-                                "39 eth0 'output.0' 0000:00:03.0"}));
+  EXPECT_EQ(Map(t, kVmInterrupts, {"eth0", "lo"}),
+            (std::vector<std::string>{"37 eth0 'config' 0000:00:03.0", "38 eth0 'input.0' 0000:00:03.0",
+                                      "39 eth0 'output.0' 0000:00:03.0"}));
 }
 
 TEST(MapNicIrqsTest, IxgbeQueuesAndLinkVector) {
   SysTree t;
   t.Netdev("eth0", "devices/pci0000:00/0000:00:01.0/0000:02:00.0");
   t.Msi("devices/pci0000:00/0000:00:01.0/0000:02:00.0", {65, 66, 67, 68});
-  EXPECT_EQ(
-      Map(t, kIxgbeInterrupts, {"eth0"}),
-      (std::vector<std::string>{"65 eth0 'TxRx-0' 0000:02:00.0", "66 eth0 'TxRx-1' 0000:02:00.0",
-                                "67 eth0 'TxRx-2' 0000:02:00.0", "68 eth0 'config' 0000:02:00.0"}));
+  EXPECT_EQ(Map(t, kIxgbeInterrupts, {"eth0"}),
+            (std::vector<std::string>{"65 eth0 'TxRx-0' 0000:02:00.0", "66 eth0 'TxRx-1' 0000:02:00.0",
+                                      "67 eth0 'TxRx-2' 0000:02:00.0", "68 eth0 'config' 0000:02:00.0"}));
 }
 
 TEST(MapNicIrqsTest, Mlx5ByPciSuffix) {
@@ -368,9 +332,8 @@ TEST(MapNicIrqsTest, Mlx5ByPciSuffix) {
       " 95:  3  0  IR-PCI-MSIX-0000:01:00.0  5-edge  mlx5_comp4@pci:0000:01:00.0\n"
       " 96:  4  0  IR-PCI-MSIX-0000:01:00.1  0-edge  mlx5_comp0@pci:0000:01:00.1\n";
   EXPECT_EQ(Map(t, text, {"enp1s0f0np0", "enp1s0f1np1"}),
-            (std::vector<std::string>{
-                "90 enp1s0f0np0 'async0' 0000:01:00.0", "91 enp1s0f0np0 'comp0' 0000:01:00.0",
-                "95 enp1s0f0np0 'comp4' 0000:01:00.0", "96 enp1s0f1np1 'comp0' 0000:01:00.1"}));
+            (std::vector<std::string>{"90 enp1s0f0np0 'async0' 0000:01:00.0", "91 enp1s0f0np0 'comp0' 0000:01:00.0",
+                                      "95 enp1s0f0np0 'comp4' 0000:01:00.0", "96 enp1s0f1np1 'comp0' 0000:01:00.1"}));
 }
 
 TEST(MapNicIrqsTest, LegacyIntxAndSharedLine) {
@@ -413,9 +376,9 @@ TEST(MapNicIrqsTest, I40eStyleNames) {
       " 80:  1  IR-PCI-MSI 1048576-edge  i40e-0000:03:00.0:misc\n"
       " 81:  2  IR-PCI-MSI 1048577-edge  i40e-eth3-TxRx-0\n"
       " 82:  3  IR-PCI-MSI 1048578-edge  i40e-eth3-TxRx-1\n";
-  EXPECT_EQ(Map(t, text, {"eth3"}), (std::vector<std::string>{"80 eth3 'misc' 0000:03:00.0",
-                                                              "81 eth3 'TxRx-0' 0000:03:00.0",
-                                                              "82 eth3 'TxRx-1' 0000:03:00.0"}));
+  EXPECT_EQ(Map(t, text, {"eth3"}),
+            (std::vector<std::string>{"80 eth3 'misc' 0000:03:00.0", "81 eth3 'TxRx-0' 0000:03:00.0",
+                                      "82 eth3 'TxRx-1' 0000:03:00.0"}));
 }
 
 TEST(MapNicIrqsTest, SysfsVectorListIsTheAuthority) {
@@ -430,8 +393,8 @@ TEST(MapNicIrqsTest, SysfsVectorListIsTheAuthority) {
       " 84:  1  PCI-MSI 2097152-edge  eth4-TxRx-0\n"
       " 85:  2  PCI-MSI 2097153-edge  fwstat\n"
       " 86:  3  PCI-MSI 2097154-edge  eth4-TxRx-9\n";
-  EXPECT_EQ(Map(t, text, {"eth4"}), (std::vector<std::string>{"84 eth4 'TxRx-0' 0000:04:00.0",
-                                                              "85 eth4 'fwstat' 0000:04:00.0"}));
+  EXPECT_EQ(Map(t, text, {"eth4"}),
+            (std::vector<std::string>{"84 eth4 'TxRx-0' 0000:04:00.0", "85 eth4 'fwstat' 0000:04:00.0"}));
 }
 
 TEST(MapNicIrqsTest, DeviceVectorsOfADualPortFunctionGoToItsFirstInterface) {
@@ -445,10 +408,9 @@ TEST(MapNicIrqsTest, DeviceVectorsOfADualPortFunctionGoToItsFirstInterface) {
       "100:  1  PCI-MSI 1-edge  mlx4-async@pci:0000:05:00.0\n"
       "101:  2  PCI-MSI 2-edge  eth1-rx-0\n"
       "102:  3  PCI-MSI 3-edge  eth0-rx-0\n";
-  EXPECT_EQ(
-      Map(t, text, {"eth0", "eth1"}),
-      (std::vector<std::string>{"100 eth0 'async' 0000:05:00.0", "102 eth0 'rx-0' 0000:05:00.0",
-                                "101 eth1 'rx-0' 0000:05:00.0"}));
+  EXPECT_EQ(Map(t, text, {"eth0", "eth1"}),
+            (std::vector<std::string>{"100 eth0 'async' 0000:05:00.0", "102 eth0 'rx-0' 0000:05:00.0",
+                                      "101 eth1 'rx-0' 0000:05:00.0"}));
 }
 
 TEST(MapNicIrqsTest, PlatformNicHasNoPciDevice) {
@@ -476,19 +438,16 @@ TEST(MapNicIrqsTest, OneBrokenInterfaceDoesNotStopTheOthers) {
   t.Link("class/net/eth2", "/absolute/path/eth2");
   t.Netdev("eth1", "devices/pci0000:00/0000:00:01.0/0000:02:00.0");
   t.Msi("devices/pci0000:00/0000:00:01.0/0000:02:00.0", {65});
-  EXPECT_EQ(
-      Map(t,
-          "  CPU0\n 65:  1  PCI-MSI  1-edge  eth1-TxRx-0\n 66:  1  PCI-MSI  2-edge  eth0-TxRx-0\n",
-          {"eth0", "eth1", "eth2", "ghost"}),
-      (std::vector<std::string>{"65 eth1 'TxRx-0' 0000:02:00.0"}));
+  EXPECT_EQ(Map(t, "  CPU0\n 65:  1  PCI-MSI  1-edge  eth1-TxRx-0\n 66:  1  PCI-MSI  2-edge  eth0-TxRx-0\n",
+                {"eth0", "eth1", "eth2", "ghost"}),
+            (std::vector<std::string>{"65 eth1 'TxRx-0' 0000:02:00.0"}));
 }
 
 TEST(MapNicIrqsTest, VectorWithAStaleNameStaysWithItsDevice) {
   SysTree t;  // eth0 renamed to eth1 after its vectors were requested
   t.Netdev("eth1", "devices/pci0000:00/0000:00:01.0/0000:02:00.0");
   t.Msi("devices/pci0000:00/0000:00:01.0/0000:02:00.0", {65});
-  EXPECT_EQ(Map(t, kIxgbeInterrupts, {"eth1"}),
-            (std::vector<std::string>{"65 eth1 'eth0-TxRx-0' 0000:02:00.0"}));
+  EXPECT_EQ(Map(t, kIxgbeInterrupts, {"eth1"}), (std::vector<std::string>{"65 eth1 'eth0-TxRx-0' 0000:02:00.0"}));
 }
 
 // Counts device-link reads, i.e. NIC mapping rebuilds.
@@ -512,9 +471,9 @@ TEST(InterruptsCollectorTest, RemapsOnlyWhenHandlersOrInterfacesChange) {
   ASSERT_TRUE(c.Collect(fs, &s).ok());
   ASSERT_TRUE(s.interrupts.has_value());
   EXPECT_EQ(s.interrupts->lines.size(), 34u);
-  EXPECT_EQ(Describe(s.nic_irqs), (std::vector<std::string>{"37 eth0 'config' 0000:00:03.0",
-                                                            "38 eth0 'input.0' 0000:00:03.0",
-                                                            "39 eth0 'output.0' 0000:00:03.0"}));
+  EXPECT_EQ(Describe(s.nic_irqs),
+            (std::vector<std::string>{"37 eth0 'config' 0000:00:03.0", "38 eth0 'input.0' 0000:00:03.0",
+                                      "39 eth0 'output.0' 0000:00:03.0"}));
   int after_first = fs.readlinks;
   EXPECT_GT(after_first, 0);
 
@@ -599,9 +558,9 @@ TEST(InterruptsFixtureTest, Vm) {
   ASSERT_NE(rx, nullptr);
   EXPECT_EQ(rx->per_cpu, (std::vector<uint64_t>{0, 829}));
   EXPECT_EQ(rx->actions, (std::vector<std::string>{"virtio2-input.0"}));
-  EXPECT_EQ(Describe(s.nic_irqs), (std::vector<std::string>{"37 eth0 'config' 0000:00:03.0",
-                                                            "38 eth0 'input.0' 0000:00:03.0",
-                                                            "39 eth0 'output.0' 0000:00:03.0"}));
+  EXPECT_EQ(Describe(s.nic_irqs),
+            (std::vector<std::string>{"37 eth0 'config' 0000:00:03.0", "38 eth0 'input.0' 0000:00:03.0",
+                                      "39 eth0 'output.0' 0000:00:03.0"}));
 }
 
 TEST(InterruptsFixtureTest, SeedBox) {
@@ -619,9 +578,8 @@ TEST(InterruptsFixtureTest, SeedBox) {
   ASSERT_NE(mcp, nullptr);
   EXPECT_EQ(mcp->per_cpu, (std::vector<uint64_t>{6}));
   EXPECT_EQ(mcp->description, "Machine check polls");
-  EXPECT_EQ(Describe(s.nic_irqs),
-            (std::vector<std::string>{"24 em0 '' 0000:02:01.0", "25 em1 '' 0000:02:01.1",
-                                      "18 em2 '' 0000:03:01.0", "19 fxp0 '' 0000:03:02.0"}));
+  EXPECT_EQ(Describe(s.nic_irqs), (std::vector<std::string>{"24 em0 '' 0000:02:01.0", "25 em1 '' 0000:02:01.1",
+                                                            "18 em2 '' 0000:03:01.0", "19 fxp0 '' 0000:03:02.0"}));
 }
 
 TEST(InterruptsFixtureTest, LargeHost) {
@@ -652,8 +610,7 @@ TEST(InterruptsFixtureTest, LargeHost) {
     want.push_back(std::to_string(1076 + i) + " eth0 'comp" + std::to_string(i) + "' 0000:3b:00.0");
   }
   for (int i = 0; i < 16; ++i) {
-    want.push_back(std::to_string(1092 + i) + " eth1 'TxRx-" + std::to_string(i) +
-                   "' 0000:af:00.0");
+    want.push_back(std::to_string(1092 + i) + " eth1 'TxRx-" + std::to_string(i) + "' 0000:af:00.0");
   }
   want.push_back("1108 eth1 'config' 0000:af:00.0");
   EXPECT_EQ(Describe(s.nic_irqs), want);

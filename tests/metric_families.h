@@ -1,16 +1,15 @@
 // Lookups in a scrape's metric families, shared by the exporter tests.
 #pragma once
 
+#include <prometheus/metric_family.h>
+
 #include <string>
 #include <vector>
-
-#include <prometheus/metric_family.h>
 
 namespace bottleneckd::testing {
 
 // The family called `name`, or null.
-inline const prometheus::MetricFamily* Find(const std::vector<prometheus::MetricFamily>& fs,
-                                            const std::string& name) {
+inline const prometheus::MetricFamily* Find(const std::vector<prometheus::MetricFamily>& fs, const std::string& name) {
   for (const auto& f : fs)
     if (f.name == name) return &f;
   return nullptr;

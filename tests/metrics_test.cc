@@ -2,9 +2,9 @@
 // and values read through the real collectors from a fixture tree.
 #include "exporters/prometheus/metrics.h"
 
-#include <set>
-
 #include <gtest/gtest.h>
+
+#include <set>
 
 #include "daemon/daemon.h"
 #include "tests/metric_families.h"
@@ -38,7 +38,8 @@ TEST(Metrics, NamesAreValidAndFollowConventions) {
     EXPECT_TRUE(known.count(f.name)) << f.name << " is emitted but not in ExportedMetricNames()";
     EXPECT_EQ(f.name.rfind("bottleneckd_", 0), 0u) << f.name;
     bool total = f.name.size() > 6 && f.name.substr(f.name.size() - 6) == "_total";
-    EXPECT_EQ(total, f.type == prometheus::MetricType::Counter) << f.name << ": counters and only counters end in _total";
+    EXPECT_EQ(total, f.type == prometheus::MetricType::Counter)
+        << f.name << ": counters and only counters end in _total";
     EXPECT_FALSE(f.help.empty()) << f.name;
     if (f.name.find("_ratio") != std::string::npos)
       for (const auto& m : f.metric) {

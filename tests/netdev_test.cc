@@ -240,15 +240,13 @@ class NetdevTreeTest : public ::testing::Test {
     AddIface(dir_, "em0", {em0 + "/net/em0", 2, Traffic("81985347", "80431120")});
     fs::create_symlink("../../../0000:02:01.0", dir_.path() + "/sys/" + em0 + "/net/em0/device");
     fs::create_directories(dir_.path() + "/sys/bus/pci/drivers/e1000");
-    fs::create_symlink("../../../../bus/pci/drivers/e1000",
-                       dir_.path() + "/sys/" + em0 + "/driver");
+    fs::create_symlink("../../../../bus/pci/drivers/e1000", dir_.path() + "/sys/" + em0 + "/driver");
 
     const std::string virtio = "devices/pci0000:00/0000:00:03.0/virtio2";
     AddIface(dir_, "eth0", {virtio + "/net/eth0", 4, Traffic("1362", "918")});
     fs::create_symlink("../../../virtio2", dir_.path() + "/sys/" + virtio + "/net/eth0/device");
     fs::create_directories(dir_.path() + "/sys/bus/virtio/drivers/virtio_net");
-    fs::create_symlink("../../../../bus/virtio/drivers/virtio_net",
-                       dir_.path() + "/sys/" + virtio + "/driver");
+    fs::create_symlink("../../../../bus/virtio/drivers/virtio_net", dir_.path() + "/sys/" + virtio + "/driver");
 
     AddIface(dir_, "lo", {"devices/virtual/net/lo", 1, Traffic("31", "31")});
     AddIface(dir_, "veth0", {"devices/virtual/net/veth0", 5, Traffic("0", "0")});
@@ -444,8 +442,7 @@ TEST_F(NetdevTreeTest, InterfaceVanishingMidReadIsLeftOut) {
   EXPECT_EQ(Names(s), (std::vector<std::string>{"eth0", "lo", "veth1"}));
   // Its statistics directory removed for real: skipped as well.
   fs.gone.clear();
-  fs::remove_all(dir_.path() +
-                 "/sys/devices/pci0000:00/0000:00:1e.0/0000:02:01.0/net/em0/statistics");
+  fs::remove_all(dir_.path() + "/sys/devices/pci0000:00/0000:00:1e.0/0000:02:01.0/net/em0/statistics");
   ASSERT_TRUE(c.Collect(fs, &s).ok());
   EXPECT_EQ(Names(s), (std::vector<std::string>{"eth0", "lo", "veth1"}));
 }
@@ -741,8 +738,7 @@ TEST(NetdevFixtureTest, SeedBox) {
   ASSERT_TRUE(c.Collect(fs, &s).ok());
   ASSERT_EQ(s.netdev->size(), 5u);
   const std::vector<std::string> names = {"em0", "em1", "em2", "fxp0", "lo"};
-  const std::vector<std::string> pci = {"0000:02:01.0", "0000:02:01.1", "0000:03:01.0",
-                                        "0000:03:02.0", ""};
+  const std::vector<std::string> pci = {"0000:02:01.0", "0000:02:01.1", "0000:03:01.0", "0000:03:02.0", ""};
   const std::vector<std::string> driver = {"e1000", "e1000", "e1000", "e100", ""};
   const std::vector<size_t> ethtool_count = {46, 46, 46, 31, 0};
   for (size_t i = 0; i < names.size(); ++i) {

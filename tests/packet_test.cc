@@ -42,8 +42,8 @@ Bytes Ethernet(uint16_t type, std::initializer_list<Tag> tags = {}) {
 }
 
 // IPv4 header 10.0.0.1 -> 10.0.0.2 with IHL `ihl` (NOP options when > 5).
-void Ipv4(Bytes* b, uint8_t protocol, uint16_t total_length, uint16_t id = 0x1234,
-          uint16_t flags_fragment = 0, uint8_t ihl = 5) {
+void Ipv4(Bytes* b, uint8_t protocol, uint16_t total_length, uint16_t id = 0x1234, uint16_t flags_fragment = 0,
+          uint8_t ihl = 5) {
   b->push_back(static_cast<uint8_t>(0x40 | ihl));
   b->push_back(0);
   Put16(b, total_length);
@@ -109,8 +109,7 @@ PacketStatus Parse(int linktype, const Bytes& frame, PacketInfo* info, size_t ca
   if (caplen == SIZE_MAX) caplen = frame.size();
   std::unique_ptr<uint8_t[]> copy(new uint8_t[caplen]);
   if (caplen > 0) std::memcpy(copy.get(), frame.data(), caplen);
-  return ParsePacket(linktype, copy.get(), static_cast<uint32_t>(caplen),
-                     static_cast<uint32_t>(frame.size()), info);
+  return ParsePacket(linktype, copy.get(), static_cast<uint32_t>(caplen), static_cast<uint32_t>(frame.size()), info);
 }
 
 std::array<uint8_t, 16> V4(uint8_t a, uint8_t b, uint8_t c, uint8_t d) { return {a, b, c, d}; }
@@ -171,8 +170,7 @@ TEST(ParsePacket, OneVlanTag) {
 TEST(ParsePacket, QinQReportsOuterTag) {
   PacketInfo p;
   // Outer 802.1ad tag VLAN 200 (DEI set: 0x1000), inner 802.1Q VLAN 300.
-  ASSERT_EQ(Parse(kLinkEthernet, UdpFrame({{0x88A8, 0x10C8}, {0x8100, 300}}), &p),
-            PacketStatus::kOk);
+  ASSERT_EQ(Parse(kLinkEthernet, UdpFrame({{0x88A8, 0x10C8}, {0x8100, 300}}), &p), PacketStatus::kOk);
   EXPECT_EQ(p.vlan, 200);
   EXPECT_EQ(p.vlan_tags, 2);
   EXPECT_EQ(p.payload_offset, 50u);
@@ -615,9 +613,8 @@ TEST(FormatAddress, Rfc5952) {
   EXPECT_EQ(FormatAddress(V6({0x2001, 0, 0, 1, 0, 0, 0, 1}), true), "2001:0:0:1::1");
   EXPECT_EQ(FormatAddress(V6({0x2001, 0xdb8, 0, 0, 1, 0, 0, 1}), true), "2001:db8::1:0:0:1");
   // 4.3: lowercase.
-  EXPECT_EQ(
-      FormatAddress(V6({0x2001, 0xdb8, 0xaaaa, 0xbbbb, 0xcccc, 0xdddd, 0xeeee, 0xAAAA}), true),
-      "2001:db8:aaaa:bbbb:cccc:dddd:eeee:aaaa");
+  EXPECT_EQ(FormatAddress(V6({0x2001, 0xdb8, 0xaaaa, 0xbbbb, 0xcccc, 0xdddd, 0xeeee, 0xAAAA}), true),
+            "2001:db8:aaaa:bbbb:cccc:dddd:eeee:aaaa");
   // 5: IPv4-mapped.
   EXPECT_EQ(FormatAddress(V6({0, 0, 0, 0, 0, 0xffff, 0xc000, 0x0201}), true), "::ffff:192.0.2.1");
   // Runs at either end, and all zeros.

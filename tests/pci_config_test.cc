@@ -260,12 +260,8 @@ TEST(PciConfigTest, PcieLinkTable) {
 
 TEST(PciConfigTest, PcieTypeAndRcIntegratedEndpointHasNoLink) {
   // Type 9 (RC integrated endpoint): no link registers even if bytes exist.
-  std::string b = ConfigBytes()
-                      .Header(1, 2, 0x088000, 0)
-                      .Cap(0x40, kPciCapPcie)
-                      .U16(0x42, 0x0092)
-                      .U32(0x4c, 0x83)
-                      .Bytes();
+  std::string b =
+      ConfigBytes().Header(1, 2, 0x088000, 0).Cap(0x40, kPciCapPcie).U16(0x42, 0x0092).U32(0x4c, 0x83).Bytes();
   PciConfig c = DecodePciConfig(b);
   ASSERT_TRUE(c.pcie.has_value());
   EXPECT_EQ(c.pcie->type(), PcieType::kRcIntegratedEndpoint);
@@ -356,10 +352,7 @@ const MalformedCase kMalformed[] = {
     {"63_bytes", [] { return TwoCaps().Bytes(63); }, {}, "truncated at 63 bytes"},
     {"64_bytes_no_caps", [] { return TwoCaps().Bytes(64); }, {}, "truncated at 64 bytes: no capabilities"},
     // MSI-X header at 0x80 readable, its control register at 0x82 is not.
-    {"cut_mid_msix",
-     [] { return TwoCaps().Bytes(0x82); },
-     {0x40, 0x80},
-     "MSI-X capability cut short at 0x80"},
+    {"cut_mid_msix", [] { return TwoCaps().Bytes(0x82); }, {0x40, 0x80}, "MSI-X capability cut short at 0x80"},
     // PCIe at 0x40 needs up to 0x54 for Link Status.
     {"cut_mid_pcie", [] { return TwoCaps().Bytes(0x50); }, {0x40}, "PCIe capability cut short at 0x40"},
     {"all_ff", [] { return std::string(256, '\xff'); }, {}, "device gone", true},
@@ -372,37 +365,26 @@ const MalformedCase kMalformed[] = {
      [] { return TwoCaps().U8(0x34, 0x1c).Bytes(); },
      {},
      "capability pointer 0x1c inside the header"},
-    {"next_into_header",
-     [] { return TwoCaps().U8(0x81, 0x10).Bytes(); },
-     {0x40, 0x80},
-     "pointer 0x10 inside"},
+    {"next_into_header", [] { return TwoCaps().U8(0x81, 0x10).Bytes(); }, {0x40, 0x80}, "pointer 0x10 inside"},
     {"pointer_beyond", [] { return TwoCaps().U8(0x34, 0xc0).Bytes(0x80); }, {}, "0xc0 beyond the 128 bytes"},
     // Bottom two bits of a pointer are reserved and masked: 0x43 -> 0x40.
     {"pointer_low_bits", [] { return TwoCaps().U8(0x34, 0x43).Bytes(); }, {0x40, 0x80}, ""},
     {"cap_id_ff", [] { return TwoCaps().U8(0x80, 0xff).Bytes(); }, {0x40}, "broken at 0x80"},
     // Unknown IDs (0x0d bridge subsystem, 0x99 undefined) are listed, then skipped.
     {"unknown_ids",
-     [] {
-       return ConfigBytes().Header(1, 2, 0, 0).Cap(0x48, 0x0d).Cap(0x40, 0x99).Cap(0xf8, kPciCapMsix).Bytes();
-     },
+     [] { return ConfigBytes().Header(1, 2, 0, 0).Cap(0x48, 0x0d).Cap(0x40, 0x99).Cap(0xf8, kPciCapMsix).Bytes(); },
      {0x48, 0x40, 0xf8},
      ""},
     {"ext_loop",
      [] { return TwoCaps(4096).U32(0x100, 0x14020001).U32(0x140, 0x1001000e).Bytes(); },
      {0x40, 0x80},
      "extended capability loop at 0x100"},
-    {"ext_self_loop",
-     [] { return TwoCaps(4096).U32(0x100, 0x10010001).Bytes(); },
-     {0x40, 0x80},
-     "loop at 0x100"},
+    {"ext_self_loop", [] { return TwoCaps(4096).U32(0x100, 0x10010001).Bytes(); }, {0x40, 0x80}, "loop at 0x100"},
     {"ext_into_conventional",
      [] { return TwoCaps(4096).U32(0x100, 0x04010001).Bytes(); },
      {0x40, 0x80},
      "0x040 inside conventional space"},
-    {"ext_beyond",
-     [] { return TwoCaps(4096).U32(0x100, 0x20010001).Bytes(0x104); },
-     {0x40, 0x80},
-     "0x200 beyond"},
+    {"ext_beyond", [] { return TwoCaps(4096).U32(0x100, 0x20010001).Bytes(0x104); }, {0x40, 0x80}, "0x200 beyond"},
     {"ext_all_ones", [] { return TwoCaps(4096).U32(0x100, 0xffffffff).Bytes(); }, {0x40, 0x80}, ""},
 };
 
@@ -482,8 +464,8 @@ TEST(PciConfigTest, FirstInstanceOfACapabilityCounts) {
 }
 
 std::string SeedConfig(const std::string& rel) {
-  return testing::ReadFileOrDie(testing::FixtureDir("seed-box") +
-                                "/sys/devices/pci0000:00/0000:00:02.0/0000:01:1d.0/" + rel);
+  return testing::ReadFileOrDie(testing::FixtureDir("seed-box") + "/sys/devices/pci0000:00/0000:00:02.0/0000:01:1d.0/" +
+                                rel);
 }
 
 TEST(PciConfigFixtureTest, SeedBoxP64h2Bridge) {

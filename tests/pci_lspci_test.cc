@@ -206,8 +206,7 @@ std::map<std::string, LspciDevice> ParseLspci(std::string_view out) {
         LspciCap cap;
         std::string inside(rest.substr(1, close - 1));  // "e4" or "100 v2"
         cap.offset = static_cast<int>(std::strtol(inside.c_str(), nullptr, 16));
-        if (size_t v = inside.find(" v"); v != std::string::npos)
-          cap.ext_version = std::atoi(inside.c_str() + v + 2);
+        if (size_t v = inside.find(" v"); v != std::string::npos) cap.ext_version = std::atoi(inside.c_str() + v + 2);
         cap.text = std::string(text);
         dev->caps.push_back(std::move(cap));
       }
@@ -445,8 +444,7 @@ void CompareMsi(const PciConfig& c, const LspciDevice& l, Tally* t) {
   }
 }
 
-void CompareAll(const std::vector<ConfigFile>& files, const std::map<std::string, LspciDevice>& devs,
-                Tally* t) {
+void CompareAll(const std::vector<ConfigFile>& files, const std::map<std::string, LspciDevice>& devs, Tally* t) {
   for (const ConfigFile& f : files) {
     SCOPED_TRACE(f.label);
     auto it = devs.find(f.address);
@@ -475,8 +473,7 @@ TEST(PciLspciTest, FixtureConfigSpacesMatchLspci) {
   std::printf(
       "compared %d functions: %d bridges, %d capability lists, %d extended lists, %d PCIe (%d links), "
       "%d PCI-X devices, %d PCI-X bridges, %d MSI, %d MSI-X\n",
-      t.devices, t.bridges, t.cap_lists, t.ext_lists, t.pcie, t.links, t.pcix_devices, t.pcix_bridges, t.msi,
-      t.msix);
+      t.devices, t.bridges, t.cap_lists, t.ext_lists, t.pcie, t.links, t.pcix_devices, t.pcix_bridges, t.msi, t.msix);
   EXPECT_EQ(static_cast<size_t>(t.devices), files);
   // What the fixture READMEs list: seed-box 8 functions (3 bridges, P64H2
   // PCI-X bridge, two 82546 PCI-X functions with MSI), vm 6 (virtio-net with
@@ -547,10 +544,8 @@ TEST(PciLspciTest, MalformedCapabilityChainsMatchLspci) {
       {"low_bits", "0000:05:00.0", Synthetic(256, {{0x34, 0x43, 1}})},
       {"beyond", "0000:06:00.0", Synthetic(0x80, {})},
       {"64_bytes", "0000:07:00.0", Synthetic(64, {})},
-      {"ext_loop", "0000:08:00.0",
-       Synthetic(4096, {kPcieAt40, {0x100, 0x14020001, 4}, {0x140, 0x1001000e, 4}})},
-      {"ext_unknown", "0000:09:00.0",
-       Synthetic(4096, {kPcieAt40, {0x100, 0x14810099, 4}, {0x148, 0x00010001, 4}})},
+      {"ext_loop", "0000:08:00.0", Synthetic(4096, {kPcieAt40, {0x100, 0x14020001, 4}, {0x140, 0x1001000e, 4}})},
+      {"ext_unknown", "0000:09:00.0", Synthetic(4096, {kPcieAt40, {0x100, 0x14810099, 4}, {0x148, 0x00010001, 4}})},
       {"pcix_bridge_freq5", "0000:0a:00.0",
        Synthetic(256, {{0x0e, 0x01, 1}, {0x40, 0x8007, 2}, {0x42, 0x4341, 2}, {0x44, 0x000300a9, 4}})},
   };

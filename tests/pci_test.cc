@@ -27,7 +27,9 @@ PciTopology Read(const HostFs& host) {
   return t;
 }
 
-bool Has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool Has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 TEST(PciTopologyTest, SeedBoxPlacesEveryFunction) {
   HostFs host(FixtureRoots("seed-box"));
@@ -177,8 +179,8 @@ TEST(PciTopologyTest, WithoutRootFallsBackToSysfsAndSaysWhatIsMissing) {
   ASSERT_NE(eth0, nullptr);
   EXPECT_EQ(eth0->config.length, 64u);
   EXPECT_FALSE(eth0->config.pcie.has_value());
-  EXPECT_TRUE(eth0->IsPcie());       // from the sysfs link attributes
-  EXPECT_EQ(eth0->LinkSpeed(), 3);   // still known, from sysfs
+  EXPECT_TRUE(eth0->IsPcie());      // from the sysfs link attributes
+  EXPECT_EQ(eth0->LinkSpeed(), 3);  // still known, from sysfs
   EXPECT_EQ(eth0->LinkWidth(), 16);
   EXPECT_TRUE(Has(eth0->missing, "pcie_max_payload"));
   EXPECT_TRUE(Has(eth0->missing, "pcie_max_read_request"));

@@ -23,9 +23,7 @@ LoadStep Step(double offered_mbps, double delivered_mbps, double cpu) {
 }
 
 // "no additional packet copies": (echoed) (applied) (CPU%).
-std::vector<LoadStep> NoCopies() {
-  return {Step(500, 499.5, 0.762), Step(550, 549.0, 0.804), Step(600, 562.2, 0.819)};
-}
+std::vector<LoadStep> NoCopies() { return {Step(500, 499.5, 0.762), Step(550, 549.0, 0.804), Step(600, 562.2, 0.819)}; }
 // "32 additional packet copies".
 std::vector<LoadStep> ThirtyTwoCopies() {
   return {Step(500, 297.8, 0.811), Step(550, 298.6, 0.818), Step(600, 297.1, 0.824)};
@@ -68,8 +66,8 @@ TEST(DetectPlateau, SeedThirtyTwoCopiesPlateausNear82Percent) {
 TEST(DetectPlateau, LongestRunWins) {
   // Step 0 is below the plateau (delivered still following offered); steps
   // 1-4 deliver 190-193 at 80-82 %: the plateau spans 1..4 at mean 81 %.
-  std::vector<LoadStep> steps = {Step(100, 100, 0.50), Step(200, 190, 0.80), Step(300, 192, 0.81),
-                                 Step(400, 193, 0.81), Step(500, 191, 0.82)};
+  std::vector<LoadStep> steps = {Step(100, 100, 0.50), Step(200, 190, 0.80), Step(300, 192, 0.81), Step(400, 193, 0.81),
+                                 Step(500, 191, 0.82)};
   Plateau p = DetectPlateau(steps, PlateauOptions());
   ASSERT_TRUE(p.detected);
   EXPECT_EQ(p.first, 1u);

@@ -3,6 +3,7 @@
 // killed keeps a readable recording; bad recordings and bad record
 // arguments are one clear line and exit code 2.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,8 +14,6 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "tests/test_util.h"
 

@@ -4,9 +4,9 @@
 // replay, validation of a recording directory) is in replay_test.cc.
 #include "recording/recording.h"
 
-#include <cstdint>
-
 #include <gtest/gtest.h>
+
+#include <cstdint>
 
 namespace bottleneckd::testing {
 namespace {

@@ -4,6 +4,9 @@
 // files are the ground truth) into window rates; a full disk while
 // recording; OpenRecording and ReplayFs refusing malformed or hostile
 // recordings with the file named; RecordHost's directory rules.
+#include "daemon/replay.h"
+
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -12,11 +15,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include <gtest/gtest.h>
-
-#include "recording/recording.h"
-#include "daemon/replay.h"
 #include "daemon/sampler.h"
+#include "recording/recording.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd::testing {

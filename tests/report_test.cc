@@ -23,13 +23,13 @@ RunReport PlainRun(const std::string& name) {
   r.name = name;
   r.source = "recording";
   r.state = "finished";
-  r.offered_packets_per_second = 40000;       // 40.0kpps
-  r.delivered_bits_per_second = 327.68e6;     // 327.7Mbps
-  r.cpu_busy = 0.9;                           // 90.0
-  r.accounting_busy = 0.81;                   // 81.0
-  r.soaker_idle = 0.05;                       // 5 %
+  r.offered_packets_per_second = 40000;    // 40.0kpps
+  r.delivered_bits_per_second = 327.68e6;  // 327.7Mbps
+  r.cpu_busy = 0.9;                        // 90.0
+  r.accounting_busy = 0.81;                // 81.0
+  r.soaker_idle = 0.05;                    // 5 %
   r.interrupts_per_second = 8000;
-  r.bus_utilisation = 0.14;                   // 14.0
+  r.bus_utilisation = 0.14;  // 14.0
   r.drops_per_second = 1284;
   r.verdict.label = Bound::kCpu;
   r.verdict.resource = "cpu1";
@@ -40,9 +40,9 @@ RunReport PlainRun(const std::string& name) {
 
 RunReport CaptureRun(const std::string& name) {
   RunReport r = PlainRun(name);
-  r.applied_per_second = 44000.4;     // 44000
+  r.applied_per_second = 44000.4;  // 44000
   r.echoed_per_second = 43000;
-  r.echo_loss_ratio = 0.0227;         // 2.27%
+  r.echo_loss_ratio = 0.0227;  // 2.27%
   r.turnaround_p50_seconds = 0.0002;
   r.turnaround_p99_seconds = 0.0041;  // 4.100ms
   r.capture_drops_per_second = 0;
@@ -56,7 +56,8 @@ RunReport CaptureRun(const std::string& name) {
 const char kHeader[] =
     "run                       offered     received   CPU %  (acct)  soaker idle  intr/s    bus %   drops/s  verdict\n";
 const char kRow40k[] =
-    "echo 40k                 40.0kpps    327.7Mbps   90.0    81.0          5 %    8000     14.0      1284  cpu 0.93 cpu1\n"
+    "echo 40k                 40.0kpps    327.7Mbps   90.0    81.0          5 %    8000     14.0      1284  cpu 0.93 "
+    "cpu1\n"
     "    - cpu1: 0.0 % delivered idle\n";
 
 const char kFlows[] =

@@ -67,8 +67,8 @@ TEST_F(RunStoreCrashTest, RecoversAnActiveRunAfterItsWriterWasKilled) {
   EXPECT_EQ(r.start, 99.5);
   EXPECT_EQ(r.end, 109);  // the last point's t
   EXPECT_EQ(r.windows, 5u);
-  EXPECT_NEAR(r.cpu_busy, 0.94, 1e-12);                      // (0.90 + ... + 0.98) / 5
-  EXPECT_NEAR(r.delivered_packets_per_second, 3000, 1e-9);   // 15000 / 5
+  EXPECT_NEAR(r.cpu_busy, 0.94, 1e-12);                     // (0.90 + ... + 0.98) / 5
+  EXPECT_NEAR(r.delivered_packets_per_second, 3000, 1e-9);  // 15000 / 5
   ASSERT_TRUE(r.soaker_idle.has_value());
   EXPECT_NEAR(*r.soaker_idle, 0.06, 1e-12);                  // 0.30 / 5
   EXPECT_EQ(r.bus_utilisation, std::optional<double>(0.4));  // highest settled window, not 0.9

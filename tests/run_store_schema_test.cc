@@ -231,8 +231,8 @@ TEST_F(RunStoreTest, RecoveryRecomputesCaptureFiguresFromTheTimeline) {
   EXPECT_EQ(s->recovered(), 1u);
   RunReport got = Fetch(s.get(), id);
   EXPECT_EQ(got.state, "interrupted");
-  EXPECT_EQ(got.windows, 2u);  // 3 points, 1 settling
-  EXPECT_EQ(got.applied_per_second, std::optional<double>(250));   // (200 + 300) / 2
+  EXPECT_EQ(got.windows, 2u);                                           // 3 points, 1 settling
+  EXPECT_EQ(got.applied_per_second, std::optional<double>(250));        // (200 + 300) / 2
   EXPECT_EQ(got.turnaround_p99_seconds, std::optional<double>(0.004));  // the one window that had it
   EXPECT_FALSE(got.echoed_per_second);
   EXPECT_TRUE(got.flows.empty());  // flows are not in the timeline

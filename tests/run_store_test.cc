@@ -83,9 +83,7 @@ TEST_F(RunStoreTest, RoundTripsARunWithEveryFieldSet) {
   r.verdict.confidence = 0.93;
   r.verdict.evidence = {"udpecho thread at 99.6 % of cpu1; soaker idle on cpu1 0.3 %",
                         "quotes ' \" and a tab\there, backslash \\ and percent %s",
-                        "unicode: 31.2 k/s — µs per packet ≥ 95 % 🚀",
-                        "",
-                        "x'); DROP TABLE runs; --"};
+                        "unicode: 31.2 k/s — µs per packet ≥ 95 % 🚀", "", "x'); DROP TABLE runs; --"};
   r.verdict.reasons = {"reason one", "reason two"};
   r.verdict.scores = {0.9, 0.2, 0.1, 0.0, 0.05};
   r.verdict_windows = 21;

@@ -20,10 +20,10 @@
 
 namespace bottleneckd::run_store_test {
 
-#define ASSERT_OK(expr)                          \
-  do {                                           \
-    Status _s = (expr);                          \
-    ASSERT_TRUE(_s.ok()) << _s.ToString();       \
+#define ASSERT_OK(expr)                    \
+  do {                                     \
+    Status _s = (expr);                    \
+    ASSERT_TRUE(_s.ok()) << _s.ToString(); \
   } while (0)
 
 inline std::unique_ptr<RunStore> OpenOrDie(const std::string& path, bool read_only = false) {

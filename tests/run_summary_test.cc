@@ -245,16 +245,16 @@ TEST(RunSummary, CaptureFiguresAreMeansOverTheWindowsThatHaveThem) {
   ASSERT_TRUE(r.applied_per_second);
   EXPECT_DOUBLE_EQ(*r.applied_per_second, 1500);  // (1000 + 2000) / 2, the middle window has none
   ASSERT_TRUE(r.echoed_per_second);
-  EXPECT_DOUBLE_EQ(*r.echoed_per_second, 1450);   // (900 + 2000) / 2
+  EXPECT_DOUBLE_EQ(*r.echoed_per_second, 1450);  // (900 + 2000) / 2
   ASSERT_TRUE(r.echo_loss_ratio);
-  EXPECT_DOUBLE_EQ(*r.echo_loss_ratio, 0.05);     // (0.1 + 0) / 2
+  EXPECT_DOUBLE_EQ(*r.echo_loss_ratio, 0.05);  // (0.1 + 0) / 2
   ASSERT_TRUE(r.turnaround_p50_seconds);
   EXPECT_DOUBLE_EQ(*r.turnaround_p50_seconds, 0.002);  // mean of the windows' p50s
   ASSERT_TRUE(r.turnaround_p99_seconds);
   EXPECT_DOUBLE_EQ(*r.turnaround_p99_seconds, 0.006);
   ASSERT_TRUE(r.capture_drops_per_second);
   EXPECT_DOUBLE_EQ(*r.capture_drops_per_second, 2);  // (0 + 6 + 0) / 3
-  ASSERT_EQ(r.flows.size(), 1u);  // flows are the tracker's, left alone
+  ASSERT_EQ(r.flows.size(), 1u);                     // flows are the tracker's, left alone
 
   // Windows without capture leave the run's figures unset, even when the
   // report held figures from an earlier summary.

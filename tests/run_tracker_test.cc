@@ -373,7 +373,7 @@ TEST(RunFlowTable, StaysBoundedAndKeepsTheBiggest) {
 TEST(RunFlowTable, AFullTableDropsTheFlowWithFewestPackets) {
   RunFlowTable table(2);
   table.Add("eth0", {Flow(1, 5, 5, 0), Flow(2, 1, 1, 0)});  // 10 and 2 packets
-  table.Add("eth0", {Flow(3, 2, 2, 0)});                   // 4 packets: flow 2 (2) goes
+  table.Add("eth0", {Flow(3, 2, 2, 0)});                    // 4 packets: flow 2 (2) goes
   std::vector<RunFlow> top = table.Top();
   ASSERT_EQ(top.size(), 2u);
   EXPECT_EQ(top[0].flow, "eth0 udp 10.0.0.1:1 > 10.0.0.2:7");

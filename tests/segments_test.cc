@@ -397,7 +397,7 @@ TEST(SegmentTracker, PropertiesOnPseudoRandomSequences) {
     double level = 20000;
     for (int i = 0; i < 300; ++i) {
       uint64_t k = next() % 100;
-      if (k < 5) level = 1000 + static_cast<double>(next() % 100000);  // a step
+      if (k < 5) level = 1000 + static_cast<double>(next() % 100000);                  // a step
       double rate = level * (1 + (static_cast<double>(next() % 1001) - 500) / 10000);  // +-5 %
       if (k >= 95) rate = 0;
       if (k == 94) rate = std::numeric_limits<double>::quiet_NaN();

@@ -111,8 +111,7 @@ TEST(ExtractSignals, QueueCpusFromPerCpuIrqDeltas) {
   Sample prev, cur;
   prev.interrupts = Interrupts();
   prev.interrupts->cpus = {0, 1, 2};
-  prev.interrupts->lines = {Irq(30, {100, 0, 5}), Irq(31, {0, 50, 5}), Irq(40, {10, 10, 10}),
-                            Irq(50, {1, 1, 1})};
+  prev.interrupts->lines = {Irq(30, {100, 0, 5}), Irq(31, {0, 50, 5}), Irq(40, {10, 10, 10}), Irq(50, {1, 1, 1})};
   cur.interrupts = Interrupts();
   cur.interrupts->cpus = {0, 1, 2, 3};  // cpu3 came online: no delta there
   cur.interrupts->lines = {Irq(30, {200, 0, 5, 7}), Irq(31, {0, 80, 5, 9}), Irq(40, {10, 20, 10, 0}),
@@ -298,8 +297,8 @@ TEST(ExtractSignals, NonFiniteInputsBecomeZero) {
   w.cpu_pressure_some_ratio = nan;
   Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, 1);
   ASSERT_EQ(s.cpus.size(), 1u);
-  for (double x : {s.cpus[0].busy, s.cpus[0].accounting_busy, s.cpus[0].interrupt_share,
-                   s.cpus[0].interrupt_ratio, s.cpus[0].hidden, s.cpus[0].steal, *s.cpus[0].soaker_idle})
+  for (double x : {s.cpus[0].busy, s.cpus[0].accounting_busy, s.cpus[0].interrupt_share, s.cpus[0].interrupt_ratio,
+                   s.cpus[0].hidden, s.cpus[0].steal, *s.cpus[0].soaker_idle})
     EXPECT_TRUE(std::isfinite(x));
   EXPECT_EQ(s.cpus[0].interrupt_share, 0);
   ASSERT_EQ(s.nics.size(), 1u);

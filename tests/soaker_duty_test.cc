@@ -31,8 +31,8 @@
 #include "collectors/cpu.h"
 #include "collectors/host_fs.h"
 #include "sources/soaker.h"
-#include "window/soaker_window.h"
 #include "tests/test_util.h"
+#include "window/soaker_window.h"
 
 namespace bottleneckd {
 namespace {
@@ -86,8 +86,7 @@ class DutyLoad {
     const int64_t busy_ns = static_cast<int64_t>(duty * kPeriodNs);
     const int64_t start = Now(CLOCK_MONOTONIC);
     const int64_t end = start + static_cast<int64_t>(max_seconds * 1e9);
-    for (int64_t period = start; period < end && !stop_.load(std::memory_order_relaxed);
-         period += kPeriodNs) {
+    for (int64_t period = start; period < end && !stop_.load(std::memory_order_relaxed); period += kPeriodNs) {
       while (Now(CLOCK_MONOTONIC) < period + busy_ns) {
       }
       timespec next{static_cast<time_t>((period + kPeriodNs) / 1'000'000'000),
@@ -115,8 +114,7 @@ StatCpu ReadStat(const HostFs& fs, int cpu) {
     if (t.cpu != cpu) continue;
     double idle = static_cast<double>(t.idle + t.iowait.value_or(0));
     out.total_ticks = static_cast<double>(t.user + t.nice + t.system + t.idle + t.iowait.value_or(0) +
-                                          t.irq.value_or(0) + t.softirq.value_or(0) +
-                                          t.steal.value_or(0));
+                                          t.irq.value_or(0) + t.softirq.value_or(0) + t.steal.value_or(0));
     out.idle_ticks = idle;
     out.busy_ticks = out.total_ticks - idle;
   }
@@ -142,8 +140,10 @@ TEST(SoakerDuty, BusyRatioTracksAKnownDutyCycle) {
   Status s = soaker.Start();
   ASSERT_TRUE(s.ok()) << s.ToString();
 
-  std::printf("cpu %d; duty: nominal, load's own share, /proc/stat busy w/o soaker -> truth; "
-              "soaker busy, hidden; error vs truth, vs nominal\n", cpu);
+  std::printf(
+      "cpu %d; duty: nominal, load's own share, /proc/stat busy w/o soaker -> truth; "
+      "soaker busy, hidden; error vs truth, vs nominal\n",
+      cpu);
   for (double duty : {0.0, 0.5, 0.9}) {
     SCOPED_TRACE("duty " + std::to_string(duty));
     // A host busy with other work (a shared CI runner) can starve the load
@@ -175,16 +175,16 @@ TEST(SoakerDuty, BusyRatioTracksAKnownDutyCycle) {
       ASSERT_NE(w, nullptr);
       double elapsed_ticks = p2.total_ticks - p1.total_ticks;
       ASSERT_GT(elapsed_ticks, 0);
-      double acct = BusyRatioWithoutSoaker((p2.busy_ticks - p1.busy_ticks) / elapsed_ticks,
-                                           elapsed_ticks / kUserHz, w->soaker_cpu_seconds);
+      double acct = BusyRatioWithoutSoaker((p2.busy_ticks - p1.busy_ticks) / elapsed_ticks, elapsed_ticks / kUserHz,
+                                           w->soaker_cpu_seconds);
       double idle = (p2.idle_ticks - p1.idle_ticks) / elapsed_ticks;
       load_share = static_cast<double>(l2 - l1) / 1e9 / seconds;
       double truth = std::max(load_share, acct);
-      std::printf("  %3.0f %% (attempt %d): load %5.1f %%, acct %5.1f %% (idle %3.1f %%) -> truth %5.1f %%; "
-                  "soaker %5.1f %%, hidden %4.1f %%; error %+5.1f, %+5.1f points\n",
-                  duty * 100, attempt, load_share * 100, acct * 100, idle * 100, truth * 100,
-                  w->busy_ratio * 100, w->hidden_ratio * 100, (w->busy_ratio - truth) * 100,
-                  (w->busy_ratio - duty) * 100);
+      std::printf(
+          "  %3.0f %% (attempt %d): load %5.1f %%, acct %5.1f %% (idle %3.1f %%) -> truth %5.1f %%; "
+          "soaker %5.1f %%, hidden %4.1f %%; error %+5.1f, %+5.1f points\n",
+          duty * 100, attempt, load_share * 100, acct * 100, idle * 100, truth * 100, w->busy_ratio * 100,
+          w->hidden_ratio * 100, (w->busy_ratio - truth) * 100, (w->busy_ratio - duty) * 100);
       if (load_share < duty * 0.6) continue;  // the load was starved: measure again
       EXPECT_LE(w->busy_ratio, truth + kAboveTolerance);
       EXPECT_GE(w->busy_ratio, truth - kBelowTolerance);

@@ -36,17 +36,17 @@ TEST(ParseCpuList, Table) {
       {"0\n", true, {0}},
       {"0-3\n", true, {0, 1, 2, 3}},
       {"0-3,5,7-8\n", true, {0, 1, 2, 3, 5, 7, 8}},
-      {"  2,0 \n", true, {0, 2}},           // sorted
-      {"0-2,1-3", true, {0, 1, 2, 3}},      // overlap merged
+      {"  2,0 \n", true, {0, 2}},       // sorted
+      {"0-2,1-3", true, {0, 1, 2, 3}},  // overlap merged
       {"4-4", true, {4}},
-      {"65535", true, {65535}},             // kMaxCpuId
+      {"65535", true, {65535}},  // kMaxCpuId
       {"65534-65535", true, {65534, 65535}},
-      {"", true, {}},                       // an empty "offline" file
+      {"", true, {}},  // an empty "offline" file
       {"\n", true, {}},
       {"a", false, {}},
       {"1-", false, {}},
       {"-1", false, {}},
-      {"3-1", false, {}},                   // reversed
+      {"3-1", false, {}},  // reversed
       {"1,,2", false, {}},
       {"1,", false, {}},
       {",1", false, {}},
@@ -54,8 +54,8 @@ TEST(ParseCpuList, Table) {
       {"0x1", false, {}},
       {"1 2", false, {}},
       {"1-2-3", false, {}},
-      {"0-15:2/4", false, {}},              // kernel command-line stride syntax
-      {"65536", false, {}},                 // past kMaxCpuId
+      {"0-15:2/4", false, {}},  // kernel command-line stride syntax
+      {"65536", false, {}},     // past kMaxCpuId
       {"0-65536", false, {}},
       {"18446744073709551615", false, {}},  // u64 max
       {"18446744073709551616", false, {}},  // u64 overflow
@@ -115,10 +115,8 @@ TEST(ParseCpuinfoModel, Architectures) {
             "AMD EPYC 7B13");
   EXPECT_EQ(ParseCpuinfoModel("processor\t: 0\ncpu\t\t: POWER9 (raw), altivec supported\n"),
             "POWER9 (raw), altivec supported");
-  EXPECT_EQ(ParseCpuinfoModel("processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd0c\n"),
-            "0xd0c");
-  EXPECT_EQ(ParseCpuinfoModel("system type\t\t: MT7621\ncpu model\t\t: MIPS 1004Kc V2.15\n"),
-            "MIPS 1004Kc V2.15");
+  EXPECT_EQ(ParseCpuinfoModel("processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd0c\n"), "0xd0c");
+  EXPECT_EQ(ParseCpuinfoModel("system type\t\t: MT7621\ncpu model\t\t: MIPS 1004Kc V2.15\n"), "MIPS 1004Kc V2.15");
   // "model name" wins over a "cpu" line seen first.
   EXPECT_EQ(ParseCpuinfoModel("cpu\t: other\nmodel name\t: first\nmodel name\t: second\n"), "first");
   EXPECT_EQ(ParseCpuinfoModel("processor : 0\nflags : fpu\n"), "");
@@ -146,7 +144,7 @@ TEST(ParseSoakerCalibration, Valid) {
   EXPECT_EQ(f.key.freq_governor, "performance");
   EXPECT_EQ(f.key.loop_version, 1);
   EXPECT_EQ(f.key.percentile, 95);  // no percentile line: written before it existed, at the 95th
-  ASSERT_EQ(f.cpus.size(), 2u);  // sorted by cpu
+  ASSERT_EQ(f.cpus.size(), 2u);     // sorted by cpu
   EXPECT_EQ(f.cpus[0].cpu, 0);
   EXPECT_EQ(f.cpus[0].iterations_per_second, 1999999.5);
   EXPECT_EQ(f.cpus[0].measured_unix_seconds, 1732960001);
@@ -308,7 +306,7 @@ TEST(ParseCpuinfoHypervisor, Flags) {
   EXPECT_TRUE(ParseCpuinfoHypervisor("flags : hypervisor\n"));
   EXPECT_FALSE(ParseCpuinfoHypervisor("processor\t: 0\nflags\t\t: fpu vme de pse tsc msr\n"));
   EXPECT_FALSE(ParseCpuinfoHypervisor("flags\t\t: fpu not_hypervisor hypervisorx\n"));  // whole words only
-  EXPECT_FALSE(ParseCpuinfoHypervisor("vmx flags\t: vnmi hypervisor\n"));  // not the "flags" line
+  EXPECT_FALSE(ParseCpuinfoHypervisor("vmx flags\t: vnmi hypervisor\n"));               // not the "flags" line
   // The first CPU's line decides.
   EXPECT_FALSE(ParseCpuinfoHypervisor("flags\t: fpu\n\nflags\t: fpu hypervisor\n"));
   EXPECT_FALSE(ParseCpuinfoHypervisor("processor\t: 0\nCPU part\t: 0xd0c\nFeatures\t: fp asimd\n"));  // Arm
@@ -354,12 +352,12 @@ TEST(SoakerCalibrationUsable, MaxAge) {
   f.key = {"M", "", "", kSoakerLoopVersion};
   f.cpus = {{0, 5, 1'000'000}, {1, 6, 1'000'000 - 7200}};
   const int64_t now = 1'000'000 + 60;
-  EXPECT_TRUE(SoakerCalibrationUsable(f, f.key, {0}, now, 3600));    // 60 s old
-  EXPECT_FALSE(SoakerCalibrationUsable(f, f.key, {1}, now, 3600));   // cpu 1: 7260 s old
+  EXPECT_TRUE(SoakerCalibrationUsable(f, f.key, {0}, now, 3600));   // 60 s old
+  EXPECT_FALSE(SoakerCalibrationUsable(f, f.key, {1}, now, 3600));  // cpu 1: 7260 s old
   EXPECT_FALSE(SoakerCalibrationUsable(f, f.key, {0, 1}, now, 3600));
   EXPECT_TRUE(SoakerCalibrationUsable(f, f.key, {0, 1}, now, 7260));  // at the limit
   EXPECT_FALSE(SoakerCalibrationUsable(f, f.key, {0}, now, 59));
-  EXPECT_TRUE(SoakerCalibrationUsable(f, f.key, {0, 1}, now, 0));   // no age limit
+  EXPECT_TRUE(SoakerCalibrationUsable(f, f.key, {0, 1}, now, 0));  // no age limit
   EXPECT_TRUE(SoakerCalibrationUsable(f, f.key, {0, 1}, now, -1));
   // Measured "in the future": the clock was set back; beyond the limit it is stale.
   EXPECT_TRUE(SoakerCalibrationUsable(f, f.key, {0}, 1'000'000 - 100, 3600));
@@ -474,8 +472,7 @@ class SoakerLive : public ::testing::Test {
   }
   // A calibration file for a_ and b_ at 12345 units/s with the given key lines,
   // measured at `measured` (Unix seconds).
-  void WriteCalibration(const std::string& model, int loop_version, bool both = true,
-                        int64_t measured = 1700000000) {
+  void WriteCalibration(const std::string& model, int loop_version, bool both = true, int64_t measured = 1700000000) {
     const std::string when = " 12345 " + std::to_string(measured) + "\n";
     std::string text = "format 1\ncpu_model " + model + "\nfreq_driver\nfreq_governor\nloop_version " +
                        std::to_string(loop_version) + "\ncpu " + std::to_string(a_) + when;
@@ -535,8 +532,7 @@ TEST_F(SoakerLive, StartReadStop) {
   ASSERT_TRUE(Eventually([&] {
     soaker.Read(&r2);
     return r2.cpus.size() == 2 && r2.cpus[0].iterations > r1.cpus[0].iterations &&
-           r2.cpus[1].iterations > r1.cpus[1].iterations &&
-           r2.cpus[0].thread_cpu_ns > r1.cpus[0].thread_cpu_ns &&
+           r2.cpus[1].iterations > r1.cpus[1].iterations && r2.cpus[0].thread_cpu_ns > r1.cpus[0].thread_cpu_ns &&
            r2.cpus[1].thread_cpu_ns > r1.cpus[1].thread_cpu_ns;
   }));
   EXPECT_GT(r2.mono_ns, r1.mono_ns);
@@ -744,8 +740,7 @@ TEST_F(SoakerLive, HotplugStartsAndEndsThreads) {
   SetOnline({a_, 4000});
   soaker.Read(&r);
   EXPECT_EQ(CpusOf(r), std::vector<int>{a_});
-  EXPECT_NE(r.caveat.find("cpus 4000 outside the daemon's CPU affinity"), std::string::npos)
-      << r.caveat;
+  EXPECT_NE(r.caveat.find("cpus 4000 outside the daemon's CPU affinity"), std::string::npos) << r.caveat;
 }
 
 TEST_F(SoakerLive, ThreadMovedOffItsCpuExitsAndIsRestarted) {

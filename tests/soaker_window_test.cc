@@ -107,16 +107,13 @@ TEST(ComputeSoakerCpuWindow, RejectsWindowsWithoutMeaning) {
       {"different cpus", At(0, 100, 100, 1e6), At(1, 200, 200, 1e6), 1.0},
       {"zero-length window", At(0, 100, 100, 1e6), At(0, 200, 200, 1e6), 0.0},
       {"negative window", At(0, 100, 100, 1e6), At(0, 200, 200, 1e6), -1.0},
-      {"NaN window", At(0, 100, 100, 1e6), At(0, 200, 200, 1e6),
-       std::numeric_limits<double>::quiet_NaN()},
+      {"NaN window", At(0, 100, 100, 1e6), At(0, 200, 200, 1e6), std::numeric_limits<double>::quiet_NaN()},
       {"uncalibrated", At(0, 100, 100, 1e6), At(0, 200, 200, 0.0), 1.0},
       {"negative rate", At(0, 100, 100, 1e6), At(0, 200, 200, -5.0), 1.0},
-      {"infinite rate", At(0, 100, 100, 1e6), At(0, 200, 200, std::numeric_limits<double>::infinity()),
-       1.0},
+      {"infinite rate", At(0, 100, 100, 1e6), At(0, 200, 200, std::numeric_limits<double>::infinity()), 1.0},
       {"iterations backwards", At(0, 200, 100, 1e6), At(0, 199, 200, 1e6), 1.0},
       {"cpu time backwards", At(0, 100, 200, 1e6), At(0, 200, 199, 1e6), 1.0},
-      {"u64 max to 0 (no wrap: a 64-bit unit count never wraps)", At(0, UINT64_MAX, 100, 1e6),
-       At(0, 0, 200, 1e6), 1.0},
+      {"u64 max to 0 (no wrap: a 64-bit unit count never wraps)", At(0, UINT64_MAX, 100, 1e6), At(0, 0, 200, 1e6), 1.0},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -131,8 +128,7 @@ TEST(ComputeSoakerCpuWindow, LargeCountersNearU64Max) {
   // Counters high up (a long-running thread) still difference exactly.
   const uint64_t units = UINT64_MAX - 300'000, ns = UINT64_MAX - 2 * kSec;
   SoakerCpuWindow w;
-  ASSERT_TRUE(ComputeSoakerCpuWindow(At(0, units, ns, 1e6), At(0, units + 250'000, ns + kSec, 1e6),
-                                     1.0, &w));
+  ASSERT_TRUE(ComputeSoakerCpuWindow(At(0, units, ns, 1e6), At(0, units + 250'000, ns + kSec, 1e6), 1.0, &w));
   EXPECT_DOUBLE_EQ(w.delivered_idle_ratio, 0.25);
   EXPECT_DOUBLE_EQ(w.hidden_ratio, 0.75);
 }

@@ -46,7 +46,8 @@ struct SnmpCase {
 };
 
 const SnmpCase kCases[] = {
-    {"this_machine_snmp", File::kSnmp,
+    {"this_machine_snmp",
+     File::kSnmp,
      "Ip: Forwarding DefaultTTL InReceives InHdrErrors InAddrErrors ForwDatagrams InUnknownProtos "
      "InDiscards InDelivers OutRequests OutDiscards OutNoRoutes ReasmTimeout ReasmReqds ReasmOKs "
      "ReasmFails FragOKs FragFails FragCreates OutTransmits\n"
@@ -64,32 +65,65 @@ const SnmpCase kCases[] = {
      "UdpLite: 0 0 0 0 0 0 0 0 0\n",
      true,
      {{"Tcp",
-       {{"RtoAlgorithm", 1}, {"RtoMin", 200}, {"RtoMax", 120000}, {"MaxConn", -1},
-        {"ActiveOpens", 14}, {"PassiveOpens", 2}, {"AttemptFails", 1}, {"EstabResets", 0},
-        {"CurrEstab", 0}, {"InSegs", 1342}, {"OutSegs", 890}, {"RetransSegs", 0}, {"InErrs", 0},
-        {"OutRsts", 3}, {"InCsumErrors", 0}}},
+       {{"RtoAlgorithm", 1},
+        {"RtoMin", 200},
+        {"RtoMax", 120000},
+        {"MaxConn", -1},
+        {"ActiveOpens", 14},
+        {"PassiveOpens", 2},
+        {"AttemptFails", 1},
+        {"EstabResets", 0},
+        {"CurrEstab", 0},
+        {"InSegs", 1342},
+        {"OutSegs", 890},
+        {"RetransSegs", 0},
+        {"InErrs", 0},
+        {"OutRsts", 3},
+        {"InCsumErrors", 0}}},
       {"Udp",
-       {{"InDatagrams", 26}, {"NoPorts", 0}, {"InErrors", 0}, {"OutDatagrams", 27},
-        {"RcvbufErrors", 0}, {"SndbufErrors", 0}, {"InCsumErrors", 0}, {"IgnoredMulti", 0},
+       {{"InDatagrams", 26},
+        {"NoPorts", 0},
+        {"InErrors", 0},
+        {"OutDatagrams", 27},
+        {"RcvbufErrors", 0},
+        {"SndbufErrors", 0},
+        {"InCsumErrors", 0},
+        {"IgnoredMulti", 0},
         {"MemErrors", 0}}},
       {"UdpLite",
-       {{"InDatagrams", 0}, {"NoPorts", 0}, {"InErrors", 0}, {"OutDatagrams", 0},
-        {"RcvbufErrors", 0}, {"SndbufErrors", 0}, {"InCsumErrors", 0}, {"IgnoredMulti", 0},
+       {{"InDatagrams", 0},
+        {"NoPorts", 0},
+        {"InErrors", 0},
+        {"OutDatagrams", 0},
+        {"RcvbufErrors", 0},
+        {"SndbufErrors", 0},
+        {"InCsumErrors", 0},
+        {"IgnoredMulti", 0},
         {"MemErrors", 0}}}}},
-    {"old_kernel_udp_without_rcvbuf_errors", File::kSnmp,
-     "Udp: InDatagrams NoPorts InErrors OutDatagrams\nUdp: 1 2 3 4", true,
+    {"old_kernel_udp_without_rcvbuf_errors",
+     File::kSnmp,
+     "Udp: InDatagrams NoPorts InErrors OutDatagrams\nUdp: 1 2 3 4",
+     true,
      {{"Udp", {{"InDatagrams", 1}, {"NoPorts", 2}, {"InErrors", 3}, {"OutDatagrams", 4}}}}},
-    {"tabs_and_blank_lines", File::kSnmp, "\nUdp:\tInErrors\tRcvbufErrors\n\nUdp:\t5\t6\n\n", true,
+    {"tabs_and_blank_lines",
+     File::kSnmp,
+     "\nUdp:\tInErrors\tRcvbufErrors\n\nUdp:\t5\t6\n\n",
+     true,
      {{"Udp", {{"InErrors", 5}, {"RcvbufErrors", 6}}}}},
-    {"protocol_split_over_two_pairs", File::kSnmp, "Udp: A B\nUdp: 1 2\nUdp: C\nUdp: 3\n", true,
+    {"protocol_split_over_two_pairs",
+     File::kSnmp,
+     "Udp: A B\nUdp: 1 2\nUdp: C\nUdp: 3\n",
+     true,
      {{"Udp", {{"A", 1}, {"B", 2}, {"C", 3}}}}},
-    {"int64_boundaries", File::kSnmp,
-     "Tcp: Big Small\nTcp: 9223372036854775807 -9223372036854775808\n", true,
+    {"int64_boundaries",
+     File::kSnmp,
+     "Tcp: Big Small\nTcp: 9223372036854775807 -9223372036854775808\n",
+     true,
      {{"Tcp", {{"Big", INT64_MAX}, {"Small", INT64_MIN}}}}},
-    {"skipped_table_not_validated", File::kSnmp, "Ip: a b\nIp: x\nUdp: A\nUdp: 1\n", true,
-     {{"Udp", {{"A", 1}}}}},
+    {"skipped_table_not_validated", File::kSnmp, "Ip: a b\nIp: x\nUdp: A\nUdp: 1\n", true, {{"Udp", {{"A", 1}}}}},
     {"tcpext_is_a_netstat_table", File::kSnmp, "TcpExt: TW\nTcpExt: 1\n", true, {}},
-    {"this_machine_netstat_excerpt", File::kNetstat,
+    {"this_machine_netstat_excerpt",
+     File::kNetstat,
      "TcpExt: SyncookiesSent TW ListenOverflows ListenDrops TCPBacklogDrop TCPRcvQDrop\n"
      "TcpExt: 0 11 0 0 0 0\n"
      "IpExt: InNoRoutes InTruncatedPkts InOctets OutOctets\n"
@@ -98,12 +132,15 @@ const SnmpCase kCases[] = {
      "MPTcpExt: 0\n",
      true,
      {{"TcpExt",
-       {{"SyncookiesSent", 0}, {"TW", 11}, {"ListenOverflows", 0}, {"ListenDrops", 0},
-        {"TCPBacklogDrop", 0}, {"TCPRcvQDrop", 0}}}}},
+       {{"SyncookiesSent", 0},
+        {"TW", 11},
+        {"ListenOverflows", 0},
+        {"ListenDrops", 0},
+        {"TCPBacklogDrop", 0},
+        {"TCPRcvQDrop", 0}}}}},
     {"udp_is_an_snmp_table", File::kNetstat, "Udp: InErrors\nUdp: 1\n", true, {}},
     {"int64_overflow", File::kSnmp, "Udp: InErrors\nUdp: 9223372036854775808\n", false, {}},
-    {"u64_max_is_past_int64", File::kNetstat, "TcpExt: TW\nTcpExt: 18446744073709551615\n", false,
-     {}},
+    {"u64_max_is_past_int64", File::kNetstat, "TcpExt: TW\nTcpExt: 18446744073709551615\n", false, {}},
     {"non_numeric", File::kSnmp, "Udp: InErrors NoPorts\nUdp: 1 x\n", false, {}},
     {"plus_sign", File::kSnmp, "Udp: InErrors\nUdp: +1\n", false, {}},
     {"more_names_than_values", File::kSnmp, "Udp: InErrors NoPorts\nUdp: 1\n", false, {}},
@@ -149,8 +186,8 @@ TEST(SocketStatsTest, Get) {
   ASSERT_TRUE(ParseProcNetSnmp("Tcp: MaxConn InSegs\nTcp: -1 7\nUdp: InErrors\nUdp: 0\n", &st).ok());
   EXPECT_EQ(st.Get("Tcp", "MaxConn"), -1);
   EXPECT_EQ(st.Get("Tcp", "InSegs"), 7);
-  EXPECT_EQ(st.Get("Udp", "InErrors"), 0);                   // present and zero
-  EXPECT_EQ(st.Get("Udp", "RcvbufErrors"), std::nullopt);    // missing, not zero
+  EXPECT_EQ(st.Get("Udp", "InErrors"), 0);                 // present and zero
+  EXPECT_EQ(st.Get("Udp", "RcvbufErrors"), std::nullopt);  // missing, not zero
   EXPECT_EQ(st.Get("UdpLite", "InErrors"), std::nullopt);
   EXPECT_EQ(st.Get("Tcp", "InErrors"), std::nullopt);
 }
@@ -223,8 +260,7 @@ TEST(SocketsCollectorTest, GarbledNetstatIsCorruptionNamingTheFile) {
   Sample s;
   Status st = c.Collect(HostFs(TempRoots(dir)), &s);
   EXPECT_TRUE(st.IsCorruption()) << st.ToString();
-  EXPECT_NE(st.message().find(dir.path() + "/proc/net/netstat"), std::string::npos)
-      << st.message();
+  EXPECT_NE(st.message().find(dir.path() + "/proc/net/netstat"), std::string::npos) << st.message();
   EXPECT_FALSE(s.sockets.has_value());
 }
 
@@ -278,8 +314,8 @@ TEST(SocketsCollectorFixtureTest, Vm) {
   EXPECT_EQ(k.Get("TcpExt", "TCPTimeouts"), 2);
   EXPECT_EQ(k.Get("TcpExt", "TCPRcvCoalesce"), 720);
   EXPECT_EQ(k.Get("TcpExt", "TCPAODroppedIcmps"), 0);
-  EXPECT_EQ(k.Get("Ip", "InReceives"), std::nullopt);       // not kept
-  EXPECT_EQ(k.Get("IpExt", "InOctets"), std::nullopt);      // not kept
+  EXPECT_EQ(k.Get("Ip", "InReceives"), std::nullopt);   // not kept
+  EXPECT_EQ(k.Get("IpExt", "InOctets"), std::nullopt);  // not kept
 }
 
 // tests/fixtures/seed-box: the echo test's losses sit at the socket rung.
@@ -296,11 +332,16 @@ TEST(SocketsCollectorFixtureTest, SeedBox) {
   EXPECT_EQ(k.tables[2].protocol, "UdpLite");
   EXPECT_EQ(k.tables[3].protocol, "TcpExt");
   EXPECT_EQ(k.tables[3].fields.size(), 126u);  // 6.1's TcpExt list
-  ExpectTables(SocketStats{{k.tables[1]}},
-               {{"Udp",
-                 {{"InDatagrams", 80419959}, {"NoPorts", 12}, {"InErrors", 146484},
-                  {"OutDatagrams", 80419963}, {"RcvbufErrors", 146484}, {"SndbufErrors", 0},
-                  {"InCsumErrors", 0}, {"IgnoredMulti", 23}, {"MemErrors", 0}}}});
+  ExpectTables(SocketStats{{k.tables[1]}}, {{"Udp",
+                                             {{"InDatagrams", 80419959},
+                                              {"NoPorts", 12},
+                                              {"InErrors", 146484},
+                                              {"OutDatagrams", 80419963},
+                                              {"RcvbufErrors", 146484},
+                                              {"SndbufErrors", 0},
+                                              {"InCsumErrors", 0},
+                                              {"IgnoredMulti", 23},
+                                              {"MemErrors", 0}}}});
   EXPECT_EQ(k.Get("Tcp", "MaxConn"), -1);
   EXPECT_EQ(k.Get("Tcp", "PassiveOpens"), 9);
   EXPECT_EQ(k.Get("Tcp", "InSegs"), 9926);

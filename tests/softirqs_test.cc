@@ -66,7 +66,10 @@ const SoftirqsCase kSoftirqsCases[] = {
       {"HRTIMER", {0, 0}},
       {"RCU", {9814, 10499}}}},
     {"one_cpu_tabs_no_trailing_newline", "\tCPU0\nNET_RX:\t5", true, {0}, {{"NET_RX", {5}}}},
-    {"cpu_id_gap_and_blank_lines", "CPU0 CPU2\n\nNET_TX: 1 2\n\n NET_RX: 3 4\n", true, {0, 2},
+    {"cpu_id_gap_and_blank_lines",
+     "CPU0 CPU2\n\nNET_TX: 1 2\n\n NET_RX: 3 4\n",
+     true,
+     {0, 2},
      {{"NET_TX", {1, 2}}, {"NET_RX", {3, 4}}}},
     {"header_only", "    CPU0    CPU1\n", true, {0, 1}, {}},
     {"u64_max", "CPU0\nNET_RX: 18446744073709551615\n", true, {0}, {{"NET_RX", {kU64Max}}}},
@@ -151,13 +154,14 @@ const SoftnetCase kSoftnetCases[] = {
      "0000272d 00000003 00000001 00000000 00000000 00000000 00000000 00000000 00000005\n"
      "00000010 00000000 00000002 00000000 00000000 00000000 00000000 00000000 00000000\n",
      true,
-     {{0, false, 0x272d, 3, 1, 5, kNone, kNone, kNone},
-      {1, false, 0x10, 0, 2, 0, kNone, kNone, kNone}}},
+     {{0, false, 0x272d, 3, 1, 5, kNone, kNone, kNone}, {1, false, 0x10, 0, 2, 0, kNone, kNone, kNone}}},
     {"10_columns_received_rps",
      "000000ff 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 0000000a\n",
-     true, {{0, false, 0xff, 0, 0, 0, 0xa, kNone, kNone}}},
+     true,
+     {{0, false, 0xff, 0, 0, 0, 0xa, kNone, kNone}}},
     {"11_columns_flow_limit",
-     "00000001 00000002 00000003 0 0 0 0 0 00000004 00000005 00000006\n", true,
+     "00000001 00000002 00000003 0 0 0 0 0 00000004 00000005 00000006\n",
+     true,
      {{0, false, 1, 2, 3, 4, 5, 6, kNone}}},
     {"12_columns_backlog_without_cpu_id",
      "00000001 00000002 00000003 0 0 0 0 0 00000004 00000005 00000006 00000007\n"
@@ -167,13 +171,16 @@ const SoftnetCase kSoftnetCases[] = {
     {"13_columns_offline_cpu_gap",
      "00000001 0 0 0 0 0 0 0 0 0 0 0 00000000\n"
      "00000002 0 0 0 0 0 0 0 0 0 0 0 00000003\n",
-     true, {{0, true, 1, 0, 0, 0, 0, 0, 0}, {3, true, 2, 0, 0, 0, 0, 0, 0}}},
-    {"16_columns_extra_skipped", "a 0 0 0 0 0 0 0 0 0 0 0 0000000b 1 2 ffff\n", true,
+     true,
+     {{0, true, 1, 0, 0, 0, 0, 0, 0}, {3, true, 2, 0, 0, 0, 0, 0, 0}}},
+    {"16_columns_extra_skipped",
+     "a 0 0 0 0 0 0 0 0 0 0 0 0000000b 1 2 ffff\n",
+     true,
      {{11, true, 0xa, 0, 0, 0, 0, 0, 0}}},
-    {"cpu_id_int_max", "0 0 0 0 0 0 0 0 0 0 0 0 7fffffff\n", true,
-     {{2147483647, true, 0, 0, 0, 0, 0, 0, 0}}},
+    {"cpu_id_int_max", "0 0 0 0 0 0 0 0 0 0 0 0 7fffffff\n", true, {{2147483647, true, 0, 0, 0, 0, 0, 0, 0}}},
     {"u64_max_and_blank_lines",
-     "\nffffffffffffffff FFFFFFFFFFFFFFFF 0 0 0 0 0 0 0\n\n", true,
+     "\nffffffffffffffff FFFFFFFFFFFFFFFF 0 0 0 0 0 0 0\n\n",
+     true,
      {{0, false, kU64Max, kU64Max, 0, 0, kNone, kNone, kNone}}},
     {"u64_overflow", "10000000000000000 0 0 0 0 0 0 0 0\n", false, {}},
     {"cpu_id_past_int", "0 0 0 0 0 0 0 0 0 0 0 0 80000000\n", false, {}},
@@ -181,8 +188,7 @@ const SoftnetCase kSoftnetCases[] = {
     {"non_hex", "0000zz00 0 0 0 0 0 0 0 0\n", false, {}},
     {"0x_prefix", "0x12 0 0 0 0 0 0 0 0\n", false, {}},
     {"negative", "-1 0 0 0 0 0 0 0 0\n", false, {}},
-    {"truncated_second_line",
-     "00000001 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n00000002 0 0 0", false, {}},
+    {"truncated_second_line", "00000001 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n00000002 0 0 0", false, {}},
     {"empty", "", false, {}},
     {"blank_only", "\n \n", false, {}},
 };
@@ -278,8 +284,7 @@ TEST(SoftirqsCollectorTest, GarbledSoftnetIsCorruptionNamingTheFile) {
   Sample s;
   Status st = c.Collect(HostFs(TempRoots(dir)), &s);
   EXPECT_TRUE(st.IsCorruption()) << st.ToString();
-  EXPECT_NE(st.message().find(dir.path() + "/proc/net/softnet_stat"), std::string::npos)
-      << st.message();
+  EXPECT_NE(st.message().find(dir.path() + "/proc/net/softnet_stat"), std::string::npos) << st.message();
   EXPECT_TRUE(s.softirqs.has_value());
   EXPECT_FALSE(s.softnet.has_value());
 }
@@ -330,8 +335,7 @@ TEST(SoftirqsCollectorFixtureTest, Vm) {
                   {"HRTIMER", {0, 0}},
                   {"RCU", {66062, 68399}}});
   ASSERT_TRUE(s.softnet.has_value());
-  ExpectSoftnet(*s.softnet,
-                {{0, true, 0x12, 0, 0, 0, 0, 0, 0}, {1, true, 0x55f, 0, 0, 0, 0, 0, 0}});
+  ExpectSoftnet(*s.softnet, {{0, true, 0x12, 0, 0, 0, 0, 0, 0}, {1, true, 0x55f, 0, 0, 0, 0, 0, 0}});
 }
 
 // tests/fixtures/seed-box (one CPU, 6.1: 13 softnet columns, CPU id 0).

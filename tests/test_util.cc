@@ -1,18 +1,16 @@
 #include "tests/test_util.h"
 
+#include <sys/wait.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include <sys/wait.h>
-
 namespace bottleneckd::testing {
 
-std::string FixtureDir(const std::string& scenario) {
-  return std::string(BOTTLENECKD_FIXTURES) + "/" + scenario;
-}
+std::string FixtureDir(const std::string& scenario) { return std::string(BOTTLENECKD_FIXTURES) + "/" + scenario; }
 
 HostRoots FixtureRoots(const std::string& scenario) {
   HostRoots r;

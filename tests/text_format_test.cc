@@ -5,6 +5,8 @@
 // accepted by `promtool check metrics`.
 #include "exporters/prometheus/text_format.h"
 
+#include <gtest/gtest.h>
+#include <prometheus/text_serializer.h>
 #include <sys/wait.h>
 
 #include <cmath>
@@ -15,9 +17,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <prometheus/text_serializer.h>
 
 #include "daemon/daemon.h"
 #include "exporters/prometheus/metrics.h"
@@ -192,8 +191,8 @@ std::vector<MetricFamily> ScenarioFamilies(const std::string& scenario) {
 }
 
 struct Parsed {
-  std::vector<std::string> comments;       // # HELP / # TYPE lines, in order
-  std::map<std::string, double> samples;   // series -> value
+  std::vector<std::string> comments;      // # HELP / # TYPE lines, in order
+  std::map<std::string, double> samples;  // series -> value
   size_t sample_lines = 0;
 };
 

@@ -28,12 +28,11 @@ constexpr char kEchoRx[] =
     "140721747371981 140721747372037 140721747372037 140721747374031 0\n";
 
 // A stat line for tid with the given comm; fields 14, 15 and 39 as given.
-std::string StatLine(int tid, const std::string& comm, char state, const std::string& utime,
-                     const std::string& stime, const std::string& processor) {
-  return std::to_string(tid) + " (" + comm + ") " + state + " 1 " + std::to_string(tid) + " " +
-         std::to_string(tid) + " 0 -1 4194304 100 0 0 0 " + utime + " " + stime +
-         " 0 0 20 0 1 0 5000 1000000 200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 " +
-         processor + " 0 0 0 0 0\n";
+std::string StatLine(int tid, const std::string& comm, char state, const std::string& utime, const std::string& stime,
+                     const std::string& processor) {
+  return std::to_string(tid) + " (" + comm + ") " + state + " 1 " + std::to_string(tid) + " " + std::to_string(tid) +
+         " 0 -1 4194304 100 0 0 0 " + utime + " " + stime +
+         " 0 0 20 0 1 0 5000 1000000 200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 " + processor + " 0 0 0 0 0\n";
 }
 
 TEST(ParseTaskStatTest, RecordedLine) {
@@ -61,19 +60,14 @@ struct Case {
 
 TEST(ParseTaskStatTest, Table) {
   const Case kCases[] = {
-      {"comm with spaces and parens", StatLine(42, "a) b (c", 'R', "7", "8", "3"), true, 42,
-       "a) b (c", 'R', 7, 8, 3},
+      {"comm with spaces and parens", StatLine(42, "a) b (c", 'R', "7", "8", "3"), true, 42, "a) b (c", 'R', 7, 8, 3},
       {"comm ending in ')'", StatLine(43, "x)", 'S', "1", "2", "0"), true, 43, "x)", 'S', 1, 2, 0},
       {"empty comm", StatLine(44, "", 'D', "0", "0", "1"), true, 44, "", 'D', 0, 0, 1},
-      {"comm with newline", StatLine(45, "a\nb", 'S', "5", "6", "2"), true, 45, "a\nb", 'S', 5, 6,
-       2},
-      {"u64 max ticks",
-       StatLine(46, "big", 'R', "18446744073709551615", "18446744073709551615", "255"), true, 46,
+      {"comm with newline", StatLine(45, "a\nb", 'S', "5", "6", "2"), true, 45, "a\nb", 'S', 5, 6, 2},
+      {"u64 max ticks", StatLine(46, "big", 'R', "18446744073709551615", "18446744073709551615", "255"), true, 46,
        "big", 'R', 18446744073709551615u, 18446744073709551615u, 255},
-      {"ends after stime", "47 (short) S 1 47 47 0 -1 0 0 0 0 0 11 12", true, 47, "short", 'S', 11,
-       12, -1},
-      {"no trailing newline",
-       "48 (p) Z 1 48 48 0 -1 0 0 0 0 0 3 4 0 0 20 0 1 0 5 6 7 8 9 10 11 0 0 0 0 0 0 0 0 0 17 5",
+      {"ends after stime", "47 (short) S 1 47 47 0 -1 0 0 0 0 0 11 12", true, 47, "short", 'S', 11, 12, -1},
+      {"no trailing newline", "48 (p) Z 1 48 48 0 -1 0 0 0 0 0 3 4 0 0 20 0 1 0 5 6 7 8 9 10 11 0 0 0 0 0 0 0 0 0 17 5",
        true, 48, "p", 'Z', 3, 4, 5},
       {"empty", "", false, 0, "", '?', 0, 0, 0},
       {"no parens", "49 p S 1 49 49 0 -1 0 0 0 0 0 3 4", false, 0, "", '?', 0, 0, 0},
@@ -81,20 +75,16 @@ TEST(ParseTaskStatTest, Table) {
       {"')' before '('", "49 )p( S 1 49", false, 0, "", '?', 0, 0, 0},
       {"truncated before stime", "50 (t) S 1 50 50 0 -1 0 0 0 0 0 11", false, 0, "", '?', 0, 0, 0},
       {"truncated after comm", "50 (t)", false, 0, "", '?', 0, 0, 0},
-      {"bad tid", StatLine(1, "x", 'S', "1", "2", "0").replace(0, 1, "1a"), false, 0, "", '?', 0, 0,
-       0},
+      {"bad tid", StatLine(1, "x", 'S', "1", "2", "0").replace(0, 1, "1a"), false, 0, "", '?', 0, 0, 0},
       {"tid zero", "0 (x) S 1 0 0 0 -1 0 0 0 0 0 1 2", false, 0, "", '?', 0, 0, 0},
       {"tid past int", "2147483648 (x) S 1 0 0 0 -1 0 0 0 0 0 1 2", false, 0, "", '?', 0, 0, 0},
       {"negative tid", "-5 (x) S 1 0 0 0 -1 0 0 0 0 0 1 2", false, 0, "", '?', 0, 0, 0},
-      {"state two letters", StatLine(51, "x", 'S', "1", "2", "0").replace(7, 1, "SS"), false, 0, "",
-       '?', 0, 0, 0},
+      {"state two letters", StatLine(51, "x", 'S', "1", "2", "0").replace(7, 1, "SS"), false, 0, "", '?', 0, 0, 0},
       {"utime junk", StatLine(52, "x", 'S', "1x", "2", "0"), false, 0, "", '?', 0, 0, 0},
       {"utime negative", StatLine(53, "x", 'S', "-1", "2", "0"), false, 0, "", '?', 0, 0, 0},
-      {"stime overflows u64", StatLine(54, "x", 'S', "1", "18446744073709551616", "0"), false, 0,
-       "", '?', 0, 0, 0},
+      {"stime overflows u64", StatLine(54, "x", 'S', "1", "18446744073709551616", "0"), false, 0, "", '?', 0, 0, 0},
       {"processor junk", StatLine(55, "x", 'S', "1", "2", "cpu1"), false, 0, "", '?', 0, 0, 0},
-      {"processor past int", StatLine(56, "x", 'S', "1", "2", "2147483648"), false, 0, "", '?', 0,
-       0, 0},
+      {"processor past int", StatLine(56, "x", 'S', "1", "2", "2147483648"), false, 0, "", '?', 0, 0, 0},
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.what);
@@ -129,8 +119,8 @@ class ProcTree {
     dir_.Write("proc/" + std::to_string(pid) + "/comm", comm + "\n");
     for (int tid : tids) Thread(pid, tid, tid == pid ? comm : comm + "-w", "10", "5", "1");
   }
-  void Thread(int pid, int tid, const std::string& comm, const std::string& utime,
-              const std::string& stime, const std::string& cpu) const {
+  void Thread(int pid, int tid, const std::string& comm, const std::string& utime, const std::string& stime,
+              const std::string& cpu) const {
     dir_.Write(TaskDir(pid, tid) + "/stat", StatLine(tid, comm, 'S', utime, stime, cpu));
   }
   void Remove(const std::string& rel) const {
@@ -151,8 +141,7 @@ class ProcTree {
 std::vector<std::string> Describe(const std::vector<ThreadSample>& threads) {
   std::vector<std::string> out;
   for (const ThreadSample& t : threads) {
-    out.push_back(std::to_string(t.pid) + "/" + std::to_string(t.task.tid) + " " + t.task.comm +
-                  " " + t.process);
+    out.push_back(std::to_string(t.pid) + "/" + std::to_string(t.task.tid) + " " + t.task.comm + " " + t.process);
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -197,9 +186,8 @@ TEST(ThreadsCollectorTest, ByNameAndByPid) {
   Sample s;
   ASSERT_TRUE(c.Collect(fs, &s).ok());
   ASSERT_TRUE(s.threads.has_value());
-  EXPECT_EQ(Describe(*s.threads),
-            (std::vector<std::string>{"100/100 udpecho udpecho", "100/101 rx worker udpecho",
-                                      "200/200 sshd sshd", "300/300 udpecho udpecho"}));
+  EXPECT_EQ(Describe(*s.threads), (std::vector<std::string>{"100/100 udpecho udpecho", "100/101 rx worker udpecho",
+                                                            "200/200 sshd sshd", "300/300 udpecho udpecho"}));
   for (const ThreadSample& t : *s.threads) {
     if (t.task.tid != 101) continue;
     EXPECT_EQ(t.task.utime, 77u);
@@ -216,8 +204,7 @@ TEST(ThreadsCollectorTest, LongNameMatchesTheTruncatedComm) {
   ThreadsCollector c(Targets({ByName("a-very-long-process-name")}));
   Sample s;
   ASSERT_TRUE(c.Collect(fs, &s).ok());
-  EXPECT_EQ(Describe(*s.threads),
-            (std::vector<std::string>{"1234/1234 a-very-long-pro a-very-long-pro"}));
+  EXPECT_EQ(Describe(*s.threads), (std::vector<std::string>{"1234/1234 a-very-long-pro a-very-long-pro"}));
 }
 
 TEST(ThreadsCollectorTest, VanishedProcessesAndThreadsAreSkipped) {
@@ -230,9 +217,8 @@ TEST(ThreadsCollectorTest, VanishedProcessesAndThreadsAreSkipped) {
   ThreadsCollector c(Targets({ByName("udpecho"), ByPid(999)}));
   Sample s;
   ASSERT_TRUE(c.Collect(fs, &s).ok());
-  EXPECT_EQ(Describe(*s.threads),
-            (std::vector<std::string>{"100/100 udpecho udpecho", "100/101 udpecho-w udpecho",
-                                      "300/300 udpecho udpecho"}));
+  EXPECT_EQ(Describe(*s.threads), (std::vector<std::string>{"100/100 udpecho udpecho", "100/101 udpecho-w udpecho",
+                                                            "300/300 udpecho udpecho"}));
 }
 
 TEST(ThreadsCollectorTest, CorruptStatIsAnError) {
@@ -275,13 +261,11 @@ TEST(ThreadsCollectorTest, NameScansAreCachedUntilAPidVanishes) {
 
   p.Remove("300");  // a cached pid exits: skipped now, rescan on the next call
   ASSERT_TRUE(c.Collect(fs, &s).ok());
-  EXPECT_EQ(Describe(*s.threads),
-            (std::vector<std::string>{"100/100 udpecho udpecho", "100/101 udpecho-w udpecho"}));
+  EXPECT_EQ(Describe(*s.threads), (std::vector<std::string>{"100/100 udpecho udpecho", "100/101 udpecho-w udpecho"}));
   ASSERT_TRUE(c.Collect(fs, &s).ok());
   EXPECT_EQ(fs.root_scans, 2);
-  EXPECT_EQ(Describe(*s.threads),
-            (std::vector<std::string>{"100/100 udpecho udpecho", "100/101 udpecho-w udpecho",
-                                      "400/400 udpecho udpecho"}));
+  EXPECT_EQ(Describe(*s.threads), (std::vector<std::string>{"100/100 udpecho udpecho", "100/101 udpecho-w udpecho",
+                                                            "400/400 udpecho udpecho"}));
 }
 
 TEST(ThreadsCollectorTest, NameScansRepeatEveryTenCalls) {
@@ -368,8 +352,7 @@ std::vector<std::string> Times(const std::vector<ThreadSample>& threads) {
 TEST(ThreadsFixtureTest, VmByPid) {
   std::vector<ThreadSample> threads = CollectFixture("vm", ByPid(13655));
   EXPECT_EQ(Times(threads),
-            (std::vector<std::string>{"13655 python3 S 9 7 0", "13696 echo-rx S 23 19 0",
-                                      "13697 echo-tx S 6 6 0"}));
+            (std::vector<std::string>{"13655 python3 S 9 7 0", "13696 echo-rx S 23 19 0", "13697 echo-tx S 6 6 0"}));
   for (const ThreadSample& t : threads) EXPECT_EQ(t.process, "python3");
 }
 

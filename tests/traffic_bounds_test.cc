@@ -2,8 +2,6 @@
 // outstanding queue per pair, LRU eviction of flow pairs, the per-second
 // table's cap, a flood of unique flows, and the space-saving top flows.
 // Expected values are derived from the constructed input.
-#include "traffic/traffic.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +10,7 @@
 #include <vector>
 
 #include "tests/traffic_test_util.h"
+#include "traffic/traffic.h"
 
 namespace bottleneckd {
 namespace {
@@ -53,7 +52,7 @@ TEST(TrafficBoundsTest, OutstandingTotalBoundEvictsTheLeastRecentPair) {
   Feed(&a, 0.003, Make(kC, kD, "c"));
   EXPECT_EQ(a.tracked_flows(), 2u);
   Feed(&a, 0.004, Make(kB, kC, "b"));  // a third pair: the table of 4 is full
-  EXPECT_EQ(a.tracked_flows(), 2u);      // A-B (least recently seen) evicted
+  EXPECT_EQ(a.tracked_flows(), 2u);    // A-B (least recently seen) evicted
   EXPECT_EQ(a.current().evicted_outstanding, 3u);
   for (double t : {0.005, 0.006, 0.007, 0.008}) Feed(&a, t, Make(kB, kC, "b"));
   // 1 (C-D) + 1 (B-C) + 3 more of B-C: at B-C's fourth the least recent

@@ -1,10 +1,10 @@
 // Tests of LatencyHistogram (traffic/traffic.h): nearest-rank percentiles
 // of known sets within 1 %, the clamping to 1 us and 100 s, and Merge.
-#include "traffic/traffic.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
+
+#include "traffic/traffic.h"
 
 namespace bottleneckd {
 namespace {
@@ -83,7 +83,7 @@ TEST(LatencyHistogramSince, GivesOnlyTheValuesAddedAfterTheEarlierCopy) {
 TEST(LatencyHistogramSince, EmptyWindowAndResetHistogram) {
   LatencyHistogram h;
   h.Add(5e-6);
-  EXPECT_EQ(h.Since(h).count(), 0u);          // nothing added since itself
+  EXPECT_EQ(h.Since(h).count(), 0u);                   // nothing added since itself
   EXPECT_EQ(h.Since(LatencyHistogram()).count(), 1u);  // since nothing: all of it
   LatencyHistogram bigger = h;
   bigger.Add(5e-6);
@@ -98,9 +98,9 @@ TEST(LatencyHistogramCount, CountsValuesAtOrBelowABound) {
   h.Add(100e-6);
   h.Add(5e-3);
   EXPECT_EQ(h.CountAtOrBelow(1e-6), 0u);
-  EXPECT_EQ(h.CountAtOrBelow(50e-6), 1u);   // 10 us
-  EXPECT_EQ(h.CountAtOrBelow(1e-3), 3u);    // and the two 100 us
-  EXPECT_EQ(h.CountAtOrBelow(10e-3), 4u);   // everything (at or above the max)
+  EXPECT_EQ(h.CountAtOrBelow(50e-6), 1u);  // 10 us
+  EXPECT_EQ(h.CountAtOrBelow(1e-3), 3u);   // and the two 100 us
+  EXPECT_EQ(h.CountAtOrBelow(10e-3), 4u);  // everything (at or above the max)
   EXPECT_EQ(LatencyHistogram().CountAtOrBelow(1), 0u);
 }
 

@@ -57,7 +57,9 @@ inline Frame Make(End src, End dst, const std::string& payload, uint8_t protocol
   return f;
 }
 
-inline void Feed(TrafficAnalyzer* a, double ts, const Frame& f) { a->Add(ts, PacketStatus::kOk, f.info, f.bytes.data()); }
+inline void Feed(TrafficAnalyzer* a, double ts, const Frame& f) {
+  a->Add(ts, PacketStatus::kOk, f.info, f.bytes.data());
+}
 
 inline const FlowStats* FindFlow(const std::vector<FlowStats>& flows, End src, End dst) {
   for (const FlowStats& f : flows) {

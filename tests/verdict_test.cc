@@ -23,8 +23,8 @@ namespace {
 ::testing::AssertionResult Has(const std::vector<std::string>& lines, std::string_view needle, bool exact) {
   for (const std::string& l : lines)
     if (exact ? l == needle : l.find(needle) != std::string::npos) return ::testing::AssertionSuccess();
-  auto r = ::testing::AssertionFailure()
-           << (exact ? "no line equal to: " : "no line containing: ") << needle << "\nlines:";
+  auto r = ::testing::AssertionFailure() << (exact ? "no line equal to: " : "no line containing: ") << needle
+                                         << "\nlines:";
   for (const std::string& l : lines) r << "\n  " << l;
   return r;
 }
@@ -156,8 +156,7 @@ TEST(Classify, AccountingOnlyWithSocketLossesLeansCpuButIsUndetermined) {
   EXPECT_EQ(v.label, Bound::kUndetermined);
   EXPECT_EQ(v.confidence, 0);
   EXPECT_NEAR(Score(v, Bound::kCpu), 0.31, 1e-9);
-  for (Bound b : {Bound::kInterrupt, Bound::kBus, Bound::kNone})
-    EXPECT_LT(Score(v, b), Score(v, Bound::kCpu));
+  for (Bound b : {Bound::kInterrupt, Bound::kBus, Bound::kNone}) EXPECT_LT(Score(v, b), Score(v, Bound::kCpu));
   EXPECT_TRUE(HasSubstring(v.reasons, "weak evidence: the best rule, cpu, scores 0.31"));
   EXPECT_TRUE(HasSubstring(v.reasons, "socket-rung losses point at the CPU, but nothing shows saturation"));
 }
@@ -245,8 +244,7 @@ TEST(Classify, Em2OnPci33IsBusBound) {
   EXPECT_DOUBLE_EQ(Score(v, Bound::kCpu), 0.0);
   EXPECT_DOUBLE_EQ(v.confidence, 1.0);
   EXPECT_TRUE(
-      HasLine(v.evidence,
-              "em2 (0000:03:01.0): bus path 90 % of 0000:00:1e.0 (PCI 33 MHz/32-bit) with 40 % CPU idle"));
+      HasLine(v.evidence, "em2 (0000:03:01.0): bus path 90 % of 0000:00:1e.0 (PCI 33 MHz/32-bit) with 40 % CPU idle"));
   EXPECT_TRUE(HasSubstring(v.evidence, "NIC drops (missed, fifo, no-buffer) 2300 packets/s"));
 }
 
@@ -296,8 +294,7 @@ TEST(Classify, EmulatedBusNeverMakesABusVerdict) {
 
 TEST(Classify, LightLoadIsNone) {
   Signals s;
-  s.cpus = {SoakerCpu(0, 0.80, 0.18), SoakerCpu(1, 0.85, 0.14), SoakerCpu(2, 0.90, 0.09),
-            SoakerCpu(3, 0.90, 0.09)};
+  s.cpus = {SoakerCpu(0, 0.80, 0.18), SoakerCpu(1, 0.85, 0.14), SoakerCpu(2, 0.90, 0.09), SoakerCpu(3, 0.90, 0.09)};
   s.threads = {Thread("udpecho", 0.10, 0)};
   NicSignal em0 = Nic("em0", "0000:02:01.0", {0});
   Bus(&em0, 0.05, "0000:01:1d.0", "PCI-X 133 MHz/64-bit");
@@ -426,8 +423,7 @@ TEST(Classify, ConflictingMixIsUndeterminedWithReasons) {
   Verdict v = Classify(s, kT);
   EXPECT_EQ(v.label, Bound::kUndetermined);
   EXPECT_EQ(v.resource, "");
-  EXPECT_TRUE(
-      HasLine(v.reasons, "conflicting evidence: cpu (1.00) and interrupt (1.00) within the margin 0.15"));
+  EXPECT_TRUE(HasLine(v.reasons, "conflicting evidence: cpu (1.00) and interrupt (1.00) within the margin 0.15"));
   EXPECT_TRUE(HasSubstring(v.evidence, "cpu: losses at the socket rung"));
   EXPECT_TRUE(HasSubstring(v.evidence, "interrupt: cpu0: time_squeeze 300/s"));
 }

@@ -9,8 +9,8 @@ namespace {
 
 constexpr int64_t kSec = 1000000000;
 
-CpuTimes Cpu(int id, uint64_t user, uint64_t system, uint64_t idle, uint64_t irq, uint64_t softirq,
-             uint64_t steal = 0, uint64_t iowait = 0) {
+CpuTimes Cpu(int id, uint64_t user, uint64_t system, uint64_t idle, uint64_t irq, uint64_t softirq, uint64_t steal = 0,
+             uint64_t iowait = 0) {
   CpuTimes c;
   c.cpu = id;
   c.user = user;
@@ -28,8 +28,11 @@ NetDev Dev(const std::string& name, int64_t ifindex, uint64_t rx_packets, uint64
   NetDev d;
   d.name = name;
   d.ifindex = ifindex;
-  d.stats = {{"rx_bytes", rx_bytes}, {"rx_missed_errors", missed}, {"rx_packets", rx_packets},
-             {"tx_bytes", 0}, {"tx_packets", tx_packets}};
+  d.stats = {{"rx_bytes", rx_bytes},
+             {"rx_missed_errors", missed},
+             {"rx_packets", rx_packets},
+             {"tx_bytes", 0},
+             {"tx_packets", tx_packets}};
   return d;
 }
 
@@ -193,10 +196,10 @@ TEST(ComputeWindow, InterruptCountsWrapAndCpuColumnsMove) {
 
 TEST(ComputeWindow, SocketRungAndThreads) {
   Sample a = At(0), b = At(4 * kSec);
-  a.sockets = SocketStats{{SnmpTable{"Udp", {{"InDatagrams", 10}, {"RcvbufErrors", 100}}},
-                           SnmpTable{"UdpLite", {{"RcvbufErrors", 0}}}}};
-  b.sockets = SocketStats{{SnmpTable{"Udp", {{"InDatagrams", 90}, {"RcvbufErrors", 300}}},
-                           SnmpTable{"UdpLite", {{"RcvbufErrors", 20}}}}};
+  a.sockets = SocketStats{
+      {SnmpTable{"Udp", {{"InDatagrams", 10}, {"RcvbufErrors", 100}}}, SnmpTable{"UdpLite", {{"RcvbufErrors", 0}}}}};
+  b.sockets = SocketStats{
+      {SnmpTable{"Udp", {{"InDatagrams", 90}, {"RcvbufErrors", 300}}}, SnmpTable{"UdpLite", {{"RcvbufErrors", 20}}}}};
   ThreadSample t;
   t.pid = 812;
   t.process = "udpecho";

@@ -51,8 +51,8 @@ constexpr uint32_t kAfInet6Values[] = {10, 24, 28, 30};
 uint16_t Be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
 
 uint32_t Be32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) << 24 | static_cast<uint32_t>(p[1]) << 16 |
-         static_cast<uint32_t>(p[2]) << 8 | p[3];
+  return static_cast<uint32_t>(p[0]) << 24 | static_cast<uint32_t>(p[1]) << 16 | static_cast<uint32_t>(p[2]) << 8 |
+         p[3];
 }
 
 // The captured bytes of one frame; every read goes through Has().
@@ -90,8 +90,7 @@ PacketStatus ParseTransport(const Frame& f, size_t off, size_t end, PacketInfo* 
     if (header < kTcpMinHeader || header > in_datagram) return PacketStatus::kMalformed;
     if (!f.Has(off, header)) return PacketStatus::kTruncated;
     payload_length = static_cast<uint32_t>(in_datagram - header);
-    out->payload_captured =
-        static_cast<uint32_t>(std::min<size_t>(payload_length, f.caplen - off - header));
+    out->payload_captured = static_cast<uint32_t>(std::min<size_t>(payload_length, f.caplen - off - header));
   } else {
     return PacketStatus::kOk;  // ICMP, ESP, ...: no ports
   }
@@ -129,8 +128,8 @@ PacketStatus ParseIpv4(const Frame& f, size_t off, PacketInfo* out) {
 }
 
 bool IsIpv6Extension(uint8_t type) {
-  return type == kProtoHopByHop || type == kProtoRouting || type == kProtoDestOpts ||
-         type == kProtoFragment || type == kProtoAh;
+  return type == kProtoHopByHop || type == kProtoRouting || type == kProtoDestOpts || type == kProtoFragment ||
+         type == kProtoAh;
 }
 
 // Length of the IPv6 extension header `type` at `p` (two bytes readable).
@@ -224,8 +223,8 @@ PacketStatus ParseAddressFamily(const Frame& f, uint32_t family, PacketInfo* out
 // need not be this one: families are small, so a value with bits in the upper
 // half was written in the other order.
 uint32_t NullFamily(const uint8_t* p) {
-  uint32_t v = static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
-               static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+  uint32_t v = static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 |
+               static_cast<uint32_t>(p[3]) << 24;
   if ((v & 0xFFFF0000u) != 0) v = Be32(p);
   return v;
 }
@@ -254,8 +253,7 @@ const char* PacketStatusName(PacketStatus s) {
   return "unknown";
 }
 
-PacketStatus ParsePacket(int linktype, const uint8_t* frame, uint32_t caplen, uint32_t wirelen,
-                         PacketInfo* out) {
+PacketStatus ParsePacket(int linktype, const uint8_t* frame, uint32_t caplen, uint32_t wirelen, PacketInfo* out) {
   *out = PacketInfo{};
   out->caplen = caplen;
   out->wirelen = wirelen;

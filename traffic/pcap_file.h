@@ -17,10 +17,10 @@ namespace bottleneckd {
 struct PcapFileInfo {
   std::string path;
   int linktype = -1;
-  std::string linktype_name;   // pcap_datalink_val_to_name ("EN10MB")
+  std::string linktype_name;  // pcap_datalink_val_to_name ("EN10MB")
   uint32_t snaplen = 0;
-  uint64_t frames = 0;         // frames read (before any error)
-  bool nanosecond = false;     // timestamps were read at nanosecond precision
+  uint64_t frames = 0;      // frames read (before any error)
+  bool nanosecond = false;  // timestamps were read at nanosecond precision
 };
 
 // Reads `path` into `analyzer`. Errors: NotFound / PermissionDenied /

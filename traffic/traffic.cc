@@ -88,11 +88,21 @@ void TrafficAnalyzer::Add(double ts, PacketStatus status, const PacketInfo& info
   ++s.sizes[SizeBucket(info.wirelen)];
   if (info.vlan_tags > 0) ++s.vlan_tagged;
   switch (status) {
-    case PacketStatus::kOk: ++s.ip_packets; break;
-    case PacketStatus::kNotIp: ++s.not_ip; break;
-    case PacketStatus::kTruncated: ++s.truncated; break;
-    case PacketStatus::kMalformed: ++s.malformed; break;
-    case PacketStatus::kUnsupportedLink: ++s.unsupported_link; break;
+    case PacketStatus::kOk:
+      ++s.ip_packets;
+      break;
+    case PacketStatus::kNotIp:
+      ++s.not_ip;
+      break;
+    case PacketStatus::kTruncated:
+      ++s.truncated;
+      break;
+    case PacketStatus::kMalformed:
+      ++s.malformed;
+      break;
+    case PacketStatus::kUnsupportedLink:
+      ++s.unsupported_link;
+      break;
   }
   TrafficSecond* row = Row(static_cast<int64_t>(std::floor(ts)));
   if (row != nullptr) {
@@ -120,8 +130,7 @@ void TrafficAnalyzer::Add(double ts, PacketStatus status, const PacketInfo& info
     if (frame != nullptr && info.payload_offset <= info.caplen) {
       n = std::min<size_t>({o_.fingerprint_bytes, info.payload_captured, info.caplen - info.payload_offset});
     }
-    fingerprint = traffic_internal::Fingerprint(info.payload_length,
-                                                n > 0 ? frame + info.payload_offset : nullptr, n);
+    fingerprint = traffic_internal::Fingerprint(info.payload_length, n > 0 ? frame + info.payload_offset : nullptr, n);
   }
   FlowOutcome out = p_->flows.Add(ts, s.last_ts, key, info.wirelen, pairable, fingerprint, &s);
   if (row == nullptr) return;

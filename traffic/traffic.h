@@ -29,13 +29,13 @@
 namespace bottleneckd {
 
 struct TrafficOptions {
-  size_t top_flows = 16;              // flows kept by the bounded table (space-saving counters); also bounds lossy_flows
-  size_t max_tracked_flows = 4096;    // flow pairs tracked for pairing; the least recently seen is evicted (min 1)
-  size_t max_outstanding = 4096;      // unanswered requests kept per flow pair (oldest counted lost when full; min 1)
+  size_t top_flows = 16;            // flows kept by the bounded table (space-saving counters); also bounds lossy_flows
+  size_t max_tracked_flows = 4096;  // flow pairs tracked for pairing; the least recently seen is evicted (min 1)
+  size_t max_outstanding = 4096;    // unanswered requests kept per flow pair (oldest counted lost when full; min 1)
   size_t max_outstanding_total = 262144;  // over all pairs: when full, least recently seen pairs are evicted
-  double reply_timeout_seconds = 1.0; // a request unanswered for longer than this is lost
-  uint32_t fingerprint_bytes = 32;    // payload bytes hashed into the fingerprint
-  size_t max_seconds = 1000000;       // rows of the per-second table (oldest dropped beyond; min 1)
+  double reply_timeout_seconds = 1.0;     // a request unanswered for longer than this is lost
+  uint32_t fingerprint_bytes = 32;        // payload bytes hashed into the fingerprint
+  size_t max_seconds = 1000000;           // rows of the per-second table (oldest dropped beyond; min 1)
 };
 
 // Packet-size histogram bounds (frame length on the wire): <= 64, 128, 256,
@@ -59,10 +59,10 @@ struct FlowKey {
 };
 
 struct FlowStats {
-  FlowKey key;               // requester -> responder
+  FlowKey key;  // requester -> responder
   uint64_t requests = 0, replies = 0, paired = 0, lost = 0;
-  uint64_t bytes = 0;        // both directions, wire length
-  uint64_t packets = 0;      // both directions (for top flows: an estimate, upper bound, when evicted)
+  uint64_t bytes = 0;    // both directions, wire length
+  uint64_t packets = 0;  // both directions (for top flows: an estimate, upper bound, when evicted)
   // Top flows only: how much `packets` may over-count (the space-saving
   // error: the true count is in [packets - packets_error, packets]). The
   // other fields of a top flow count from when it (last) entered the table,
@@ -102,18 +102,18 @@ class LatencyHistogram {
 
 // One second (or one window) of traffic.
 struct TrafficSecond {
-  int64_t second = 0;         // Unix second (floor of the packet time)
+  int64_t second = 0;  // Unix second (floor of the packet time)
   uint64_t packets = 0, bytes = 0;
   uint64_t requests = 0, replies = 0, paired = 0;  // paired: counted at the reply's second
   uint64_t request_bytes = 0, reply_bytes = 0;
 };
 
 struct TrafficSummary {
-  uint64_t packets = 0, bytes = 0;      // every frame
+  uint64_t packets = 0, bytes = 0;                                                          // every frame
   uint64_t ip_packets = 0, not_ip = 0, truncated = 0, malformed = 0, unsupported_link = 0;  // by PacketStatus
-  uint64_t fragments = 0;               // IP fragments (any), of the ip_packets
+  uint64_t fragments = 0;  // IP fragments (any), of the ip_packets
   uint64_t vlan_tagged = 0, ipv6 = 0;
-  uint64_t udp = 0, tcp = 0, other = 0; // of the ip_packets
+  uint64_t udp = 0, tcp = 0, other = 0;  // of the ip_packets
   std::array<uint64_t, kSizeBuckets> sizes{};
   // requests/replies: packets of flows by direction (every protocol).
   // paired, lost, unmatched_replies, evicted_outstanding, outstanding_at_end:
@@ -121,17 +121,17 @@ struct TrafficSummary {
   // evicted_outstanding + outstanding_at_end.
   uint64_t requests = 0, replies = 0, paired = 0, lost = 0, unmatched_replies = 0;
   uint64_t request_bytes = 0, reply_bytes = 0;  // wire length of the requests, replies
-  uint64_t evicted_outstanding = 0;     // unanswered, not yet timed out, when their pair was evicted from the table
-  uint64_t outstanding_at_end = 0;      // unanswered, not yet timed out, at Finish()
-  double first_ts = 0, last_ts = 0;     // smallest and largest packet time (seconds, capture clock)
+  uint64_t evicted_outstanding = 0;  // unanswered, not yet timed out, when their pair was evicted from the table
+  uint64_t outstanding_at_end = 0;   // unanswered, not yet timed out, at Finish()
+  double first_ts = 0, last_ts = 0;  // smallest and largest packet time (seconds, capture clock)
   LatencyHistogram turnaround;
   // Continuous (a row for every second from the first to the last, zeros
   // included), ascending; at most max_seconds rows (oldest dropped; a silence
   // longer than that starts the table afresh).
   std::vector<TrafficSecond> seconds;
-  uint64_t untabled_packets = 0;        // packets in no row (rows dropped, or too early to fit)
-  std::vector<FlowStats> top_flows;     // by packets, descending (Finish/Snapshot only)
-  std::vector<FlowStats> lossy_flows;   // flows with loss, most lost first, at most top_flows (Finish/Snapshot only)
+  uint64_t untabled_packets = 0;       // packets in no row (rows dropped, or too early to fit)
+  std::vector<FlowStats> top_flows;    // by packets, descending (Finish/Snapshot only)
+  std::vector<FlowStats> lossy_flows;  // flows with loss, most lost first, at most top_flows (Finish/Snapshot only)
 };
 
 class TrafficAnalyzer {

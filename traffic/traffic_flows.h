@@ -154,8 +154,8 @@ class FlowTracker {
   // `fingerprint` then set. Updates the flow counters of *sum (requests,
   // replies and their bytes, paired, lost, unmatched_replies,
   // evicted_outstanding, turnaround).
-  FlowOutcome Add(double ts, double now, const FlowKey& key, uint32_t wirelen, bool pairable,
-                  uint64_t fingerprint, TrafficSummary* sum);
+  FlowOutcome Add(double ts, double now, const FlowKey& key, uint32_t wirelen, bool pairable, uint64_t fingerprint,
+                  TrafficSummary* sum);
   // Expires every pair at `now` (the last packet's time), counts what is left
   // in outstanding_at_end, fills top_flows and lossy_flows. Ends the tracker.
   void Finish(double now, TrafficSummary* sum);
@@ -178,8 +178,8 @@ class FlowTracker {
   using PairList = std::list<Pair>;
   struct Pair {
     FlowKey canon;
-    size_t hash = 0;         // FlowKeyHash of canon
-    PairList::iterator self; // its node in lru_
+    size_t hash = 0;          // FlowKeyHash of canon
+    PairList::iterator self;  // its node in lru_
     FlowStats stats;
     // Outstanding requests by seq, from `head`; answered ones stay as holes
     // until they reach the front or the queue is compacted.
@@ -205,9 +205,9 @@ class FlowTracker {
   void RememberLossy(const Pair& p);
 
   TrafficOptions o_;
-  PairList lru_;  // most recently seen first
+  PairList lru_;            // most recently seen first
   OpenIndex<Pair*> pairs_;  // of lru_'s pairs, at most half full
-  size_t alive_ = 0;  // outstanding requests over all pairs
+  size_t alive_ = 0;        // outstanding requests over all pairs
   SpaceSaving top_;
   std::vector<FlowStats> evicted_lossy_;  // pairs evicted with loss, at most top_flows (most lost kept)
 };

@@ -39,15 +39,24 @@ uint64_t Finish64(uint64_t h) {
 
 const char* ProtocolName(uint8_t protocol) {
   switch (protocol) {
-    case 1: return "icmp";
-    case 2: return "igmp";
-    case 6: return "tcp";
-    case 17: return "udp";
-    case 47: return "gre";
-    case 50: return "esp";
-    case 58: return "icmp6";
-    case 132: return "sctp";
-    default: return nullptr;
+    case 1:
+      return "icmp";
+    case 2:
+      return "igmp";
+    case 6:
+      return "tcp";
+    case 17:
+      return "udp";
+    case 47:
+      return "gre";
+    case 50:
+      return "esp";
+    case 58:
+      return "icmp6";
+    case 132:
+      return "sctp";
+    default:
+      return nullptr;
   }
 }
 
@@ -96,8 +105,8 @@ bool KeyLess(const FlowKey& a, const FlowKey& b) {
 }
 
 size_t FlowKeyHash::operator()(const FlowKey& k) const {
-  uint64_t h = Mix(0, (uint64_t{k.src_port} << 32) | (uint64_t{k.dst_port} << 16) |
-                          (uint64_t{k.protocol} << 8) | uint64_t{k.ipv6});
+  uint64_t h = Mix(
+      0, (uint64_t{k.src_port} << 32) | (uint64_t{k.dst_port} << 16) | (uint64_t{k.protocol} << 8) | uint64_t{k.ipv6});
   h = Mix(h, Load64(k.src.data()));
   h = Mix(h, Load64(k.src.data() + 8));
   h = Mix(h, Load64(k.dst.data()));
@@ -142,7 +151,8 @@ size_t SpaceSaving::Probe(const FlowKey& canon, size_t hash) const {
 
 void SpaceSaving::Reindex(size_t cells) {
   index_.Reset(cells);
-  for (uint32_t s = 0; s < slots_.size(); ++s) index_.Set(Probe(slots_[s].canon, slots_[s].hash), s + 1, slots_[s].hash);
+  for (uint32_t s = 0; s < slots_.size(); ++s)
+    index_.Set(Probe(slots_[s].canon, slots_[s].hash), s + 1, slots_[s].hash);
 }
 
 FlowStats* SpaceSaving::Touch(const FlowKey& canon, size_t hash, const FlowKey& key) {

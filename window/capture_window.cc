@@ -39,7 +39,8 @@ std::vector<FlowStats> FlowDeltas(const std::vector<FlowStats>& prev, const std:
     }
     if (d.packets > 0) out.push_back(d);
   }
-  std::stable_sort(out.begin(), out.end(), [](const FlowStats& a, const FlowStats& b) { return a.packets > b.packets; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const FlowStats& a, const FlowStats& b) { return a.packets > b.packets; });
   return out;
 }
 
@@ -66,8 +67,8 @@ void ComputeCaptureWindows(const std::vector<CaptureReading>& prev, const std::v
     w.interface = b.interface;
     w.seconds = seconds;
     if (a->stats_ok && b.stats_ok) {
-      w.buffer_drops = CounterDelta(a->pcap_dropped, b.pcap_dropped, CounterWidth::k32, issues, "pcap", b.interface,
-                                    "buffer_drops");
+      w.buffer_drops =
+          CounterDelta(a->pcap_dropped, b.pcap_dropped, CounterWidth::k32, issues, "pcap", b.interface, "buffer_drops");
       w.interface_drops = CounterDelta(a->pcap_ifdropped, b.pcap_ifdropped, CounterWidth::k32, issues, "pcap",
                                        b.interface, "interface_drops");
     }

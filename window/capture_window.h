@@ -42,7 +42,7 @@ struct CaptureWindow {
   double paired_per_second = 0, lost_per_second = 0;
   std::optional<double> loss_ratio;  // lost / (paired + lost), when any resolved
   std::array<uint64_t, kSizeBuckets> sizes{};
-  uint64_t turnarounds = 0;          // paired requests in the window
+  uint64_t turnarounds = 0;  // paired requests in the window
   std::optional<double> turnaround_p50_seconds, turnaround_p90_seconds, turnaround_p99_seconds;
   // The window's flows, most packets first: the cumulative top flows' deltas
   // (a flow that entered the bounded table this window counts whole, with

@@ -2,9 +2,8 @@
 
 namespace bottleneckd {
 
-std::optional<uint64_t> CounterDelta(uint64_t prev, uint64_t cur, CounterWidth width,
-                                     std::vector<CounterIssue>* issues, const char* source,
-                                     std::string_view object, std::string_view counter) {
+std::optional<uint64_t> CounterDelta(uint64_t prev, uint64_t cur, CounterWidth width, std::vector<CounterIssue>* issues,
+                                     const char* source, std::string_view object, std::string_view counter) {
   auto record = [&](CounterAnomaly kind) {
     if (issues == nullptr) return;
     std::string key(object);

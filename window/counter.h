@@ -28,8 +28,7 @@ struct CounterIssue {
 //   a wrap; returns the wrapped delta and records kWrap.
 // - otherwise: a reset; returns nullopt (no rate this window) and records kReset.
 // `issues` may be null; the key "object/counter" is only built on an anomaly.
-std::optional<uint64_t> CounterDelta(uint64_t prev, uint64_t cur, CounterWidth width,
-                                     std::vector<CounterIssue>* issues, const char* source,
-                                     std::string_view object, std::string_view counter);
+std::optional<uint64_t> CounterDelta(uint64_t prev, uint64_t cur, CounterWidth width, std::vector<CounterIssue>* issues,
+                                     const char* source, std::string_view object, std::string_view counter);
 
 }  // namespace bottleneckd

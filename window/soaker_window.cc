@@ -10,8 +10,7 @@ double Clamp01(double v) { return std::clamp(v, 0.0, 1.0); }
 
 }  // namespace
 
-bool ComputeSoakerCpuWindow(const SoakerCpu& a, const SoakerCpu& b, double window_seconds,
-                            SoakerCpuWindow* out) {
+bool ComputeSoakerCpuWindow(const SoakerCpu& a, const SoakerCpu& b, double window_seconds, SoakerCpuWindow* out) {
   const double rate = b.iterations_per_second;
   if (a.cpu != b.cpu || a.generation != b.generation) return false;
   if (!(window_seconds > 0) || !std::isfinite(window_seconds)) return false;
@@ -47,8 +46,7 @@ double SoakerWindowSeconds(const SoakerReading& a, const SoakerReading& b) {
   return static_cast<double>(b.mono_ns - a.mono_ns) / 1e9;
 }
 
-double BusyRatioWithoutSoaker(double accounting_busy_ratio, double elapsed_seconds,
-                              double soaker_cpu_seconds) {
+double BusyRatioWithoutSoaker(double accounting_busy_ratio, double elapsed_seconds, double soaker_cpu_seconds) {
   if (!(elapsed_seconds > 0)) return Clamp01(accounting_busy_ratio);
   return Clamp01(accounting_busy_ratio - soaker_cpu_seconds / elapsed_seconds);
 }

@@ -26,9 +26,9 @@ struct SoakerCpuWindow {
   // d_iterations / (rate x window), unclamped: persistently above ~1.02 on an
   // idle CPU says the calibration is stale.
   double delivered_idle_unclamped = 0;
-  double busy_ratio = 0;           // 1 - delivered_idle_ratio
-  double hidden_ratio = 0;         // charged to the soaker but not spent on its loop
-  double soaker_cpu_seconds = 0;   // thread CPU time over the window (unclamped)
+  double busy_ratio = 0;             // 1 - delivered_idle_ratio
+  double hidden_ratio = 0;           // charged to the soaker but not spent on its loop
+  double soaker_cpu_seconds = 0;     // thread CPU time over the window (unclamped)
   double iterations_per_second = 0;  // calibration used (the later reading's)
 };
 
@@ -36,8 +36,7 @@ struct SoakerCpuWindow {
 // two are different CPUs or threads (generation changed: counters restarted),
 // window_seconds is not > 0, the later calibration is not > 0, or a counter
 // went backwards.
-bool ComputeSoakerCpuWindow(const SoakerCpu& a, const SoakerCpu& b, double window_seconds,
-                            SoakerCpuWindow* out);
+bool ComputeSoakerCpuWindow(const SoakerCpu& a, const SoakerCpu& b, double window_seconds, SoakerCpuWindow* out);
 
 // Every CPU present in both readings (matched by cpu; both sorted by cpu as
 // Soaker::Read gives them) for which ComputeSoakerCpuWindow succeeds, in cpu
@@ -54,7 +53,6 @@ double SoakerWindowSeconds(const SoakerReading& a, const SoakerReading& b);
 // nice 19, nice) time. accounting_busy_ratio is of elapsed_seconds of the CPU's
 // ticks; the result is clamped to [0, 1] (tick sampling makes it noisy by about
 // one tick per window).
-double BusyRatioWithoutSoaker(double accounting_busy_ratio, double elapsed_seconds,
-                              double soaker_cpu_seconds);
+double BusyRatioWithoutSoaker(double accounting_busy_ratio, double elapsed_seconds, double soaker_cpu_seconds);
 
 }  // namespace bottleneckd

@@ -16,11 +16,17 @@ uint64_t Opt(const std::optional<uint64_t>& v) { return v.value_or(0); }
 // Fills the accounting ratios of one CPU line. False if the line went backwards.
 bool CpuRatios(const CpuTimes& a, const CpuTimes& b, std::vector<CounterIssue>* issues, CpuWindow* w) {
   std::string obj = a.cpu < 0 ? "cpu" : "cpu" + std::to_string(a.cpu);
-  struct Field { const char* name; uint64_t a, b; double* ratio; };
+  struct Field {
+    const char* name;
+    uint64_t a, b;
+    double* ratio;
+  };
   double idle = 0, nice = 0;
   Field fields[] = {
-      {"user", a.user, b.user, &w->user_ratio},       {"nice", a.nice, b.nice, &nice},
-      {"system", a.system, b.system, &w->system_ratio}, {"idle", a.idle, b.idle, &idle},
+      {"user", a.user, b.user, &w->user_ratio},
+      {"nice", a.nice, b.nice, &nice},
+      {"system", a.system, b.system, &w->system_ratio},
+      {"idle", a.idle, b.idle, &idle},
       {"iowait", Opt(a.iowait), Opt(b.iowait), &w->iowait_ratio},
       {"irq", Opt(a.irq), Opt(b.irq), &w->irq_ratio},
       {"softirq", Opt(a.softirq), Opt(b.softirq), &w->softirq_ratio},
@@ -57,8 +63,8 @@ void CpuWindows(const Sample& p, const Sample& c, double secs, Window* w) {
     if (CpuRatios(*p.stat->total, *c.stat->total, &w->issues, &cw)) w->cpu_total = cw;
   }
   if (p.cpu_pressure && c.cpu_pressure && p.cpu_pressure->some && c.cpu_pressure->some) {
-    auto d = CounterDelta(p.cpu_pressure->some->total_us, c.cpu_pressure->some->total_us, CounterWidth::k64,
-                          &w->issues, "cpu", "pressure", "some");
+    auto d = CounterDelta(p.cpu_pressure->some->total_us, c.cpu_pressure->some->total_us, CounterWidth::k64, &w->issues,
+                          "cpu", "pressure", "some");
     if (d) w->cpu_pressure_some_ratio = MicrosToSeconds(*d) / secs;
   }
 }
@@ -100,8 +106,8 @@ void InterruptRates(const Sample& p, const Sample& c, double secs, Window* w,
     bool reset = false;
     for (size_t i = 0; i < l.per_cpu.size() && i < cc.size(); ++i) {
       if (prev_col[i] < 0 || static_cast<size_t>(prev_col[i]) >= a.per_cpu.size()) continue;
-      auto d = CounterDelta(a.per_cpu[static_cast<size_t>(prev_col[i])], l.per_cpu[i], CounterWidth::k32,
-                            &w->issues, "interrupts", l.name, cpu_name[i]);
+      auto d = CounterDelta(a.per_cpu[static_cast<size_t>(prev_col[i])], l.per_cpu[i], CounterWidth::k32, &w->issues,
+                            "interrupts", l.name, cpu_name[i]);
       if (!d) {
         reset = true;
         continue;
@@ -119,8 +125,10 @@ void SoftirqRates(const Sample& p, const Sample& c, double secs, Window* w) {
   if (p.softirqs && c.softirqs) {
     const SoftirqRow* a = nullptr;
     const SoftirqRow* b = nullptr;
-    for (const SoftirqRow& r : p.softirqs->rows) if (r.type == "NET_RX") a = &r;
-    for (const SoftirqRow& r : c.softirqs->rows) if (r.type == "NET_RX") b = &r;
+    for (const SoftirqRow& r : p.softirqs->rows)
+      if (r.type == "NET_RX") a = &r;
+    for (const SoftirqRow& r : c.softirqs->rows)
+      if (r.type == "NET_RX") b = &r;
     if (a && b) {
       for (size_t i = 0; i < b->per_cpu.size() && i < c.softirqs->cpus.size(); ++i) {
         int cpu = c.softirqs->cpus[i];
@@ -128,8 +136,8 @@ void SoftirqRates(const Sample& p, const Sample& c, double secs, Window* w) {
         if (pos == p.softirqs->cpus.end()) continue;
         size_t j = static_cast<size_t>(pos - p.softirqs->cpus.begin());
         if (j >= a->per_cpu.size()) continue;
-        auto d = CounterDelta(a->per_cpu[j], b->per_cpu[i], CounterWidth::k64, &w->issues, "softirqs",
-                              "NET_RX", "cpu" + std::to_string(cpu));
+        auto d = CounterDelta(a->per_cpu[j], b->per_cpu[i], CounterWidth::k64, &w->issues, "softirqs", "NET_RX",
+                              "cpu" + std::to_string(cpu));
         if (d)
           if (CpuWindow* cw = CpuById(w, cpu)) cw->net_rx_softirqs_per_second = static_cast<double>(*d) / secs;
       }
@@ -143,8 +151,8 @@ void SoftirqRates(const Sample& p, const Sample& c, double secs, Window* w) {
       if (it == p.softnet->end()) continue;
       std::string obj = "cpu" + std::to_string(b.cpu);
       auto dd = CounterDelta(it->dropped, b.dropped, CounterWidth::k32, &w->issues, "softnet", obj, "dropped");
-      auto ds = CounterDelta(it->time_squeeze, b.time_squeeze, CounterWidth::k32, &w->issues, "softnet", obj,
-                             "time_squeeze");
+      auto ds =
+          CounterDelta(it->time_squeeze, b.time_squeeze, CounterWidth::k32, &w->issues, "softnet", obj, "time_squeeze");
       CpuWindow* cw = CpuById(w, b.cpu);
       if (dd) {
         drops += static_cast<double>(*dd) / secs;
@@ -166,8 +174,7 @@ std::optional<double> Rate(const NetDev& a, const NetDev& b, std::string_view co
   return static_cast<double>(*d) / secs;
 }
 
-void NicRates(const Sample& p, const Sample& c, double secs, const std::map<std::string, double>& irq_rate,
-              Window* w) {
+void NicRates(const Sample& p, const Sample& c, double secs, const std::map<std::string, double>& irq_rate, Window* w) {
   if (!p.netdev || !c.netdev) return;
   double nic_drops = 0;
   bool any_drops = false;

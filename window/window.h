@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "sources/sample.h"
-#include "window/counter.h"
 #include "window/capture_window.h"
+#include "window/counter.h"
 #include "window/soaker_window.h"
 
 namespace bottleneckd {
@@ -26,11 +26,11 @@ struct CpuWindow {
   double interrupt_ratio = 0;  // (irq + softirq) / elapsed: time in interrupt context
   double irq_ratio = 0, softirq_ratio = 0, steal_ratio = 0, iowait_ratio = 0;
   double user_ratio = 0, system_ratio = 0;
-  double elapsed_seconds = 0;  // the CPU's elapsed ticks / USER_HZ
+  double elapsed_seconds = 0;        // the CPU's elapsed ticks / USER_HZ
   double interrupts_per_second = 0;  // device IRQs delivered to this CPU (/proc/interrupts)
   double net_rx_softirqs_per_second = 0;
-  double time_squeeze_per_second = 0;  // softnet column 3
-  double backlog_drops_per_second = 0; // softnet column 2
+  double time_squeeze_per_second = 0;   // softnet column 3
+  double backlog_drops_per_second = 0;  // softnet column 2
 };
 
 // One network interface over the window. Rates are nullopt when a counter reset.
@@ -38,9 +38,9 @@ struct NicWindow {
   std::string interface;
   std::optional<double> rx_packets_per_second, tx_packets_per_second;
   std::optional<double> rx_bits_per_second, tx_bits_per_second;
-  std::optional<double> interrupts_per_second;      // all IRQs mapped to this NIC
-  std::optional<double> packets_per_interrupt;      // (rx+tx packets) / interrupts
-  std::optional<double> nic_drops_per_second;       // missed + fifo + over + no-buffer
+  std::optional<double> interrupts_per_second;  // all IRQs mapped to this NIC
+  std::optional<double> packets_per_interrupt;  // (rx+tx packets) / interrupts
+  std::optional<double> nic_drops_per_second;   // missed + fifo + over + no-buffer
 };
 
 // Drops per second on each rung of the receive drop ladder (DESIGN.md 3).
@@ -61,7 +61,7 @@ struct Window {
   int64_t start_mono_ns = 0, end_mono_ns = 0;
   double seconds = 0;
   std::vector<CpuWindow> cpus;
-  std::optional<CpuWindow> cpu_total;  // the aggregate "cpu" line
+  std::optional<CpuWindow> cpu_total;             // the aggregate "cpu" line
   std::optional<double> cpu_pressure_some_ratio;  // stall time / window
   std::vector<NicWindow> nics;
   DropLadder drops;

@@ -127,8 +127,8 @@ Status HttpServer::Start(const ListenAddress& address, const SnapshotStore* stor
   std::unique_ptr<HttpServer> s(new HttpServer());
   s->address_ = address;
   s->handlers_ = std::make_unique<Handlers>(store);
-  std::vector<std::string> options = {"listening_ports", address.CivetPorts(), "num_threads", "4",
-                                      "request_timeout_ms", "10000", "enable_keep_alive", "no"};
+  std::vector<std::string> options = {"listening_ports", address.CivetPorts(), "num_threads", "4", "request_timeout_ms",
+                                      "10000",           "enable_keep_alive",  "no"};
   try {
     s->server_ = std::make_unique<CivetServer>(options);
   } catch (const CivetException& e) {

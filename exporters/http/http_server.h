@@ -22,8 +22,7 @@ class HttpServer {
   ~HttpServer();
 
   // Starts serving on `address`. `store` must outlive the server.
-  static Status Start(const ListenAddress& address, const SnapshotStore* store,
-                      std::unique_ptr<HttpServer>* out);
+  static Status Start(const ListenAddress& address, const SnapshotStore* store, std::unique_ptr<HttpServer>* out);
 
   // The address actually bound, with the kernel-chosen port when 0 was asked
   // ("127.0.0.1:40123").

@@ -9,12 +9,23 @@ std::string HtmlEscape(std::string_view s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -27,8 +38,9 @@ namespace {
 void AppendBusPaths(const Snapshot& snap, std::string* h) {
   if (!snap.bus_paths || snap.bus_paths->empty()) return;
   const BusEstimate* bus = snap.window && snap.bus ? &*snap.bus : nullptr;
-  *h += "<h2>Bus paths</h2>\n<table><tr><th>interface</th><th>link (upstream end)</th><th>bus</th><th>speed</th>"
-        "<th>width</th><th>capacity</th><th>utilisation</th><th>notes</th></tr>\n";
+  *h +=
+      "<h2>Bus paths</h2>\n<table><tr><th>interface</th><th>link (upstream end)</th><th>bus</th><th>speed</th>"
+      "<th>width</th><th>capacity</th><th>utilisation</th><th>notes</th></tr>\n";
   char buf[64];
   for (const BusPath& p : *snap.bus_paths) {
     for (size_t i = 0; i < p.links.size(); ++i) {
@@ -85,7 +97,9 @@ std::string RenderLandingPage(const Snapshot* snap, const BuildInfo& build) {
       "<style>body{font-family:sans-serif;margin:2em}td,th{padding:2px 10px;text-align:left}"
       ".bad{color:#b00}</style></head><body>\n"
       "<h1>bottleneckd</h1>\n<p>Linux bottleneck profiler: is this host CPU-, interrupt- or bus-bound?</p>\n"
-      "<p>version " + HtmlEscape(build.version) + " (" + HtmlEscape(build.revision) + ")</p>\n"
+      "<p>version " +
+      HtmlEscape(build.version) + " (" + HtmlEscape(build.revision) +
+      ")</p>\n"
       "<ul><li><a href=\"/metrics\">/metrics</a> (Prometheus)</li>"
       "<li><a href=\"/healthz\">/healthz</a></li></ul>\n";
   if (snap == nullptr) {
@@ -99,8 +113,8 @@ std::string RenderLandingPage(const Snapshot* snap, const BuildInfo& build) {
          "<tr><th>collector</th><th>state</th><th>last read</th></tr>\n";
     for (const CollectorResult& r : snap->sample.results) {
       std::snprintf(buf, sizeof(buf), "%.3f ms", r.duration_seconds * 1e3);
-      h += "<tr><td>" + HtmlEscape(r.name) + "</td><td" + (r.success ? ">ok" : " class=\"bad\">" + HtmlEscape(r.error)) +
-           "</td><td>" + buf + "</td></tr>\n";
+      h += "<tr><td>" + HtmlEscape(r.name) + "</td><td" +
+           (r.success ? ">ok" : " class=\"bad\">" + HtmlEscape(r.error)) + "</td><td>" + buf + "</td></tr>\n";
     }
     h += "</table>\n";
     AppendBusPaths(*snap, &h);

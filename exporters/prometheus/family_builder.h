@@ -5,12 +5,12 @@
 // in reverse order of creation (scoped locals are).
 #pragma once
 
+#include <prometheus/metric_family.h>
+
 #include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <prometheus/metric_family.h>
 
 namespace bottleneckd {
 

@@ -163,12 +163,13 @@ bool ValidateMetricNames(std::string* bad) {
       return false;
     }
   }
-  for (const char* l : {"cpu", "mode", "kind", "source", "interface", "queue", "irq", "name", "type", "driver",
-                        "device", "operstate", "virtual", "statistic", "rung", "protocol", "process", "pid",
-                        "thread", "tid", "collector", "version", "revision", "scheduler", "bus", "speed", "width",
-                        "max_speed", "max_width", "downtrained", "emulated", "narrowest", "hop", "assumption",
-                        "direction", "method", "profile", "parameters", "vendor_id", "device_id", "class_id",
-                        "parent", "numa_node", "fact", "severity", "error", "bound", "resource"}) {
+  for (const char* l :
+       {"cpu",      "mode",       "kind",      "source",    "interface", "queue",       "irq",       "name",
+        "type",     "driver",     "device",    "operstate", "virtual",   "statistic",   "rung",      "protocol",
+        "process",  "pid",        "thread",    "tid",       "collector", "version",     "revision",  "scheduler",
+        "bus",      "speed",      "width",     "max_speed", "max_width", "downtrained", "emulated",  "narrowest",
+        "hop",      "assumption", "direction", "method",    "profile",   "parameters",  "vendor_id", "device_id",
+        "class_id", "parent",     "numa_node", "fact",      "severity",  "error",       "bound",     "resource"}) {
     if (!prometheus::CheckLabelName(l)) {
       *bad = l;
       return false;

@@ -5,12 +5,12 @@
 // (prometheus-cpp's custom Collectable pattern). Nothing here throws.
 #pragma once
 
+#include <prometheus/collectable.h>
+#include <prometheus/metric_family.h>
+
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <prometheus/collectable.h>
-#include <prometheus/metric_family.h>
 
 #include "daemon/snapshot.h"
 

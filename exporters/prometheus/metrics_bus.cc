@@ -42,12 +42,15 @@ void AddPathFamilies(const Snapshot& s, Families* out) {
     for (const BusPath& p : paths)
       for (size_t i = 0; i < p.links.size(); ++i) {
         const BusLink& l = p.links[i];
-        std::vector<prometheus::ClientMetric::Label> labels = {
-            {"interface", p.interface},       {"device", l.device},
-            {"bus", BusKindName(l.kind)},     {"speed", l.SpeedLabel()},
-            {"width", l.WidthLabel()},        {"downtrained", l.downtrained ? "true" : "false"},
-            {"emulated", l.emulated ? "true" : "false"}, {"narrowest", i == p.narrowest ? "true" : "false"},
-            {"hop", std::to_string(i)}};
+        std::vector<prometheus::ClientMetric::Label> labels = {{"interface", p.interface},
+                                                               {"device", l.device},
+                                                               {"bus", BusKindName(l.kind)},
+                                                               {"speed", l.SpeedLabel()},
+                                                               {"width", l.WidthLabel()},
+                                                               {"downtrained", l.downtrained ? "true" : "false"},
+                                                               {"emulated", l.emulated ? "true" : "false"},
+                                                               {"narrowest", i == p.narrowest ? "true" : "false"},
+                                                               {"hop", std::to_string(i)}};
         if (l.kind == BusKind::kPcie) {
           labels.push_back({"max_speed", l.MaxSpeedLabel()});
           std::string max_width = "x";  // appended, not "x" + ...: GCC 12 -O3 -Wrestrict false positive
@@ -62,7 +65,8 @@ void AddPathFamilies(const Snapshot& s, Families* out) {
                     "(shared, half-duplex) segment; PCIe rate x lanes after line encoding, per direction.",
                     MetricType::Gauge);
   for (const BusPath& p : paths)
-    for (const BusLink& l : p.links) cap.Add(l.raw_bytes_per_second, {{"interface", p.interface}, {"device", l.device}});
+    for (const BusLink& l : p.links)
+      cap.Add(l.raw_bytes_per_second, {{"interface", p.interface}, {"device", l.device}});
   FamilyBuilder assumed(out, "bottleneckd_bus_assumption_info",
                         "What the bus model assumed for a fact the topology lacks, per link; value 1.",
                         MetricType::Gauge);
@@ -114,7 +118,8 @@ void AddEstimateFamilies(const Snapshot& s, const BusEstimate& bus, Families* ou
     for (size_t i = 0; i < n.own.size() && i < bp->links.size(); ++i) {
       const BusLink& l = bp->links[i];
       if (l.kind == BusKind::kPcie) {
-        traffic.Add(n.own[i].up_bytes_per_second, {{"interface", n.interface}, {"device", l.device}, {"direction", "up"}});
+        traffic.Add(n.own[i].up_bytes_per_second,
+                    {{"interface", n.interface}, {"device", l.device}, {"direction", "up"}});
         traffic.Add(n.own[i].down_bytes_per_second,
                     {{"interface", n.interface}, {"device", l.device}, {"direction", "down"}});
       } else {

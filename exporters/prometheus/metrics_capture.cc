@@ -4,9 +4,9 @@
 #include <limits>
 #include <string>
 
-#include "window/capture_window.h"
 #include "exporters/prometheus/family_builder.h"
 #include "exporters/prometheus/metrics_internal.h"
+#include "window/capture_window.h"
 
 namespace bottleneckd::internal {
 namespace {
@@ -30,7 +30,8 @@ void AddSizeHistogram(const CaptureReading& r, prometheus::MetricFamily* f) {
     cumulative += r.sizes[i];
     prometheus::ClientMetric::Bucket b;
     b.cumulative_count = cumulative;
-    b.upper_bound = i + 1 < kSizeBuckets ? static_cast<double>(kSizeBounds[i]) : std::numeric_limits<double>::infinity();
+    b.upper_bound =
+        i + 1 < kSizeBuckets ? static_cast<double>(kSizeBounds[i]) : std::numeric_limits<double>::infinity();
     m.histogram.bucket.push_back(b);
   }
   m.histogram.sample_count = cumulative;
@@ -125,11 +126,11 @@ void AddCaptureFamilies(const Snapshot& s, Families* out) {
       }
     }
   }
-  prometheus::MetricFamily sizes = Histogram(
-      "bottleneckd_capture_packet_size_bytes", "Captured frames by length on the wire (bytes).");
-  prometheus::MetricFamily turnaround = Histogram(
-      "bottleneckd_capture_turnaround_seconds",
-      "Echo turnaround: from a UDP request to its captured echo (the box's time, seen from this capture).");
+  prometheus::MetricFamily sizes =
+      Histogram("bottleneckd_capture_packet_size_bytes", "Captured frames by length on the wire (bytes).");
+  prometheus::MetricFamily turnaround =
+      Histogram("bottleneckd_capture_turnaround_seconds",
+                "Echo turnaround: from a UDP request to its captured echo (the box's time, seen from this capture).");
   for (const CaptureReading& r : readings) {
     if (r.opened_mono_ns == 0) continue;
     AddSizeHistogram(r, &sizes);
@@ -142,13 +143,15 @@ void AddCaptureFamilies(const Snapshot& s, Families* out) {
                         "1 when the capture lost nothing in the last window (its rates and losses can be believed).",
                         MetricType::Gauge);
   FamilyBuilder quantile(out, "bottleneckd_capture_window_turnaround_seconds",
-                         "Echo turnaround percentiles (50, 90, 99) over the last window.",
-                         MetricType::Gauge);
+                         "Echo turnaround percentiles (50, 90, 99) over the last window.", MetricType::Gauge);
   for (const CaptureWindow& w : s.window->captures) {
     trusted.Add(w.trusted ? 1 : 0, {{"interface", w.interface}});
-    if (w.turnaround_p50_seconds) quantile.Add(*w.turnaround_p50_seconds, {{"interface", w.interface}, {"percentile", "50"}});
-    if (w.turnaround_p90_seconds) quantile.Add(*w.turnaround_p90_seconds, {{"interface", w.interface}, {"percentile", "90"}});
-    if (w.turnaround_p99_seconds) quantile.Add(*w.turnaround_p99_seconds, {{"interface", w.interface}, {"percentile", "99"}});
+    if (w.turnaround_p50_seconds)
+      quantile.Add(*w.turnaround_p50_seconds, {{"interface", w.interface}, {"percentile", "50"}});
+    if (w.turnaround_p90_seconds)
+      quantile.Add(*w.turnaround_p90_seconds, {{"interface", w.interface}, {"percentile", "90"}});
+    if (w.turnaround_p99_seconds)
+      quantile.Add(*w.turnaround_p99_seconds, {{"interface", w.interface}, {"percentile", "99"}});
   }
 }
 

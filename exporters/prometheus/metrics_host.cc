@@ -124,7 +124,8 @@ void AddInterruptFamilies(const Snapshot& s, Families* out) {
     std::vector<double> per_cpu(irqs.cpus.size(), 0);
     for (const IrqLine& l : irqs.lines) {
       if (!l.irq) continue;
-      for (size_t i = 0; i < l.per_cpu.size() && i < per_cpu.size(); ++i) per_cpu[i] += static_cast<double>(l.per_cpu[i]);
+      for (size_t i = 0; i < l.per_cpu.size() && i < per_cpu.size(); ++i)
+        per_cpu[i] += static_cast<double>(l.per_cpu[i]);
     }
     for (size_t i = 0; i < per_cpu.size(); ++i) f.Add(per_cpu[i], {{"cpu", CpuLabel(irqs.cpus[i])}});
   }
@@ -152,8 +153,10 @@ void AddInterruptFamilies(const Snapshot& s, Families* out) {
           for (uint64_t v : l.per_cpu) sum += static_cast<double>(v);
       queue.Add(sum, {{"interface", n.interface}, {"queue", n.queue}, {"irq", std::to_string(n.irq)}});
       auto it = std::find_if(by_nic.begin(), by_nic.end(), [&](const auto& p) { return p.first == n.interface; });
-      if (it == by_nic.end()) by_nic.emplace_back(n.interface, sum);
-      else it->second += sum;
+      if (it == by_nic.end())
+        by_nic.emplace_back(n.interface, sum);
+      else
+        it->second += sum;
     }
     for (const auto& [ifname, sum] : by_nic) nic.Add(sum, {{"interface", ifname}});
   }

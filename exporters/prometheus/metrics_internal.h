@@ -1,9 +1,9 @@
 // Per-area builders of metric families, shared by exporters/prometheus/metrics*.cc only.
 #pragma once
 
-#include <vector>
-
 #include <prometheus/metric_family.h>
+
+#include <vector>
 
 #include "daemon/snapshot.h"
 

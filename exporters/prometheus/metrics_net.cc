@@ -5,9 +5,9 @@
 
 #include "base/kernel_units.h"
 #include "collectors/cpu.h"
-#include "window/window.h"
 #include "exporters/prometheus/family_builder.h"
 #include "exporters/prometheus/metrics_internal.h"
+#include "window/window.h"
 
 namespace bottleneckd::internal {
 namespace {
@@ -52,8 +52,10 @@ void AddNetworkFamilies(const Snapshot& s, Families* out) {
       add(txp, "tx_packets");
       add(rxb, "rx_bytes");
       add(txb, "tx_bytes");
-      for (const auto& [name, v] : d.stats) stat.Add(static_cast<double>(v), {{"interface", d.name}, {"statistic", name}});
-      for (const auto& [name, v] : d.ethtool) drv.Add(static_cast<double>(v), {{"interface", d.name}, {"statistic", name}});
+      for (const auto& [name, v] : d.stats)
+        stat.Add(static_cast<double>(v), {{"interface", d.name}, {"statistic", name}});
+      for (const auto& [name, v] : d.ethtool)
+        drv.Add(static_cast<double>(v), {{"interface", d.name}, {"statistic", name}});
     }
   }
   // The drop ladder: nic per interface; backlog and socket are host-wide (no
@@ -73,7 +75,8 @@ void AddNetworkFamilies(const Snapshot& s, Families* out) {
   if (smp.sockets) {
     std::optional<double> sum;
     for (const char* proto : {"Udp", "UdpLite"})
-      if (auto v = smp.sockets->Get(proto, "RcvbufErrors"); v && *v >= 0) sum = sum.value_or(0) + static_cast<double>(*v);
+      if (auto v = smp.sockets->Get(proto, "RcvbufErrors"); v && *v >= 0)
+        sum = sum.value_or(0) + static_cast<double>(*v);
     if (sum) drops.Add(*sum, {{"rung", "socket"}});
   }
 }
@@ -87,8 +90,10 @@ void AddSocketFamilies(const Snapshot& s, Families* out) {
                        "Protocol levels from /proc/net/snmp (Tcp CurrEstab, RtoMin, ...).", MetricType::Gauge);
   for (const SnmpTable& t : s.sample.sockets->tables)
     for (const SnmpField& f : t.fields) {
-      if (IsGaugeField(f.name)) gauges.Add(static_cast<double>(f.value), {{"protocol", t.protocol}, {"statistic", f.name}});
-      else counters.Add(static_cast<double>(f.value), {{"protocol", t.protocol}, {"statistic", f.name}});
+      if (IsGaugeField(f.name))
+        gauges.Add(static_cast<double>(f.value), {{"protocol", t.protocol}, {"statistic", f.name}});
+      else
+        counters.Add(static_cast<double>(f.value), {{"protocol", t.protocol}, {"statistic", f.name}});
     }
 }
 
@@ -96,8 +101,7 @@ void AddThreadFamilies(const Snapshot& s, Families* out) {
   if (!s.sample.threads) return;
   FamilyBuilder secs(out, "bottleneckd_thread_cpu_seconds_total",
                      "CPU seconds of each thread of the configured target processes.", MetricType::Counter);
-  FamilyBuilder last(out, "bottleneckd_thread_last_cpu", "The CPU each target thread last ran on.",
-                     MetricType::Gauge);
+  FamilyBuilder last(out, "bottleneckd_thread_last_cpu", "The CPU each target thread last ran on.", MetricType::Gauge);
   for (const ThreadSample& t : *s.sample.threads) {
     std::string pid = std::to_string(t.pid), tid = std::to_string(t.task.tid);
     secs.Add(TicksToSeconds(t.task.utime),
@@ -110,10 +114,9 @@ void AddThreadFamilies(const Snapshot& s, Families* out) {
   FamilyBuilder ratio(out, "bottleneckd_thread_cpu_ratio",
                       "Share of one CPU each target thread used over the last window.", MetricType::Gauge);
   for (const ThreadWindow& t : s.window->threads)
-    ratio.Add(t.cpu_ratio, {{"process", t.process},
-                            {"pid", std::to_string(t.pid)},
-                            {"thread", t.thread},
-                            {"tid", std::to_string(t.tid)}});
+    ratio.Add(
+        t.cpu_ratio,
+        {{"process", t.process}, {"pid", std::to_string(t.pid)}, {"thread", t.thread}, {"tid", std::to_string(t.tid)}});
 }
 
 }  // namespace bottleneckd::internal

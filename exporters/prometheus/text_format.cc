@@ -104,8 +104,7 @@ void AppendSample(const MetricFamily& f, const ClientMetric& m, double v, std::s
   AppendTail(m, out);
 }
 
-void AppendSumCount(const MetricFamily& f, const ClientMetric& m, double sum, std::uint64_t count,
-                    std::string* out) {
+void AppendSumCount(const MetricFamily& f, const ClientMetric& m, double sum, std::uint64_t count, std::string* out) {
   AppendHead(f, m, "_sum", out);
   AppendTextValue(sum, out);
   AppendTail(m, out);

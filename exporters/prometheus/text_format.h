@@ -16,10 +16,10 @@
 // std::bad_alloc from the string.
 #pragma once
 
+#include <prometheus/metric_family.h>
+
 #include <string>
 #include <vector>
-
-#include <prometheus/metric_family.h>
 
 namespace bottleneckd {
 

@@ -6,10 +6,10 @@
 #include <optional>
 #include <string>
 
-#include "traffic/packet.h"
 #include "exporters/report/json_util.h"
 #include "exporters/report/pcap_report.h"
 #include "exporters/report/pcap_report_internal.h"
+#include "traffic/packet.h"
 
 namespace bottleneckd {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "analysis/segments.h"
 #include "analysis/signals.h"
-#include "exporters/report/json_util.h"
 #include "daemon/replay.h"
+#include "exporters/report/json_util.h"
 
 namespace bottleneckd {
 
@@ -33,9 +33,12 @@ Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, do
     segs.parent_id = found[0].id;
     segs.limit = 0;
     BN_RETURN_IF_ERROR(store->ListRuns(segs, &out->runs));
-    std::sort(out->runs.begin(), out->runs.end(), [](const RunReport& a, const RunReport& b) { return a.start < b.start; });
-    if (out->runs.empty()) out->runs.push_back(found[0]);
-    else out->parent = found[0];
+    std::sort(out->runs.begin(), out->runs.end(),
+              [](const RunReport& a, const RunReport& b) { return a.start < b.start; });
+    if (out->runs.empty())
+      out->runs.push_back(found[0]);
+    else
+      out->parent = found[0];
     out->flows = true;
   }
   SweepAnalysis sweep = AnalyseSweep(out->runs, drop_floor_per_second);
@@ -102,7 +105,8 @@ void AppendFlows(const RunReport& x, std::string* o) {
   for (const RunFlow& f : x.flows) width = std::max(width, static_cast<int>(f.flow.size()));
   char b[512];
   *o += "    flows (most packets first):\n";
-  std::snprintf(b, sizeof b, "      %-*s %10s %10s %10s %12s\n", width, "flow", "requests", "replies", "lost", "packets");
+  std::snprintf(b, sizeof b, "      %-*s %10s %10s %10s %12s\n", width, "flow", "requests", "replies", "lost",
+                "packets");
   *o += b;
   for (const RunFlow& f : x.flows) {
     std::snprintf(b, sizeof b, "      %-*s %10s %10s %10s %12s\n", width, f.flow.c_str(), U(f.requests).c_str(),
@@ -208,7 +212,8 @@ std::string RunTable(const std::vector<RunReport>& runs, bool flows) {
   o += "  verdict\n";
   for (const RunReport& x : runs) {
     // Offered in bits when the run says (a recording's), else the packets that reached the box.
-    std::string offered = x.offered_bits_per_second ? Mbps(*x.offered_bits_per_second) : Kpps(x.offered_packets_per_second);
+    std::string offered =
+        x.offered_bits_per_second ? Mbps(*x.offered_bits_per_second) : Kpps(x.offered_packets_per_second);
     std::string idle = x.soaker_idle ? std::to_string(static_cast<int>(std::lround(*x.soaker_idle * 100))) + " %" : "-";
     std::string bus = "-";
     if (x.bus_utilisation) {
@@ -260,12 +265,14 @@ std::string ReportText(const Report& r) {
     o += "\n";
   } else {
     std::snprintf(b, sizeof b, "recording %s: %s, %zu samples every %gs%s%s\n\n", r.recording.c_str(),
-                  r.info.source.c_str(), r.info.samples, r.info.interval_seconds, r.info.hostname.empty() ? "" : ", host ",
-                  r.info.hostname.c_str());
+                  r.info.source.c_str(), r.info.samples, r.info.interval_seconds,
+                  r.info.hostname.empty() ? "" : ", host ", r.info.hostname.c_str());
     o += b;
   }
-  if (r.runs.empty()) o += "(no runs)\n";
-  else o += RunTable(r.runs, r.flows);
+  if (r.runs.empty())
+    o += "(no runs)\n";
+  else
+    o += RunTable(r.runs, r.flows);
   o += "\n";
   if (r.plateau.detected) {
     o += "plateau: " + r.plateau.evidence + "\n";
@@ -290,30 +297,31 @@ std::string ReportText(const Report& r) {
 namespace {
 
 std::string RunJson(const RunReport& x) {
-  std::string o = "{\"name\":" + JsonString(x.name) + ",\"start\":" + JsonNumber(x.start) + ",\"end\":" + JsonNumber(x.end) +
-       ",\"offered_bits_per_second\":" + JsonOptional(x.offered_bits_per_second) +
-       ",\"offered_packets_per_second\":" + JsonNumber(x.offered_packets_per_second) +
-       ",\"delivered_packets_per_second\":" + JsonNumber(x.delivered_packets_per_second) +
-       ",\"delivered_bits_per_second\":" + JsonNumber(x.delivered_bits_per_second) +
-       ",\"application_packets_per_second\":" + JsonNumber(x.application_packets_per_second) +
-       ",\"cpu_busy_ratio\":" + JsonNumber(x.cpu_busy) + ",\"accounting_busy_ratio\":" + JsonNumber(x.accounting_busy) +
-       ",\"soaker_idle_ratio\":" + JsonOptional(x.soaker_idle) +
-       ",\"interrupts_per_second\":" + JsonNumber(x.interrupts_per_second) +
-       ",\"bus_utilisation_ratio\":" + JsonOptional(x.bus_utilisation) +
-       ",\"drops_per_second\":" + JsonNumber(x.drops_per_second) +
-       ",\"first_losing_rung\":" + JsonString(x.first_losing_rung) + ",\"windows\":" + std::to_string(x.windows) +
-       ",\"applied_per_second\":" + JsonOptional(x.applied_per_second) +
-       ",\"echoed_per_second\":" + JsonOptional(x.echoed_per_second) +
-       ",\"echo_loss_ratio\":" + JsonOptional(x.echo_loss_ratio) +
-       ",\"turnaround_p50_seconds\":" + JsonOptional(x.turnaround_p50_seconds) +
-       ",\"turnaround_p99_seconds\":" + JsonOptional(x.turnaround_p99_seconds) +
-       ",\"capture_drops_per_second\":" + JsonOptional(x.capture_drops_per_second) +
-       ",\"source\":" + JsonString(x.source) + ",\"state\":" + JsonString(x.state) +
-       ",\"command\":" + JsonString(x.command) + ",\"exit_code\":" + JsonOptional(x.exit_code) +
-       ",\"id\":" + std::to_string(x.id) + ",\"parent_id\":" + std::to_string(x.parent_id) +
-       ",\"verdict\":{\"label\":" + JsonString(BoundName(x.verdict.label)) +
-       ",\"resource\":" + JsonString(x.verdict.resource) + ",\"confidence\":" + JsonNumber(x.verdict.confidence) +
-       ",\"windows\":" + std::to_string(x.verdict_windows) + ",\"evidence\":[";
+  std::string o =
+      "{\"name\":" + JsonString(x.name) + ",\"start\":" + JsonNumber(x.start) + ",\"end\":" + JsonNumber(x.end) +
+      ",\"offered_bits_per_second\":" + JsonOptional(x.offered_bits_per_second) +
+      ",\"offered_packets_per_second\":" + JsonNumber(x.offered_packets_per_second) +
+      ",\"delivered_packets_per_second\":" + JsonNumber(x.delivered_packets_per_second) +
+      ",\"delivered_bits_per_second\":" + JsonNumber(x.delivered_bits_per_second) +
+      ",\"application_packets_per_second\":" + JsonNumber(x.application_packets_per_second) +
+      ",\"cpu_busy_ratio\":" + JsonNumber(x.cpu_busy) + ",\"accounting_busy_ratio\":" + JsonNumber(x.accounting_busy) +
+      ",\"soaker_idle_ratio\":" + JsonOptional(x.soaker_idle) +
+      ",\"interrupts_per_second\":" + JsonNumber(x.interrupts_per_second) +
+      ",\"bus_utilisation_ratio\":" + JsonOptional(x.bus_utilisation) +
+      ",\"drops_per_second\":" + JsonNumber(x.drops_per_second) +
+      ",\"first_losing_rung\":" + JsonString(x.first_losing_rung) + ",\"windows\":" + std::to_string(x.windows) +
+      ",\"applied_per_second\":" + JsonOptional(x.applied_per_second) +
+      ",\"echoed_per_second\":" + JsonOptional(x.echoed_per_second) +
+      ",\"echo_loss_ratio\":" + JsonOptional(x.echo_loss_ratio) +
+      ",\"turnaround_p50_seconds\":" + JsonOptional(x.turnaround_p50_seconds) +
+      ",\"turnaround_p99_seconds\":" + JsonOptional(x.turnaround_p99_seconds) +
+      ",\"capture_drops_per_second\":" + JsonOptional(x.capture_drops_per_second) +
+      ",\"source\":" + JsonString(x.source) + ",\"state\":" + JsonString(x.state) +
+      ",\"command\":" + JsonString(x.command) + ",\"exit_code\":" + JsonOptional(x.exit_code) +
+      ",\"id\":" + std::to_string(x.id) + ",\"parent_id\":" + std::to_string(x.parent_id) +
+      ",\"verdict\":{\"label\":" + JsonString(BoundName(x.verdict.label)) +
+      ",\"resource\":" + JsonString(x.verdict.resource) + ",\"confidence\":" + JsonNumber(x.verdict.confidence) +
+      ",\"windows\":" + std::to_string(x.verdict_windows) + ",\"evidence\":[";
   for (size_t j = 0; j < x.verdict.evidence.size(); ++j) o += (j ? "," : "") + JsonString(x.verdict.evidence[j]);
   o += "],\"reasons\":[";
   for (size_t j = 0; j < x.verdict.reasons.size(); ++j) o += (j ? "," : "") + JsonString(x.verdict.reasons[j]);
@@ -326,7 +334,8 @@ std::string RunJson(const RunReport& x) {
   }
   o += "]";
   if (!x.expected_label.empty())
-    o += ",\"expected\":{\"label\":" + JsonString(x.expected_label) + ",\"resource\":" + JsonString(x.expected_resource) + "}";
+    o += ",\"expected\":{\"label\":" + JsonString(x.expected_label) +
+         ",\"resource\":" + JsonString(x.expected_resource) + "}";
   return o + "}";
 }
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "base/status.h"
 #include "analysis/plateau.h"
 #include "analysis/verdict.h"
+#include "base/status.h"
 #include "daemon/config.h"
 #include "recording/recording.h"
 #include "runs/run_store.h"
@@ -25,9 +25,9 @@ namespace bottleneckd {
 struct Report {
   std::string recording;  // the directory (a recording's report)
   RecordingInfo info;
-  std::string store;      // the database (a run store's report)
+  std::string store;                // the database (a run store's report)
   std::optional<RunReport> parent;  // --run NAME: the run whose segments are `runs`
-  bool flows = false;     // --run NAME: print each run's flows under its evidence
+  bool flows = false;               // --run NAME: print each run's flows under its evidence
   std::vector<RunReport> runs;
   Plateau plateau;  // across the runs, in order
   Mlfrr mlfrr;

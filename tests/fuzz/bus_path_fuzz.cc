@@ -11,9 +11,9 @@
 #include <string>
 #include <string_view>
 
-#include "collectors/pci.h"
 #include "bus/bus_model.h"
 #include "bus/bus_path.h"
+#include "collectors/pci.h"
 #include "window/window.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -13,10 +13,9 @@
 
 namespace {
 
-constexpr int kLinkTypes[] = {bottleneckd::kLinkNull,      bottleneckd::kLinkEthernet,
-                              bottleneckd::kLinkRaw,       12 /* DLT_RAW */,
-                              bottleneckd::kLinkLoop,      bottleneckd::kLinkLinuxSll,
-                              bottleneckd::kLinkLinuxSll2, 105 /* 802.11: unsupported */};
+constexpr int kLinkTypes[] = {
+    bottleneckd::kLinkNull, bottleneckd::kLinkEthernet, bottleneckd::kLinkRaw,       12 /* DLT_RAW */,
+    bottleneckd::kLinkLoop, bottleneckd::kLinkLinuxSll, bottleneckd::kLinkLinuxSll2, 105 /* 802.11: unsupported */};
 
 void Check(bool ok) {
   if (!ok) std::abort();
@@ -48,8 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(info.payload_captured <= info.payload_length);
     Check(!info.fragment || info.first_fragment);
   } else {
-    Check(info.src_port == 0 && info.dst_port == 0 && info.payload_offset == 0 &&
-          info.payload_captured == 0);
+    Check(info.src_port == 0 && info.dst_port == 0 && info.payload_offset == 0 && info.payload_captured == 0);
   }
   if (info.first_fragment) Check(info.fragment);
   if (info.vlan_tags == 0) Check(info.vlan == 0);

@@ -22,8 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!ParseSoakerCalibration(FormatSoakerCalibration(f), &g).ok()) __builtin_trap();
     if (!(g.key == f.key) || g.cpus.size() != f.cpus.size()) __builtin_trap();
     for (size_t i = 0; i < f.cpus.size(); ++i) {
-      if (g.cpus[i].cpu != f.cpus[i].cpu ||
-          g.cpus[i].iterations_per_second != f.cpus[i].iterations_per_second ||
+      if (g.cpus[i].cpu != f.cpus[i].cpu || g.cpus[i].iterations_per_second != f.cpus[i].iterations_per_second ||
           g.cpus[i].measured_unix_seconds != f.cpus[i].measured_unix_seconds ||
           !(f.cpus[i].iterations_per_second > 0) || (i > 0 && f.cpus[i - 1].cpu >= f.cpus[i].cpu)) {
         __builtin_trap();
