@@ -3,7 +3,7 @@
 // retires the threads that exited) and the caveats. The work loop is in
 // soaker_loop.cc, the threads' lifecycle in soaker_workers.cc, calibrating in
 // soaker_calibrate.cc, and the pure parts with the calibration file format in
-// soaker_calibration.cc.
+// soaker_calibration_file.cc.
 #include "sources/soaker.h"
 
 #include <time.h>

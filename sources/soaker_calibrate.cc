@@ -3,7 +3,7 @@
 // at once, one CalibrateCpu thread each, and storing the result
 // (MeasureAndStore); the calibration in use and the median rate lent to CPUs
 // that came online after it (SetCalibration, UpdateBorrowedCaveat). The file
-// format and the soaker's other pure parts are in soaker_calibration.cc.
+// format and the soaker's other pure parts are in soaker_calibration_file.cc.
 #include <algorithm>
 #include <string>
 #include <system_error>
