@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <ctime>
 
 #include "base/clock.h"
 #include "base/log.h"
@@ -53,20 +52,12 @@ void Daemon::PrepareSoaker() {
   if (o.mode != SoakerMode::kRuns || soaker_) return;
   // Over recorded or fixture trees the soaker measures nothing of theirs.
   if (config_.roots.procfs != "/proc" || config_.roots.sysfs != "/sys") return;
-  SoakerCalibrationKey key;
-  SoakerCalibrationFile stored;
-  std::string online_text;
-  std::vector<int> online;
-  if (ReadSoakerCalibrationKey(*fs_, o.calibration_percentile, &key).ok() &&
-      LoadSoakerCalibration(SoakerCalibrationPath(o.state_dir), &stored).ok() &&
-      fs_->ReadSys("devices/system/cpu/online", &online_text).ok() && ParseCpuList(online_text, &online).ok() &&
-      SoakerCalibrationUsable(stored, key, online, static_cast<int64_t>(std::time(nullptr)),
-                              o.calibration_max_age_seconds))
-    return;
+  // The soaker's own rule, so what is checked here is what its Start() loads.
+  Soaker calibrator(fs_.get(), o);
+  if (calibrator.StoredCalibrationUsable()) return;
   Log(LogLevel::kInfo,
       "calibrating the soaker before any run (none stored, stale, or older than soaker.calibration_max_age)",
       {{"state_dir", o.state_dir}, {"per_cpu", std::to_string(o.calibration_seconds) + "s"}});
-  Soaker calibrator(fs_.get(), o);
   SoakerCalibrationFile f;
   Status s = calibrator.Calibrate(&f);
   if (!s.ok()) Log(LogLevel::kWarn, "soaker calibration", {{"err", s.ToString()}});

@@ -209,6 +209,12 @@ class Soaker : public Source {
   // returned). Thread-safe; concurrent calls are serialised.
   Status Calibrate(SoakerCalibrationFile* out) LOCKS_EXCLUDED(mu_, calibrate_mu_);
 
+  // Whether the calibration stored in the state directory is the one Start()
+  // would load rather than measure: readable, made for this host's key, for
+  // every CPU the soaker would run on, and younger than calibration_max_age.
+  // False also when the key or the CPU list cannot be read. Thread-safe.
+  bool StoredCalibrationUsable() LOCKS_EXCLUDED(mu_, calibrate_mu_);
+
   // Fills *out with the counters of every running thread. Also notices CPU
   // hotplug (re-reads the online list at most every hotplug_check_seconds): a
   // CPU that went offline loses its thread, one that came online gets a thread
@@ -227,6 +233,9 @@ class Soaker : public Source {
   Status LoadOrCalibrate() LOCKS_EXCLUDED(mu_, calibrate_mu_);
   // The calibration key and the CPUs to measure (ListCpus under mu_).
   Status KeyAndCpus(SoakerCalibrationKey* key, std::vector<int>* cpus) LOCKS_EXCLUDED(mu_);
+  // Loads the stored calibration into *f; true when it is usable for key and
+  // cpus now (the rule of StoredCalibrationUsable).
+  bool LoadUsable(const SoakerCalibrationKey& key, const std::vector<int>& cpus, SoakerCalibrationFile* f) const;
   Status MeasureAndStore(const std::vector<int>& cpus, const SoakerCalibrationKey& key, SoakerCalibrationFile* out)
       EXCLUSIVE_LOCKS_REQUIRED(calibrate_mu_) LOCKS_EXCLUDED(mu_);
   // Online CPUs this process may pin to; the others go in the "affinity" caveat.

@@ -29,14 +29,26 @@ Status Soaker::Calibrate(SoakerCalibrationFile* out) {
   return MeasureAndStore(cpus, key, out);
 }
 
+bool Soaker::LoadUsable(const SoakerCalibrationKey& key, const std::vector<int>& cpus, SoakerCalibrationFile* f) const {
+  return LoadSoakerCalibration(SoakerCalibrationPath(options_.state_dir), f).ok() &&
+         SoakerCalibrationUsable(*f, key, cpus, UnixSeconds(), options_.calibration_max_age_seconds);
+}
+
+bool Soaker::StoredCalibrationUsable() {
+  MutexLock c(&calibrate_mu_);  // not while another call is writing the file
+  SoakerCalibrationKey key;
+  std::vector<int> cpus;
+  SoakerCalibrationFile f;
+  return KeyAndCpus(&key, &cpus).ok() && LoadUsable(key, cpus, &f);
+}
+
 Status Soaker::LoadOrCalibrate() {
   MutexLock c(&calibrate_mu_);
   SoakerCalibrationKey key;
   std::vector<int> cpus;
   BN_RETURN_IF_ERROR(KeyAndCpus(&key, &cpus));
   SoakerCalibrationFile f;
-  if (LoadSoakerCalibration(SoakerCalibrationPath(options_.state_dir), &f).ok() &&
-      SoakerCalibrationUsable(f, key, cpus, UnixSeconds(), options_.calibration_max_age_seconds)) {
+  if (LoadUsable(key, cpus, &f)) {
     MutexLock l(&mu_);
     SetCalibration(f);
     return Status::OK();

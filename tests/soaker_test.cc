@@ -661,6 +661,32 @@ TEST_F(SoakerLive, CalibrationOlderThanMaxAgeIsRedone) {
   }
 }
 
+// StoredCalibrationUsable (what Daemon::PrepareSoaker asks before a run)
+// answers by the rule Start() loads by: these are the cases above.
+TEST_F(SoakerLive, StoredCalibrationUsableFollowsStartsRule) {
+  SoakerOptions o = Options();
+  o.calibration_max_age_seconds = 3600;
+  const int64_t now = static_cast<int64_t>(std::time(nullptr));
+  EXPECT_FALSE(Soaker(&fs_, o).StoredCalibrationUsable()) << "nothing stored";
+  WriteCalibration("Test CPU 9000", kSoakerLoopVersion, true, now - 60);
+  EXPECT_TRUE(Soaker(&fs_, o).StoredCalibrationUsable()) << "same key, both CPUs, a minute old";
+  WriteCalibration("Test CPU 9000", kSoakerLoopVersion, true, now - 7200);
+  EXPECT_FALSE(Soaker(&fs_, o).StoredCalibrationUsable()) << "older than calibration_max_age";
+  WriteCalibration("Old CPU 8000", kSoakerLoopVersion, true, now - 60);
+  EXPECT_FALSE(Soaker(&fs_, o).StoredCalibrationUsable()) << "another CPU model";
+  WriteCalibration("Test CPU 9000", kSoakerLoopVersion, false, now - 60);
+  EXPECT_FALSE(Soaker(&fs_, o).StoredCalibrationUsable()) << "a CPU never calibrated";
+  // And Start() agrees: the usable file is loaded, not measured again.
+  WriteCalibration("Test CPU 9000", kSoakerLoopVersion, true, now - 60);
+  Soaker soaker(&fs_, o);
+  ASSERT_TRUE(soaker.StoredCalibrationUsable());
+  ASSERT_TRUE(soaker.Start().ok());
+  SoakerReading r;
+  soaker.Read(&r);
+  ASSERT_EQ(r.cpus.size(), 2u);
+  for (const SoakerCpu& c : r.cpus) EXPECT_EQ(c.iterations_per_second, 12345.0);
+}
+
 TEST_F(SoakerLive, UnwritableStateDirKeepsTheCalibrationInMemory) {
   root_.Write("file", "not a directory");
   SoakerOptions o = Options();
