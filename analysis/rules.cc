@@ -70,14 +70,10 @@ std::string CpuSentence(const CpuSignal& c) {
 
 std::string LadderSentence(const LadderSignal& l) {
   switch (l.first_losing) {
-    case Rung::kSocket:
-      return "losses at the socket rung: " + FormatRate(l.socket) + " datagrams/s";
-    case Rung::kBacklog:
-      return "losses start at the backlog rung: " + FormatRate(l.backlog) + " packets/s";
-    case Rung::kNic:
-      return "losses start at the nic rung: " + FormatRate(l.nic) + " packets/s";
-    case Rung::kNone:
-      break;
+    case Rung::kSocket: return "losses at the socket rung: " + FormatRate(l.socket) + " datagrams/s";
+    case Rung::kBacklog: return "losses start at the backlog rung: " + FormatRate(l.backlog) + " packets/s";
+    case Rung::kNic: return "losses start at the nic rung: " + FormatRate(l.nic) + " packets/s";
+    case Rung::kNone: break;
   }
   return "no rung loses packets (nic " + FormatRate(l.nic) + "/s, backlog " + FormatRate(l.backlog) + "/s, socket " +
          FormatRate(l.socket) + "/s)";

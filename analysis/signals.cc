@@ -88,8 +88,7 @@ std::string LinkLabel(const BusLink& l) {
       if (l.transfers_per_clock > 1) s += " x" + std::to_string(l.transfers_per_clock);
       return s + "/" + std::to_string(l.width_bits) + "-bit";
     }
-    case BusKind::kPcie:
-      return "PCIe " + l.SpeedLabel() + " " + l.WidthLabel();
+    case BusKind::kPcie: return "PCIe " + l.SpeedLabel() + " " + l.WidthLabel();
   }
   return "";
 }
@@ -121,14 +120,10 @@ void BusFields(const BusEstimate* bus, const std::vector<BusPath>* paths, const 
 
 const char* RungName(Rung r) {
   switch (r) {
-    case Rung::kNone:
-      return "none";
-    case Rung::kNic:
-      return "nic";
-    case Rung::kBacklog:
-      return "backlog";
-    case Rung::kSocket:
-      return "socket";
+    case Rung::kNone: return "none";
+    case Rung::kNic: return "nic";
+    case Rung::kBacklog: return "backlog";
+    case Rung::kSocket: return "socket";
   }
   return "none";
 }

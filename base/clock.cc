@@ -10,6 +10,7 @@ int64_t ClockNanos(clockid_t clock) {
 
 int64_t MonotonicNanos() { return ClockNanos(CLOCK_MONOTONIC); }
 int64_t WallNanos() { return ClockNanos(CLOCK_REALTIME); }
+double WallSeconds() { return static_cast<double>(WallNanos()) / 1e9; }
 int64_t UnixSeconds() { return WallNanos() / 1'000'000'000; }
 
 }  // namespace bottleneckd

@@ -16,6 +16,8 @@ int64_t ClockNanos(clockid_t clock);
 int64_t MonotonicNanos();
 // CLOCK_REALTIME: for display and run times only.
 int64_t WallNanos();
+// Seconds since the Unix epoch (CLOCK_REALTIME), as runs store their start and end.
+double WallSeconds();
 // Whole seconds since the Unix epoch (CLOCK_REALTIME), for stored timestamps.
 int64_t UnixSeconds();
 

@@ -13,42 +13,25 @@ Status Status::FromErrno(int err, std::string_view context) {
     case ENOENT:
     case ENOTDIR:
     case ENODEV:
-    case ENXIO:
-      return NotFound(msg);
+    case ENXIO: return NotFound(msg);
     case EACCES:
-    case EPERM:
-      return PermissionDenied(msg);
+    case EPERM: return PermissionDenied(msg);
     case EOPNOTSUPP:
-    case EINVAL:
-      return NotSupported(msg);
-    default:
-      return IOError(msg);
+    case EINVAL: return NotSupported(msg);
+    default: return IOError(msg);
   }
 }
 
 std::string Status::ToString() const {
   const char* name = "OK";
   switch (code_) {
-    case Code::kOk:
-      return "OK";
-    case Code::kNotFound:
-      name = "not found";
-      break;
-    case Code::kCorruption:
-      name = "corruption";
-      break;
-    case Code::kIOError:
-      name = "I/O error";
-      break;
-    case Code::kInvalidArgument:
-      name = "invalid argument";
-      break;
-    case Code::kNotSupported:
-      name = "not supported";
-      break;
-    case Code::kPermissionDenied:
-      name = "permission denied";
-      break;
+    case Code::kOk: return "OK";
+    case Code::kNotFound: name = "not found"; break;
+    case Code::kCorruption: name = "corruption"; break;
+    case Code::kIOError: name = "I/O error"; break;
+    case Code::kInvalidArgument: name = "invalid argument"; break;
+    case Code::kNotSupported: name = "not supported"; break;
+    case Code::kPermissionDenied: name = "permission denied"; break;
   }
   return std::string(name) + ": " + msg_;
 }

@@ -173,7 +173,7 @@ BENCHMARK_CAPTURE(BM_SamplerTake, large_host, "large-host")->Unit(benchmark::kMi
 void BM_DaemonTick(benchmark::State& state, const char* scenario) {
   Config config;
   config.roots = FixtureRoots(scenario);
-  static_cast<CollectorsConfig&>(config.collectors) = BenchCollectors();  // no capture
+  config.collectors.threads = BenchCollectors().threads;
   SnapshotStore store;
   Daemon daemon(config, &store);
   daemon.Tick();

@@ -72,16 +72,12 @@ LinkLoad PcieLoad(const NicProfile& p, int mps_in, int mrrs_in, bool msi, double
   ForEachTransfer(p, msi, rx_pps, rx_size, tx_pps, tx_size, interrupts, [&](Op op, double n, double rate) {
     if (n <= 0 || rate <= 0) return;
     switch (op) {
-      case Op::kDmaWrite:
-        load.up_bytes_per_second += rate * write(n);
-        break;
+      case Op::kDmaWrite: load.up_bytes_per_second += rate * write(n); break;
       case Op::kDmaRead:
         load.up_bytes_per_second += rate * request(n);
         load.down_bytes_per_second += rate * completion(n);
         break;
-      case Op::kHostWrite:
-        load.down_bytes_per_second += rate * write(n);
-        break;
+      case Op::kHostWrite: load.down_bytes_per_second += rate * write(n); break;
       case Op::kHostRead:
         load.down_bytes_per_second += rate * request(n);
         load.up_bytes_per_second += rate * completion(n);
@@ -115,9 +111,7 @@ double PciClocks(const BusLink& link, const PciTiming& t, const NicProfile& p, b
     double c = 0;
     switch (op) {
       case Op::kDmaWrite:
-      case Op::kHostWrite:
-        c = write(n, write_burst);
-        break;
+      case Op::kHostWrite: c = write(n, write_burst); break;
       case Op::kDmaRead: {
         const double requests = CeilDiv(n, read_burst) * (head + std::max(0, t.read_wait_clocks) + turn);
         // PCI-X: split requests, then completions that each cost what a write
@@ -161,12 +155,9 @@ const PciTiming& TimingFor(BusKind kind, const BusModelOptions& options) {
 
 const char* MethodFor(BusKind kind) {
   switch (kind) {
-    case BusKind::kPcie:
-      return "pcie-tlp (Neugebauer 2018)";
-    case BusKind::kPciX:
-      return "pcix-clocks";
-    case BusKind::kPci:
-      break;
+    case BusKind::kPcie: return "pcie-tlp (Neugebauer 2018)";
+    case BusKind::kPciX: return "pcix-clocks";
+    case BusKind::kPci: break;
   }
   return "pci-clocks";
 }

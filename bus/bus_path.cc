@@ -34,10 +34,8 @@ bool OwnsPcieLink(const PciTopology& topo, const PciDevice& d) {
       case PcieType::kRootPort:
       case PcieType::kDownstreamPort:
       case PcieType::kRcIntegratedEndpoint:
-      case PcieType::kRcEventCollector:
-        return false;
-      default:
-        return true;
+      case PcieType::kRcEventCollector: return false;
+      default: return true;
     }
   }
   // Type unknown (config read short): a function on a root bus is a root port
@@ -167,25 +165,18 @@ std::string CompactSpeed(int code) {
 
 double BusClockHz(int mhz) {
   switch (mhz) {
-    case 33:
-      return 100e6 / 3;
-    case 66:
-      return 200e6 / 3;
-    case 133:
-      return 400e6 / 3;
-    default:
-      return mhz > 0 ? mhz * 1e6 : 0;
+    case 33: return 100e6 / 3;
+    case 66: return 200e6 / 3;
+    case 133: return 400e6 / 3;
+    default: return mhz > 0 ? mhz * 1e6 : 0;
   }
 }
 
 const char* BusKindName(BusKind kind) {
   switch (kind) {
-    case BusKind::kPci:
-      return "pci";
-    case BusKind::kPciX:
-      return "pcix";
-    case BusKind::kPcie:
-      return "pcie";
+    case BusKind::kPci: return "pci";
+    case BusKind::kPciX: return "pcix";
+    case BusKind::kPcie: return "pcie";
   }
   return "unknown";
 }

@@ -2,19 +2,17 @@
 // on its RunTracker (cmd/run_command.h).
 #include <sys/stat.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "cmd/run_command.h"
 #include "exporters/report/report.h"
 
 namespace bottleneckd {
 namespace {
-
-double Now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 ControlResponse Error(const std::string& e) {
   ControlResponse r;
@@ -43,7 +41,7 @@ ControlResponse HandleControlRequest(const ControlRequest& req, RunTracker* runs
                                      double drop_floor) {
   if (req.verb == "start") {
     const std::string command = req.args.size() > 1 ? req.args[1] : "";
-    Status s = runs->Start(req.args[0], command.empty() ? "control" : "command", command, Now());
+    Status s = runs->Start(req.args[0], command.empty() ? "control" : "command", command, WallSeconds());
     if (!s.ok()) return Error(s.message());
     Log(LogLevel::kInfo, "run requested",
         {{"name", req.args[0]}, {"pid", std::to_string(req.pid)}, {"uid", std::to_string(req.uid)}});
@@ -57,7 +55,7 @@ ControlResponse HandleControlRequest(const ControlRequest& req, RunTracker* runs
     if (req.args.size() > 1) exit_code = static_cast<int>(std::strtol(req.args[1].c_str(), nullptr, 10));
     RunReport run;
     std::vector<RunReport> segments;
-    Status s = runs->Stop(req.args[0], exit_code, Now(), &run, &segments);
+    Status s = runs->Stop(req.args[0], exit_code, WallSeconds(), &run, &segments);
     if (!s.ok()) return Error(s.message());
     ControlResponse r;
     r.ok = true;

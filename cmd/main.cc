@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "cmd/flags.h"
 #include "cmd/run_command.h"
@@ -290,7 +291,7 @@ int Main(int argc, char** argv) {
   signals.join();
   control.reset();
   http.reset();
-  runs.Close(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
+  runs.Close(WallSeconds());
   Log(LogLevel::kInfo, "stopped");
   return 0;
 }

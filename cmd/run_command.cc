@@ -7,18 +7,16 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <thread>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "daemon/daemon.h"
 
 namespace bottleneckd {
 namespace {
-
-double Now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 volatile sig_atomic_t g_child = 0;
 
@@ -123,7 +121,7 @@ int RunCommand(const Config& config, const Flags& flags) {
     daemon = std::make_unique<Daemon>(config, snaps.get(), tracker.get());
     daemon->PrepareSoaker();
     daemon->Tick();  // the first sample, before the run starts
-    s = tracker->Start(name, "command", command, Now());
+    s = tracker->Start(name, "command", command, WallSeconds());
     if (!s.ok()) {
       std::fprintf(stderr, "bottleneckd run: %s\n", s.message().c_str());
       return kRunExitFailed;
@@ -155,7 +153,7 @@ int RunCommand(const Config& config, const Flags& flags) {
   if (daemon) {
     RunReport run;
     std::vector<RunReport> segments;
-    Status stopped = tracker->Stop(name, exit_code, Now(), &run, &segments);
+    Status stopped = tracker->Stop(name, exit_code, WallSeconds(), &run, &segments);
     daemon->Stop();
     loop.join();
     if (!stopped.ok()) {  // nothing else stops this tracker's runs; said rather than printing an empty run

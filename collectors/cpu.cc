@@ -112,8 +112,7 @@ Status ParseProcStat(std::string_view text, ProcStat* out) {
     std::string_view label = NextToken(&rest);
     int cpu = -1;
     switch (ClassifyLabel(label, &cpu)) {
-      case LineKind::kBadCpu:
-        return Status::Corruption("bad cpu line label '" + std::string(label) + "'");
+      case LineKind::kBadCpu: return Status::Corruption("bad cpu line label '" + std::string(label) + "'");
       case LineKind::kCpu: {
         CpuTimes t;
         BN_RETURN_IF_ERROR(ParseCpuLine(label, rest, cpu, &t));

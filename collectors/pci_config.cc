@@ -188,8 +188,7 @@ void DecodeCapability(const Bytes& b, uint8_t id, size_t pos, PciConfig* c) {
     case kPciCapPcie:
       if (!c->pcie) DecodePcie(b, pos, c);
       break;
-    default:
-      break;  // listed only
+    default: break;  // listed only
   }
 }
 

@@ -63,17 +63,10 @@ Status ParseTaskStat(std::string_view text, TaskStat* out) {
         good = tok.size() == 1;
         state = tok.front();
         break;
-      case kUtimeField:
-        good = ParseU64(tok, &utime);
-        break;
-      case kStimeField:
-        good = ParseU64(tok, &stime);
-        break;
-      case kProcessorField:
-        good = ParseInt(tok, &processor);
-        break;
-      default:
-        break;  // other fields may be negative or added by newer kernels
+      case kUtimeField: good = ParseU64(tok, &utime); break;
+      case kStimeField: good = ParseU64(tok, &stime); break;
+      case kProcessorField: good = ParseInt(tok, &processor); break;
+      default: break;  // other fields may be negative or added by newer kernels
     }
     if (!good) {
       return Status::Corruption("task " + std::to_string(tid) + ": bad field " + std::to_string(i + 3) + " '" +

@@ -37,15 +37,9 @@ Status ListFd(int fd, const std::string& path, std::vector<DirEntry>* out) {
     DirEntry entry;
     entry.name.assign(n);
     switch (e->d_type) {
-      case DT_DIR:
-        entry.type = DirEntry::kDir;
-        break;
-      case DT_REG:
-        entry.type = DirEntry::kFile;
-        break;
-      case DT_LNK:
-        entry.type = DirEntry::kLink;
-        break;
+      case DT_DIR: entry.type = DirEntry::kDir; break;
+      case DT_REG: entry.type = DirEntry::kFile; break;
+      case DT_LNK: entry.type = DirEntry::kLink; break;
       default: {
         struct stat st;
         entry.type =

@@ -247,8 +247,7 @@ void ControlServer::ServeConnection(int fd) {
   Io r = ReadUntil(fd, &line, kControlMaxRequest + 1, deadline, wake_fd_, /*stop_at_newline=*/true);
   if (r == Io::kDone && line.find('\n') + 1 > kControlMaxRequest) r = Io::kOversize;  // newline is byte 4097
   switch (r) {
-    case Io::kDone:
-      break;
+    case Io::kDone: break;
     case Io::kTimeout:
       Log(LogLevel::kDebug, "control socket: dropped a silent client", {{"pid", std::to_string(cred.pid)}});
       refuse("request timed out: no complete line within " + Seconds(read_timeout_), Clock::now());
@@ -307,8 +306,7 @@ Status ControlCall(const std::string& path, const ControlRequest& req, ControlRe
     switch (errno) {
       case ENOENT:
       case ECONNREFUSED:
-      case ENOTDIR:
-        return Status::NotFound("no bottleneckd is listening on " + path + " (is the daemon running?)");
+      case ENOTDIR: return Status::NotFound("no bottleneckd is listening on " + path + " (is the daemon running?)");
       case EACCES:
       case EPERM:
         return Status::PermissionDenied("permission denied connecting to " + path +
@@ -318,8 +316,7 @@ Status ControlCall(const std::string& path, const ControlRequest& req, ControlRe
       case EINPROGRESS:
         return Status::IOError("timed out connecting to " + path + " after " + Seconds(timeout_seconds) +
                                ": the daemon is busy");
-      default:
-        return Status::FromErrno(errno, "cannot connect to " + path);
+      default: return Status::FromErrno(errno, "cannot connect to " + path);
     }
   }
   ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) | O_NONBLOCK);

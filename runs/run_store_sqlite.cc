@@ -30,12 +30,9 @@ Status SqliteError(sqlite3* db, int rc, std::string_view path, std::string_view 
   }
   switch (primary) {
     case SQLITE_NOTADB:
-    case SQLITE_CORRUPT:
-      return Status::Corruption(msg);
-    case SQLITE_CONSTRAINT:
-      return Status::InvalidArgument(msg);
-    default:
-      return Status::IOError(msg);
+    case SQLITE_CORRUPT: return Status::Corruption(msg);
+    case SQLITE_CONSTRAINT: return Status::InvalidArgument(msg);
+    default: return Status::IOError(msg);
   }
 }
 

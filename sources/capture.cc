@@ -168,14 +168,9 @@ struct CaptureSource::Capture {
     analyzer.Add(ts, s, info, bytes);
     bool sent = false;
     switch (direction_by) {
-      case DirectionBy::kNone:
-        return;
-      case DirectionBy::kCooked:
-        sent = info.sll_pkttype == kPacketOutgoing;
-        break;
-      case DirectionBy::kSourceMac:
-        sent = h->caplen >= 12 && std::memcmp(bytes + 6, mac.data(), 6) == 0;
-        break;
+      case DirectionBy::kNone: return;
+      case DirectionBy::kCooked: sent = info.sll_pkttype == kPacketOutgoing; break;
+      case DirectionBy::kSourceMac: sent = h->caplen >= 12 && std::memcmp(bytes + 6, mac.data(), 6) == 0; break;
     }
     if (sent) {
       ++transmit_packets;
@@ -236,18 +231,10 @@ Status CaptureSource::Start() {
   if (!any) {
     std::string msg = "no interface could be captured: " + reasons;
     switch (first_failure.code()) {
-      case Status::Code::kPermissionDenied:
-        start_status_ = Status::PermissionDenied(msg);
-        break;
-      case Status::Code::kNotFound:
-        start_status_ = Status::NotFound(msg);
-        break;
-      case Status::Code::kInvalidArgument:
-        start_status_ = Status::InvalidArgument(msg);
-        break;
-      default:
-        start_status_ = Status::IOError(msg);
-        break;
+      case Status::Code::kPermissionDenied: start_status_ = Status::PermissionDenied(msg); break;
+      case Status::Code::kNotFound: start_status_ = Status::NotFound(msg); break;
+      case Status::Code::kInvalidArgument: start_status_ = Status::InvalidArgument(msg); break;
+      default: start_status_ = Status::IOError(msg); break;
     }
   }
   return start_status_;

@@ -77,12 +77,9 @@ bool ParseSoakerMode(std::string_view s, SoakerMode* out) {
 
 const char* SoakerModeName(SoakerMode m) {
   switch (m) {
-    case SoakerMode::kOff:
-      return "off";
-    case SoakerMode::kRuns:
-      return "runs";
-    case SoakerMode::kAlways:
-      return "always";
+    case SoakerMode::kOff: return "off";
+    case SoakerMode::kRuns: return "runs";
+    case SoakerMode::kAlways: return "always";
   }
   return "?";
 }

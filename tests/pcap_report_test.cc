@@ -86,30 +86,14 @@ class JsonParser {
       }
       if (++i_ >= s_.size()) return false;
       switch (s_[i_]) {
-        case '"':
-          *out += '"';
-          break;
-        case '\\':
-          *out += '\\';
-          break;
-        case '/':
-          *out += '/';
-          break;
-        case 'n':
-          *out += '\n';
-          break;
-        case 't':
-          *out += '\t';
-          break;
-        case 'r':
-          *out += '\r';
-          break;
-        case 'b':
-          *out += '\b';
-          break;
-        case 'f':
-          *out += '\f';
-          break;
+        case '"': *out += '"'; break;
+        case '\\': *out += '\\'; break;
+        case '/': *out += '/'; break;
+        case 'n': *out += '\n'; break;
+        case 't': *out += '\t'; break;
+        case 'r': *out += '\r'; break;
+        case 'b': *out += '\b'; break;
+        case 'f': *out += '\f'; break;
         case 'u': {
           if (i_ + 4 >= s_.size()) return false;
           unsigned v = static_cast<unsigned>(std::stoul(s_.substr(i_ + 1, 4), nullptr, 16));
@@ -118,8 +102,7 @@ class JsonParser {
           i_ += 4;
           break;
         }
-        default:
-          return false;
+        default: return false;
       }
     }
     return false;

@@ -201,12 +201,9 @@ PacketStatus ParseEthertype(const Frame& f, size_t off, uint16_t type, PacketInf
 PacketStatus ParseRawIp(const Frame& f, size_t off, PacketInfo* out) {
   if (!f.Has(off, 1)) return PacketStatus::kTruncated;
   switch (f.data[off] >> 4) {
-    case 4:
-      return ParseIpv4(f, off, out);
-    case 6:
-      return ParseIpv6(f, off, out);
-    default:
-      return PacketStatus::kMalformed;
+    case 4: return ParseIpv4(f, off, out);
+    case 6: return ParseIpv6(f, off, out);
+    default: return PacketStatus::kMalformed;
   }
 }
 
@@ -239,16 +236,11 @@ void FormatIpv4(const uint8_t* a, std::string* out) {
 
 const char* PacketStatusName(PacketStatus s) {
   switch (s) {
-    case PacketStatus::kOk:
-      return "ok";
-    case PacketStatus::kNotIp:
-      return "not_ip";
-    case PacketStatus::kTruncated:
-      return "truncated";
-    case PacketStatus::kMalformed:
-      return "malformed";
-    case PacketStatus::kUnsupportedLink:
-      return "unsupported_link";
+    case PacketStatus::kOk: return "ok";
+    case PacketStatus::kNotIp: return "not_ip";
+    case PacketStatus::kTruncated: return "truncated";
+    case PacketStatus::kMalformed: return "malformed";
+    case PacketStatus::kUnsupportedLink: return "unsupported_link";
   }
   return "unknown";
 }
@@ -272,16 +264,14 @@ PacketStatus ParsePacket(int linktype, const uint8_t* frame, uint32_t caplen, ui
       if (!f.Has(0, kSll2Header)) return PacketStatus::kTruncated;
       return ParseEthertype(f, kSll2Header, Be16(frame), out);
     case kLinkRaw:
-    case kLinkRawDlt:
-      return ParseRawIp(f, 0, out);
+    case kLinkRawDlt: return ParseRawIp(f, 0, out);
     case kLinkNull:
       if (!f.Has(0, kAfHeader)) return PacketStatus::kTruncated;
       return ParseAddressFamily(f, NullFamily(frame), out);
     case kLinkLoop:
       if (!f.Has(0, kAfHeader)) return PacketStatus::kTruncated;
       return ParseAddressFamily(f, Be32(frame), out);
-    default:
-      return PacketStatus::kUnsupportedLink;
+    default: return PacketStatus::kUnsupportedLink;
   }
 }
 

@@ -30,8 +30,7 @@ int ParserLinkType(int dlt) {
     case 228:  // DLT_IPV4
     case 229:  // DLT_IPV6
       return kLinkRaw;
-    default:
-      return dlt;
+    default: return dlt;
   }
 }
 
@@ -66,20 +65,11 @@ bool ClassicPcap(int fd, int dlt, ClassicFormat* fmt) {
   uint8_t h[24];
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || ::pread(fd, h, sizeof h, 0) != sizeof h) return false;
   switch (Load32(h, false)) {
-    case 0xa1b2c3d4:
-      *fmt = {false, true};
-      break;
-    case 0xa1b23c4d:
-      *fmt = {false, false};
-      break;
-    case 0xd4c3b2a1:
-      *fmt = {true, true};
-      break;
-    case 0x4d3cb2a1:
-      *fmt = {true, false};
-      break;
-    default:
-      return false;  // pcapng, modified pcap formats: libpcap's
+    case 0xa1b2c3d4: *fmt = {false, true}; break;
+    case 0xa1b23c4d: *fmt = {false, false}; break;
+    case 0xd4c3b2a1: *fmt = {true, true}; break;
+    case 0x4d3cb2a1: *fmt = {true, false}; break;
+    default: return false;  // pcapng, modified pcap formats: libpcap's
   }
   uint16_t major, minor;
   std::memcpy(&major, h + 4, 2);
@@ -96,13 +86,10 @@ bool ClassicPcap(int fd, int dlt, ClassicFormat* fmt) {
     case 14:
     case 108:
     case 228:
-    case 229:
-      return true;
+    case 229: return true;
     case 113:
-    case 276:
-      return !fmt->swapped;  // libpcap swaps CAN headers in cooked frames of swapped files
-    default:
-      return false;
+    case 276: return !fmt->swapped;  // libpcap swaps CAN headers in cooked frames of swapped files
+    default: return false;
   }
 }
 

@@ -88,21 +88,11 @@ void TrafficAnalyzer::Add(double ts, PacketStatus status, const PacketInfo& info
   ++s.sizes[SizeBucket(info.wirelen)];
   if (info.vlan_tags > 0) ++s.vlan_tagged;
   switch (status) {
-    case PacketStatus::kOk:
-      ++s.ip_packets;
-      break;
-    case PacketStatus::kNotIp:
-      ++s.not_ip;
-      break;
-    case PacketStatus::kTruncated:
-      ++s.truncated;
-      break;
-    case PacketStatus::kMalformed:
-      ++s.malformed;
-      break;
-    case PacketStatus::kUnsupportedLink:
-      ++s.unsupported_link;
-      break;
+    case PacketStatus::kOk: ++s.ip_packets; break;
+    case PacketStatus::kNotIp: ++s.not_ip; break;
+    case PacketStatus::kTruncated: ++s.truncated; break;
+    case PacketStatus::kMalformed: ++s.malformed; break;
+    case PacketStatus::kUnsupportedLink: ++s.unsupported_link; break;
   }
   TrafficSecond* row = Row(static_cast<int64_t>(std::floor(ts)));
   if (row != nullptr) {

@@ -39,24 +39,15 @@ uint64_t Finish64(uint64_t h) {
 
 const char* ProtocolName(uint8_t protocol) {
   switch (protocol) {
-    case 1:
-      return "icmp";
-    case 2:
-      return "igmp";
-    case 6:
-      return "tcp";
-    case 17:
-      return "udp";
-    case 47:
-      return "gre";
-    case 50:
-      return "esp";
-    case 58:
-      return "icmp6";
-    case 132:
-      return "sctp";
-    default:
-      return nullptr;
+    case 1: return "icmp";
+    case 2: return "igmp";
+    case 6: return "tcp";
+    case 17: return "udp";
+    case 47: return "gre";
+    case 50: return "esp";
+    case 58: return "icmp6";
+    case 132: return "sctp";
+    default: return nullptr;
   }
 }
 

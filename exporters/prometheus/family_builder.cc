@@ -27,15 +27,9 @@ void FamilyBuilder::Add(double value, std::vector<prometheus::ClientMetric::Labe
   prometheus::ClientMetric m;
   m.label = std::move(labels);
   switch (family().type) {
-    case prometheus::MetricType::Counter:
-      m.counter.value = value;
-      break;
-    case prometheus::MetricType::Gauge:
-      m.gauge.value = value;
-      break;
-    default:
-      m.untyped.value = value;
-      break;
+    case prometheus::MetricType::Counter: m.counter.value = value; break;
+    case prometheus::MetricType::Gauge: m.gauge.value = value; break;
+    default: m.untyped.value = value; break;
   }
   family().metric.push_back(std::move(m));
 }

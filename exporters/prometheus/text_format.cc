@@ -46,16 +46,11 @@ void AppendU64(std::uint64_t v, std::string* out) {
 
 const char* TypeName(MetricType t) {
   switch (t) {
-    case MetricType::Counter:
-      return "counter";
-    case MetricType::Gauge:
-      return "gauge";
-    case MetricType::Summary:
-      return "summary";
-    case MetricType::Histogram:
-      return "histogram";
-    case MetricType::Untyped:
-      break;
+    case MetricType::Counter: return "counter";
+    case MetricType::Gauge: return "gauge";
+    case MetricType::Summary: return "summary";
+    case MetricType::Histogram: return "histogram";
+    case MetricType::Untyped: break;
   }
   return "untyped";
 }
@@ -128,15 +123,9 @@ void AppendFamily(const MetricFamily& f, std::string* out) {
   out->push_back('\n');
   for (const ClientMetric& m : f.metric) {
     switch (f.type) {
-      case MetricType::Counter:
-        AppendSample(f, m, m.counter.value, out);
-        break;
-      case MetricType::Gauge:
-        AppendSample(f, m, m.gauge.value, out);
-        break;
-      case MetricType::Untyped:
-        AppendSample(f, m, m.untyped.value, out);
-        break;
+      case MetricType::Counter: AppendSample(f, m, m.counter.value, out); break;
+      case MetricType::Gauge: AppendSample(f, m, m.gauge.value, out); break;
+      case MetricType::Untyped: AppendSample(f, m, m.untyped.value, out); break;
       case MetricType::Summary:
         for (const auto& q : m.summary.quantile) {
           AppendHead(f, m, {}, out, "quantile", q.quantile);

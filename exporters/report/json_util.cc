@@ -9,18 +9,10 @@ std::string JsonString(std::string_view s) {
   std::string o = "\"";
   for (char c : s) {
     switch (c) {
-      case '"':
-        o += "\\\"";
-        break;
-      case '\\':
-        o += "\\\\";
-        break;
-      case '\n':
-        o += "\\n";
-        break;
-      case '\t':
-        o += "\\t";
-        break;
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char b[8];
