@@ -9,7 +9,7 @@ namespace bottleneckd {
 LoadStep StepOfWindow(const Signals& s) {
   LoadStep step;
   step.offered_packets_per_second = s.offered_packets_per_second;
-  step.delivered_packets_per_second = s.delivered_packets_per_second;
+  step.delivered_packets_per_second = s.delivered_packets_per_second;  // what the applications got
   // Utilisation as /proc/stat reports it (what top shows: the seed's
   // 80-85 %): the plateau is that symptom, whatever the soaker says.
   for (const CpuSignal& c : s.cpus) {
@@ -24,7 +24,7 @@ Analyzer::Analyzer(const VerdictThresholds& t, const PlateauOptions& p, const Li
     : thresholds_(t), plateau_options_(p), step_options_(l), tracker_(t) {}
 
 Analysis Analyzer::Analyze(const WindowInput& in) {
-  signals_ = ExtractSignals(in.window, in.prev, in.cur, in.bus_paths, in.bus, thresholds_.drop_floor_per_second);
+  signals_ = ExtractSignals(in.window, in.prev, in.cur, in.bus_paths, in.bus, thresholds_.signal_options());
   Analysis out;
   out.verdict = tracker_.Update(Classify(signals_, thresholds_));
   for (std::string& e : CaptureEvidence(signals_.captures)) out.verdict.evidence.push_back(std::move(e));

@@ -69,10 +69,10 @@ Plateau DetectPlateau(const std::vector<LoadStep>& steps, const PlateauOptions& 
   return p;
 }
 
-Mlfrr FindMlfrr(const std::vector<LoadStep>& steps, double drop_floor_per_second) {
+Mlfrr FindMlfrr(const std::vector<LoadStep>& steps, const LossTolerance& loss) {
   Mlfrr m;
   for (size_t i = 0; i < steps.size(); ++i) {
-    if (steps[i].drops_per_second > drop_floor_per_second) {
+    if (loss.Losing(steps[i].drops_per_second, steps[i].offered_packets_per_second)) {
       m.knee = i;
       m.first_losing_rung = steps[i].first_losing_rung;
       if (i > 0) m.rate = steps[i - 1].offered_packets_per_second;

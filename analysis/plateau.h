@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/loss_tolerance.h"
+
 namespace bottleneckd {
 
 // One step of a sweep (a run) or one window.
@@ -56,10 +58,11 @@ struct Mlfrr {
 };
 // The MLFRR over steps sorted by offered rate (the caller's ladder names the
 // rung: LoadStep::first_losing_rung of the knee). A step loses packets when its
-// drops_per_second exceed the floor. rate: the offered rate of the step before
+// drops_per_second are losing under `loss` (over the floor and over the loss
+// ratio of its offered rate). rate: the offered rate of the step before
 // the knee, the last step's when none loses, nullopt when the first already
 // does (or there are no steps).
-Mlfrr FindMlfrr(const std::vector<LoadStep>& steps, double drop_floor_per_second);
+Mlfrr FindMlfrr(const std::vector<LoadStep>& steps, const LossTolerance& loss);
 
 // Service demand: CPU microseconds per delivered packet of each step; nullopt
 // when nothing was delivered.

@@ -79,20 +79,46 @@ std::string LadderSentence(const LadderSignal& l) {
          FormatRate(l.socket) + "/s)";
 }
 
-bool OnPacketPath(const Signals& s, int cpu) {
-  for (const NicSignal& n : s.nics)
-    if (std::find(n.queue_cpus.begin(), n.queue_cpus.end(), cpu) != n.queue_cpus.end()) return true;
-  for (const ThreadSignal& th : s.threads)
-    if (th.cpu == cpu) return true;
-  return false;
+bool Contains(const std::vector<int>& cpus, int cpu) { return std::find(cpus.begin(), cpus.end(), cpu) != cpus.end(); }
+
+bool OnPacketPath(const Signals& s, int cpu) { return Contains(s.reader_cpus, cpu) || Contains(s.rx_cpus, cpu); }
+
+// The share of a CPU's busy time that is its tasks' own: none of it when
+// hardirq+softirq take interrupt_share_min of it or more (then the time the
+// kernel charged to the thread there is mostly interrupt work done on its
+// watch), all of it 15 points below.
+double OwnTime(double interrupt_share, const VerdictThresholds& t) {
+  return 1 - Ramp(interrupt_share, t.interrupt_share_min - 0.15, t.interrupt_share_min);
 }
 
-// The most saturated CPU (a packet-path CPU wins a tie), nullptr when none.
+// The CPUs the losses point at (DESIGN.md 4: "the CPU on the packet path"):
+// losses at the socket at the CPUs of the sockets' readers (the target
+// threads), losses below it at the receive-processing CPUs. Every CPU when
+// nothing is lost or that part of the path is unknown.
+bool Candidate(const Signals& s, int cpu) {
+  switch (s.ladder.first_losing) {
+    case Rung::kSocket: return s.reader_cpus.empty() || Contains(s.reader_cpus, cpu);
+    case Rung::kBacklog:
+    case Rung::kNic: return s.rx_cpus.empty() || Contains(s.rx_cpus, cpu);
+    case Rung::kNone: break;
+  }
+  return true;
+}
+
+// The cpu rule's saturation of a CPU: saturated, and by its tasks rather than
+// by interrupts.
+double CpuRuleSaturation(const CpuSignal& c, const VerdictThresholds& t) {
+  return CpuSaturation(c, t) * OwnTime(c.interrupt_share, t);
+}
+
+// The most saturated candidate CPU (a packet-path CPU wins a tie), nullptr
+// when none.
 const CpuSignal* MostSaturated(const Signals& s, const VerdictThresholds& t) {
   const CpuSignal* best = nullptr;
   double best_key = -1;
   for (const CpuSignal& c : s.cpus) {
-    double key = CpuSaturation(c, t) * 2 + c.busy + (OnPacketPath(s, c.cpu) ? 0.001 : 0);
+    if (!Candidate(s, c.cpu)) continue;
+    double key = CpuRuleSaturation(c, t) * 2 + c.busy + (OnPacketPath(s, c.cpu) ? 0.001 : 0);
     if (key > best_key) best = &c, best_key = key;
   }
   return best;
@@ -101,11 +127,19 @@ const CpuSignal* MostSaturated(const Signals& s, const VerdictThresholds& t) {
 RuleResult CpuRule(const Signals& s, const VerdictThresholds& t) {
   RuleResult r;
   const CpuSignal* cpu = MostSaturated(s, t);
-  double cpu_sat = cpu ? CpuSaturation(*cpu, t) : 0;
+  double cpu_sat = cpu ? CpuRuleSaturation(*cpu, t) : 0;
   const ThreadSignal* thread = nullptr;
   for (const ThreadSignal& th : s.threads)
     if (!thread || th.cpu_share > thread->cpu_share) thread = &th;
-  double thread_sat = thread ? ThreadSaturation(*thread, t) : 0;
+  double thread_sat = thread ? ThreadSaturation(*thread, t) * OwnTime(thread->cpu_interrupt_share, t) : 0;
+  if (thread && ThreadSaturation(*thread, t) > 0 && OwnTime(thread->cpu_interrupt_share, t) < 1)
+    r.caveats.push_back("cpu: thread " + thread->thread + " at " + FormatPercent(thread->cpu_share) + " of " +
+                        CpuName(thread->cpu) + ", but " + CpuName(thread->cpu) + " spends " +
+                        FormatPercent(thread->cpu_interrupt_share) +
+                        " of its busy time in hardirq+softirq: time charged to the thread, not its own");
+  if (cpu && CpuSaturation(*cpu, t) > 0 && OwnTime(cpu->interrupt_share, t) < 1)
+    r.caveats.push_back("cpu: " + CpuName(cpu->cpu) + " is saturated by interrupts (" +
+                        FormatPercent(cpu->interrupt_share) + " of its busy time), not by its tasks");
 
   double sat = std::max(cpu_sat, thread_sat);
   if (thread && thread_sat > 0 && thread_sat >= cpu_sat) {
@@ -156,7 +190,7 @@ RuleResult CpuRule(const Signals& s, const VerdictThresholds& t) {
     r.caveats.push_back("cpu: losses start below the socket, not where a busy application loses them");
 
   if (s.ladder.first_losing == Rung::kSocket && sat < 0.5 && cpu) {
-    double lean = kCpuLean * Ramp(cpu->busy, 0.5, 0.95);
+    double lean = kCpuLean * Ramp(cpu->busy, 0.5, 0.95) * OwnTime(cpu->interrupt_share, t);
     if (lean > r.score) r.score = lean;
     r.caveats.push_back("cpu: socket-rung losses point at the CPU, but nothing shows saturation: " + CpuSentence(*cpu) +
                         "; no target thread at " + FormatPercent(t.thread_busy_min) + " of a CPU or more" +
@@ -184,6 +218,9 @@ RuleResult InterruptRule(const Signals& s, const VerdictThresholds& t) {
         c.time_squeeze_per_second > t.drop_floor_per_second || c.backlog_drops_per_second > t.drop_floor_per_second;
     for (const NicSignal& n : s.nics)
       pressure = pressure || (n.nic_drops_per_second > t.drop_floor_per_second && NicServedBy(s, n, c.cpu));
+    // Receive livelock of a reader: the socket loses while the reader's CPU
+    // is busy with interrupts (its thread gets what they leave).
+    pressure = pressure || (s.ladder.first_losing == Rung::kSocket && Contains(s.reader_cpus, c.cpu));
     double share = Ramp(c.interrupt_share, t.interrupt_share_min - 0.15, t.interrupt_share_min);
     double score = CpuSaturation(c, t) * share * (pressure ? 1.0 : kNoPressure);
     // Ties (every score 0) go to the CPU with the largest interrupt share.
@@ -201,6 +238,13 @@ RuleResult InterruptRule(const Signals& s, const VerdictThresholds& t) {
     for (const NicSignal& n : s.nics)
       if (n.nic_drops_per_second > t.drop_floor_per_second && NicServedBy(s, n, best->cpu))
         p += ", " + NicName(n) + " NIC drops " + FormatRate(n.nic_drops_per_second) + "/s";
+    if (s.ladder.first_losing == Rung::kSocket && Contains(s.reader_cpus, best->cpu)) {
+      p += ", socket drops " + FormatRate(s.ladder.socket) + "/s";
+      for (const ThreadSignal& th : s.threads)
+        if (th.cpu == best->cpu)
+          p += "; thread " + th.thread + " reads here (" + FormatPercent(th.cpu_share) +
+               " of the CPU charged to it): receive livelock";
+    }
     r.evidence.push_back(p);
   } else {
     r.caveats.push_back("interrupt: no time_squeeze, backlog or NIC drops on " + CpuName(best->cpu));

@@ -35,10 +35,12 @@ CpuSignal MakeCpu(const CpuWindow& c, const SoakerCpuWindow* soak) {
   // Interrupt time comes from accounting while busy may come from the soaker;
   // the share is capped at all of the busy time.
   s.interrupt_share = s.busy > 0 ? std::min(1.0, s.interrupt_ratio / s.busy) : 0.0;
+  s.softirq_ratio = std::clamp(Finite(c.softirq_ratio), 0.0, 1.0);
   s.steal = std::clamp(Finite(c.steal_ratio), 0.0, 1.0);
   s.time_squeeze_per_second = std::max(0.0, Finite(c.time_squeeze_per_second));
   s.backlog_drops_per_second = std::max(0.0, Finite(c.backlog_drops_per_second));
   s.interrupts_per_second = std::max(0.0, Finite(c.interrupts_per_second));
+  s.rx_packets_per_second = std::max(0.0, Finite(c.rx_packets_per_second));
   return s;
 }
 
@@ -116,6 +118,13 @@ void BusFields(const BusEstimate* bus, const std::vector<BusPath>* paths, const 
   }
 }
 
+bool OnPacketPath(const SignalOptions& o, const std::string& interface, const NetDev* dev) {
+  if (!o.packet_path_interfaces.empty())
+    return std::find(o.packet_path_interfaces.begin(), o.packet_path_interfaces.end(), interface) !=
+           o.packet_path_interfaces.end();
+  return !(dev ? dev->is_loopback : interface == "lo");
+}
+
 }  // namespace
 
 const char* RungName(Rung r) {
@@ -129,7 +138,8 @@ const char* RungName(Rung r) {
 }
 
 Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, const std::vector<BusPath>* paths,
-                       const BusEstimate* bus, double drop_floor_per_second) {
+                       const BusEstimate* bus, const SignalOptions& o) {
+  const LossTolerance& loss = o.loss;
   Signals s;
   s.seconds = std::max(0.0, Finite(w.seconds));
   s.captures = w.captures;
@@ -139,6 +149,7 @@ Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, c
   if (w.cpu_pressure_some_ratio && std::isfinite(*w.cpu_pressure_some_ratio))
     s.cpu_pressure_some = std::clamp(*w.cpu_pressure_some_ratio, 0.0, 1.0);
 
+  std::set<int> readers, rx;
   for (const ThreadWindow& t : w.threads) {
     ThreadSignal ts;
     ts.process = t.process;
@@ -146,8 +157,15 @@ Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, c
     ts.tid = t.tid;
     ts.cpu_share = std::max(0.0, Finite(t.cpu_ratio));
     ts.cpu = t.processor;
+    for (const CpuSignal& c : s.cpus)
+      if (c.cpu == ts.cpu) ts.cpu_interrupt_share = c.interrupt_share;
+    if (ts.cpu >= 0) readers.insert(ts.cpu);
     s.threads.push_back(std::move(ts));
   }
+  double rx_total = 0;
+  for (const CpuSignal& c : s.cpus) rx_total += c.rx_packets_per_second;
+  for (const CpuSignal& c : s.cpus)
+    if (rx_total > 0 && c.rx_packets_per_second >= kRxCpuShare * rx_total) rx.insert(c.cpu);
 
   std::map<std::string, std::set<int>> queue_cpus = QueueCpus(prev, cur);
   std::vector<NicSignal> physical, virtual_nics;
@@ -155,6 +173,7 @@ Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, c
     NicSignal n;
     n.interface = nw.interface;
     const NetDev* dev = FindDev(cur, nw.interface);
+    if (!OnPacketPath(o, nw.interface, dev)) continue;
     if (dev) n.device = dev->pci_device;
     n.rx_packets_per_second = std::max(0.0, Finite(nw.rx_packets_per_second));
     n.tx_packets_per_second = std::max(0.0, Finite(nw.tx_packets_per_second));
@@ -165,9 +184,12 @@ Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, c
       n.packets_per_interrupt = *nw.packets_per_interrupt;
     n.nic_drops_per_second = std::max(0.0, Finite(nw.nic_drops_per_second));
     auto q = queue_cpus.find(nw.interface);
-    if (q != queue_cpus.end()) n.queue_cpus.assign(q->second.begin(), q->second.end());
+    if (q != queue_cpus.end()) {
+      n.queue_cpus.assign(q->second.begin(), q->second.end());
+      rx.insert(q->second.begin(), q->second.end());
+    }
     BusFields(bus, paths, dev, &n);
-    s.delivered_packets_per_second += n.rx_packets_per_second;
+    s.received_packets_per_second += n.rx_packets_per_second;
     // Physical: the interface has a device (PCI or platform); a missing
     // netdev entry counts as virtual.
     if (dev && !dev->is_virtual) {
@@ -187,14 +209,17 @@ Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, c
   l.nic = std::max(0.0, Finite(w.drops.nic));
   l.backlog = std::max(0.0, Finite(w.drops.backlog));
   l.socket = std::max(0.0, Finite(w.drops.socket));
-  if (l.nic > drop_floor_per_second) {
+  s.offered_packets_per_second = s.received_packets_per_second + l.nic;
+  s.delivered_packets_per_second = std::max(0.0, s.received_packets_per_second - l.backlog - l.socket);
+  if (loss.Losing(l.nic, s.offered_packets_per_second)) {
     l.first_losing = Rung::kNic;
-  } else if (l.backlog > drop_floor_per_second) {
+  } else if (loss.Losing(l.backlog, s.offered_packets_per_second)) {
     l.first_losing = Rung::kBacklog;
-  } else if (l.socket > drop_floor_per_second) {
+  } else if (loss.Losing(l.socket, s.offered_packets_per_second)) {
     l.first_losing = Rung::kSocket;
   }
-  s.offered_packets_per_second = s.delivered_packets_per_second + l.nic;
+  s.reader_cpus.assign(readers.begin(), readers.end());
+  s.rx_cpus.assign(rx.begin(), rx.end());
   return s;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/loss_tolerance.h"
 #include "bus/bus_model.h"
 #include "bus/bus_path.h"
 #include "sources/sample.h"
@@ -30,16 +31,23 @@ struct CpuSignal {
   double interrupt_ratio = 0;         // (irq + softirq) / elapsed
   double hidden = 0;                  // soaker hidden time ratio (0 without soaker)
   double steal = 0;
+  double softirq_ratio = 0;  // softirq / elapsed
   double time_squeeze_per_second = 0;
   double backlog_drops_per_second = 0;
   double interrupts_per_second = 0;
+  double rx_packets_per_second = 0;  // packets its receive processing handled (softnet processed)
 };
 
 struct ThreadSignal {
   std::string process, thread;
   int tid = 0;
-  double cpu_share = 0;  // of one CPU
+  double cpu_share = 0;  // of one CPU, as the kernel charged it
   int cpu = -1;          // last CPU it ran on
+  // The interrupt share (hardirq+softirq of busy time) of the CPU it ran on.
+  // Without CONFIG_IRQ_TIME_ACCOUNTING the kernel charges softirq work done
+  // on exit from an interrupt to the thread it interrupted, so a thread on a
+  // CPU that spends most of its time in interrupts is not using its time.
+  double cpu_interrupt_share = 0;
 };
 
 struct NicSignal {
@@ -63,10 +71,17 @@ struct NicSignal {
 enum class Rung { kNone, kNic, kBacklog, kSocket };
 const char* RungName(Rung r);  // "none", "nic", "backlog", "socket"
 
+// How ExtractSignals reads a window (VerdictThresholds::signal_options()).
+struct SignalOptions {
+  LossTolerance loss;
+  // The interfaces whose packets are the offered and delivered load; empty:
+  // every interface but loopback (then a loopback echo test needs `lo` here).
+  std::vector<std::string> packet_path_interfaces;
+};
+
 struct LadderSignal {
   double nic = 0, backlog = 0, socket = 0;  // drops per second per rung
-  // The lowest rung (NIC first) losing more than the noise floor
-  // (VerdictThresholds::drop_floor_per_second); kNone when none.
+  // The lowest rung (NIC first) losing under the LossTolerance; kNone when none.
   Rung first_losing = Rung::kNone;
 };
 
@@ -76,8 +91,15 @@ struct Signals {
   std::vector<ThreadSignal> threads;
   std::vector<NicSignal> nics;  // physical (PCI-backed) first, then virtual; idle virtual ones left out
   LadderSignal ladder;
-  double delivered_packets_per_second = 0;  // sum of NIC rx packets
-  double offered_packets_per_second = 0;    // delivered + NIC-rung drops (what reached the box)
+  // Loads, over the interfaces on the packet path (every one but loopback):
+  double received_packets_per_second = 0;   // NIC rx packets
+  double offered_packets_per_second = 0;    // received + NIC-rung drops (what reached the box)
+  double delivered_packets_per_second = 0;  // what the applications got: received - backlog - socket drops
+  // The packet path's CPUs, sorted: where the target threads (the sockets'
+  // readers) ran, and where receive processing ran (the NICs' queue CPUs and
+  // CPUs whose softnet handled at least kRxCpuShare of the packets).
+  std::vector<int> reader_cpus;
+  std::vector<int> rx_cpus;
   std::optional<double> cpu_pressure_some;  // /proc/pressure/cpu "some" stall ratio, host-wide
   // Across a sweep (set by the caller that has one, never by ExtractSignals):
   // ThroughputTracksCpuCost (analysis/plateau.h) held for the steps.
@@ -93,9 +115,16 @@ struct Signals {
 // not keep); `paths` and `bus` (the bus model's estimate for the window) may be
 // null (no PCI collector). A CPU serves a NIC's
 // queues when the per-CPU count of one of that NIC's IRQs moved on it between
-// prev and cur. drop_floor_per_second: at or below it a rung does not count as
-// losing. Every rate is finite: a missing or non-finite input counts as 0.
+// prev and cur. `o.loss` says when a rung counts as losing. Interfaces off
+// the packet path (loopback, unless o.packet_path_interfaces names it; any
+// interface it does not name when it names some) are left out of the NICs
+// and the loads: a scrape of the daemon is not offered load. Every rate is
+// finite: a missing or non-finite input counts as 0.
 Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, const std::vector<BusPath>* paths,
-                       const BusEstimate* bus, double drop_floor_per_second);
+                       const BusEstimate* bus, const SignalOptions& o);
+
+// A CPU whose softnet handled at least this share of all CPUs' packets is a
+// receive-processing CPU (RPS, or the sender's CPU for veth and loopback).
+inline constexpr double kRxCpuShare = 0.10;
 
 }  // namespace bottleneckd

@@ -86,27 +86,40 @@ Verdict Classify(const Signals& s, const VerdictThresholds& t) {
 }
 
 const Verdict& VerdictTracker::Update(const Verdict& raw) {
-  if (raw.label == current_.label) {
-    current_ = raw;
-    pending_ = Bound::kUndetermined;
-    pending_count_ = 0;
-    return current_;
-  }
-  if (current_.label == Bound::kUndetermined && raw.label != Bound::kUndetermined &&
-      raw.confidence >= t_.switch_confidence) {
+  const int needed = std::max(1, t_.hysteresis_windows);
+  if (raw.label == current_.label && raw.resource == current_.resource) {
     current_ = raw;
     pending_count_ = 0;
     return current_;
   }
-  if (pending_count_ > 0 && raw.label == pending_) {
+  // From undetermined, a confident verdict is published at once; from none,
+  // a confident bound (cpu, interrupt, bus): a load step shows within a
+  // window, and a bound is not held back behind `none` while packets are lost.
+  bool bound = raw.label != Bound::kUndetermined && raw.label != Bound::kNone;
+  bool at_once = current_.label == Bound::kUndetermined ? raw.label != Bound::kUndetermined
+                                                        : current_.label == Bound::kNone && bound;
+  if (at_once && raw.confidence >= t_.switch_confidence) {
+    current_ = raw;
+    pending_count_ = 0;
+    return current_;
+  }
+  // Anything else (another label, or the same label naming another resource)
+  // must hold `needed` windows in a row.
+  if (pending_count_ > 0 && raw.label == pending_ && raw.resource == pending_resource_) {
     ++pending_count_;
   } else {
     pending_ = raw.label;
+    pending_resource_ = raw.resource;
     pending_count_ = 1;
   }
-  if (pending_count_ >= std::max(1, t_.hysteresis_windows)) {
+  if (pending_count_ >= needed) {
     current_ = raw;
     pending_count_ = 0;
+  } else if (raw.label == current_.label) {
+    // The label holds while its resource is contested: its confidence and
+    // scores follow the window, the resource and evidence stay.
+    current_.confidence = raw.confidence;
+    current_.scores = raw.scores;
   }
   return current_;
 }

@@ -32,11 +32,18 @@ struct VerdictThresholds {
   double bus_utilisation_min = 0.70;  // modelled utilisation of the NIC's busiest link
   double bus_cpu_idle_min = 0.20;     // every CPU on the path keeps this much idle for `bus`
   double busy_min_for_none = 0.80;    // `none` needs every CPU below this busy
-  double drop_floor_per_second = 1;   // drops below this rate are noise
+  double drop_floor_per_second = 1;   // drops at or below this rate are noise
+  double loss_ratio_min = 0.002;      // and so are drops of at most this share of the offered load
   double margin = 0.15;               // winner's score - runner-up's below this: undetermined
   double min_score = 0.50;            // a winner scoring less is weak evidence: undetermined
   int hysteresis_windows = 3;         // windows a new label must hold before it replaces the old
-  double switch_confidence = 0.50;    // from undetermined, a verdict this confident replaces it at once
+  double switch_confidence = 0.50;    // from undetermined or none, a bound this confident replaces it at once
+
+  // The interfaces carrying the load (SignalOptions); empty: all but loopback.
+  std::vector<std::string> packet_path_interfaces;
+
+  LossTolerance loss() const { return {drop_floor_per_second, loss_ratio_min}; }
+  SignalOptions signal_options() const { return {loss(), packet_path_interfaces}; }
 };
 
 struct Verdict {
@@ -51,12 +58,16 @@ struct Verdict {
 // Scores every label and picks the verdict of one window.
 Verdict Classify(const Signals& s, const VerdictThresholds& t);
 
-// Hysteresis over consecutive windows: a label replaces the current one only
-// after it won `hysteresis_windows` windows in a row (or at once when the
-// current one is undetermined and the new one's confidence is at least
-// switch_confidence). A window that agrees with the current label refreshes
-// the published verdict (resource, evidence, confidence) and clears any
-// pending change; until a change is accepted the old verdict stays published.
+// Hysteresis over consecutive windows: a verdict that names something else
+// (another label, or the same label with another resource) replaces the
+// current one only after `hysteresis_windows` windows in a row named it; but
+// at once when its confidence is at least switch_confidence and the current
+// label is undetermined, or the current label is none and the new one is a
+// bound (cpu, interrupt, bus).
+// A window that agrees with the current label and resource refreshes the
+// published verdict (evidence, confidence) and clears any pending change;
+// until a change is accepted the old verdict stays published (with the
+// window's confidence and scores when only the resource is contested).
 class VerdictTracker {
  public:
   explicit VerdictTracker(const VerdictThresholds& t) : t_(t) {}
@@ -68,6 +79,7 @@ class VerdictTracker {
   VerdictThresholds t_;
   Verdict current_;
   Bound pending_ = Bound::kUndetermined;
+  std::string pending_resource_;
   int pending_count_ = 0;
 };
 

@@ -76,6 +76,21 @@ class ConfigReader {
     return Status::OK();
   }
 
+  // A list of plain strings (names).
+  Status Names(const YAML::Node& n, std::string_view key, std::vector<std::string>* out) const {
+    if (!n.IsMap() || !n[std::string(key)]) return Status::OK();
+    const YAML::Node v = n[std::string(key)];
+    out->clear();
+    if (v.IsNull()) return Status::OK();
+    if (!v.IsSequence()) return At(file_, v.Mark(), std::string(key) + " must be a list of names");
+    for (const auto& item : v) {
+      if (!item.IsScalar() || item.Scalar().empty())
+        return At(file_, item.Mark(), std::string(key) + " entries must be non-empty strings");
+      out->push_back(item.Scalar());
+    }
+    return Status::OK();
+  }
+
   // A list of regexes, each compiled to check it.
   Status Patterns(const YAML::Node& n, std::string_view key, std::vector<std::string>* out) const {
     if (!n.IsMap() || !n[std::string(key)]) return Status::OK();

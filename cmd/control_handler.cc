@@ -22,23 +22,8 @@ ControlResponse Error(const std::string& e) {
 
 }  // namespace
 
-std::string FinishedRunText(const RunReport& run, const std::vector<RunReport>& segments, double drop_floor) {
-  std::string o = RunTable({run}, /*flows=*/true);
-  if (segments.size() >= 2) {
-    o += "\nsteady load phases (segments):\n" + RunTable(segments);
-    SweepAnalysis a = AnalyseSweep(segments, drop_floor);
-    o += a.plateau.detected ? "plateau: " + a.plateau.evidence + "\n" : "plateau: none across the segments\n";
-    if (a.mlfrr.rate) {
-      char b[128];
-      std::snprintf(b, sizeof b, "MLFRR: %.0f packets/s offered with no loss\n", *a.mlfrr.rate);
-      o += b;
-    }
-  }
-  return o;
-}
-
 ControlResponse HandleControlRequest(const ControlRequest& req, RunTracker* runs, const SnapshotStore* live,
-                                     double drop_floor) {
+                                     const LossTolerance& loss) {
   if (req.verb == "start") {
     const std::string command = req.args.size() > 1 ? req.args[1] : "";
     Status s = runs->Start(req.args[0], command.empty() ? "control" : "command", command, WallSeconds());
@@ -59,7 +44,7 @@ ControlResponse HandleControlRequest(const ControlRequest& req, RunTracker* runs
     if (!s.ok()) return Error(s.message());
     ControlResponse r;
     r.ok = true;
-    r.body = FinishedRunText(run, segments, drop_floor);
+    r.body = FinishedRunText(run, segments, loss);
     if (runs->unsaved())
       r.body += "warning: the run store cannot be written (" + runs->store_path() +
                 "); the run is kept in memory and retried\n";

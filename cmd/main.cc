@@ -136,9 +136,7 @@ int RunStoreReport(const Config& config, const Flags& flags) {
   std::unique_ptr<RunStore> store;
   Status s = RunStore::Open(path, true, &store);
   Report report;
-  if (s.ok())
-    s = BuildStoreReport(store.get(), flags.report_run, flags.report_last, config.verdict.drop_floor_per_second,
-                         &report);
+  if (s.ok()) s = BuildStoreReport(store.get(), flags.report_run, flags.report_last, config.verdict.loss(), &report);
   if (!s.ok()) {
     std::fprintf(stderr, "bottleneckd: report: %s%s\n", s.message().c_str(),
                  s.IsNotFound() && flags.report_run.empty()
@@ -238,9 +236,9 @@ int Main(int argc, char** argv) {
     ControlServerOptions co;
     co.path = config.runs.control_socket;
     co.group = config.runs.control_group;
-    double floor = config.verdict.drop_floor_per_second;
+    LossTolerance loss = config.verdict.loss();
     s = ControlServer::Start(
-        co, [&runs, &store, floor](const ControlRequest& r) { return HandleControlRequest(r, &runs, &store, floor); },
+        co, [&runs, &store, loss](const ControlRequest& r) { return HandleControlRequest(r, &runs, &store, loss); },
         &control);
     if (!s.ok()) {
       Log(LogLevel::kWarn, "run control off: cannot open the control socket", {{"err", s.message()}});

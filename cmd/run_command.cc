@@ -14,6 +14,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "daemon/daemon.h"
+#include "exporters/report/report.h"
 
 namespace bottleneckd {
 namespace {
@@ -161,7 +162,7 @@ int RunCommand(const Config& config, const Flags& flags) {
                    stopped.message().c_str());
       return code;
     }
-    text = FinishedRunText(run, segments, config.verdict.drop_floor_per_second);
+    text = FinishedRunText(run, segments, config.verdict.loss());
     text += tracker->has_store() ? "stored in " + tracker->store_path() + "\n" : "not stored (no run store)\n";
   } else {
     ControlRequest stop;

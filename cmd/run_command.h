@@ -2,8 +2,9 @@
 // serves on its Unix socket (start, stop, status on its RunTracker), and
 // `bottleneckd run [--name N] -- CMD...`, which wraps a benchmark command as
 // a run: through the running daemon when its socket answers, else by
-// sampling in its own process. Either way the run's verdict is printed to
-// stderr when CMD ends, and CMD's exit code is bottleneckd's (125 when
+// sampling in its own process. Either way the run's report is printed to
+// stderr when CMD ends (FinishedRunText, exporters/report/report.h: what
+// `--report --run NAME` prints for it), and CMD's exit code is bottleneckd's (125 when
 // bottleneckd itself fails before CMD runs, 126 when CMD cannot be executed,
 // 127 when it is not found, 128+N when a signal N killed it).
 #pragma once
@@ -23,16 +24,13 @@ namespace bottleneckd {
 inline constexpr int kRunExitFailed = 125, kRunExitCannotExecute = 126, kRunExitNotFound = 127;
 
 // Serves one control request. `live` gives status its current verdict;
-// drop_floor is the verdict's noise floor (for the MLFRR of segments).
+// loss is the verdict's loss tolerance (for the MLFRR of segments).
 ControlResponse HandleControlRequest(const ControlRequest& req, RunTracker* runs, const SnapshotStore* live,
-                                     double drop_floor);
+                                     const LossTolerance& loss);
 
 // Opens STATE_DIR/runs.db for the daemon (creating the directory), logging
 // what it recovered; null, with the reason logged, when it cannot.
 std::unique_ptr<RunStore> OpenDaemonRunStore(const Config& config);
-
-// The text a finished run is shown with: its row, evidence and segments.
-std::string FinishedRunText(const RunReport& run, const std::vector<RunReport>& segments, double drop_floor);
 
 // `bottleneckd run`: returns the process's exit code.
 int RunCommand(const Config& config, const Flags& flags);

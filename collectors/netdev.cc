@@ -29,6 +29,8 @@ bool Vanished(const Status& s) { return s.IsNotFound() || s.IsNotSupported(); }
 // systemd: 256) so the rest of the daemon keeps room for its own files and
 // sockets. Interfaces beyond it are read with open+read+close every tick.
 constexpr size_t kMaxCachedFds = 4096;
+// include/uapi/linux/if_arp.h
+constexpr int64_t kArphrdLoopback = 772;
 
 size_t MaxCachedFds() {
   struct rlimit rl;
@@ -102,6 +104,12 @@ Status NetdevCollector::LoadFacts(const HostFs& fs, const std::string& ifname, K
   known->driver.clear();
   path_ += "/driver";
   if (!known->is_virtual && fs.ReadLinkSys(path_, &link_).ok()) known->driver = Basename(link_);
+  int64_t type;
+  if (ReadAttr(fs, "type").ok() && ParseI64(Trim(buf_), &type)) {
+    known->is_loopback = type == kArphrdLoopback;
+  } else {
+    known->is_loopback = ifname == "lo";
+  }
   known->have_facts = true;
   return Status::OK();
 }
@@ -213,6 +221,7 @@ Status NetdevCollector::ReadInterface(const HostFs& fs, const std::string& ifnam
   dev->name = ifname;
   dev->ifindex = ifindex;
   dev->is_virtual = known->is_virtual;
+  dev->is_loopback = known->is_loopback;
   dev->pci_device = known->pci_device;
   dev->driver = known->driver;
   dev->operstate.clear();

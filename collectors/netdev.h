@@ -22,10 +22,13 @@ struct NetDev {
   std::optional<int64_t> ifindex;  // changes when the interface is re-created
   std::string operstate;           // "up", "down", "unknown"
   bool is_virtual = true;          // no /sys/class/net/IF/device
-  std::string pci_device;          // "0000:00:03.0" when backed by a PCI function
-  std::string driver;              // basename of device/driver, "" when virtual
-  NamedCounters stats;             // statistics/*, sorted by name
-  NamedCounters ethtool;           // driver stats, sorted by name; empty if none
+  // class/net/IF/type is ARPHRD_LOOPBACK (772); without a type file (an older
+  // recording), the interface named "lo". Never on a packet path.
+  bool is_loopback = false;
+  std::string pci_device;  // "0000:00:03.0" when backed by a PCI function
+  std::string driver;      // basename of device/driver, "" when virtual
+  NamedCounters stats;     // statistics/*, sorted by name
+  NamedCounters ethtool;   // driver stats, sorted by name; empty if none
 
   // Look a counter up by name in stats / ethtool; nullopt when absent.
   std::optional<uint64_t> Stat(std::string_view counter) const;
@@ -80,6 +83,7 @@ class NetdevCollector : public Collector {
     bool have_facts = false;
     std::optional<int64_t> ifindex;
     bool is_virtual = true;
+    bool is_loopback = false;
     std::string pci_device;
     std::string driver;
     std::vector<std::string> stat_names;  // statistics/*, sorted

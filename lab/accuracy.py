@@ -31,7 +31,7 @@ SETTLE = 5  # windows: hysteresis (3) plus the step's own transition
 
 
 def replay(binary, rec):
-    out = subprocess.run([binary, "--replay", rec], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([binary, "--config.file", os.path.join(HERE, "replay.yaml"), "--replay", rec], capture_output=True, text=True, check=True).stdout
     windows = []
     for line in out.splitlines():
         m = LINE.match(line)

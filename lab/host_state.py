@@ -64,6 +64,28 @@ def split_ticks(carry, shares, total):
     return out
 
 
+def kernel_tables(kernel):
+    """fixture_lib's file layouts ("6.1" or "6.8") closest to a kernel release."""
+    major, minor = (int(x) for x in kernel.split(".")[:2])
+    return "6.8" if (major, minor) >= (6, 8) else "6.1"
+
+
+def softnet_text(processed, squeeze, dropped, received_rps, kernel):
+    """/proc/net/softnet_stat (fixture_lib's, with the backlog lengths of Linux
+    6.8 and later) with received_rps, column 10, filled in."""
+    n = len(processed)
+    text = fl.softnet_stat(processed, squeeze, dropped,
+                           qlen=[(0, 0)] * n if kernel_tables(kernel) == "6.8" else None)
+    if not any(received_rps):
+        return text
+    lines = []
+    for line, rps in zip(text.splitlines(), received_rps):
+        cols = line.split()
+        cols[9] = "%08x" % rps
+        lines.append(" ".join(cols))
+    return "\n".join(lines) + "\n"
+
+
 def split_int(total, weights):
     """Splits an integer in proportion to weights (largest remainder)."""
     s = sum(weights)
@@ -88,13 +110,15 @@ class HostState:
         self.named = {k: [0] * n for k in ("LOC", "RES", "CAL", "TLB")}
         self.named.update(IWI=[2] + [0] * (n - 1), MCP=[6] * n)
         self.softirqs = {k: [0] * n for k in SOFTIRQS}
-        self.softnet = {k: [0] * n for k in ("processed", "dropped", "squeeze")}
+        self.softnet = {k: [0] * n
+                        for k in ("processed", "dropped", "squeeze", "received_rps")}
         self.snmp = dict(InReceives=0, InDelivers=0, OutRequests=0, InDatagrams=0,
                          RcvbufErrors=0, OutDatagrams=0, InOctets=0, OutOctets=0)
         self.ctxt, self.processes = 0, 300
         self.psi_total, self.psi_avg = 0.0, [0.0, 0.0, 0.0]
         self.soaker_iter = [0] * n
         self.soaker_ns = [0] * n
+        self.app_charged = 0  # softirq ticks charged to the app thread (Machine.softirq_to_app)
         self.stats = {}
         for d in topo.netdevs:  # what each interface saw before the recording
             base = 214 if d.name == "lo" else 400 + 3 * d.ifindex
@@ -123,6 +147,9 @@ class HostState:
             got = split_ticks(self.tick_carry[c], shares, int(round(dt * USER_HZ)))
             for k, v in got.items():
                 self.ticks[c][k] += v
+            if c == m.app.cpu and m.softirq_to_app:
+                self.app_charged += self._carry("charged").take(
+                    acc["softirq"] * m.softirq_to_app * dt * USER_HZ, got["softirq"])
             if soaker_on:
                 rate = m.soaker_rate * (1 + 0.003 * c)
                 self.soaker_iter[c] += self._carry(("iter", c)).take(rate * cpu.idle * dt)
@@ -175,7 +202,8 @@ class HostState:
         q_tx = split_int(tx, [1] * len(cpus))
         for q, cpu in enumerate(cpus):
             n = self._carry(("irq", q)).take(t.interrupts[q] * dt if t.interrupts else 0)
-            queues[q].counts[cpu] += n
+            if queues:  # a veth has no IRQ
+                queues[q].counts[cpu] += n
             self.softirqs["NET_RX"][cpu] += n + self._carry(("sq", q)).take(
                 t.queue_squeeze[q] * dt if t.queue_squeeze else 0, None)
             self.softnet["processed"][cpu] += q_rx[q] - q_backlog[q] if not self.m.nic.napi \
@@ -183,12 +211,15 @@ class HostState:
             self.softnet["dropped"][cpu] += q_backlog[q]
             self.softnet["squeeze"][cpu] += self._carry(("squeeze", q)).take(
                 t.queue_squeeze[q] * dt if t.queue_squeeze else 0)
-            self.softirqs["NET_TX"][cpu] += self._carry(("ntx", q)).take(q_tx[q] / 512.0)
+            if not self.m.nic.virtual:
+                self.softirqs["NET_TX"][cpu] += self._carry(("ntx", q)).take(q_tx[q] / 512.0)
             for f, v in (("rx_packets", q_rx[q]), ("rx_bytes", q_rx[q] * frame),
                          ("tx_packets", q_tx[q]), ("tx_bytes", q_tx[q] * frame),
                          ("rx_kicks", q_rx[q] // 64), ("tx_kicks", q_tx[q] // 8)):
                 key = "q%d_%s_%s" % (q, f[:2], f[3:])
                 s[key] = s.get(key, 0) + v
+        if self.m.nic.virtual:
+            self._veth(rx, tx)
         n = self.snmp
         n["InReceives"] += processed
         n["InDelivers"] += processed
@@ -198,6 +229,22 @@ class HostState:
         n["OutDatagrams"] += tx
         n["InOctets"] += processed * (t.payload + 28)
         n["OutOctets"] += tx * (t.payload + 28)
+
+    def _veth(self, rx, tx):
+        """A veth pair's softirq counts: the sender runs NET_RX once a batch (with
+        RPS only to send the queue CPU an IPI: received_rps and CAL there, whose
+        backlog then runs NET_RX); each echo's receive in the peer's namespace
+        runs on the app's CPU (its softnet processed)."""
+        m = self.m
+        runs = self._carry("runs").take(rx / float(m.generator.batch))
+        self.softirqs["NET_RX"][m.generator.cpu] += runs
+        if m.nic.rps:
+            for cpu, k in zip(m.nic.queue_cpus, split_int(runs, [1] * len(m.nic.queue_cpus))):
+                self.softnet["received_rps"][cpu] += k
+                self.named["CAL"][cpu] += k
+                self.softirqs["NET_RX"][cpu] += k
+        self.softnet["processed"][m.app.cpu] += tx
+        self.softirqs["NET_RX"][m.app.cpu] += tx
 
     # ------------------------------------------------------------ files --
     def cpu_rows(self):
@@ -213,16 +260,17 @@ class HostState:
         topo, n = self.topo, self.snmp
         busy_app = self.last is not None and self.last.socket_drops > 0
         running = 1 + (1 if busy_app else 0) + (topo.ncpu if soaker_on else 0)
-        softnet = fl.softnet_stat(self.softnet["processed"], self.softnet["squeeze"],
-                                  self.softnet["dropped"])
+        tables = kernel_tables(topo.kernel)
+        softnet = softnet_text(self.softnet["processed"], self.softnet["squeeze"],
+                               self.softnet["dropped"], self.softnet["received_rps"], topo.kernel)
         snmp = fl.proc_net_snmp(
-            "6.1", ip=dict(Forwarding=2, InReceives=n["InReceives"] + 9998,
-                           InDelivers=n["InDelivers"] + 9998, OutRequests=n["OutRequests"] + 11303),
+            tables, ip=dict(Forwarding=2, InReceives=n["InReceives"] + 9998,
+                            InDelivers=n["InDelivers"] + 9998, OutRequests=n["OutRequests"] + 11303),
             icmp=dict(OutMsgs=12, OutDestUnreachs=12), icmpmsg=dict(OutType3=12),
             tcp=dict(ActiveOpens=14, PassiveOpens=9, CurrEstab=1, InSegs=9926, OutSegs=11459),
             udp=fl.udp_counters(n["InDatagrams"] + 37, n["OutDatagrams"] + 41, 12,
                                 n["RcvbufErrors"], 23))
-        netstat = fl.proc_net_netstat("6.1", {"DelayedACKs": 212, "TCPPureAcks": 4011}, dict(
+        netstat = fl.proc_net_netstat(tables, {"DelayedACKs": 212, "TCPPureAcks": 4011}, dict(
             InOctets=n["InOctets"] + 665000, OutOctets=n["OutOctets"] + 2140000,
             InNoECTPkts=n["InReceives"] + 9998))
         fl.write_procfs(root, topo.irqs, self.named, self.cpu_rows(),
@@ -236,9 +284,11 @@ class HostState:
     def _write_app(self, root):
         app, t = self.m.app, self.last
         utime = self.ticks[app.cpu]["user_app"]
-        stime = self.ticks[app.cpu]["system_app"]
-        busy = t is not None and (t.cpus[app.cpu].app_user + t.cpus[app.cpu].app_system) > 0.5
-        amd64 = self.topo.kernel.endswith("amd64")
+        stime = self.ticks[app.cpu]["system_app"] + self.app_charged
+        own = t.cpus[app.cpu] if t is not None else None
+        busy = own is not None and (own.app_user + own.app_system
+                                    + own.softirq * self.m.softirq_to_app) > 0.5
+        amd64 = not self.topo.kernel.endswith("686-pae")
         fl.write(root, "proc/%d/comm" % app.pid, app.comm + "\n")
         fl.write(root, "proc/%d/task/%d/stat" % (app.pid, app.pid), fl.task_stat(
             app.pid, app.comm, "R" if busy else "S", ppid=790, pgrp=app.pid, session=790,

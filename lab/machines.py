@@ -8,6 +8,8 @@ config space, interfaces, IRQ lines, ethtool statistics names.
 - pcie_host(): 2 sockets x 4 cores, an Intel 82576 (igb) on PCIe Gen2 x4 with
   four MSI-X queue vectors.
 - kvm_guest(): 2 vCPUs, virtio-net over PCI with MSI-X.
+- echo_box(): the echo lab's box (tests/echo_lab) on this project's 2-vCPU VM
+  with Linux 6.18: the echo's network namespace, lo and one end of a veth pair.
 
 Uses scripts/fixture_lib.py for every file format. Standard library only.
 """
@@ -280,3 +282,26 @@ def kvm_guest():
     return Topology("kvmguest", "6.1.0-13-amd64", ncpu, 1764480000, devs,
                     sorted(netdevs, key=lambda n: n.name), irqs, {"eth0": queue_irqs}, extra,
                     links)
+
+
+# ------------------------------------------------------------- echo box ---
+def echo_box():
+    """The network namespace of the echo lab's server (tests/echo_lab) on a
+    2-vCPU VM with Linux 6.18 (the machine the lab ran on): lo and veth0, one
+    end of a veth pair whose peer is in the load generator's namespace.
+    veth0 is virtual: no PCI function, no IRQ, no `ethtool -S` counters but
+    XDP's (not written). PCI holds the host bridge (8086:0d57) alone: the VM's
+    virtio functions serve the root namespace, whose interfaces the box does
+    not see. IRQs as the VM's /proc/interrupts starts: ACPI:Ged and ttyS0."""
+    ncpu, gsi_top = 2, 24
+    irqs = fl.IrqTable(ncpu, (gsi_top + 16) + 8 * ncpu + 16 * gsi_top, first_dynamic=gsi_top)
+    for num, hwirq, action, counts in ((24, 5, "ACPI:Ged", [1, 0]), (25, 6, "ACPI:Ged", [0, 1]),
+                                       (26, 4, "ttyS0", [0, 15])):
+        irqs.add("IO-APIC", hwirq, "edge", [action], num=num).counts[:] = counts
+    root = "pci0000:00"
+    host = fl.header(0x8086, 0x0d57, 0x0000, 0x0000, 0x00, 0x060000, 0x00)
+    devs = [("0000:00:00.0", root + "/0000:00:00.0", host, fl.pci_attrs(host, 0, -1, (0, 0)),
+             None, ())]
+    netdevs = [Netdev("lo", 1, operstate="unknown"), Netdev("veth0", 2, "veth")]
+    return Topology("echobox", "6.18.44-fc-v1045", ncpu, 1764576000, devs, netdevs, irqs,
+                    {"veth0": []})

@@ -5,10 +5,12 @@ NIC at the offered rate and climb the drop ladder; CPU time is handed out by
 priority on each CPU:
 
   steal (the hypervisor) and background tasks   fixed shares, taken first
+  the generator   a sender on the same host, per datagram it sends
   hardirq   per interrupt (+ per packet for a non-NAPI driver)
   softirq   per received packet (NAPI poll or backlog, IP, UDP), per sent
-            packet (tx completion); shares the CPU fairly with the app under
-            overload (ksoftirqd is a normal task then)
+            packet (tx completion); shares the CPU fairly with the app when
+            it needs more than Nic.softirq_defer of it (ksoftirqd, a normal
+            task, runs it then)
   the app   per delivered packet: kernel (recv/send syscalls) and user time,
             plus its extra copies of the payload
   idle      what is left (the soaker runs here when it is on)
@@ -18,7 +20,13 @@ Drops, lowest rung first:
            overflows because the poll cannot keep up (NAPI) or the hardirq
            alone needs more than the CPU (rx_no_buffer_count + rx_missed_errors)
   backlog  a non-NAPI driver queued packets the softirq cannot process
-  socket   the app cannot keep up (UDP RcvbufErrors)
+  socket   the app cannot keep up (UDP RcvbufErrors), or a brief stall of
+           the app loses a burst (Load.bursts: the fluid model has no queues)
+
+A virtual NIC (a veth pair) has no interrupts and no bus: its sender, a load
+generator on the same host (Generator), does the receive processing on its
+own CPU, or with RPS hands it to the queue CPU; the echo's receive in the
+peer's namespace runs on the app's CPU.
 
 Everything is per second (rates, CPU shares); the writer multiplies by the
 interval. Standard library only.
@@ -59,16 +67,40 @@ class App:
 
 
 @dataclass
+class Generator:
+    """A load generator on the same host: a normal task pinned on `cpu` that
+    sends the load with sendmmsg, `batch` datagrams a call, paying user and
+    system time per datagram (the system time includes a veth's transmit and
+    RPS's enqueue, and reading the echoes). It sends no faster than its CPU
+    allows."""
+    cpu: int
+    user_per_packet: float    # µs
+    system_per_packet: float  # µs
+    batch: int = 64
+
+
+@dataclass
 class Nic:
     """The NIC the load arrives on. queue_cpus: the CPU of each rx queue's
     interrupt (flows spread evenly). irq_limit: interrupts per second per queue
-    (moderation); None = one interrupt per packet."""
+    (moderation); None = one interrupt per packet.
+
+    virtual: a veth pair (irq_limit 0, an emulated bus): queue_cpus are the
+    CPUs doing the receive processing, the generator's own or, with rps, the
+    RPS target (the generator queues each packet to its backlog, one IPI a
+    batch); the echo's receive in the peer's namespace is softirq time on the
+    app's CPU. softirq_defer: the share of the app CPU's free time the rx
+    softirq takes before ksoftirqd (a normal task) shares the CPU with the app
+    (CFS); 1.0 when each softirq run drains its backlog (no time_squeeze)."""
     name: str
     bus: Bus
     queue_cpus: list
     irq_limit: Optional[float] = 8000.0
     napi: bool = True
     netdev_budget: int = 300
+    virtual: bool = False
+    rps: bool = False
+    softirq_defer: float = 0.5
 
 
 @dataclass
@@ -85,6 +117,12 @@ class Machine:
     soaker_rate: float = 3.1e6           # calibrated soaker units per second
     steal: list = field(default_factory=list)       # per CPU share (default 0)
     background: list = field(default_factory=list)  # per CPU (user, system) shares
+    generator: Optional[Generator] = None           # the sender, on the same host
+    # Share of the softirq time on the app's CPU charged to the app thread's
+    # stime: a kernel without CONFIG_IRQ_TIME_ACCOUNTING charges a tick spent in
+    # softirq to the task it interrupted (/proc/stat still says softirq); the
+    # rest ran in ksoftirqd. 0: the thread's time is its own.
+    softirq_to_app: float = 0.0
 
 
 @dataclass
@@ -99,6 +137,11 @@ class Load:
     steal: Optional[float] = None  # overrides the machine's steal on every CPU
     label: str = "none"       # ground truth
     resource: str = ""
+    bursts: dict = field(default_factory=dict)  # second of the run -> datagrams lost at the socket
+
+    def burst_at(self, t):
+        """Datagrams lost in a burst in the tick starting t seconds from sample 0."""
+        return self.bursts.get(int(round(t - self.start)), 0)
 
 
 @dataclass
@@ -161,9 +204,10 @@ class _IrqCost:
     per_pkt: float
 
 
-def simulate_tick(m: Machine, load: Optional[Load], jitter: tuple) -> Tick:
+def simulate_tick(m: Machine, load: Optional[Load], jitter: tuple, burst: float = 0.0) -> Tick:
     """One second of machine m under load (None: no load). jitter = (offered
-    factor, [background factor per CPU]) drawn by the caller."""
+    factor, [background factor per CPU]) drawn by the caller; burst: datagrams
+    the socket loses this tick on top of the fluid model (load.burst_at)."""
     c, app, nic = m.costs, m.app, m.nic
     offered_factor, bg_factor = jitter
     t = Tick(cpus=[CpuTime() for _ in range(m.ncpu)])
@@ -187,6 +231,9 @@ def simulate_tick(m: Machine, load: Optional[Load], jitter: tuple) -> Tick:
     t.payload = load.payload
     frame = frame_bytes(load.payload)
     t.offered = load.pps * offered_factor
+    assert m.generator or not nic.virtual  # a veth's sender runs on the host
+    if m.generator:
+        t.offered = _generator(m, t)
     # App cost per delivered packet (µs), and the tx completion it causes.
     a = app.kernel_per_packet + app.user_per_packet \
         + load.copies * c.copy_per_kib * load.payload / 1024.0
@@ -207,9 +254,30 @@ def simulate_tick(m: Machine, load: Optional[Load], jitter: tuple) -> Tick:
             break
         tx_ratio = t.delivered / r_bus
     t.nic_bus_drops = max(0.0, t.offered - r_bus)
+    if burst:  # the app stalled: the socket buffer overflowed for a moment
+        lost = min(burst, t.delivered)
+        t.delivered -= lost
+        t.socket_drops += lost
+        t.tx = t.delivered if app.echo else 0.0
     t.bus_utilisation = nic.bus.utilisation(t.rx, frame, t.tx, frame, sum(t.interrupts))
     _finish(m, t)
     return t
+
+
+def _generator(m, t):
+    """The rate the generator sends (at most t.offered: what its CPU allows),
+    its time on its CPU counted with the other tasks' (user, system), and the
+    receive softirq of the queues on its CPU (a veth's sender does it)."""
+    g, nic = m.generator, m.nic
+    assert g.cpu != m.app.cpu
+    cpu = t.cpus[g.cpu]
+    own = (g.user_per_packet + g.system_per_packet) * US
+    soft = m.costs.softirq_per_packet * US * nic.queue_cpus.count(g.cpu) / len(nic.queue_cpus)
+    free = max(0.0, 1.0 - cpu.steal - cpu.bg_user - cpu.bg_system)
+    rate = min(t.offered, free / (own + soft))
+    cpu.bg_user += rate * g.user_per_packet * US
+    cpu.bg_system += rate * g.system_per_packet * US
+    return rate
 
 
 def _cpu_path(m, t, r_bus, a, txc):
@@ -246,7 +314,10 @@ def _cpu_path(m, t, r_bus, a, txc):
     own_free = max(0.0, 1.0 - cpu.steal - cpu.bg_user - cpu.bg_system - cpu.hardirq
                    - cpu.softirq)
     share = 1.0 / nq  # tx completions land on every queue CPU evenly
-    a_eff = (a + (txc * share if app_q else 0.0)) * US
+    if nic.virtual:   # veth: the peer's receive of each echo runs on the app's CPU
+        a_eff = (a + txc) * US
+    else:
+        a_eff = (a + (txc * share if app_q else 0.0)) * US
     p_other = sum(processed)
     if app_q:
         q = app_q[0]
@@ -254,7 +325,7 @@ def _cpu_path(m, t, r_bus, a, txc):
         need = h * soft
         if need + (p_other + h) * a_eff <= own_free:
             s, d = need, p_other + h
-        elif need <= own_free / 2:
+        elif need <= own_free * nic.softirq_defer:
             s = need
             d = (own_free - s) / a_eff
         else:  # ksoftirqd and the app share the CPU (CFS)
@@ -267,8 +338,10 @@ def _cpu_path(m, t, r_bus, a, txc):
     else:
         d = min(p_other, own_free / a_eff)
     d = max(0.0, min(d, sum(processed)))
-    # Tx completions on queue CPUs other than the app's must fit there.
-    if txc > 0:
+    # Tx completions on queue CPUs other than the app's must fit there (veth: all on the app's).
+    if txc > 0 and nic.virtual:
+        cpu.softirq += d * txc * US
+    elif txc > 0:
         for q, cpu_id, _, _ in host:
             if cpu_id != app.cpu and d * share * txc * US > avail[q]:
                 d = avail[q] / (share * txc * US)

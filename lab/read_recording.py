@@ -1,7 +1,8 @@
 """Reads a recording back from its files alone, as bottleneckd would (the
 replay rule: samples/NNNNNN first, then static/), for lab/test_simulate.py:
 recording.yaml, /proc/stat, softnet_stat, snmp, netdev statistics,
-/proc/interrupts and the soaker file. Standard library only.
+/proc/interrupts, the app thread's stat and the soaker file. Standard library
+only.
 """
 
 import hashlib
@@ -51,10 +52,22 @@ def snmp(text):
     return out
 
 
+def softnet_rows(text):
+    """Each CPU's columns (processed, dropped, time_squeeze, ..., received_rps
+    at index 9, ...)."""
+    return [[int(x, 16) for x in l.split()] for l in text.splitlines() if l.strip()]
+
+
 def softnet(text):
     """(processed, dropped, time_squeeze) summed over CPUs."""
-    rows = [[int(x, 16) for x in l.split()] for l in text.splitlines() if l.strip()]
+    rows = softnet_rows(text)
     return tuple(sum(r[i] for r in rows) for i in range(3))
+
+
+def task_times(text):
+    """(utime, stime) in ticks of a /proc/PID/task/TID/stat line (fields 14, 15)."""
+    f = text.rsplit(")", 1)[1].split()  # f[0] is field 3, the state
+    return int(f[11]), int(f[12])
 
 
 class Recording:
@@ -81,8 +94,11 @@ class Recording:
     def tick(self, k):
         """Counters at sample k, as a flat dict."""
         d = snmp(self.read(k, "proc/net/snmp"))
-        d.update(zip(("processed", "backlog_dropped", "squeeze"),
-                     softnet(self.read(k, "proc/net/softnet_stat"))))
+        text = self.read(k, "proc/net/softnet_stat")
+        d.update(zip(("processed", "backlog_dropped", "squeeze"), softnet(text)))
+        d["softnet_cpus"] = softnet_rows(text)
+        app = self.s.machine.app
+        d["thread"] = task_times(self.read(k, "proc/%d/task/%d/stat" % (app.pid, app.pid)))
         for name in ("rx_packets", "tx_packets", "rx_missed_errors"):
             d[name] = self.stat(k, name)
         cpus = cpu_lines(self.read(k, "proc/stat"))

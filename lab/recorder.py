@@ -90,7 +90,8 @@ def record(s, out_dir):
             load = s.load_at((k - 1) * s.interval)
             offered = 1.0 + max(-3.0, min(3.0, rng.gauss(0.0, 1.0))) * s.jitter
             bg = [1.0 + rng.uniform(-s.bg_jitter, s.bg_jitter) for _ in range(ncpu)]
-            state.advance(simulate_tick(m, load, (offered, bg)), s.interval, m.soaker)
+            burst = load.burst_at((k - 1) * s.interval) if load else 0
+            state.advance(simulate_tick(m, load, (offered, bg), burst), s.interval, m.soaker)
         mono = s.uptime + k * s.interval
         wall = s.topo.btime + mono
         if k == 0:

@@ -4,8 +4,8 @@ Standard library only.
 """
 
 from bus import Bus
-from machines import kvm_guest, pcie_host, seed_box
-from model import App, Costs, Load, Machine, Nic
+from machines import echo_box, kvm_guest, pcie_host, seed_box
+from model import App, Costs, Generator, Load, Machine, Nic
 from recorder import Scenario
 
 MBIT = 1e6 / 8  # bytes per second in a Mbit/s
@@ -34,9 +34,11 @@ def _timeline(loads, lead=5.0, gap=5.0, tail=5.0):
     return loads, t - gap + tail
 
 
-def _run(name, mbit, payload, label, resource="", copies=0, seconds=30, pps=None, steal=None):
+def _run(name, mbit, payload, label, resource="", copies=0, seconds=30, pps=None, steal=None,
+         bursts=None):
     pps = pps if pps is not None else mbit * MBIT / payload
-    return Load(name, 0.0, float(seconds), pps, payload, copies, steal, label, resource)
+    return Load(name, 0.0, float(seconds), pps, payload, copies, steal, label, resource,
+                bursts or {})
 
 
 def _seed_machine(nic, soaker=True, costs=SEED_COSTS, app=None, irq_limit=8000.0,
@@ -112,10 +114,10 @@ def hot_core():
     background[5] = (0.0, 0.0)
     machine = Machine(8, costs, app, nic, background=background)
     runs = [_run("echo-50k", 0, 512, "none", pps=50000),
-            _run("echo-120k", 0, 512, "cpu", "cpu5", pps=120000)]
+            _run("echo-120k", 0, 512, "cpu", "thread udpecho", pps=120000)]
     loads, duration = _timeline(runs)
     return Scenario("hot-core", "2 sockets x 4 CPUs, igb eth0 (PCIe Gen2 x4, 4 queues on "
-                    "CPUs 0-3); the single-threaded echo saturates cpu5 while the average "
+                    "CPUs 0-3); the single-threaded echo (a threads target) saturates cpu5 while the average "
                     "CPU is 30 %", machine, pcie_host(), "eth0", loads, duration, seed=5)
 
 
@@ -148,5 +150,80 @@ def ambiguous():
                     _seed_machine("em2"), seed_box(), "em2", loads, duration, seed=7)
 
 
+# The echo lab (tests/echo_lab) on this project's 2-vCPU VM, Linux 6.18: the
+# generator (lab_load_gen, sendmmsg of 64) in its namespace on cpu0, the echo
+# (udpecho, K copies) in the box's on cpu1, a veth pair between them. Costs
+# calibrated on the lab's 1024-byte, K=10000 run: cpu0 99.6 % busy at 845 kpps
+# sent (35 % softirq: veth's receive runs on the sender's CPU, 0.414 µs a
+# datagram), the echo 11.9 k/s at 98 % of cpu1 (82.35 µs each: 8 ns a KiB
+# copied, 1.85 µs of system calls and work, 0.5 µs for the peer's receive of
+# the echo). The kernel has no CONFIG_IRQ_TIME_ACCOUNTING: softirq time is
+# charged to the task it interrupts.
+ECHO_COSTS = Costs(hardirq_per_interrupt=0.0, softirq_per_packet=0.414,
+                   softirq_per_tx_packet=0.5, copy_per_kib=0.008)
+ECHO_BACKGROUND = [(0.002, 0.002), (0.012, 0.008)]  # cpu1: the daemon and the shell
+
+
+def _echo_machine(costs=ECHO_COSTS, app=None, generator=None, queue_cpu=0, rps=False,
+                  softirq_defer=0.5, softirq_to_app=1.0):
+    app = app or App("udpecho", 2317, 1, kernel_per_packet=1.7, user_per_packet=0.15)
+    generator = generator or Generator(0, user_per_packet=0.08, system_per_packet=0.68)
+    nic = Nic("veth0", Bus("emulated"), [queue_cpu], irq_limit=0.0, napi=False, virtual=True,
+              rps=rps, softirq_defer=softirq_defer)
+    return Machine(2, costs, app, nic, background=ECHO_BACKGROUND, generator=generator,
+                   softirq_to_app=softirq_to_app)
+
+
+def generator_same_host():
+    # Flat out, the generator saturates cpu0 (its sends and their receive
+    # softirq) while the echo saturates cpu1 with its copies: the socket drops
+    # 833 k/s. The limit is the socket's reader, not the busiest CPU.
+    runs = [_run("paced-8k", 0, 1024, "none", pps=8000, copies=10000),
+            _run("flat-out-845k", 0, 1024, "cpu", "thread udpecho", pps=845000, copies=10000)]
+    loads, duration = _timeline(runs)
+    return Scenario("generator-same-host", "the echo lab's box: the generator on cpu0 of the "
+                    "same 2-CPU VM (veth), the echo with 10000 copies on cpu1: both CPUs "
+                    "saturated, the socket drops, the reader is the limit", _echo_machine(),
+                    echo_box(), "veth0", loads, duration, seed=845)
+
+
+def softirq_charged_to_thread():
+    # RPS steers the receive of 64-byte datagrams to cpu1, the echo's CPU: its
+    # backlog drains in each softirq run (no ksoftirqd handoff, no time_squeeze,
+    # no backlog drops) and takes 77 % of cpu1 at 620 kpps; the echo gets the
+    # rest (166 k/s at 1.265 µs each), and without IRQ time accounting its
+    # stime carries the softirq it was interrupted by (92 % of its ticks ran in
+    # it; the rest in ksoftirqd/1). Calibrated: 1.1348 µs a datagram on cpu1
+    # (backlog, IP, UDP, the full socket), 0.4 µs the peer's receive of an echo.
+    costs = Costs(hardirq_per_interrupt=0.0, softirq_per_packet=1.1348, softirq_per_tx_packet=0.4)
+    app = App("udpecho", 2317, 1, kernel_per_packet=1.229, user_per_packet=0.036)
+    generator = Generator(0, user_per_packet=0.08, system_per_packet=0.9)
+    machine = _echo_machine(costs, app, generator, queue_cpu=1, rps=True, softirq_defer=1.0,
+                            softirq_to_app=0.92)
+    runs = [_run("rps-250k", 0, 64, "none", pps=250000),
+            _run("rps-620k", 0, 64, "interrupt", "cpu1", pps=620000)]
+    loads, duration = _timeline(runs)
+    return Scenario("softirq-charged-to-thread", "RPS steers 64-byte datagrams to the echo's "
+                    "cpu1 (veth, 2-CPU VM): 77 % softirq, the socket drops, the thread reads "
+                    "92 % of cpu1 because its softirq is charged to it", machine, echo_box(),
+                    "veth0", loads, duration, seed=620)
+
+
+def burst_loss():
+    # Light load (the echo with 1000 copies takes 23-28 % of cpu1) with brief
+    # stalls of the echo: a few hundred datagrams lost at the socket in a few
+    # windows, 0.07 % of each run's datagrams.
+    runs = [_run("paced-20k", 0, 1024, "none", pps=20000, copies=1000,
+                 bursts={6: 150, 14: 90, 23: 180}),
+            _run("paced-25k", 0, 1024, "none", pps=25000, copies=1000,
+                 bursts={9: 200, 21: 325})]
+    loads, duration = _timeline(runs)
+    return Scenario("burst-loss", "the echo lab's box at light load (20 and 25 k/s, the echo "
+                    "at 23-28 % of cpu1) with brief socket loss bursts, 0.07 % of datagrams",
+                    _echo_machine(), echo_box(), "veth0", loads, duration, seed=7007)
+
+
 SCENARIOS = {"seed-sweep": seed_sweep, "livelock": livelock, "em2-bus": em2_bus, "light": light,
-             "hot-core": hot_core, "steal-vm": steal_vm, "ambiguous": ambiguous}
+             "hot-core": hot_core, "steal-vm": steal_vm, "ambiguous": ambiguous,
+             "generator-same-host": generator_same_host,
+             "softirq-charged-to-thread": softirq_charged_to_thread, "burst-loss": burst_loss}

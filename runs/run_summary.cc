@@ -1,14 +1,24 @@
 #include "runs/run_summary.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace bottleneckd {
+namespace {
+
+// Windows holding one verdict, and their confidence summed.
+struct WindowTally {
+  size_t windows = 0;
+  double confidence = 0;
+};
+
+}  // namespace
 
 TimelinePoint PointOfWindow(double t, const Signals& s, const Verdict& v) {
   TimelinePoint p;
   p.t = t;
   p.offered_packets_per_second = s.offered_packets_per_second;
-  p.delivered_packets_per_second = s.delivered_packets_per_second;
+  p.delivered_packets_per_second = s.received_packets_per_second;
   double bus_max = -1;
   for (const NicSignal& nic : s.nics) {
     p.delivered_bits_per_second += nic.rx_bits_per_second;
@@ -23,7 +33,7 @@ TimelinePoint PointOfWindow(double t, const Signals& s, const Verdict& v) {
     if (c.soaker_idle) p.soaker_idle = std::min(p.soaker_idle.value_or(1.0), *c.soaker_idle);
   }
   p.drops_per_second = s.ladder.nic + s.ladder.backlog + s.ladder.socket;
-  p.application_packets_per_second = std::max(0.0, s.delivered_packets_per_second - s.ladder.backlog - s.ladder.socket);
+  p.application_packets_per_second = s.delivered_packets_per_second;
   p.first_losing_rung = RungName(s.ladder.first_losing);
   p.label = v.label;
   p.resource = v.resource;
@@ -94,7 +104,8 @@ void Summarise(const std::vector<TimelinePoint>& settled, const VerdictEvidence*
   double idle_sum = 0;
   size_t idle_n = 0;
   std::map<std::string, size_t> rungs;
-  std::map<std::pair<int, std::string>, std::pair<size_t, double>> labels;  // count, confidence sum
+  std::map<int, WindowTally> labels;                             // by label
+  std::map<std::pair<int, std::string>, WindowTally> resources;  // by (label, resource)
   r->offered_packets_per_second = r->delivered_packets_per_second = r->delivered_bits_per_second = 0;
   r->application_packets_per_second = r->cpu_busy = r->accounting_busy = r->cpu_seconds_per_second = 0;
   r->interrupts_per_second = r->drops_per_second = 0;
@@ -112,9 +123,8 @@ void Summarise(const std::vector<TimelinePoint>& settled, const VerdictEvidence*
     if (p.soaker_idle) idle_sum += *p.soaker_idle, ++idle_n;
     if (p.bus_utilisation) r->bus_utilisation = std::max(r->bus_utilisation.value_or(0.0), *p.bus_utilisation);
     ++rungs[p.first_losing_rung];
-    auto& l = labels[{static_cast<int>(p.label), p.resource}];
-    ++l.first;
-    l.second += p.confidence;
+    for (WindowTally* t : {&labels[static_cast<int>(p.label)], &resources[{static_cast<int>(p.label), p.resource}]})
+      ++t->windows, t->confidence += p.confidence;
   }
   r->soaker_idle.reset();
   if (idle_n) r->soaker_idle = idle_sum / static_cast<double>(idle_n);
@@ -137,19 +147,25 @@ void Summarise(const std::vector<TimelinePoint>& settled, const VerdictEvidence*
   std::map<std::string, size_t> losing = rungs;
   losing.erase("none");
   r->first_losing_rung = losing.empty() ? "none" : std::max_element(losing.begin(), losing.end(), more)->first;
-  // Ties go to the first label in Bound order (map order), so the result
-  // does not depend on the windows' order.
-  auto best =
-      std::max_element(labels.begin(), labels.end(), [](auto& a, auto& b) { return a.second.first < b.second.first; });
-  r->verdict_windows = best->second.first;
+  // The label most windows held, then the resource most of that label's
+  // windows named (docs/report.md, Run verdict). Neither depends on the
+  // windows' order: label ties go to the first in Bound order, resource ties
+  // to the larger confidence sum, then the first name (map order).
+  auto label = std::max_element(labels.begin(), labels.end(),
+                                [](const auto& a, const auto& b) { return a.second.windows < b.second.windows; });
+  auto first = resources.lower_bound({label->first, ""}), last = resources.lower_bound({label->first + 1, ""});
+  auto resource = std::max_element(first, last, [](const auto& a, const auto& b) {
+    return std::tie(a.second.windows, a.second.confidence) < std::tie(b.second.windows, b.second.confidence);
+  });
+  r->verdict_windows = label->second.windows;
   r->verdict = Verdict();
   if (evidence) {
-    auto it = evidence->find(best->first);
+    auto it = evidence->find(resource->first);
     if (it != evidence->end()) r->verdict = it->second;
   }
-  r->verdict.label = static_cast<Bound>(best->first.first);
-  r->verdict.resource = best->first.second;
-  r->verdict.confidence = best->second.second / static_cast<double>(best->second.first);
+  r->verdict.label = static_cast<Bound>(label->first);
+  r->verdict.resource = resource->first.second;
+  r->verdict.confidence = label->second.confidence / static_cast<double>(label->second.windows);
 }
 
 LoadStep StepOfRun(const RunReport& r) {
@@ -165,7 +181,7 @@ LoadStep StepOfRun(const RunReport& r) {
   return step;
 }
 
-SweepAnalysis AnalyseSweep(const std::vector<RunReport>& runs, double drop_floor_per_second) {
+SweepAnalysis AnalyseSweep(const std::vector<RunReport>& runs, const LossTolerance& loss) {
   SweepAnalysis a;
   std::vector<LoadStep> steps;
   for (const RunReport& r : runs) steps.push_back(StepOfRun(r));
@@ -176,7 +192,7 @@ SweepAnalysis AnalyseSweep(const std::vector<RunReport>& runs, double drop_floor
   std::stable_sort(sorted.begin(), sorted.end(), [](const LoadStep& x, const LoadStep& y) {
     return x.offered_packets_per_second < y.offered_packets_per_second;
   });
-  a.mlfrr = FindMlfrr(sorted, drop_floor_per_second);
+  a.mlfrr = FindMlfrr(sorted, loss);
   if (steps.size() >= 2) a.throughput_tracks_cpu_cost = ThroughputTracksCpuCost(steps, 0.05);
   return a;
 }

@@ -116,8 +116,8 @@ struct RunReport {
   // have none. Summarise leaves them alone.
   std::vector<RunFlow> flows;
   size_t windows = 0;                             // settled windows the figures average
-  Verdict verdict;                                // label most settled windows held (evidence when known)
-  size_t verdict_windows = 0;                     // how many held it
+  Verdict verdict;                                // label most settled windows held (Summarise), evidence when known
+  size_t verdict_windows = 0;                     // how many held the label (whatever their resource)
   std::string expected_label, expected_resource;  // ground truth, simulated recordings
   // Live runs and the store.
   std::string source;             // "command", "control", "window", "segment", "recording"
@@ -134,9 +134,14 @@ inline constexpr size_t kSettleWindows = 5;
 size_t SettleWindows(size_t windows);
 
 // Fills r's figures and verdict label/resource/confidence from the settled
-// points (the caller drops the settling ones). `evidence`, when given, maps
-// (label, resource) to the latest full Verdict seen with it, so the run's
-// verdict carries its sentences; else the verdict has none.
+// points (the caller drops the settling ones). The verdict's label is the
+// one most points hold (ties: the first in Bound order); its resource the
+// one most of that label's points name (ties: the larger confidence sum,
+// then the first name in byte order); its confidence the mean over all of
+// that label's points, which verdict_windows counts. None of it depends on
+// the points' order. `evidence`, when given, maps (label, resource) to the
+// latest full Verdict seen with it, so the run's verdict carries the
+// sentences of its (label, resource); else the verdict has none.
 using VerdictEvidence = std::map<std::pair<int, std::string>, Verdict>;
 void Summarise(const std::vector<TimelinePoint>& settled, const VerdictEvidence* evidence, RunReport* r);
 
@@ -151,6 +156,6 @@ struct SweepAnalysis {
   Mlfrr mlfrr;
   std::optional<bool> throughput_tracks_cpu_cost;
 };
-SweepAnalysis AnalyseSweep(const std::vector<RunReport>& runs, double drop_floor_per_second);
+SweepAnalysis AnalyseSweep(const std::vector<RunReport>& runs, const LossTolerance& loss);
 
 }  // namespace bottleneckd

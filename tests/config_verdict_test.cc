@@ -20,6 +20,8 @@ TEST(VerdictConfig, ShippedFileHoldsTheDefaults) {
   EXPECT_DOUBLE_EQ(v.bus_cpu_idle_min, d.bus_cpu_idle_min);
   EXPECT_DOUBLE_EQ(v.busy_min_for_none, d.busy_min_for_none);
   EXPECT_DOUBLE_EQ(v.drop_floor_per_second, d.drop_floor_per_second);
+  EXPECT_DOUBLE_EQ(v.loss_ratio_min, d.loss_ratio_min);
+  EXPECT_EQ(v.packet_path_interfaces, d.packet_path_interfaces);
   EXPECT_DOUBLE_EQ(v.margin, d.margin);
   EXPECT_EQ(v.hysteresis_windows, d.hysteresis_windows);
   EXPECT_DOUBLE_EQ(v.min_score, d.min_score);
@@ -38,6 +40,11 @@ TEST(VerdictConfig, OverridesAndErrors) {
   EXPECT_DOUBLE_EQ(c.verdict.bus_utilisation_min, 0.8);
   EXPECT_EQ(c.verdict.hysteresis_windows, 5);
   EXPECT_DOUBLE_EQ(c.verdict.cpu_idle_max, 0.05);
+  ASSERT_TRUE(
+      ParseConfig("verdict:\n  loss_ratio_min: 0.01\n  packet_path_interfaces: [lo, eth1]\n", "t.yaml", &c).ok());
+  EXPECT_DOUBLE_EQ(c.verdict.loss_ratio_min, 0.01);
+  EXPECT_EQ(c.verdict.packet_path_interfaces, (std::vector<std::string>{"lo", "eth1"}));
+  EXPECT_DOUBLE_EQ(c.verdict.signal_options().loss.ratio, 0.01);
   struct Bad {
     const char* yaml;
     const char* where;
@@ -48,6 +55,9 @@ TEST(VerdictConfig, OverridesAndErrors) {
       {"verdict:\n  margin: high\n", "t.yaml:2:11", "margin must be a number"},
       {"verdict:\n  hysteresis_windows: 2.5\n", "t.yaml:2:23", "whole number"},
       {"verdict: [1]\n", "t.yaml:1:10", "verdict must be a mapping"},
+      {"verdict:\n  loss_ratio_min: 2\n", "t.yaml:2:19", "from 0 to 1"},
+      {"verdict:\n  packet_path_interfaces: lo\n", "t.yaml:2:27", "must be a list of names"},
+      {"verdict:\n  packet_path_interfaces: [[lo]]\n", "t.yaml:2:28", "non-empty strings"},
   };
   for (const Bad& b : cases) {
     Status s = ParseConfig(b.yaml, "t.yaml", &c);

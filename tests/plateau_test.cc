@@ -107,7 +107,7 @@ TEST(FindMlfrr, LossesFromTheThirdStep) {
     steps[i].drops_per_second = drops[i];
     steps[i].first_losing_rung = rung[i];
   }
-  Mlfrr m = FindMlfrr(steps, 1);
+  Mlfrr m = FindMlfrr(steps, LossTolerance{1, 0});
   ASSERT_TRUE(m.knee.has_value());
   EXPECT_EQ(*m.knee, 2u);
   ASSERT_TRUE(m.rate.has_value());
@@ -118,28 +118,43 @@ TEST(FindMlfrr, LossesFromTheThirdStep) {
 TEST(FindMlfrr, SeedSweepAroundTheMlfrr) {
   // The seed's first table loses 0.5, 1.0 and 37.8 Mbit/s: 61, 122 and 4614
   // datagrams/s. Every step loses something over 1/s: no loss-free rate.
-  Mlfrr m = FindMlfrr(NoCopies(), 1);
+  Mlfrr m = FindMlfrr(NoCopies(), LossTolerance{1, 0});
   ASSERT_TRUE(m.knee.has_value());
   EXPECT_EQ(*m.knee, 0u);
   EXPECT_FALSE(m.rate.has_value());
   // With a floor of 150/s (the first two differences are 0.1-0.2 % of the
   // applied load, the sender's measurement) the knee is the 600 Mbit/s step
   // and the MLFRR is 550 Mbit/s = 67138.7 datagrams/s.
-  m = FindMlfrr(NoCopies(), 150);
+  m = FindMlfrr(NoCopies(), LossTolerance{150, 0});
   ASSERT_TRUE(m.knee.has_value());
   EXPECT_EQ(*m.knee, 2u);
   ASSERT_TRUE(m.rate.has_value());
   EXPECT_NEAR(*m.rate, 67138.67, 0.01);
 }
 
+TEST(FindMlfrr, LossRatioToleratesNoiseNotLoss) {
+  // The default tolerance (floor 1/s, 0.2 % of offered): the seeds' 61 and
+  // 122 datagrams/s (0.10 % and 0.18 %) are the sender's noise, 4614/s (6.4 %)
+  // is loss: the knee is the 600 Mbit/s step, the MLFRR 550 Mbit/s.
+  Mlfrr m = FindMlfrr(NoCopies(), LossTolerance());
+  ASSERT_TRUE(m.knee.has_value());
+  EXPECT_EQ(*m.knee, 2u);
+  ASSERT_TRUE(m.rate.has_value());
+  EXPECT_NEAR(*m.rate, 67138.67, 0.01);
+  // A tighter ratio (0.15 %) counts the second step's 0.18 % as loss.
+  m = FindMlfrr(NoCopies(), LossTolerance{1, 0.0015});
+  ASSERT_TRUE(m.knee.has_value());
+  EXPECT_EQ(*m.knee, 1u);
+}
+
 TEST(FindMlfrr, NoLossesAndNoSteps) {
   std::vector<LoadStep> steps = {Step(100, 100, 0.2), Step(200, 200, 0.4)};
-  Mlfrr m = FindMlfrr(steps, 1);
+  Mlfrr m = FindMlfrr(steps, LossTolerance{1, 0});
   EXPECT_FALSE(m.knee.has_value());
   ASSERT_TRUE(m.rate.has_value());
   EXPECT_NEAR(*m.rate, 200 * kPpsPerMbps, 1e-6);  // the highest offered, all loss-free
   EXPECT_EQ(m.first_losing_rung, "");
-  Mlfrr none = FindMlfrr({}, 1);
+  Mlfrr none = FindMlfrr({}, LossTolerance{1, 0});
   EXPECT_FALSE(none.knee.has_value());
   EXPECT_FALSE(none.rate.has_value());
 }

@@ -238,7 +238,10 @@ TEST(ReplayRecording, HandWrittenTickGivesTheWindowRates) {
   const std::string rates = "+2.000s  busiest cpu0 25.0%  eth9 rx 1000/s";
   EXPECT_EQ(line.substr(0, rates.size()), rates) << line;
   // 25 % busy, nothing dropped on any rung: not saturated.
-  EXPECT_EQ(line.substr(rates.size(), 15), "  verdict none ") << line;
+  std::string why;
+  if (snaps[1].verdict)
+    for (const std::string& r : snaps[1].verdict->reasons) why += "\n  " + r;
+  EXPECT_EQ(line.substr(rates.size(), 15), "  verdict none ") << line << why;
 }
 
 TEST(CapturingFs, FullDiskKeepsTheErrorAndTheReads) {

@@ -4,7 +4,9 @@
 // `--report --run NAME` (Report::flows) prints the run's flows under its
 // evidence, and the JSON carries the figures (null when unset) and a
 // "flows" array. Through a real run store too. Expected text is built by
-// hand from the documented column widths (docs/report.md).
+// hand from the documented column widths (docs/report.md). What `bottleneckd
+// run` prints when its run ends is the store's report of that run less its
+// first line, for a sweep, one segment and none.
 #include "exporters/report/report.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "runs/run_tracker.h"
 #include "tests/test_util.h"
 
 namespace bottleneckd {
@@ -23,11 +26,12 @@ RunReport PlainRun(const std::string& name) {
   r.name = name;
   r.source = "recording";
   r.state = "finished";
-  r.offered_packets_per_second = 40000;    // 40.0kpps
-  r.delivered_bits_per_second = 327.68e6;  // 327.7Mbps
-  r.cpu_busy = 0.9;                        // 90.0
-  r.accounting_busy = 0.81;                // 81.0
-  r.soaker_idle = 0.05;                    // 5 %
+  r.offered_packets_per_second = 40000;      // 40.0kpps
+  r.delivered_bits_per_second = 327.68e6;    // 327.7Mbps
+  r.application_packets_per_second = 38716;  // 38.7kpps: 40k received, 1284 lost at backlog and socket
+  r.cpu_busy = 0.9;                          // 90.0
+  r.accounting_busy = 0.81;                  // 81.0
+  r.soaker_idle = 0.05;                      // 5 %
   r.interrupts_per_second = 8000;
   r.bus_utilisation = 0.14;  // 14.0
   r.drops_per_second = 1284;
@@ -52,12 +56,13 @@ RunReport CaptureRun(const std::string& name) {
 }
 
 // The header without capture columns: "run" padded to the name column (22)
-// plus one, then the fixed columns.
+// plus one, then the fixed columns, the application's packets/s among them.
 const char kHeader[] =
-    "run                       offered     received   CPU %  (acct)  soaker idle  intr/s    bus %   drops/s  verdict\n";
+    "run                       offered     received  application   CPU %  (acct)  soaker idle  intr/s    bus %"
+    "   drops/s  verdict\n";
 const char kRow40k[] =
-    "echo 40k                 40.0kpps    327.7Mbps   90.0    81.0          5 %    8000     14.0      1284  cpu 0.93 "
-    "cpu1\n"
+    "echo 40k                 40.0kpps    327.7Mbps     38.7kpps   90.0    81.0          5 %    8000     14.0"
+    "      1284  cpu 0.93 cpu1\n"
     "    - cpu1: 0.0 % delivered idle\n";
 
 const char kFlows[] =
@@ -74,13 +79,13 @@ TEST(RunTable, RunsWithoutCaptureFiguresKeepTheOldTable) {
 
 TEST(RunTable, ARunWithCaptureFiguresAddsTheirColumns) {
   std::string want =
-      "run                       offered     received   CPU %  (acct)  soaker idle  intr/s    bus %   drops/s"
-      "  applied/s   echoed/s    loss       p99  verdict\n"
-      "echo 40k                 40.0kpps    327.7Mbps   90.0    81.0          5 %    8000     14.0      1284"
-      "          -          -       -         -  cpu 0.93 cpu1\n"
+      "run                       offered     received  application   CPU %  (acct)  soaker idle  intr/s    bus %"
+      "   drops/s  applied/s   echoed/s    loss       p99  verdict\n"
+      "echo 40k                 40.0kpps    327.7Mbps     38.7kpps   90.0    81.0          5 %    8000     14.0"
+      "      1284          -          -       -         -  cpu 0.93 cpu1\n"
       "    - cpu1: 0.0 % delivered idle\n"
-      "echo 44k                 40.0kpps    327.7Mbps   90.0    81.0          5 %    8000     14.0      1284"
-      "      44000      43000   2.27%   4.100ms  cpu 0.93 cpu1\n"
+      "echo 44k                 40.0kpps    327.7Mbps     38.7kpps   90.0    81.0          5 %    8000     14.0"
+      "      1284      44000      43000   2.27%   4.100ms  cpu 0.93 cpu1\n"
       "    - cpu1: 0.0 % delivered idle\n";
   EXPECT_EQ(RunTable({PlainRun("echo 40k"), CaptureRun("echo 44k")}), want);
 
@@ -153,7 +158,7 @@ TEST(StoreReport, TheNamedRunShowsItsFlows) {
   ASSERT_TRUE(store->FinishRun(&captured, {}).ok());
 
   Report one;
-  ASSERT_TRUE(BuildStoreReport(store.get(), "echo 44k", 10, 1, &one).ok());
+  ASSERT_TRUE(BuildStoreReport(store.get(), "echo 44k", 10, LossTolerance{1, 0}, &one).ok());
   EXPECT_TRUE(one.flows);
   ASSERT_EQ(one.runs.size(), 1u);
   std::string text = ReportText(one);
@@ -162,7 +167,7 @@ TEST(StoreReport, TheNamedRunShowsItsFlows) {
   EXPECT_NE(text.find(std::string("    - cpu1: 0.0 % delivered idle\n") + kFlows), std::string::npos) << text;
 
   Report newest;
-  ASSERT_TRUE(BuildStoreReport(store.get(), "", 10, 1, &newest).ok());
+  ASSERT_TRUE(BuildStoreReport(store.get(), "", 10, LossTolerance{1, 0}, &newest).ok());
   EXPECT_FALSE(newest.flows);
   ASSERT_EQ(newest.runs.size(), 2u);
   text = ReportText(newest);
@@ -171,10 +176,90 @@ TEST(StoreReport, TheNamedRunShowsItsFlows) {
 
   // The run without capture alone: the table it always had.
   Report old;
-  ASSERT_TRUE(BuildStoreReport(store.get(), "echo 40k", 10, 1, &old).ok());
+  ASSERT_TRUE(BuildStoreReport(store.get(), "echo 40k", 10, LossTolerance{1, 0}, &old).ok());
   text = ReportText(old);
   EXPECT_EQ(text.find("applied/s"), std::string::npos) << text;
   EXPECT_NE(text.find(kHeader), std::string::npos) << text;
+}
+
+// One window of a run: `offered` received, `lost` of it at the socket,
+// /proc/stat busy at the seeds' 81 %.
+TimelinePoint Window(double t, double offered, double lost) {
+  TimelinePoint p;
+  p.t = t;
+  p.offered_packets_per_second = p.delivered_packets_per_second = offered;
+  p.application_packets_per_second = offered - lost;
+  p.delivered_bits_per_second = offered * 8192;
+  p.drops_per_second = lost;
+  p.first_losing_rung = lost > 0 ? "socket" : "none";
+  p.cpu_busy = 0.99;
+  p.accounting_busy = 0.81;
+  p.cpu_seconds_per_second = 0.81;
+  p.label = Bound::kCpu;
+  p.resource = "thread udpecho";
+  p.confidence = 0.9;
+  return p;
+}
+
+// `bottleneckd run`'s summary (FinishedRunText, from the run RunTracker::Stop
+// returns) against `--report --run NAME` (from the store the tracker wrote):
+// the same text under the report's first line. Before they shared ReportBody,
+// the summary had no MLFRR rung tail, no sensitivity line, "across the
+// segments" for "across the runs", and no sweep lines for a run of one or no
+// segment.
+TEST(FinishedRunText, ReadsAsTheStoresReportOfTheRun) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/runs.db";
+  std::unique_ptr<RunStore> store;
+  ASSERT_TRUE(RunStore::Open(path, false, &store).ok());
+  RunTrackerOptions o;
+  o.window_seconds = 0;
+  RunTracker tracker(std::move(store), o);
+  struct Case {
+    std::string name;
+    std::vector<std::pair<double, double>> steps;  // offered, lost per window
+    size_t windows_per_step, segments;
+  };
+  // A sweep of three steps losing at the socket from the second on (a
+  // plateau, an MLFRR with its knee, the sensitivity check), one steady step,
+  // and a run too short for a segment.
+  std::vector<Case> cases = {{"sweep", {{40000, 0}, {44000, 2000}, {48000, 6000}}, 12, 3},
+                             {"steady", {{40000, 0}}, 12, 1},
+                             {"short", {{40000, 0}}, 3, 0}};
+  double t = 1'700'000'000;
+  for (const Case& c : cases) {
+    ASSERT_TRUE(tracker.Start(c.name, "command", "udpecho " + c.name, t + 0.5).ok());
+    for (const auto& [offered, lost] : c.steps)
+      for (size_t i = 0; i < c.windows_per_step; ++i) {
+        TimelinePoint p = Window(++t, offered, lost);
+        Verdict v;
+        v.label = p.label, v.resource = p.resource, v.confidence = p.confidence;
+        v.evidence = {"thread udpecho at 99 % of cpu1", "losses at the socket rung"};
+        tracker.OnWindow(p, v);
+      }
+    RunReport run;
+    std::vector<RunReport> segments;
+    ASSERT_TRUE(tracker.Stop(c.name, 0, t + 0.5, &run, &segments).ok());
+    ASSERT_EQ(segments.size(), c.segments) << c.name;
+    std::string summary = FinishedRunText(run, segments, LossTolerance{1, 0});
+
+    std::unique_ptr<RunStore> ro;
+    ASSERT_TRUE(RunStore::Open(path, true, &ro).ok());
+    Report stored;
+    ASSERT_TRUE(BuildStoreReport(ro.get(), c.name, 10, LossTolerance{1, 0}, &stored).ok());
+    EXPECT_EQ(ReportText(stored), "run store " + path + "\n\n" + summary) << c.name;
+    EXPECT_NE(summary.find("\nplateau: "), std::string::npos) << summary;
+    EXPECT_NE(summary.find("\nMLFRR: "), std::string::npos) << summary;
+    if (c.name == "sweep") {
+      EXPECT_NE(summary.find("its steady load phases (segments):"), std::string::npos) << summary;
+      EXPECT_NE(summary.find("MLFRR: 40000 packets/s offered with no loss; above it packets are lost, first at the "
+                             "socket rung\n"),
+                std::string::npos)
+          << summary;
+      EXPECT_NE(summary.find("throughput x CPU cost per packet constant across runs: "), std::string::npos) << summary;
+    }
+    t += 100;
+  }
 }
 
 }  // namespace

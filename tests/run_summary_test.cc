@@ -34,7 +34,8 @@ Signals TwoCpusOneNic() {
   virt.bus_utilisation = 0.9;
   virt.bus_emulated = true;  // a hypervisor's link: not a bus figure
   s.nics = {em0, virt};
-  s.delivered_packets_per_second = 50000;
+  s.received_packets_per_second = 50000;
+  s.delivered_packets_per_second = 50000 - 100 - 2000;  // less backlog and socket drops
   s.offered_packets_per_second = 50500;
   s.ladder.nic = 500;
   s.ladder.backlog = 100;
@@ -60,6 +61,7 @@ TEST(RunSummary, PointOfWindowTakesTheBusiestCpuAndSumsNics) {
   ASSERT_TRUE(p.bus_utilisation);
   EXPECT_DOUBLE_EQ(*p.bus_utilisation, 0.4);  // the emulated link's 0.9 left out
   EXPECT_DOUBLE_EQ(p.drops_per_second, 2600);
+  EXPECT_DOUBLE_EQ(p.delivered_packets_per_second, 50000);  // received by the NICs
   EXPECT_DOUBLE_EQ(p.application_packets_per_second, 50000 - 100 - 2000);
   EXPECT_EQ(p.first_losing_rung, "nic");
   EXPECT_EQ(p.label, Bound::kCpu);
@@ -300,6 +302,64 @@ TEST(RunSummary, TiedLabelsGoToTheFirstInBoundOrder) {
   EXPECT_EQ(rb.verdict.label, Bound::kCpu);
 }
 
+// The lab's CPU-bound echo (issue 14): every loaded window says cpu, the
+// resource alternating between the echo thread and the CPUs, and a few
+// windows say none. The most common (label, resource) pair was (none, ""):
+// the run read none. By label: cpu, with the resource most cpu windows name.
+TEST(RunSummary, RunVerdictIsTheLabelMostWindowsHeldWithItsCommonestResource) {
+  std::vector<TimelinePoint> pts;
+  const char* resources[] = {"thread udpecho", "cpu1",           "cpu0", "thread udpecho", "none",
+                             "cpu1",           "thread udpecho", "none", "cpu0",           "none",
+                             "thread udpecho", "cpu1",           "none", "cpu0",           "none"};
+  double t = 0, cpu_confidence = 0;
+  for (const char* res : resources) {
+    bool none = std::string(res) == "none";
+    double confidence = none ? 0.9 : 0.5 + t / 100;
+    if (!none) cpu_confidence += confidence;
+    pts.push_back(Point(++t, 1000, 0.99, none ? Bound::kNone : Bound::kCpu, none ? "" : res, confidence));
+  }
+  Verdict thread, cpu1;
+  thread.label = cpu1.label = Bound::kCpu;
+  thread.resource = "thread udpecho";
+  thread.evidence = {"thread udpecho at 99 % of cpu1"};
+  cpu1.resource = "cpu1";
+  cpu1.evidence = {"cpu1: 0.2 % delivered idle"};
+  VerdictEvidence ev = {{{static_cast<int>(Bound::kCpu), "thread udpecho"}, thread},
+                        {{static_cast<int>(Bound::kCpu), "cpu1"}, cpu1}};
+  std::vector<TimelinePoint> reversed(pts.rbegin(), pts.rend());
+  for (const std::vector<TimelinePoint>* order : {&pts, &reversed}) {
+    RunReport r;
+    Summarise(*order, &ev, &r);
+    EXPECT_EQ(r.verdict.label, Bound::kCpu);          // 10 of 15 windows, though none (5) is the commonest pair
+    EXPECT_EQ(r.verdict.resource, "thread udpecho");  // 4 of the 10, cpu1 and cpu0 3 each
+    EXPECT_EQ(r.verdict_windows, 10u);                // the label's windows, every resource
+    EXPECT_NEAR(r.verdict.confidence, cpu_confidence / 10, 1e-12);
+    EXPECT_EQ(r.verdict.evidence, thread.evidence);  // the evidence of (cpu, thread udpecho)
+  }
+}
+
+TEST(RunSummary, ResourceTiesGoToTheLargerConfidenceThenTheFirstName) {
+  std::vector<TimelinePoint> pts = {
+      Point(1, 1, 0.99, Bound::kCpu, "cpu0", 0.6), Point(2, 1, 0.99, Bound::kCpu, "cpu1", 0.9),
+      Point(3, 1, 0.99, Bound::kCpu, "cpu0", 0.6), Point(4, 1, 0.99, Bound::kCpu, "cpu1", 0.9)};
+  std::vector<TimelinePoint> reversed(pts.rbegin(), pts.rend());
+  for (const std::vector<TimelinePoint>* order : {&pts, &reversed}) {
+    RunReport r;
+    Summarise(*order, nullptr, &r);
+    EXPECT_EQ(r.verdict.resource, "cpu1");  // 2 windows each; cpu1's sum 1.8 beats 1.2
+    EXPECT_EQ(r.verdict_windows, 4u);
+    EXPECT_DOUBLE_EQ(r.verdict.confidence, 0.75);
+  }
+  // Same windows, same confidence: the first name.
+  for (TimelinePoint& p : pts) p.confidence = 0.8;
+  reversed.assign(pts.rbegin(), pts.rend());
+  for (const std::vector<TimelinePoint>* order : {&pts, &reversed}) {
+    RunReport r;
+    Summarise(*order, nullptr, &r);
+    EXPECT_EQ(r.verdict.resource, "cpu0");
+  }
+}
+
 TEST(RunSummary, SweepOfTheSeedsShapeFindsThePlateauAndMlfrr) {
   // Offered rises 10 % a step; /proc/stat busy flat at 81-83 %; the CPU's
   // cost per packet rises (more copies) and delivered falls with it, so
@@ -318,7 +378,7 @@ TEST(RunSummary, SweepOfTheSeedsShapeFindsThePlateauAndMlfrr) {
     runs[i].drops_per_second = drops[i];
     runs[i].first_losing_rung = i ? "socket" : "none";
   }
-  SweepAnalysis a = AnalyseSweep(runs, 1);
+  SweepAnalysis a = AnalyseSweep(runs, LossTolerance{1, 0});
   EXPECT_TRUE(a.plateau.detected);
   EXPECT_NEAR(a.plateau.level, 0.82, 1e-9);
   ASSERT_TRUE(a.mlfrr.rate);

@@ -66,7 +66,7 @@ TEST(ExtractSignals, BusyFromSoakerWhenItRanElseAccounting) {
   w.seconds = 1;
   w.cpus = {Cpu(0, 0.81, 0.20), Cpu(1, 0.30, 0.06, 0.05)};
   w.soaker = {Soak(0, 0.021, 0.19)};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, 1);
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
   ASSERT_EQ(s.cpus.size(), 2u);
   const CpuSignal& c0 = s.cpus[0];
   EXPECT_EQ(c0.cpu, 0);
@@ -91,7 +91,7 @@ TEST(ExtractSignals, InterruptShareGuardsZeroBusy) {
   Window w;
   w.seconds = 1;
   w.cpus = {Cpu(0, 0, 0)};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, 1);
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
   ASSERT_EQ(s.cpus.size(), 1u);
   EXPECT_EQ(s.cpus[0].interrupt_share, 0);
 }
@@ -103,7 +103,7 @@ TEST(ExtractSignals, InterruptShareCappedAtBusyTime) {
   w.seconds = 1;
   w.cpus = {Cpu(0, 0.5, 0.4)};
   w.soaker = {Soak(0, 0.7, 0)};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, 1);
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
   EXPECT_EQ(s.cpus[0].interrupt_share, 1.0);
 }
 
@@ -121,7 +121,7 @@ TEST(ExtractSignals, QueueCpusFromPerCpuIrqDeltas) {
   Window w;
   w.seconds = 1;
   w.nics = {Nic("em0", 1000, 1000), Nic("em1", 10, 10)};
-  Signals s = ExtractSignals(w, prev, cur, nullptr, nullptr, 1);
+  Signals s = ExtractSignals(w, prev, cur, nullptr, nullptr, SignalOptions{{1, 0}, {}});
   ASSERT_EQ(s.nics.size(), 2u);
   EXPECT_EQ(s.nics[0].interface, "em0");
   EXPECT_EQ(s.nics[0].queue_cpus, (std::vector<int>{0, 1}));  // 30 moved on cpu0, 31 on cpu1
@@ -142,7 +142,7 @@ TEST(ExtractSignals, QueueCpusMatchColumnsByCpuId) {
   cur.netdev = std::vector<NetDev>{Dev("em0", "0000:02:01.0")};
   Window w;
   w.nics = {Nic("em0", 1, 1)};
-  Signals s = ExtractSignals(w, prev, cur, nullptr, nullptr, 1);
+  Signals s = ExtractSignals(w, prev, cur, nullptr, nullptr, SignalOptions{{1, 0}, {}});
   ASSERT_EQ(s.nics.size(), 1u);
   EXPECT_EQ(s.nics[0].queue_cpus, (std::vector<int>{2}));
 }
@@ -156,7 +156,7 @@ TEST(ExtractSignals, PhysicalNicsFirstIdleVirtualLeftOut) {
   w.nics = {Nic("br0", 100, 50), Nic("em0", 1000, 900), Nic("em1", 0, 0), Nic("lo", 0, 0),
             Nic("veth1", std::nullopt, std::nullopt)};
   w.drops.nic = 20;
-  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, 1);
+  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}});
   ASSERT_EQ(s.nics.size(), 3u);
   EXPECT_EQ(s.nics[0].interface, "em0");
   EXPECT_EQ(s.nics[0].device, "0000:02:01.0");
@@ -172,23 +172,23 @@ TEST(ExtractSignals, LadderFirstRungOverTheFloor) {
   w.drops.nic = 0.5;  // under the floor of 1/s: noise
   w.drops.backlog = 3;
   w.drops.socket = 122;
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, 1);
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
   EXPECT_EQ(s.ladder.first_losing, Rung::kBacklog);
   EXPECT_DOUBLE_EQ(s.ladder.nic, 0.5);
   EXPECT_DOUBLE_EQ(s.ladder.backlog, 3);
   EXPECT_DOUBLE_EQ(s.ladder.socket, 122);
 
   w.drops.backlog = 1;  // exactly the floor: not losing
-  s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, 1);
+  s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
   EXPECT_EQ(s.ladder.first_losing, Rung::kSocket);
 
   w.drops.nic = 40;
-  s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, 1);
+  s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
   EXPECT_EQ(s.ladder.first_losing, Rung::kNic);
 
   Window none;
   none.drops.socket = 1;
-  s = ExtractSignals(none, Sample(), Sample(), nullptr, nullptr, 1);
+  s = ExtractSignals(none, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
   EXPECT_EQ(s.ladder.first_losing, Rung::kNone);
   EXPECT_EQ(s.ladder.nic, 0);  // unset rung: 0
 }
@@ -243,7 +243,7 @@ TEST(ExtractSignals, BusFieldsFromEstimateAndPath) {
   p0.links = {l0};
   std::vector<BusPath> paths = {p0, p2};
 
-  Signals s = ExtractSignals(w, Sample(), cur, &paths, &bus, 1);
+  Signals s = ExtractSignals(w, Sample(), cur, &paths, &bus, SignalOptions{{1, 0}, {}});
   ASSERT_EQ(s.nics.size(), 2u);
   const NicSignal& n = s.nics[0];
   EXPECT_EQ(n.interface, "em2");
@@ -258,14 +258,14 @@ TEST(ExtractSignals, BusFieldsFromEstimateAndPath) {
   EXPECT_TRUE(s.nics[1].bus_emulated);
 
   // Without paths the utilisation is still known; the link is not.
-  s = ExtractSignals(w, Sample(), cur, nullptr, &bus, 1);
+  s = ExtractSignals(w, Sample(), cur, nullptr, &bus, SignalOptions{{1, 0}, {}});
   ASSERT_TRUE(s.nics[0].bus_utilisation.has_value());
   EXPECT_EQ(s.nics[0].bus_link, "");
   EXPECT_FALSE(s.nics[0].bus_emulated);
 }
 
 TEST(ExtractSignals, EmptyWindowGivesEmptySignals) {
-  Signals s = ExtractSignals(Window(), Sample(), Sample(), nullptr, nullptr, 1);
+  Signals s = ExtractSignals(Window(), Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
   EXPECT_EQ(s.seconds, 0);
   EXPECT_TRUE(s.cpus.empty());
   EXPECT_TRUE(s.nics.empty());
@@ -295,7 +295,7 @@ TEST(ExtractSignals, NonFiniteInputsBecomeZero) {
   t.cpu_ratio = nan;
   w.threads = {t};
   w.cpu_pressure_some_ratio = nan;
-  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, 1);
+  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}});
   ASSERT_EQ(s.cpus.size(), 1u);
   for (double x : {s.cpus[0].busy, s.cpus[0].accounting_busy, s.cpus[0].interrupt_share, s.cpus[0].interrupt_ratio,
                    s.cpus[0].hidden, s.cpus[0].steal, *s.cpus[0].soaker_idle})
@@ -324,7 +324,7 @@ TEST(ExtractSignals, ThreadsAndPressureCarried) {
   t.processor = 1;
   w.threads = {t};
   w.cpu_pressure_some_ratio = 0.25;
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, 1);
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
   ASSERT_EQ(s.threads.size(), 1u);
   EXPECT_EQ(s.threads[0].process, "udpecho");
   EXPECT_EQ(s.threads[0].thread, "worker");
@@ -333,6 +333,100 @@ TEST(ExtractSignals, ThreadsAndPressureCarried) {
   EXPECT_EQ(s.threads[0].cpu, 1);
   ASSERT_TRUE(s.cpu_pressure_some.has_value());
   EXPECT_DOUBLE_EQ(*s.cpu_pressure_some, 0.25);
+}
+
+// The echo lab's box (tests/echo_lab): the daemon's own scrape runs over lo,
+// the load over a veth. Loopback is no packet path: not in the NICs, not in
+// offered or delivered load (with a type file, or by name without one).
+TEST(ExtractSignals, LoopbackIsNotOfferedLoad) {
+  Window w;
+  w.seconds = 1;
+  w.nics = {Nic("lo", 5000, 5000), Nic("veth0", 20000, 19000), Nic("lo2", 300, 300)};
+  Sample cur;
+  NetDev lo2 = Dev("lo2", "");
+  lo2.is_loopback = true;  // another loopback device, found by its type
+  cur.netdev = std::vector<NetDev>{Dev("veth0", ""), lo2};
+  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  ASSERT_EQ(s.nics.size(), 1u);
+  EXPECT_EQ(s.nics[0].interface, "veth0");
+  EXPECT_DOUBLE_EQ(s.received_packets_per_second, 20000);
+  EXPECT_DOUBLE_EQ(s.offered_packets_per_second, 20000);
+}
+
+// An echo test over loopback: naming lo puts it on the packet path (and
+// leaves every interface it does not name off it).
+TEST(ExtractSignals, PacketPathInterfacesConfigured) {
+  Window w;
+  w.seconds = 1;
+  w.nics = {Nic("lo", 5000, 5000), Nic("veth0", 20000, 19000)};
+  Sample cur;
+  cur.netdev = std::vector<NetDev>{Dev("veth0", "")};
+  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}});
+  ASSERT_EQ(s.nics.size(), 1u);
+  EXPECT_EQ(s.nics[0].interface, "lo");
+  EXPECT_DOUBLE_EQ(s.offered_packets_per_second, 5000);
+}
+
+// Delivered is what the applications got: every offered datagram reaches the
+// box and the socket drops most of them (the lab's CPU-bound echo).
+TEST(ExtractSignals, DeliveredIsWhatTheApplicationGot) {
+  Window w;
+  w.seconds = 1;
+  w.nics = {Nic("veth0", 300000, 12000)};
+  w.drops.nic = 0;
+  w.drops.backlog = 1000;
+  w.drops.socket = 287000;
+  Sample cur;
+  cur.netdev = std::vector<NetDev>{Dev("veth0", "")};
+  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  EXPECT_DOUBLE_EQ(s.received_packets_per_second, 300000);
+  EXPECT_DOUBLE_EQ(s.offered_packets_per_second, 300000);
+  EXPECT_DOUBLE_EQ(s.delivered_packets_per_second, 12000);
+  EXPECT_EQ(s.ladder.first_losing, Rung::kBacklog);
+}
+
+// A rung loses only above the floor and above the loss ratio of the offered
+// load: 2 datagrams/s of 2800/s (0.07 %) is a burst, not a limit.
+TEST(ExtractSignals, LossRatioToleratesBursts) {
+  Window w;
+  w.seconds = 1;
+  w.nics = {Nic("veth0", 2800, 2798)};
+  w.drops.socket = 2;
+  Sample cur;
+  cur.netdev = std::vector<NetDev>{Dev("veth0", "")};
+  EXPECT_EQ(ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0.001}, {}}).ladder.first_losing,
+            Rung::kNone);
+  EXPECT_EQ(ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}}).ladder.first_losing,
+            Rung::kSocket);
+  w.drops.socket = 3;  // 0.11 %
+  EXPECT_EQ(ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0.001}, {}}).ladder.first_losing,
+            Rung::kSocket);
+  EXPECT_FALSE(LossTolerance({1, 0.001}).Losing(1, 0));  // at the floor
+  EXPECT_TRUE(LossTolerance({1, 0.001}).Losing(2, 0));   // nothing offered: any loss over the floor
+}
+
+// The packet path's CPUs: the readers' (the target threads'), and the ones
+// whose softnet handled at least kRxCpuShare of the packets (RPS to cpu1),
+// plus NIC queue CPUs; each thread carries its CPU's interrupt share.
+TEST(ExtractSignals, PacketPathCpus) {
+  Window w;
+  w.seconds = 1;
+  CpuWindow c0 = Cpu(0, 0.99, 0.35), c1 = Cpu(1, 0.98, 0.77), c2 = Cpu(2, 0.2, 0.01);
+  c0.rx_packets_per_second = 2000;  // 3 %: not a receive CPU
+  c1.rx_packets_per_second = 60000;
+  c2.rx_packets_per_second = 0;
+  w.cpus = {c0, c1, c2};
+  ThreadWindow t;
+  t.thread = t.process = "udpecho";
+  t.cpu_ratio = 0.92;
+  t.processor = 1;
+  w.threads = {t};
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  EXPECT_EQ(s.reader_cpus, std::vector<int>{1});
+  EXPECT_EQ(s.rx_cpus, std::vector<int>{1});
+  ASSERT_EQ(s.threads.size(), 1u);
+  EXPECT_NEAR(s.threads[0].cpu_interrupt_share, 0.77 / 0.98, 1e-12);
+  EXPECT_DOUBLE_EQ(s.cpus[1].rx_packets_per_second, 60000);
 }
 
 }  // namespace

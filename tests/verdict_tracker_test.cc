@@ -83,7 +83,7 @@ TEST(VerdictTracker, AgreeingWindowRefreshesAndResetsPending) {
   tr.Update(Raw(Bound::kCpu, 0.9, "cpu0"));
   tr.Update(Raw(Bound::kNone, 0.9));
   tr.Update(Raw(Bound::kNone, 0.9));
-  EXPECT_EQ(tr.Update(Raw(Bound::kCpu, 0.4, "cpu1")).resource, "cpu1");  // refreshed
+  tr.Update(Raw(Bound::kCpu, 0.4, "cpu0"));  // agrees: refreshed
   EXPECT_DOUBLE_EQ(tr.current().confidence, 0.4);
   // The two none windows before it no longer count.
   EXPECT_EQ(tr.Update(Raw(Bound::kNone, 0.9)).label, Bound::kCpu);
@@ -98,6 +98,38 @@ TEST(VerdictTracker, OneWindowHysteresisFollowsEveryWindow) {
   EXPECT_EQ(tr.Update(Raw(Bound::kCpu, 0.2)).label, Bound::kCpu);
   EXPECT_EQ(tr.Update(Raw(Bound::kBus, 0.2)).label, Bound::kBus);
   EXPECT_EQ(tr.Update(Raw(Bound::kNone, 0.2)).label, Bound::kNone);
+}
+
+// The echo lab's flat-out generator (tests/echo_lab): every window cpu, the
+// resource alternating between the reader's thread and its CPU. Only a
+// resource that holds hysteresis_windows windows replaces the published one.
+TEST(VerdictTracker, ResourceHasHysteresisToo) {
+  VerdictTracker tr(kT);
+  tr.Update(Raw(Bound::kCpu, 0.9, "thread udpecho"));
+  for (int i = 0; i < 10; ++i) {
+    const Verdict& v = tr.Update(Raw(Bound::kCpu, 0.5 + i * 0.01, i % 2 ? "cpu0" : "cpu1"));
+    EXPECT_EQ(v.resource, "thread udpecho") << "window " << i;
+    EXPECT_DOUBLE_EQ(v.confidence, 0.5 + i * 0.01);  // the label's confidence follows the window
+  }
+  EXPECT_EQ(tr.Update(Raw(Bound::kCpu, 0.9, "cpu1")).resource, "thread udpecho");
+  EXPECT_EQ(tr.Update(Raw(Bound::kCpu, 0.9, "cpu1")).resource, "thread udpecho");
+  EXPECT_EQ(tr.Update(Raw(Bound::kCpu, 0.9, "cpu1")).resource, "cpu1");
+}
+
+// A load step: from none, a confident bound is published in its first
+// window (time to verdict), an unsure one waits; back to none takes three.
+TEST(VerdictTracker, LeavesNoneAtOnceForAConfidentBound) {
+  VerdictTracker tr(kT);
+  tr.Update(Raw(Bound::kNone, 0.9));
+  EXPECT_EQ(tr.Update(Raw(Bound::kCpu, 0.6, "cpu1")).label, Bound::kCpu);
+  EXPECT_EQ(tr.Update(Raw(Bound::kNone, 0.9)).label, Bound::kCpu);
+  EXPECT_EQ(tr.Update(Raw(Bound::kNone, 0.9)).label, Bound::kCpu);
+  EXPECT_EQ(tr.Update(Raw(Bound::kNone, 0.9)).label, Bound::kNone);
+  EXPECT_EQ(tr.Update(Raw(Bound::kInterrupt, 0.3, "cpu1")).label, Bound::kNone);  // unsure
+  EXPECT_EQ(tr.Update(Raw(Bound::kInterrupt, 0.3, "cpu1")).label, Bound::kNone);
+  EXPECT_EQ(tr.Update(Raw(Bound::kInterrupt, 0.3, "cpu1")).label, Bound::kInterrupt);
+  // Between two bounds the switch always waits.
+  EXPECT_EQ(tr.Update(Raw(Bound::kCpu, 0.9, "cpu1")).label, Bound::kInterrupt);
 }
 
 }  // namespace

@@ -153,7 +153,9 @@ void SoftirqRates(const Sample& p, const Sample& c, double secs, Window* w) {
       auto dd = CounterDelta(it->dropped, b.dropped, CounterWidth::k32, &w->issues, "softnet", obj, "dropped");
       auto ds =
           CounterDelta(it->time_squeeze, b.time_squeeze, CounterWidth::k32, &w->issues, "softnet", obj, "time_squeeze");
+      auto dp = CounterDelta(it->processed, b.processed, CounterWidth::k32, &w->issues, "softnet", obj, "processed");
       CpuWindow* cw = CpuById(w, b.cpu);
+      if (dp && cw) cw->rx_packets_per_second = static_cast<double>(*dp) / secs;
       if (dd) {
         drops += static_cast<double>(*dd) / secs;
         any = true;

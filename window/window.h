@@ -29,6 +29,7 @@ struct CpuWindow {
   double elapsed_seconds = 0;        // the CPU's elapsed ticks / USER_HZ
   double interrupts_per_second = 0;  // device IRQs delivered to this CPU (/proc/interrupts)
   double net_rx_softirqs_per_second = 0;
+  double rx_packets_per_second = 0;     // softnet column 1: packets this CPU's receive processing handled
   double time_squeeze_per_second = 0;   // softnet column 3
   double backlog_drops_per_second = 0;  // softnet column 2
 };

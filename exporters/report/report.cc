@@ -13,8 +13,19 @@
 
 namespace bottleneckd {
 
-Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, double drop_floor_per_second,
-                        Report* out) {
+namespace {
+
+// The plateau, MLFRR and sensitivity check across r's runs.
+void SetSweep(const LossTolerance& loss, Report* r) {
+  SweepAnalysis sweep = AnalyseSweep(r->runs, loss);
+  r->plateau = sweep.plateau;
+  r->mlfrr = sweep.mlfrr;
+  r->throughput_tracks_cpu_cost = sweep.throughput_tracks_cpu_cost;
+}
+
+}  // namespace
+
+Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, const LossTolerance& loss, Report* out) {
   *out = Report();
   out->store = store->path();
   RunQuery q;
@@ -23,29 +34,41 @@ Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, do
     q.limit = last;
     BN_RETURN_IF_ERROR(store->ListRuns(q, &out->runs));
     std::reverse(out->runs.begin(), out->runs.end());  // oldest first, like a sweep
-  } else {
-    q.name = run;
-    q.limit = 1;
-    std::vector<RunReport> found;
-    BN_RETURN_IF_ERROR(store->ListRuns(q, &found));
-    if (found.empty()) return Status::NotFound("no run named '" + run + "' in " + store->path());
-    RunQuery segs;
-    segs.parent_id = found[0].id;
-    segs.limit = 0;
-    BN_RETURN_IF_ERROR(store->ListRuns(segs, &out->runs));
-    std::sort(out->runs.begin(), out->runs.end(),
-              [](const RunReport& a, const RunReport& b) { return a.start < b.start; });
-    if (out->runs.empty())
-      out->runs.push_back(found[0]);
-    else
-      out->parent = found[0];
-    out->flows = true;
+    SetSweep(loss, out);
+    return Status::OK();
   }
-  SweepAnalysis sweep = AnalyseSweep(out->runs, drop_floor_per_second);
-  out->plateau = sweep.plateau;
-  out->mlfrr = sweep.mlfrr;
-  out->throughput_tracks_cpu_cost = sweep.throughput_tracks_cpu_cost;
+  q.name = run;
+  q.limit = 1;
+  std::vector<RunReport> found;
+  BN_RETURN_IF_ERROR(store->ListRuns(q, &found));
+  if (found.empty()) return Status::NotFound("no run named '" + run + "' in " + store->path());
+  RunQuery segs;
+  segs.parent_id = found[0].id;
+  segs.limit = 0;
+  std::vector<RunReport> segments;
+  BN_RETURN_IF_ERROR(store->ListRuns(segs, &segments));
+  *out = ReportOfRun(found[0], std::move(segments), loss);
+  out->store = store->path();
   return Status::OK();
+}
+
+Report ReportOfRun(const RunReport& run, std::vector<RunReport> segments, const LossTolerance& loss) {
+  Report out;
+  std::stable_sort(segments.begin(), segments.end(),
+                   [](const RunReport& a, const RunReport& b) { return a.start < b.start; });
+  if (segments.empty()) {
+    out.runs.push_back(run);
+  } else {
+    out.parent = run;
+    out.runs = std::move(segments);
+  }
+  out.flows = true;
+  SetSweep(loss, &out);
+  return out;
+}
+
+std::string FinishedRunText(const RunReport& run, const std::vector<RunReport>& segments, const LossTolerance& loss) {
+  return ReportBody(ReportOfRun(run, segments, loss));
 }
 
 namespace {
@@ -132,7 +155,7 @@ Status BuildReplayReport(const std::string& dir, const Config& config, Report* o
         if (snap.window && snap.verdict) {
           double t = static_cast<double>(snap.window->end_mono_ns - first_mono) / 1e9;
           Signals s = ExtractSignals(*snap.window, prev, snap.sample, snap.bus_paths.get(),
-                                     snap.bus ? &*snap.bus : nullptr, config.verdict.drop_floor_per_second);
+                                     snap.bus ? &*snap.bus : nullptr, config.verdict.signal_options());
           points.push_back(PointOfWindow(t, s, *snap.verdict));
           verdicts.push_back(*snap.verdict);
         }
@@ -189,10 +212,7 @@ Status BuildReplayReport(const std::string& dir, const Config& config, Report* o
     if (run.offered_packets_per_second) r.offered_packets_per_second = *run.offered_packets_per_second;
     out->runs.push_back(std::move(r));
   }
-  SweepAnalysis sweep = AnalyseSweep(out->runs, config.verdict.drop_floor_per_second);
-  out->plateau = sweep.plateau;
-  out->mlfrr = sweep.mlfrr;
-  out->throughput_tracks_cpu_cost = sweep.throughput_tracks_cpu_cost;
+  SetSweep(config.verdict.loss(), out);
   return Status::OK();
 }
 
@@ -204,7 +224,7 @@ std::string RunTable(const std::vector<RunReport>& runs, bool flows) {
   const bool capture = std::any_of(runs.begin(), runs.end(), HasCapture);
   std::string head = "run";
   head.resize(static_cast<size_t>(width) + 1, ' ');
-  o += head + "   offered     received   CPU %  (acct)  soaker idle  intr/s    bus %   drops/s";
+  o += head + "   offered     received  application   CPU %  (acct)  soaker idle  intr/s    bus %   drops/s";
   if (capture) {
     std::snprintf(b, sizeof b, " %10s %10s %7s %9s", "applied/s", "echoed/s", "loss", "p99");
     o += b;
@@ -221,8 +241,9 @@ std::string RunTable(const std::vector<RunReport>& runs, bool flows) {
       std::snprintf(t, sizeof t, "%.1f", *x.bus_utilisation * 100);
       bus = t;
     }
-    std::snprintf(b, sizeof b, "%-*s %10s %12s %6.1f %7.1f %12s %7.0f %8s %9.0f", width, x.name.c_str(),
-                  offered.c_str(), Mbps(x.delivered_bits_per_second).c_str(), x.cpu_busy * 100, x.accounting_busy * 100,
+    std::snprintf(b, sizeof b, "%-*s %10s %12s %12s %6.1f %7.1f %12s %7.0f %8s %9.0f", width, x.name.c_str(),
+                  offered.c_str(), Mbps(x.delivered_bits_per_second).c_str(),
+                  Kpps(x.application_packets_per_second).c_str(), x.cpu_busy * 100, x.accounting_busy * 100,
                   idle.c_str(), x.interrupts_per_second, bus.c_str(), x.drops_per_second);
     o += b;
     if (capture) {
@@ -254,21 +275,18 @@ std::string RunTable(const std::vector<RunReport>& runs, bool flows) {
 }
 
 std::string ReportText(const Report& r) {
+  if (!r.store.empty()) return "run store " + r.store + "\n\n" + ReportBody(r);
+  char b[512];
+  std::snprintf(b, sizeof b, "recording %s: %s, %zu samples every %gs%s%s\n\n", r.recording.c_str(),
+                r.info.source.c_str(), r.info.samples, r.info.interval_seconds,
+                r.info.hostname.empty() ? "" : ", host ", r.info.hostname.c_str());
+  return b + ReportBody(r);
+}
+
+std::string ReportBody(const Report& r) {
   std::string o;
   char b[512];
-  if (!r.store.empty()) {
-    o += "run store " + r.store + "\n";
-    if (r.parent) {
-      o += "\n" + RunTable({*r.parent}, r.flows);
-      o += "\nits steady load phases (segments):\n";
-    }
-    o += "\n";
-  } else {
-    std::snprintf(b, sizeof b, "recording %s: %s, %zu samples every %gs%s%s\n\n", r.recording.c_str(),
-                  r.info.source.c_str(), r.info.samples, r.info.interval_seconds,
-                  r.info.hostname.empty() ? "" : ", host ", r.info.hostname.c_str());
-    o += b;
-  }
+  if (r.parent) o += RunTable({*r.parent}, r.flows) + "\nits steady load phases (segments):\n\n";
   if (r.runs.empty())
     o += "(no runs)\n";
   else

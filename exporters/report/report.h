@@ -1,8 +1,8 @@
 // The report (`bottleneckd --report --replay DIR [--format text|json]`):
 // each run of a recording with its verdict, evidence and the seeds' sweep
-// table (offered, delivered, CPU %, soaker idle, interrupts/s, bus %, and
-// applied vs echoed from the live capture when a run has it), and
-// across the runs the plateau, the MLFRR and the sensitivity check. A
+// table (offered, received, delivered to the application, CPU %, soaker
+// idle, interrupts/s, bus %, drops/s, and applied vs echoed from the live
+// capture when a run has it), and across the runs the plateau, the MLFRR and the sensitivity check. A
 // recording without runs is reported by its steady load phases (segments),
 // or as one run spanning it when it has none. The run store's report reads
 // runs.db (runs/run_store.h), which the running daemon keeps current.
@@ -38,19 +38,34 @@ struct Report {
 Status BuildReplayReport(const std::string& dir, const Config& config, Report* out);
 
 // The run store's report: with `run` "" the newest `last` runs (not window
-// runs), else the newest run of that name with its segments as the sweep
-// (the run itself when it has none). NotFound names an unknown run.
-Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, double drop_floor_per_second,
-                        Report* out);
+// runs), else the newest run of that name as ReportOfRun gives it. NotFound
+// names an unknown run.
+Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, const LossTolerance& loss, Report* out);
+
+// The report of one run (`--report --run NAME`, without `store`): the run
+// with its segments (in start order) as the sweep, or the run itself as the
+// sweep when it has none; its flows shown; the plateau, MLFRR and
+// sensitivity check across the sweep.
+Report ReportOfRun(const RunReport& run, std::vector<RunReport> segments, const LossTolerance& loss);
 
 // The rows of the sweep table (with the header line) and each run's
-// evidence: what ReportText prints for its runs, and what `bottleneckd run`
-// prints when its run ends. The columns applied/s, echoed/s, loss and p99
-// appear only when a run has capture figures (so a table without them reads
-// as before); with `flows`, each run's flows follow its evidence.
+// evidence: what ReportText prints for its runs. The columns applied/s,
+// echoed/s, loss and p99 appear only when a run has capture figures (so a
+// table without them reads as before); with `flows`, each run's flows
+// follow its evidence.
 std::string RunTable(const std::vector<RunReport>& runs, bool flows = false);
 
+// A report's text and JSON. The text is its first line (the run store or
+// the recording), a blank line, then ReportBody: the parent's table and
+// "its steady load phases (segments):" when there is a parent, the runs'
+// table, and the plateau, MLFRR and sensitivity lines.
 std::string ReportText(const Report& r);
+std::string ReportBody(const Report& r);
 std::string ReportJson(const Report& r);
+
+// What `bottleneckd run` and the control socket's stop print when a run
+// ends: ReportBody(ReportOfRun(...)), so it reads as `--report --run NAME`
+// will for that run, less the first line.
+std::string FinishedRunText(const RunReport& run, const std::vector<RunReport>& segments, const LossTolerance& loss);
 
 }  // namespace bottleneckd

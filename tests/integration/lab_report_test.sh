@@ -21,7 +21,7 @@ integ_init
 for scenario in $("$INTEG_PYTHON" -c "import sys; sys.path.insert(0, '$SRC/lab'); import scenarios; print(' '.join(scenarios.SCENARIOS))"); do
   rec="$INTEG_TMP/$scenario"
   "$INTEG_PYTHON" "$SRC/lab/simulate.py" "$scenario" "$rec" >/dev/null || integ_die "lab/simulate.py $scenario failed"
-  if ! "$BIN" --report --replay "$rec" --format json >"$rec.json" 2>"$rec.err"; then
+  if ! "$BIN" --config.file="$SRC/lab/replay.yaml" --report --replay "$rec" --format json >"$rec.json" 2>"$rec.err"; then
     integ_fail "$scenario: --report --replay failed: $(cat "$rec.err")"
     continue
   fi

@@ -54,7 +54,12 @@ integ_cleanup() {
       tail -n 25 "$f" >&2
     done
   fi
-  [ -n "$INTEG_TMP" ] && rm -rf "$INTEG_TMP"
+  # INTEG_KEEP=1 keeps the temporary directory (logs, scrapes) for a look.
+  if [ -n "${INTEG_KEEP:-}" ] && [ -n "$INTEG_TMP" ]; then
+    echo "kept $INTEG_TMP (INTEG_KEEP)" >&2
+  elif [ -n "$INTEG_TMP" ]; then
+    rm -rf "$INTEG_TMP"
+  fi
   exit "$rc"
 }
 

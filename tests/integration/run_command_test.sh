@@ -7,6 +7,8 @@
 #   on loopback (lab/udp_echo.py) is wrapped as a run, and `--report --run`
 #   reads it back from the run store with its verdict and its load steps as
 #   segments, the delivered rate checked against the echo tool's own count;
+# - `bottleneckd run`'s summary reads as `--report --run NAME` for that run
+#   (in-process and through the daemon);
 # - a bad request gets a clear error and the daemon keeps serving;
 # - SIGKILL of the daemon mid-run, then a restart: the finished run is intact
 #   and the cut one is recovered as "interrupted" from its timeline;
@@ -44,6 +46,21 @@ PY
 # json_get FILE EXPR: evaluates a Python expression over the JSON as `r`.
 json_get() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 
+# same_as_report STDERR NAME STATE_DIR: the summary `bottleneckd run` printed
+# (after its "bottleneckd run 'NAME' (exit N):" line, less the in-process
+# "stored in"/"not stored" line) is `--report --run NAME` less its first line
+# ("run store PATH") and the blank line under it.
+same_as_report() {
+  local got want
+  got="$(sed -n "/^bottleneckd run '$2' (exit [0-9]*):\$/,\$p" "$1" | tail -n +2 | grep -v -E '^(stored in |not stored )')"
+  want="$("$BIN" --report --path.state "$3" --run "$2" 2>&1 | tail -n +3)"
+  if [ -n "$got" ] && [ "$got" = "$want" ]; then
+    integ_pass "run '$2': the summary of \`bottleneckd run\` reads as --report --run"
+  else
+    integ_fail "run '$2': summary and report differ: $(diff <(printf '%s\n' "$got") <(printf '%s\n' "$want") | head -n 20)"
+  fi
+}
+
 # --- no daemon: in-process ----------------------------------------------------
 S1="$INTEG_TMP/inproc"
 mkdir -p "$S1"
@@ -62,6 +79,7 @@ if [ "$(json_get "$S1/report.json" '[(x["name"], x["state"], x["exit_code"]) for
 else
   integ_fail "run store after the in-process run: $(cat "$S1/report.json" "$S1/report.err")"
 fi
+same_as_report "$S1/err" inproc "$S1"
 printf '#!/bin/sh\n' >"$S1/not-executable"
 printf '#!/bin/sh\nkill -TERM $$\n' >"$S1/killed-by-sigterm"
 chmod +x "$S1/killed-by-sigterm"
@@ -74,7 +92,7 @@ for case in "127 /nonexistent/command" "126 $S1/not-executable" "143 $S1/killed-
 done
 
 # --- the daemon ----------------------------------------------------------------
-printf 'interval: 1s\nruns:\n  window: 10s\n' >"$INTEG_TMP/bottleneckd.yaml"
+printf 'interval: 1s\nruns:\n  window: 10s\nverdict:\n  packet_path_interfaces: [lo]\n' >"$INTEG_TMP/bottleneckd.yaml"
 integ_start_bottleneckd PORT live "$BIN" --config.file="$INTEG_TMP/bottleneckd.yaml"
 DPID="$INTEG_LAST_PID"
 STATE="$INTEG_TMP/state-live"
@@ -91,6 +109,7 @@ if [ "$rc" -eq 0 ] && grep -q "bottleneckd run 'echo-sweep' (exit 0)" "$INTEG_TM
 else
   integ_fail "echo sweep run: exit $rc: $(tail -n 8 "$INTEG_TMP/echo.err")"
 fi
+same_as_report "$INTEG_TMP/echo.err" echo-sweep "$STATE"
 "$BIN" --report --path.state "$STATE" --run echo-sweep --format json >"$INTEG_TMP/sweep.json" 2>"$INTEG_TMP/sweep.err" ||
   integ_fail "--report --run echo-sweep: $(cat "$INTEG_TMP/sweep.err")"
 if [ -s "$INTEG_TMP/sweep.json" ]; then

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# The echo lab (tests/echo_lab/README.md, DESIGN.md section 9): real UDP echo
+# load on this machine's kernel, and bottleneckd's verdicts on it asserted
+# against ground truth from the generator's counts and the kernel's own
+# counters (snmp, softnet_stat, /proc/stat, schedstat), read by this script.
+#
+# Scenarios (generator pinned to cpu0, echo server pinned to cpu1, the daemon
+# in the box's network namespace with the soaker on and the echo thread as a
+# target; each scenario is a `bottleneckd run`, its verdict read back with
+# `--report --run NAME --format json`):
+#   light     2 k/s of 1024-byte datagrams, no copies            -> none
+#   cpu       the generator flat out (saturating its own cpu0), 10000 copies
+#             per datagram: the echo saturates cpu1, the socket drops
+#                                                                -> cpu, the echo thread (or cpu1), not cpu0
+#   softirq   RPS steers receive processing of 64-byte datagrams to cpu1,
+#             the generator flat out: cpu1 lives in softirq, the thread's
+#             time is charged softirq work                       -> interrupt cpu1
+#   k-sweep   K = 0, 3000, 10000 copies, each a run stepping 4 k, 8 k, 16 k/s:
+#             the seeds' table (`--report` of the runs), one segment per
+#             step, throughput falling with K at the top step
+# Every load loop is bounded (the generator's steps, the server's deadline);
+# namespaces, interfaces and processes are removed on every exit path.
+#
+# usage: echo_lab_test.sh BOTTLENECKD SOURCE_DIR ECHO_SERVER LOAD_GEN
+TEST_NAME=echo_lab_test
+BIN=${1:?usage: echo_lab_test.sh BOTTLENECKD SOURCE_DIR ECHO_SERVER LOAD_GEN}
+SRC=${2:?usage}
+LAB_SERVER=${3:?usage}
+LAB_GEN=${4:?usage}
+# shellcheck source=tests/integration/lib.sh
+. "$SRC/tests/integration/lib.sh"
+integ_bound_time 480 "$@"
+integ_init
+integ_require_tools python3 ip curl awk pgrep
+# shellcheck source=tests/echo_lab/lab.sh
+. "$SRC/tests/echo_lab/lab.sh"
+CHECK="$SRC/tests/echo_lab/lab_check.py"
+lab_up
+
+ECHO_CPU=1
+GEN_CPU=0
+STATE="$INTEG_TMP/state-lab"
+mkdir -p "$STATE"
+cat >"$INTEG_TMP/lab.yaml" <<YAML
+soaker:
+  mode: always
+collectors:
+  threads:
+    targets:
+      - name: udpecho
+YAML
+# The daemon runs inside the box's namespace: a wrapper, so the helper's
+# startup (port from the log, cleanup) applies unchanged.
+printf '#!/bin/sh\nexec ip netns exec %s %s "$@"\n' "$LAB_NSB" "$BIN" >"$INTEG_TMP/bottleneckd-in-box"
+chmod +x "$INTEG_TMP/bottleneckd-in-box"
+integ_start_bottleneckd PORT lab "$INTEG_TMP/bottleneckd-in-box" --config.file="$INTEG_TMP/lab.yaml" \
+  --path.state="$STATE" --control.socket="$STATE/control.sock"
+DAEMON_PID=$INTEG_LAST_PID
+
+# The published verdict, scraped twice a second inside the box for the whole
+# test (bounded: it stops when the stop file appears, or after 420 s).
+poller() {
+  local end=$((SECONDS + 420)) m
+  while [ "$SECONDS" -lt "$end" ] && [ ! -e "$INTEG_TMP/poller.stop" ]; do
+    m="$(lab_box curl -sf -m 2 "http://127.0.0.1:$PORT/metrics" | grep '^bottleneckd_verdict_info{')"
+    [ -n "$m" ] && printf '%s %s\n' "$(date +%s.%N)" \
+      "$(sed -n 's/^bottleneckd_verdict_info{bound="\([^"]*\)",resource="\([^"]*\)"}.*/\1 \2/p' <<<"$m")"
+    sleep 0.5
+  done
+}
+poller >"$INTEG_TMP/verdicts.log" 2>&1 &
+INTEG_PIDS+=("$!")
+
+# lab_kernel_state TID: the kernel's counters this test judges by.
+lab_kernel_state() {
+  local ticks
+  ticks=($(lab_cpu_ticks "$ECHO_CPU"))
+  printf 'seconds %s\n' "$(date +%s.%N)"
+  printf 'udp_in %s\nudp_rcvbuf_errors %s\n' "$(lab_snmp InDatagrams)" "$(lab_snmp RcvbufErrors)"
+  printf 'backlog_drops %s\n' "$(lab_softnet 2)"
+  printf 'echo_cpu_softirq_ticks %s\necho_cpu_ticks %s\n' "${ticks[0]}" "${ticks[1]}"
+  printf 'echo_run_ns %s\n' "$(lab_schedstat "$1")"
+}
+
+# scenario NAME K PAYLOAD STEP_SECONDS RATES -- EXPECT...: one run, checked.
+scenario() {
+  local name="$1" k="$2" payload="$3" step="$4" rates="$5"
+  shift 5
+  [ "${1:-}" = "--" ] && shift
+  local d="$INTEG_TMP/$name" tid rc start end
+  mkdir -p "$d"
+  # shellcheck disable=SC2086
+  lab_server_start "$ECHO_CPU" "$k" $((step * $(wc -w <<<"$rates") + 20))
+  tid="$(lab_server_tid)"
+  [ -n "$tid" ] || integ_die "no udpecho thread"
+  sleep 1.5  # the threads collector finds the new target (it rescans every few ticks)
+  lab_kernel_state "$tid" >"$d/kernel.before"
+  start="$(date +%s.%N)"
+  integ_log "scenario $name: K=$k, $payload-byte datagrams, $step s steps of $rates/s"
+  # shellcheck disable=SC2046,SC2086
+  "$BIN" run --config.file="$INTEG_TMP/lab.yaml" --path.state="$STATE" --control.socket="$STATE/control.sock" \
+    --name "$name" -- $(lab_gen_cmd "$payload" "$GEN_CPU" "$step" $rates) >"$d/gen.out" 2>"$d/run.err"
+  rc=$?
+  end="$(date +%s.%N)"
+  lab_kernel_state "$tid" >"$d/kernel.after"
+  lab_server_stop
+  if [ "$rc" -ne 0 ]; then
+    integ_fail "scenario $name: bottleneckd run exited $rc: $(tail -n 5 "$d/run.err")"
+    return
+  fi
+  sed 's/^/    /' "$d/run.err"
+  "$BIN" --report --path.state="$STATE" --run "$name" --format json >"$d/report.json" 2>"$d/report.err" ||
+    { integ_fail "scenario $name: --report --run failed: $(cat "$d/report.err")"; return; }
+  echo "$start $end" >"$d/span"
+  [ "$#" -gt 0 ] || return 0
+  check run "$d/report.json" "$d/gen.out" "$d/kernel.before" "$d/kernel.after" "$@"
+}
+
+# check ARGS...: lab_check.py's PASS/FAIL lines counted as this script's.
+check() {
+  local line
+  while IFS= read -r line; do
+    case "$line" in
+      PASS:*) integ_pass "${line#PASS: }" ;;
+      FAIL:*) integ_fail "${line#FAIL: }" ;;
+      *) echo "$line" ;;
+    esac
+  done < <("$INTEG_PYTHON" "$CHECK" "$@")
+}
+
+timeline() {  # NAME LABEL RESOURCES: time to verdict and changes in the scenario's span
+  local span
+  read -r -a span <"$INTEG_TMP/$1/span" || return
+  check timeline "$INTEG_TMP/verdicts.log" "${span[0]}" "${span[1]}" "$2" "$3"
+}
+
+lab_rps 0
+scenario light 0 1024 8 "2000" -- label=none socket_loss_max=0.001
+scenario cpu 10000 1024 10 "0" -- label=cpu "resources=thread udpecho|cpu1" socket_loss_min=0.5 \
+  thread_share_min=0.8 softirq_cpu_max=0.2
+timeline cpu cpu "thread udpecho|cpu1"
+lab_rps 2
+# Flat out, the rate moves within the step: the run's settled windows (its first
+# ones left out) are compared with the whole step at 15 %.
+scenario softirq 0 64 10 "0" -- label=interrupt resources=cpu1 socket_loss_min=0.1 softirq_cpu_min=0.5 \
+  rate_tolerance=0.15
+timeline softirq interrupt cpu1
+lab_rps 0
+
+# The seeds' experiment: the same offered steps with more copies per datagram.
+SWEEP=()
+for k in 0 3000 10000; do
+  scenario "k$k" "$k" 1024 7 "4000 8000 16000" --
+  SWEEP+=("k$k" "$INTEG_TMP/k$k/report.json" "$INTEG_TMP/k$k/gen.out")
+done
+integ_log "the sweep as bottleneckd reports it (--report):"
+"$BIN" --report --path.state="$STATE" --last 3 | sed 's/^/    /'
+check sweep "${SWEEP[@]}"
+
+touch "$INTEG_TMP/poller.stop"
+kill -0 "$DAEMON_PID" 2>/dev/null && integ_pass "the daemon ran through the lab" || integ_fail "the daemon died"
+integ_finish

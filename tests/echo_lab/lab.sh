@@ -1,0 +1,103 @@
+# The echo lab (tests/echo_lab/README.md), sourced after tests/integration/lib.sh:
+# two network namespaces joined by a veth pair, the generator's ("gen") and
+# the box's ("box"); the C echo server in the box, pinned, with K copies per
+# datagram; the C generator in gen, pinned to another CPU; the daemon inside
+# the box's namespace (it sees the box's interfaces and sockets and the host's
+# CPUs, as on a real box). Everything it makes is removed by lab_down, which
+# lab_up puts on the EXIT trap: on every exit path, failure included.
+#
+# Variables a script sets before lab_up: LAB_SERVER, LAB_GEN (the binaries).
+# lab_up sets LAB_NSB, LAB_NSG (namespaces), LAB_BOX_IF, LAB_GEN_IF, LAB_BOX_IP.
+
+LAB_NSB="bnlabbox$$"
+LAB_NSG="bnlabgen$$"
+LAB_BOX_IF="blb$$"
+LAB_GEN_IF="blg$$"
+LAB_NET=$((($$ % 200) + 20))
+LAB_BOX_IP="10.198.$LAB_NET.2"
+LAB_GEN_IP="10.198.$LAB_NET.1"
+LAB_PORT=7
+LAB_SERVER_PID=""
+
+lab_down() {
+  local i
+  ip netns pids "$LAB_NSB" 2>/dev/null | xargs -r kill -TERM 2>/dev/null
+  ip netns pids "$LAB_NSG" 2>/dev/null | xargs -r kill -TERM 2>/dev/null
+  # The daemon stores its open run on SIGTERM: give it 5 s before SIGKILL.
+  for ((i = 0; i < 50; i++)); do
+    [ -z "$(ip netns pids "$LAB_NSB" 2>/dev/null)$(ip netns pids "$LAB_NSG" 2>/dev/null)" ] && break
+    sleep 0.1
+  done
+  ip netns pids "$LAB_NSB" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+  ip netns pids "$LAB_NSG" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+  ip netns del "$LAB_NSB" 2>/dev/null
+  ip netns del "$LAB_NSG" 2>/dev/null
+  return 0
+}
+
+lab_up() {
+  [ "$(id -u)" -eq 0 ] || integ_die "needs root: it creates network namespaces and a veth pair"
+  [ "$(nproc)" -ge 2 ] || integ_die "needs at least 2 CPUs: the generator and the echo server are pinned apart"
+  trap 'rc=$?; lab_down; (exit $rc); integ_cleanup' EXIT
+  ip netns add "$LAB_NSB" || integ_die "ip netns add failed"
+  ip netns add "$LAB_NSG" || integ_die "ip netns add failed"
+  ip link add "$LAB_GEN_IF" type veth peer name "$LAB_BOX_IF" || integ_die "ip link add veth failed"
+  ip link set "$LAB_GEN_IF" netns "$LAB_NSG"
+  ip link set "$LAB_BOX_IF" netns "$LAB_NSB"
+  ip -n "$LAB_NSG" addr add "$LAB_GEN_IP/24" dev "$LAB_GEN_IF"
+  ip -n "$LAB_NSB" addr add "$LAB_BOX_IP/24" dev "$LAB_BOX_IF"
+  ip -n "$LAB_NSG" link set "$LAB_GEN_IF" up
+  ip -n "$LAB_NSB" link set "$LAB_BOX_IF" up
+  ip -n "$LAB_NSG" link set lo up
+  ip -n "$LAB_NSB" link set lo up
+  integ_log "lab: $LAB_GEN_IF ($LAB_GEN_IP, netns $LAB_NSG) <-> $LAB_BOX_IF ($LAB_BOX_IP, netns $LAB_NSB)"
+}
+
+# lab_box CMD...: runs CMD in the box's namespace.
+lab_box() { ip netns exec "$LAB_NSB" "$@"; }
+
+# lab_rps MASK: steers the box interface's receive processing to the CPUs of
+# MASK (hex, "0": off).
+lab_rps() { lab_box sh -c "echo $1 > /sys/class/net/$LAB_BOX_IF/queues/rx-0/rps_cpus"; }
+
+# lab_server_start CPU K SECONDS: (re)starts the echo server in the box.
+lab_server_start() {
+  lab_server_stop
+  integ_spawn LAB_SERVER_PID "$INTEG_TMP/server.log" ip netns exec "$LAB_NSB" "$LAB_SERVER" "$LAB_BOX_IP" "$LAB_PORT" \
+    "$3" "$1" "$2"
+  local i
+  for ((i = 0; i < 50; i++)); do
+    grep -q '^ready' "$INTEG_TMP/server.log" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  integ_die "the echo server did not start: $(cat "$INTEG_TMP/server.log")"
+}
+lab_server_stop() {
+  [ -n "$LAB_SERVER_PID" ] || return 0
+  kill -TERM "$LAB_SERVER_PID" 2>/dev/null
+  wait "$LAB_SERVER_PID" 2>/dev/null
+  LAB_SERVER_PID=""
+}
+# The echo thread's tid (its name is udpecho; the process is single-threaded).
+lab_server_tid() { pgrep -x udpecho | head -n 1; }
+
+# lab_gen_cmd PAYLOAD CPU STEP_SECONDS RATE...: the generator's command line.
+lab_gen_cmd() { echo ip netns exec "$LAB_NSG" "$LAB_GEN" "$LAB_BOX_IP" "$LAB_PORT" "$@"; }
+
+# Kernel ground truth, read by the test itself (not by bottleneckd):
+# lab_snmp FIELD: the box namespace's Udp FIELD (InDatagrams, RcvbufErrors).
+lab_snmp() {
+  lab_box awk -v f="$1" '$1 == "Udp:" { if (!n) { for (i = 2; i <= NF; i++) col[$i] = i; n = 1 } else print $col[f] }' \
+    /proc/net/snmp
+}
+# lab_softnet COLUMN: the sum over CPUs of softnet_stat's COLUMN (1 processed, 2 dropped, 3 time_squeeze).
+lab_softnet() {
+  local -a f
+  local sum=0
+  while read -r -a f; do sum=$((sum + 16#${f[$1 - 1]})); done </proc/net/softnet_stat
+  echo "$sum"
+}
+# lab_cpu_ticks CPU: "softirq total" ticks of CPU from /proc/stat.
+lab_cpu_ticks() { awk -v c="cpu$1" '$1 == c { t = 0; for (i = 2; i <= 9; i++) t += $i; print $8, t }' /proc/stat; }
+# lab_schedstat TID: nanoseconds the thread ran (/proc/TID/schedstat field 1).
+lab_schedstat() { awk '{ print $1 }' "/proc/$1/schedstat" 2>/dev/null || echo 0; }

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Assertions of the echo lab (tests/echo_lab/echo_lab_test.sh): a run's
+verdict and rates from `bottleneckd --report --run NAME --format json`
+against the generator's own counts and the kernel's counters, which the test
+read itself before and after the run. Prints one PASS/FAIL line per check and
+one FIGURE line per measured figure; exits 1 when a check failed.
+
+usage: lab_check.py run REPORT.json GEN.out KERNEL_BEFORE KERNEL_AFTER EXPECT
+  EXPECT: label=cpu resources=thread udpecho|cpu1 [softirq_cpu_min=0.5] ...
+  KERNEL_*: "key value" lines (the script's lab_kernel_state)
+usage: lab_check.py timeline VERDICTS.log START END LABEL RESOURCES
+  VERDICTS.log: "t label resource" lines from the /metrics poller
+usage: lab_check.py sweep NAME REPORT.json GEN.out [NAME REPORT.json GEN.out ...]
+  the runs of a K sweep, fewest copies first, each stepping the same rates
+"""
+import json
+import sys
+
+
+def load_kv(path):
+    out = {}
+    with open(path) as f:
+        for line in f:
+            k, _, v = line.strip().partition(" ")
+            if k:
+                out[k] = float(v)
+    return out
+
+
+def load_gen(path):
+    steps = []
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("step="):
+                continue
+            steps.append({k: float(v) for k, v in (kv.split("=") for kv in line.split())})
+    return steps
+
+
+failed = 0
+
+
+def check(ok, what):
+    global failed
+    print(("PASS: " if ok else "FAIL: ") + what)
+    failed += 0 if ok else 1
+
+
+def figure(name, value):
+    print("FIGURE: %s %s" % (name, value))
+
+
+def within(x, ref, tol):
+    return ref > 0 and abs(x - ref) <= tol * ref
+
+
+def run(report_path, gen_path, before_path, after_path, expect_args):
+    expect = dict(a.split("=", 1) for a in expect_args)
+    with open(report_path, encoding="utf-8") as f:
+        report = json.load(f)
+    parent = report.get("parent") or report["runs"][0]
+    name = parent["name"]
+    steps = load_gen(gen_path)
+    before, after = load_kv(before_path), load_kv(after_path)
+    d = {k: after[k] - before.get(k, 0) for k in after}
+    sent = sum(s["sent"] for s in steps)
+    echoed = sum(s["echoed"] for s in steps)
+    seconds = sum(s["seconds"] for s in steps)
+    label, resource = parent["verdict"]["label"], parent["verdict"]["resource"]
+    figure(name + " verdict", "%s [%s] %d/%d windows" % (label, resource, parent["verdict"]["windows"],
+                                                            parent["windows"]))
+    figure(name + " generator", "sent %.0f/s echoed %.0f/s" % (sent / seconds, echoed / seconds))
+    figure(name + " bottleneckd", "offered %.0f/s application %.0f/s drops %.0f/s rung %s" % (
+        parent["offered_packets_per_second"], parent["application_packets_per_second"],
+        parent["drops_per_second"], parent["first_losing_rung"]))
+    figure(name + " kernel", "udp in %.0f/s rcvbuf errors %.0f/s backlog drops %.0f/s" % (
+        d["udp_in"] / d["seconds"], d["udp_rcvbuf_errors"] / d["seconds"], d["backlog_drops"] / d["seconds"]))
+    resources = expect.get("resources", "").split("|")
+    check(label == expect["label"] and (resource in resources or expect["label"] == "none"),
+          "%s: run verdict %s [%s] (expected %s [%s])" % (name, label, resource, expect["label"],
+                                                         expect.get("resources", "")))
+    # Rates: the run's settled windows against the generator's whole steps.
+    tol = float(expect.get("rate_tolerance", "0.10"))
+    check(within(parent["offered_packets_per_second"], sent / seconds, tol),
+          "%s: offered %.0f/s within %.0f %% of the generator's sent %.0f/s" % (
+              name, parent["offered_packets_per_second"], tol * 100, sent / seconds))
+    check(within(parent["application_packets_per_second"], echoed / seconds, tol),
+          "%s: application %.0f/s within %.0f %% of the generator's echoed %.0f/s" % (
+              name, parent["application_packets_per_second"], tol * 100, echoed / seconds))
+    # The kernel's own view of what the rules claim.
+    if "socket_loss_min" in expect:
+        ratio = d["udp_rcvbuf_errors"] / max(1.0, sent)
+        check(ratio >= float(expect["socket_loss_min"]),
+              "%s: kernel: RcvbufErrors %.0f = %.1f %% of sent (socket losses, at least %s)" % (
+                  name, d["udp_rcvbuf_errors"], ratio * 100, expect["socket_loss_min"]))
+    if "socket_loss_max" in expect:
+        ratio = d["udp_rcvbuf_errors"] / max(1.0, sent)
+        check(ratio <= float(expect["socket_loss_max"]),
+              "%s: kernel: RcvbufErrors %.1f %% of sent (at most %s)" % (name, ratio * 100, expect["socket_loss_max"]))
+    if "thread_share_min" in expect:
+        share = d["echo_run_ns"] / 1e9 / d["seconds"]
+        check(share >= float(expect["thread_share_min"]),
+              "%s: kernel: the echo thread ran %.1f %% of the run (schedstat; at least %s)" % (
+                  name, share * 100, expect["thread_share_min"]))
+    if "softirq_cpu_min" in expect:
+        share = d["echo_cpu_softirq_ticks"] / max(1.0, d["echo_cpu_ticks"])
+        check(share >= float(expect["softirq_cpu_min"]),
+              "%s: kernel: the echo CPU spent %.1f %% in softirq (/proc/stat; at least %s)" % (
+                  name, share * 100, expect["softirq_cpu_min"]))
+    if "softirq_cpu_max" in expect:
+        share = d["echo_cpu_softirq_ticks"] / max(1.0, d["echo_cpu_ticks"])
+        check(share <= float(expect["softirq_cpu_max"]),
+              "%s: kernel: the echo CPU spent %.1f %% in softirq (at most %s)" % (
+                  name, share * 100, expect["softirq_cpu_max"]))
+
+
+def timeline(log_path, start, end, label, resources):
+    """Time to verdict after the load started and label/resource changes
+    once it held, from the published verdict the poller scraped."""
+    points = []
+    with open(log_path) as f:
+        for line in f:
+            parts = line.rstrip("\n").split(" ", 2)
+            if len(parts) == 3 and start <= float(parts[0]) <= end:
+                points.append((float(parts[0]), parts[1], parts[2]))
+    resources = resources.split("|")
+    first = next((p for p in points if p[1] == label and p[2] in resources), None)
+    check(first is not None, "timeline %s: the verdict %s [%s] appears" % (label, label, "|".join(resources)))
+    if first is None:
+        return
+    figure("time to verdict " + label, "%.1f s" % (first[0] - start))
+    held = [p for p in points if p[0] >= first[0]]
+    changes = sum(1 for a, b in zip(held, held[1:]) if (a[1], a[2]) != (b[1], b[2]))
+    minutes = max(1e-9, (held[-1][0] - held[0][0]) / 60)
+    figure("changes per minute " + label, "%.1f (%d in %.0f s)" % (changes / minutes, changes,
+                                                                    held[-1][0] - held[0][0]))
+
+
+def sweep(args):
+    """One segment per generator step with its offered rate; at the top step
+    the application rate falls as the copies rise (the seeds' table); the
+    lightest steps are none, the most copied top step cpu."""
+    runs = []
+    for i in range(0, len(args), 3):
+        name, report_path, gen_path = args[i:i + 3]
+        with open(report_path, encoding="utf-8") as f:
+            report = json.load(f)
+        segs = sorted(report["runs"] if report.get("parent") else [], key=lambda r: r["start"])
+        steps = load_gen(gen_path)
+        runs.append((name, segs, steps))
+        for s in segs:
+            figure("%s segment %s" % (name, s["name"]), "offered %.0f/s application %.0f/s %s [%s]" % (
+                s["offered_packets_per_second"], s["application_packets_per_second"], s["verdict"]["label"],
+                s["verdict"]["resource"]))
+        check(len(segs) == len(steps), "%s: %d segments for %d load steps" % (name, len(segs), len(steps)))
+        for seg, step in zip(segs, steps):
+            check(within(seg["offered_packets_per_second"], step["sent"] / step["seconds"], 0.10),
+                  "%s: segment %s offered %.0f/s within 10 %% of its step's %.0f/s" % (
+                      name, seg["name"], seg["offered_packets_per_second"], step["sent"] / step["seconds"]))
+            check(within(seg["application_packets_per_second"], step["echoed"] / step["seconds"], 0.10),
+                  "%s: segment %s application %.0f/s within 10 %% of the step's echoed %.0f/s" % (
+                      name, seg["name"], seg["application_packets_per_second"], step["echoed"] / step["seconds"]))
+    if any(len(segs) != len(steps) or not segs for _, segs, steps in runs):
+        return
+    (light_name, light, _), (heavy_name, heavy, heavy_steps) = runs[0], runs[-1]
+    check(all(s["verdict"]["label"] == "none" for s in light),
+          "%s: every step none (%s)" % (light_name, ", ".join(s["verdict"]["label"] for s in light)))
+    top = heavy[-1]
+    check(top["verdict"]["label"] == "cpu" and top["verdict"]["resource"] in ("thread udpecho", "cpu1"),
+          "%s: the top step is cpu [%s] (the echo thread or its CPU)" % (heavy_name, top["verdict"]["resource"]))
+    got = [segs[-1]["application_packets_per_second"] for _, segs, _ in runs]
+    check(got[-1] < 0.8 * got[0],
+          "top step: application %s/s as the copies rise: throughput falls (the seeds' symptom)" %
+          " -> ".join("%.0f" % g for g in got))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 6 and sys.argv[1] == "run":
+        run(*sys.argv[2:6], sys.argv[6:])
+    elif len(sys.argv) >= 5 and (len(sys.argv) - 2) % 3 == 0 and sys.argv[1] == "sweep":
+        sweep(sys.argv[2:])
+    elif len(sys.argv) == 7 and sys.argv[1] == "timeline":
+        timeline(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5], sys.argv[6])
+    else:
+        sys.exit(__doc__)
+    sys.exit(1 if failed else 0)
