@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/analyzer.h"
+
 namespace bottleneckd {
 namespace {
 
@@ -202,6 +204,37 @@ TEST(ThroughputTracksCpuCost, NothingVariedTestsNothing) {
   EXPECT_FALSE(ThroughputTracksCpuCost({Step(550, 298.6, 0.818)}, 0.05));
   LoadStep idle;  // delivered nothing: not counted
   EXPECT_FALSE(ThroughputTracksCpuCost({Step(550, 298.6, 0.818), idle}, 0.05));
+}
+
+// The echo lab's CPU-bound echo stepped up: every offered datagram reaches
+// the box (NIC rx rises with offered), the socket drops what the application
+// cannot read. A live step's delivered is what the application got, so the
+// plateau shows; counting NIC rx as delivered, it never did.
+TEST(DetectPlateau, LiveStepsCountWhatTheApplicationGot) {
+  std::vector<LoadStep> steps;
+  for (double offered : {20000.0, 22000.0, 24000.0, 26000.0}) {
+    Window w;
+    w.seconds = 1;
+    CpuWindow c;
+    c.cpu = 0;
+    c.busy_ratio = 0.85;
+    w.cpus = {c};
+    NicWindow n;
+    n.interface = "veth0";
+    n.rx_packets_per_second = offered;
+    w.nics = {n};
+    w.drops.nic = 0;
+    w.drops.backlog = 0;
+    w.drops.socket = offered - 11000;  // the application reads 11 k/s whatever is offered
+    Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{});
+    steps.push_back(StepOfWindow(s));
+    EXPECT_DOUBLE_EQ(steps.back().delivered_packets_per_second, 11000);
+    EXPECT_DOUBLE_EQ(steps.back().offered_packets_per_second, offered);
+  }
+  Plateau p = DetectPlateau(steps, PlateauOptions());
+  EXPECT_TRUE(p.detected) << p.evidence;
+  EXPECT_EQ(p.first, 0u);
+  EXPECT_EQ(p.last, 3u);
 }
 
 }  // namespace

@@ -18,6 +18,9 @@
 #   k-sweep   K = 0, 3000, 10000 copies, each a run stepping 4 k, 8 k, 16 k/s:
 #             the seeds' table (`--report` of the runs), one segment per
 #             step, throughput falling with K at the top step
+#   alerts    the real Prometheus in the box evaluates the shipped alert
+#             rules (durations scaled) during a CPU-bound echo: BottleneckdBound
+#             fires
 # Every load loop is bounded (the generator's steps, the server's deadline);
 # namespaces, interfaces and processes are removed on every exit path.
 #
@@ -31,7 +34,7 @@ LAB_GEN=${4:?usage}
 . "$SRC/tests/integration/lib.sh"
 integ_bound_time 480 "$@"
 integ_init
-integ_require_tools python3 ip curl awk pgrep
+integ_require_tools python3 ip curl awk pgrep prometheus
 # shellcheck source=tests/echo_lab/lab.sh
 . "$SRC/tests/echo_lab/lab.sh"
 CHECK="$SRC/tests/echo_lab/lab_check.py"
@@ -156,6 +159,57 @@ done
 integ_log "the sweep as bottleneckd reports it (--report):"
 "$BIN" --report --path.state="$STATE" --last 3 | sed 's/^/    /'
 check sweep "${SWEEP[@]}"
+
+# The shipped alert rules, durations scaled down (5m -> 15s, 2m -> 20s, 1m ->
+# 10s), evaluated by the real Prometheus (in the box, scraping the daemon
+# every second) while the echo is CPU-bound: BottleneckdBound must fire.
+command -v prometheus >/dev/null || integ_die "prometheus missing: install the Debian package (scripts/install-deps.sh)"
+sed -e 's/\[1m\]/[10s]/g; s/\[2m\]/[20s]/g; s/for: 5m/for: 15s/; s/for: 1m/for: 10s/' \
+  "$SRC/etc/prometheus/bottleneckd-alerts.yml" >"$INTEG_TMP/alerts-scaled.yml"
+cat >"$INTEG_TMP/prometheus.yml" <<YAML
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files: ["$INTEG_TMP/alerts-scaled.yml"]
+scrape_configs:
+  - job_name: bottleneckd
+    static_configs: [{targets: ["127.0.0.1:$PORT"]}]
+YAML
+integ_spawn PROM_PID "$INTEG_TMP/prometheus.log" ip netns exec "$LAB_NSB" prometheus \
+  --config.file="$INTEG_TMP/prometheus.yml" --storage.tsdb.path="$INTEG_TMP/tsdb" --web.listen-address=127.0.0.1:9090
+for ((i = 0; i < 300; i++)); do
+  lab_box curl -sf -m 2 http://127.0.0.1:9090/-/ready >/dev/null 2>&1 && break
+  sleep 0.1
+done
+alerts() {  # the firing alerts, "NAME bound" per line
+  lab_box curl -sf -m 3 http://127.0.0.1:9090/api/v1/query --data-urlencode 'query=ALERTS{alertstate="firing"}' |
+    "$INTEG_PYTHON" -c 'import json,sys; [print(r["metric"]["alertname"], r["metric"].get("bound","")) for r in json.load(sys.stdin)["data"]["result"]]'
+}
+lab_server_start "$ECHO_CPU" 10000 70
+sleep 1.5
+integ_log "alerts: CPU-bound echo (K=10000) at 16 k/s for at most 50 s, the scaled rules evaluated every second"
+# shellcheck disable=SC2046
+$(lab_gen_cmd 1024 "$GEN_CPU" 50 16000) >"$INTEG_TMP/alerts-gen.out" 2>&1 &
+GEN_PID=$!
+INTEG_PIDS+=("$GEN_PID")
+T0=$SECONDS
+fired=""
+while kill -0 "$GEN_PID" 2>/dev/null && [ $((SECONDS - T0)) -lt 55 ]; do
+  fired="$(alerts 2>/dev/null | grep '^BottleneckdBound cpu' || true)"
+  [ -n "$fired" ] && break
+  sleep 1
+done
+if [ -n "$fired" ]; then
+  integ_pass "Prometheus: BottleneckdBound{bound=\"cpu\"} firing $((SECONDS - T0)) s into the CPU-bound load (for: 15s)"
+else
+  integ_fail "Prometheus: BottleneckdBound never fired under the CPU-bound load: $(alerts 2>&1 | tr '\n' ' ')"
+fi
+echo "FIGURE: alerts firing: $(alerts 2>/dev/null | tr '\n' ';')"
+echo "FIGURE: plateau metric over the load: $(lab_box curl -sf -m 3 http://127.0.0.1:9090/api/v1/query \
+  --data-urlencode 'query=max_over_time(bottleneckd_utilisation_plateau[60s])' | grep -o '"value":\[[^]]*\]')"
+kill -TERM "$GEN_PID" 2>/dev/null
+wait "$GEN_PID" 2>/dev/null
+lab_server_stop
 
 touch "$INTEG_TMP/poller.stop"
 kill -0 "$DAEMON_PID" 2>/dev/null && integ_pass "the daemon ran through the lab" || integ_fail "the daemon died"
