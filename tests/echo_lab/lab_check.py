@@ -12,6 +12,8 @@ usage: lab_check.py timeline VERDICTS.log START END LABEL RESOURCES
   VERDICTS.log: "t label resource" lines from the /metrics poller
 usage: lab_check.py sweep NAME REPORT.json GEN.out [NAME REPORT.json GEN.out ...]
   the runs of a K sweep, fewest copies first, each stepping the same rates
+usage: lab_check.py table NAME REPORT.json GEN.out [...]
+  the same runs as a Markdown table, step by step (bench/echo_lab_sweep.sh)
 """
 import json
 import sys
@@ -174,11 +176,30 @@ def sweep(args):
           " -> ".join("%.0f" % g for g in got))
 
 
+def table(args):
+    print("| run | step | generator sent/s | generator echoed/s | bottleneckd offered/s | application/s "
+          "| segment verdict |")
+    print("|---|---|---|---|---|---|---|")
+    for i in range(0, len(args), 3):
+        name, report_path, gen_path = args[i:i + 3]
+        with open(report_path, encoding="utf-8") as f:
+            report = json.load(f)
+        segs = sorted(report["runs"] if report.get("parent") else [], key=lambda r: r["start"])
+        steps = load_gen(gen_path)
+        for j, step in enumerate(steps):
+            seg = segs[j] if j < len(segs) and len(segs) == len(steps) else None
+            cells = ["%.0f" % seg["offered_packets_per_second"], "%.0f" % seg["application_packets_per_second"],
+                     "%s %s" % (seg["verdict"]["label"], seg["verdict"]["resource"])] if seg else \
+                ["-", "-", "(%d segments for %d steps)" % (len(segs), len(steps))]
+            print("| %s | %d | %.0f | %.0f | %s |" % (name, j + 1, step["sent"] / step["seconds"],
+                                                     step["echoed"] / step["seconds"], " | ".join(cells)))
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 6 and sys.argv[1] == "run":
         run(*sys.argv[2:6], sys.argv[6:])
-    elif len(sys.argv) >= 5 and (len(sys.argv) - 2) % 3 == 0 and sys.argv[1] == "sweep":
-        sweep(sys.argv[2:])
+    elif len(sys.argv) >= 5 and (len(sys.argv) - 2) % 3 == 0 and sys.argv[1] in ("sweep", "table"):
+        (sweep if sys.argv[1] == "sweep" else table)(sys.argv[2:])
     elif len(sys.argv) == 7 and sys.argv[1] == "timeline":
         timeline(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5], sys.argv[6])
     else:
