@@ -100,7 +100,9 @@ integ_spawn() {
 }
 
 # integ_start_bottleneckd PORTVAR NAME BIN ARGS...: starts the daemon on
-# 127.0.0.1:0 and reads the kernel-chosen port from its log (10 s bound).
+# 127.0.0.1:0 and reads the kernel-chosen port from its log (30 s bound: the
+# run store's first fsync can wait that long while other tests write their
+# recordings on a 2-core CI machine; 10 s was once too short).
 # Its pid is left in INTEG_LAST_PID.
 integ_start_bottleneckd() {
   local portvar="$1" name="$2" bin="$3"; shift 3
@@ -110,7 +112,7 @@ integ_start_bottleneckd() {
   mkdir -p "$INTEG_TMP/state-$name"
   integ_spawn pid "$logfile" "$bin" --web.listen-address=127.0.0.1:0 --path.state="$INTEG_TMP/state-$name" \
     --control.socket="$INTEG_TMP/state-$name/control.sock" "$@"
-  for ((i = 0; i < 100; i++)); do
+  for ((i = 0; i < 300; i++)); do
     port="$(sed -n 's/.*msg=listening address=127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$logfile" | head -n 1)"
     [ -n "$port" ] && break
     if ! kill -0 "$pid" 2>/dev/null; then
@@ -119,7 +121,7 @@ integ_start_bottleneckd() {
     fi
     sleep 0.1
   done
-  [ -n "$port" ] || integ_die "bottleneckd ($name) logged no 'msg=listening address=127.0.0.1:PORT' within 10 s"
+  [ -n "$port" ] || integ_die "bottleneckd ($name) logged no 'msg=listening address=127.0.0.1:PORT' within 30 s: $(tail -n 3 "$logfile")"
   integ_log "bottleneckd ($name) pid $pid listening on 127.0.0.1:$port"
   printf -v "$portvar" '%s' "$port"
   INTEG_LAST_PID="$pid"
