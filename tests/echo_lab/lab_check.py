@@ -138,18 +138,22 @@ def timeline(log_path, start, end, label, resources):
                                                                     held[-1][0] - held[0][0]))
 
 
-def sweep(args):
-    """One segment per generator step with its offered rate; at the top step
-    the application rate falls as the copies rise (the seeds' table); the
-    lightest steps are none, the most copied top step cpu."""
-    runs = []
+def sweep_runs(args):
+    """(name, segments in time order, generator steps) of each NAME REPORT GEN triple."""
     for i in range(0, len(args), 3):
         name, report_path, gen_path = args[i:i + 3]
         with open(report_path, encoding="utf-8") as f:
             report = json.load(f)
         segs = sorted(report["runs"] if report.get("parent") else [], key=lambda r: r["start"])
-        steps = load_gen(gen_path)
-        runs.append((name, segs, steps))
+        yield name, segs, load_gen(gen_path)
+
+
+def sweep(args):
+    """One segment per generator step with its offered rate; at the top step
+    the application rate falls as the copies rise (the seeds' table); the
+    lightest steps are none, the most copied top step cpu."""
+    runs = list(sweep_runs(args))
+    for name, segs, steps in runs:
         for s in segs:
             figure("%s segment %s" % (name, s["name"]), "offered %.0f/s application %.0f/s %s [%s]" % (
                 s["offered_packets_per_second"], s["application_packets_per_second"], s["verdict"]["label"],
@@ -180,12 +184,7 @@ def table(args):
     print("| run | step | generator sent/s | generator echoed/s | bottleneckd offered/s | application/s "
           "| segment verdict |")
     print("|---|---|---|---|---|---|---|")
-    for i in range(0, len(args), 3):
-        name, report_path, gen_path = args[i:i + 3]
-        with open(report_path, encoding="utf-8") as f:
-            report = json.load(f)
-        segs = sorted(report["runs"] if report.get("parent") else [], key=lambda r: r["start"])
-        steps = load_gen(gen_path)
+    for name, segs, steps in sweep_runs(args):
         for j, step in enumerate(steps):
             seg = segs[j] if j < len(segs) and len(segs) == len(steps) else None
             cells = ["%.0f" % seg["offered_packets_per_second"], "%.0f" % seg["application_packets_per_second"],
