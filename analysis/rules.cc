@@ -68,6 +68,23 @@ std::string CpuSentence(const CpuSignal& c) {
   return s;
 }
 
+// A NIC queue named in the interrupt evidence takes at least this share of
+// the CPU.
+constexpr double kQueueShareShown = 0.05;
+
+// "cpu1: 62 % of busy time in hardirq+softirq (58 % of the CPU, measured: ...)"
+std::string InterruptTimeSentence(const CpuSignal& c) {
+  std::string s = CpuName(c.cpu) + ": " + FormatPercent(c.interrupt_share) + " of busy time in hardirq+softirq (" +
+                  FormatPercent(c.interrupt_ratio) + " of the CPU";
+  if (!c.interrupt_measured) return s + ", /proc/stat tick samples)";
+  s += ", measured by eBPF: hardirq " + FormatPercent(c.hardirq_ratio) + ", softirq " + FormatPercent(c.softirq_ratio) +
+       ", NET_RX " + FormatPercent(c.net_rx_ratio);
+  if (c.net_unattributed_ratio >= kQueueShareShown)
+    s +=
+        "; " + FormatPercent(c.net_unattributed_ratio) + " network softirq raised by no queue interrupt here (RPS/RFS)";
+  return s + ")";
+}
+
 std::string LadderSentence(const LadderSignal& l) {
   switch (l.first_losing) {
     case Rung::kSocket: return "losses at the socket rung: " + FormatRate(l.socket) + " datagrams/s";
@@ -230,8 +247,12 @@ RuleResult InterruptRule(const Signals& s, const VerdictThresholds& t) {
   if (!best) return r;
   r.score = best_score;
   r.resource = CpuName(best->cpu);
-  r.evidence.push_back(CpuName(best->cpu) + ": " + FormatPercent(best->interrupt_share) +
-                       " of busy time in hardirq+softirq (" + FormatPercent(best->interrupt_ratio) + " of the CPU)");
+  r.evidence.push_back(InterruptTimeSentence(*best));
+  for (const QueueShare& q : best->queues) {
+    if (q.ratio < kQueueShareShown) break;
+    r.evidence.push_back(q.interface + (q.queue.empty() ? "" : "-" + q.queue) + " took " + FormatPercent(q.ratio) +
+                         " of " + CpuName(best->cpu) + " in hardirq+softirq (measured)");
+  }
   if (best_pressure) {
     std::string p = CpuName(best->cpu) + ": time_squeeze " + FormatRate(best->time_squeeze_per_second) +
                     "/s, backlog drops " + FormatRate(best->backlog_drops_per_second) + "/s";

@@ -20,7 +20,34 @@ const SoakerCpuWindow* SoakerFor(const Window& w, int cpu) {
   return nullptr;
 }
 
-CpuSignal MakeCpu(const CpuWindow& c, const SoakerCpuWindow* soak) {
+const IrqTimeCpuWindow* IrqTimeFor(const Window& w, int cpu) {
+  for (const IrqTimeCpuWindow& i : w.irqtime)
+    if (i.cpu == cpu) return &i;
+  return nullptr;
+}
+
+// The measured interrupt time of the CPU (irqtime), over /proc/stat's tick
+// samples: the handlers' own time, whichever task they interrupted.
+void UseMeasuredInterrupts(const Window& w, const IrqTimeCpuWindow& m, CpuSignal* s) {
+  s->interrupt_measured = true;
+  s->hardirq_ratio = std::clamp(Finite(m.hardirq_ratio), 0.0, 1.0);
+  s->softirq_ratio = std::clamp(Finite(m.softirq_ratio), 0.0, 1.0);
+  s->interrupt_ratio = std::min(1.0, s->hardirq_ratio + s->softirq_ratio);
+  s->net_rx_ratio = std::clamp(Finite(m.vector_ratio[kSoftirqNetRx]), 0.0, 1.0);
+  s->net_unattributed_ratio = std::clamp(Finite(m.net_unattributed_ratio), 0.0, 1.0);
+  // Without a soaker, accounting busy is tick-sampled too: the CPU was busy
+  // at least for the interrupt time measured on it.
+  if (!s->busy_from_soaker) s->busy = std::max(s->busy, s->interrupt_ratio);
+  std::map<std::pair<std::string, std::string>, double> by_queue;
+  for (const IrqTimeQueueWindow& q : w.irqtime_queues)
+    if (q.cpu == s->cpu) by_queue[{q.interface, q.queue}] += Finite(q.ratio());
+  for (const auto& [name, ratio] : by_queue)
+    if (ratio > 0) s->queues.push_back({name.first, name.second, std::clamp(ratio, 0.0, 1.0)});
+  std::stable_sort(s->queues.begin(), s->queues.end(),
+                   [](const QueueShare& a, const QueueShare& b) { return a.ratio > b.ratio; });
+}
+
+CpuSignal MakeCpu(const Window& w, const CpuWindow& c, const SoakerCpuWindow* soak) {
   CpuSignal s;
   s.cpu = c.cpu;
   s.accounting_busy = std::clamp(Finite(c.busy_ratio), 0.0, 1.0);
@@ -32,10 +59,11 @@ CpuSignal MakeCpu(const CpuWindow& c, const SoakerCpuWindow* soak) {
     s.hidden = std::clamp(Finite(soak->hidden_ratio), 0.0, 1.0);
   }
   s.interrupt_ratio = std::clamp(Finite(c.interrupt_ratio), 0.0, 1.0);
-  // Interrupt time comes from accounting while busy may come from the soaker;
-  // the share is capped at all of the busy time.
-  s.interrupt_share = s.busy > 0 ? std::min(1.0, s.interrupt_ratio / s.busy) : 0.0;
   s.softirq_ratio = std::clamp(Finite(c.softirq_ratio), 0.0, 1.0);
+  if (const IrqTimeCpuWindow* m = IrqTimeFor(w, c.cpu)) UseMeasuredInterrupts(w, *m, &s);
+  // Interrupt time comes from accounting or irqtime while busy may come from
+  // the soaker; the share is capped at all of the busy time.
+  s.interrupt_share = s.busy > 0 ? std::min(1.0, s.interrupt_ratio / s.busy) : 0.0;
   s.steal = std::clamp(Finite(c.steal_ratio), 0.0, 1.0);
   s.time_squeeze_per_second = std::max(0.0, Finite(c.time_squeeze_per_second));
   s.backlog_drops_per_second = std::max(0.0, Finite(c.backlog_drops_per_second));
@@ -144,7 +172,7 @@ Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, c
   s.seconds = std::max(0.0, Finite(w.seconds));
   s.captures = w.captures;
   for (CaptureWindow& c : s.captures) c.top_flows.clear();
-  for (const CpuWindow& c : w.cpus) s.cpus.push_back(MakeCpu(c, SoakerFor(w, c.cpu)));
+  for (const CpuWindow& c : w.cpus) s.cpus.push_back(MakeCpu(w, c, SoakerFor(w, c.cpu)));
   std::sort(s.cpus.begin(), s.cpus.end(), [](const CpuSignal& a, const CpuSignal& b) { return a.cpu < b.cpu; });
   if (w.cpu_pressure_some_ratio && std::isfinite(*w.cpu_pressure_some_ratio))
     s.cpu_pressure_some = std::clamp(*w.cpu_pressure_some_ratio, 0.0, 1.0);

@@ -21,6 +21,13 @@
 
 namespace bottleneckd {
 
+// A NIC queue's share of one CPU in hardirq + the network softirq it raised
+// (measured by irqtime).
+struct QueueShare {
+  std::string interface, queue;  // "eth0", "TxRx-3"
+  double ratio = 0;              // of the CPU's time
+};
+
 struct CpuSignal {
   int cpu = -1;
   double busy = 0;  // soaker busy when measured, else accounting busy
@@ -29,6 +36,13 @@ struct CpuSignal {
   std::optional<double> soaker_idle;  // delivered idle (soaker), when it ran
   double interrupt_share = 0;         // (irq + softirq) / busy time (0 when busy is 0)
   double interrupt_ratio = 0;         // (irq + softirq) / elapsed
+  // interrupt_ratio and softirq_ratio were measured by irqtime (eBPF, the
+  // handlers' own time) rather than sampled by /proc/stat's ticks.
+  bool interrupt_measured = false;
+  double hardirq_ratio = 0;           // measured only (0 otherwise)
+  double net_rx_ratio = 0;            // measured only: the NET_RX vector's share
+  double net_unattributed_ratio = 0;  // measured only: network softirq charged to no queue (RPS, busy poll)
+  std::vector<QueueShare> queues;     // measured only: NIC queues on this CPU, largest first
   double hidden = 0;                  // soaker hidden time ratio (0 without soaker)
   double steal = 0;
   double softirq_ratio = 0;  // softirq / elapsed

@@ -33,9 +33,7 @@ lab_up
 STATE="$INTEG_TMP/state"
 mkdir -p "$STATE"
 printf 'soaker:\n  mode: always\ncollectors:\n  threads:\n    targets:\n      - name: udpecho\n' >"$INTEG_TMP/lab.yaml"
-printf '#!/bin/sh\nexec ip netns exec %s %s "$@"\n' "$LAB_NSB" "$BIN" >"$INTEG_TMP/bottleneckd-in-box"
-chmod +x "$INTEG_TMP/bottleneckd-in-box"
-integ_start_bottleneckd PORT bench "$INTEG_TMP/bottleneckd-in-box" --config.file="$INTEG_TMP/lab.yaml" \
+lab_start_daemon PORT bench --config.file="$INTEG_TMP/lab.yaml" \
   --path.state="$STATE" --control.socket="$STATE/control.sock"
 runs=()
 n=0

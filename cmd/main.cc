@@ -226,6 +226,7 @@ int Main(int argc, char** argv) {
   RunTracker runs(OpenDaemonRunStore(config), config.runs.tracker);
   config.drop_capabilities = true;  // once the captures are open; no thread exists yet
   Daemon daemon(config, &store, &runs);
+  if (!daemon.irqtime_error().ok()) return 1;  // collectors.irqtime.mode: on, and it could not load (logged)
   daemon.PrepareSoaker();
   daemon.Tick();  // the first scrape already has data
 

@@ -21,11 +21,14 @@ Status ParseCollectors(const ConfigReader& r, std::string_view file, const YAML:
   if (!n.IsMap()) return At(file, n.Mark(), "collectors must be a mapping");
   for (const auto& kv : n) {
     std::string name = kv.first.Scalar();
-    if (name != "pcap" && std::find(names.begin(), names.end(), name) == names.end())
+    if (name != "pcap" && name != "irqtime" && std::find(names.begin(), names.end(), name) == names.end())
       return At(file, kv.first.Mark(), "unknown collector '" + name + "'");
     const YAML::Node& opts = kv.second;
     if (name == "pcap") {
       BN_RETURN_IF_ERROR(ParseCapture(r, opts, &c->pcap));
+    } else if (name == "irqtime") {
+      // collectors.irqtime: parsed into Config::irqtime by ParseIrqTime;
+      // only `enabled` is handled here, as for every collector.
     } else if (name == "netdev") {
       BN_RETURN_IF_ERROR(
           r.Map(opts, "collectors.netdev", {"enabled", "include", "exclude", "hide_idle_virtual", "ethtool"}));
@@ -172,6 +175,7 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
       }
     }
     c.soaker.state_dir = c.state_dir;
+    if (root["collectors"].IsMap()) BN_RETURN_IF_ERROR(ParseIrqTime(r, root["collectors"]["irqtime"], &c.irqtime));
     BN_RETURN_IF_ERROR(ParseBusModel(r, root["bus_model"], &c.bus_model));
     BN_RETURN_IF_ERROR(ParseVerdict(r, root["verdict"], &c.verdict));
     BN_RETURN_IF_ERROR(ParseRuns(r, root["runs"], &c.runs));

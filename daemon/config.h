@@ -15,6 +15,7 @@
 #include "collectors/host_fs.h"
 #include "runs/run_tracker.h"
 #include "sources/capture.h"
+#include "sources/irqtime.h"
 #include "sources/soaker.h"
 
 namespace YAML {
@@ -53,6 +54,10 @@ struct Config {
   // Where calibrations (and later runs) are kept. soaker.state_dir mirrors it.
   std::string state_dir = "/var/lib/bottleneckd";
   SoakerOptions soaker;
+  // Measured interrupt time (collectors.irqtime, sources/irqtime.h). Off also
+  // when "irqtime" is disabled (collectors.irqtime.enabled: false,
+  // --no-collector.irqtime): IrqTimeWanted says which.
+  IrqTimeOptions irqtime;
   // Treat the daemon's whole life as one run (--soaker): the soaker runs in mode
   // "runs" even before run control exists.
   bool run_active = false;
@@ -88,6 +93,18 @@ Status ParseCapture(const ConfigReader& r, const YAML::Node& n, CaptureOptions* 
 
 // Whether live capture runs under this config.
 bool CaptureEnabled(const CollectorsSection& c);
+
+// Parses collectors.irqtime (daemon/config_irqtime.cc) over *out: mode and
+// btf_path.
+Status ParseIrqTime(const ConfigReader& r, const YAML::Node& n, IrqTimeOptions* out);
+
+// The irqtime mode in effect: config.irqtime.mode, or off when the collector
+// is disabled.
+IrqTimeMode IrqTimeWanted(const Config& c);
+// Whether the daemon and `record` load irqtime under this config: mode on,
+// or auto over the live /proc and /sys (over fixture or recorded trees the
+// live kernel's interrupt time would be mixed into their readings).
+bool IrqTimeToLoad(const Config& c);
 
 // Parses the runs section (daemon/config_runs.cc) over *out.
 Status ParseRuns(const ConfigReader& r, const YAML::Node& n, RunsConfig* out);

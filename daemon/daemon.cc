@@ -16,11 +16,13 @@ Daemon::Daemon(const Config& config, SnapshotStore* store, RunTracker* runs)
       sampler_(std::make_unique<Sampler>(fs_.get(), config.collectors)),
       analyzer_(std::make_unique<Analyzer>(config.verdict)) {
   StartCapture();  // first: it may drop capabilities, which later threads then never hold
+  SyncIrqTime();
   SyncSoaker();
 }
 
 Daemon::~Daemon() {
   if (soaker_) soaker_->Stop();
+  if (irqtime_) irqtime_->Stop();
   if (capture_) capture_->Stop();
 }
 
@@ -45,6 +47,36 @@ void Daemon::SyncSoaker() {
     return;
   }
   Log(LogLevel::kInfo, "soaker started", {{"mode", SoakerModeName(o.mode)}, {"state_dir", o.state_dir}});
+}
+
+void Daemon::SyncIrqTime() {
+  IrqTimeOptions o = config_.irqtime;
+  o.mode = IrqTimeWanted(config_);
+  if (!IrqTimeToLoad(config_)) {
+    if (irqtime_) Log(LogLevel::kInfo, "irqtime unloaded", {{"mode", IrqTimeModeName(o.mode)}});
+    irqtime_.reset();
+    irqtime_tried_ = false;
+    irqtime_error_ = Status::OK();
+    return;
+  }
+  const bool same = irqtime_options_.btf_path == o.btf_path && irqtime_options_.mode == o.mode;
+  if (irqtime_tried_ && same) return;  // loaded, or refused once and said so
+  irqtime_.reset();
+  irqtime_options_ = o;
+  irqtime_tried_ = true;
+  auto src = std::make_unique<IrqTimeSource>(o);
+  Status s = src->Start();
+  if (!s.ok()) {
+    irqtime_error_ = o.mode == IrqTimeMode::kOn ? s : Status::OK();
+    Log(o.mode == IrqTimeMode::kOn ? LogLevel::kError : LogLevel::kInfo,
+        "irqtime off: interrupt time is not measured; it comes from /proc/stat and the soaker",
+        {{"err", s.ToString()}, {"mode", IrqTimeModeName(o.mode)}});
+    return;
+  }
+  irqtime_error_ = Status::OK();
+  Log(LogLevel::kInfo, "irqtime loaded: measuring hardirq and softirq time with eBPF",
+      {{"attach", src->attach_note()}});
+  irqtime_ = std::move(src);
 }
 
 void Daemon::PrepareSoaker() {
@@ -99,6 +131,7 @@ void Daemon::ApplyPending() {
   fs_ = std::make_unique<HostFs>(config_.roots);
   sampler_ = std::make_unique<Sampler>(fs_.get(), config_.collectors);
   analyzer_ = std::make_unique<Analyzer>(config_.verdict);
+  SyncIrqTime();
   SyncSoaker();
   // A window across different roots would difference unrelated counters.
   if (roots_changed) prev_.reset();
@@ -123,6 +156,7 @@ void Daemon::Tick() {
   auto snap = std::make_shared<Snapshot>();
   sampler_->Take(&snap->sample);
   ReadSource(soaker_.get(), &snap->sample);
+  ReadSource(irqtime_.get(), &snap->sample);
   if (snap->sample.soaker && snap->sample.soaker->caveat != soaker_caveat_) {  // say it once, when it changes
     soaker_caveat_ = snap->sample.soaker->caveat;
     if (!soaker_caveat_.empty()) Log(LogLevel::kWarn, "soaker caveat", {{"caveat", soaker_caveat_}});

@@ -60,10 +60,18 @@ class Daemon {
   // did; a failure is logged and left to the soaker's own start.
   void PrepareSoaker();
 
+  // Why the irqtime source is not loaded in mode "on" (the daemon should not
+  // start: the user asked for measured interrupt time); OK otherwise,
+  // including mode "auto" where a refusal is only logged.
+  const Status& irqtime_error() const { return irqtime_error_; }
+
  private:
   void ApplyPending() LOCKS_EXCLUDED(mu_);
   // Creates, starts or stops the soaker to match config_ (mode, run_active).
   void SyncSoaker();
+  // Loads or unloads the irqtime source to match config_ (IrqTimeWanted);
+  // logs one line saying what it did or why it could not.
+  void SyncIrqTime();
   // Opens the live capture when configured, logs each interface it could not
   // open, and drops the capture capabilities when config_ asks.
   void StartCapture();
@@ -84,6 +92,10 @@ class Daemon {
   std::unique_ptr<Soaker> soaker_;
   std::string soaker_caveat_;  // last caveat logged
   std::unique_ptr<CaptureSource> capture_;
+  std::unique_ptr<IrqTimeSource> irqtime_;
+  IrqTimeOptions irqtime_options_;  // what irqtime_ (or the last refusal) was made with
+  bool irqtime_tried_ = false;
+  Status irqtime_error_;
   std::vector<std::string> capture_errors_;  // last error logged per interface
   bool capabilities_dropped_ = false;
   std::shared_ptr<const Snapshot> prev_;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "analysis/analyzer.h"
@@ -16,27 +17,51 @@
 #include "base/parse_util.h"
 #include "daemon/daemon.h"
 #include "daemon/sampler.h"
+#include "sources/irqtime.h"
 #include "sources/soaker.h"
 
 namespace bottleneckd {
 namespace {
 
-// The soaker file of the selected sample into *sample, as the daemon's tick
-// adds the soaker's reading and its CollectorResult.
-void ReplaySoaker(const ReplayFs& fs, int64_t mono_ns, Sample* sample) {
-  SoakerReading r;
-  Status s = fs.ReadSoaker(&r);
+// A source's file of the selected sample (the soaker's, irqtime's) into
+// *field, as the daemon's tick adds the source's reading and its
+// CollectorResult `name`: none when the sample has no file, a failed result
+// when it is malformed. A reading without its own time gets the sample's.
+template <typename Reading>
+void ReplaySource(const ReplayFs& fs, Status (ReplayFs::*read)(Reading*) const, const char* name,
+                  std::optional<Reading>* field, Sample* sample) {
+  Reading r;
+  Status s = (fs.*read)(&r);
   if (s.IsNotFound()) return;
   CollectorResult res;
-  res.name = "soaker";
+  res.name = name;
   res.success = s.ok();
   if (s.ok()) {
-    if (r.mono_ns == 0) r.mono_ns = mono_ns;
-    sample->soaker = std::move(r);
+    if (r.mono_ns == 0) r.mono_ns = sample->mono_ns;
+    *field = std::move(r);
   } else {
     res.error = s.ToString();
   }
   sample->results.push_back(std::move(res));
+}
+
+// The irqtime source for `bottleneckd record`, as the daemon loads it
+// (IrqTimeToLoad). A refusal in
+// mode auto is one warning and the recording goes on without it (nullptr);
+// in mode on it is the recorder's error.
+Status StartRecordIrqTime(const Config& config, std::unique_ptr<IrqTimeSource>* out) {
+  out->reset();
+  IrqTimeOptions o = config.irqtime;
+  o.mode = IrqTimeWanted(config);
+  if (!IrqTimeToLoad(config)) return Status::OK();
+  auto src = std::make_unique<IrqTimeSource>(o);
+  if (Status s = src->Start(); !s.ok()) {
+    if (o.mode == IrqTimeMode::kOn) return s.WithContext("irqtime (collectors.irqtime.mode on)");
+    Log(LogLevel::kWarn, "irqtime did not start; recording without it", {{"err", s.ToString()}});
+    return Status::OK();
+  }
+  *out = std::move(src);
+  return Status::OK();
 }
 
 // An absent or empty directory, created when absent.
@@ -107,7 +132,9 @@ Status ReplayRecording(const std::string& dir, const Config& config, const std::
     auto snap = std::make_shared<Snapshot>();
     sampler.Take(&snap->sample);
     BN_RETURN_IF_ERROR(ReadSampleTime(dir, i, &snap->sample.mono_ns, &snap->sample.wall_ns));
-    ReplaySoaker(fs, snap->sample.mono_ns, &snap->sample);
+    Sample& sample = snap->sample;
+    ReplaySource(fs, &ReplayFs::ReadSoaker, "soaker", &sample.soaker, &sample);
+    if (info.irqtime) ReplaySource(fs, &ReplayFs::ReadIrqTime, "irqtime", &sample.irqtime, &sample);
     snap->interval_seconds = info.interval_seconds;
     snap->per_cpu_irq_matrix = config.collectors.interrupts.per_cpu_matrix;
     CompleteSnapshot(prev.get(), config.bus_model, snap.get());
@@ -139,6 +166,11 @@ Status RecordHost(const Config& config, const std::string& out_dir, double durat
       soaker.reset();
     }
   }
+  std::unique_ptr<IrqTimeSource> irqtime;
+  if (Status s = StartRecordIrqTime(config, &irqtime); !s.ok()) {
+    if (soaker) soaker->Stop();
+    return s;
+  }
   RecordingInfo info;
   info.interval_seconds = config.interval_seconds;
   info.source = "recorded";
@@ -146,6 +178,7 @@ Status RecordHost(const Config& config, const std::string& out_dir, double durat
   info.hostname = ReadTrimmed(host, "sys/kernel/hostname");
   info.kernel = ReadTrimmed(host, "sys/kernel/osrelease");
   info.soaker = soaker != nullptr;
+  info.irqtime = irqtime != nullptr;
 
   using Clock = std::chrono::steady_clock;
   const double interval = config.interval_seconds;
@@ -159,10 +192,12 @@ Status RecordHost(const Config& config, const std::string& out_dir, double durat
       {{"out", out_dir},
        {"interval", std::to_string(interval) + "s"},
        {"samples", std::to_string(last_tick + 1)},
-       {"soaker", info.soaker ? "on" : "off"}});
+       {"soaker", info.soaker ? "on" : "off"},
+       {"irqtime", info.irqtime ? irqtime->attach_note() : "off"}});
   auto next_progress = start + std::chrono::seconds(5);
   Status result;
   Sample sample;
+  bool irqtime_failed = false;
   for (int64_t tick = 0; tick <= last_tick;) {
     for (auto now = Clock::now(); now < tick_time(tick) && !stopped(); now = Clock::now())
       std::this_thread::sleep_for(std::min<Clock::duration>(tick_time(tick) - now, std::chrono::milliseconds(100)));
@@ -174,6 +209,17 @@ Status RecordHost(const Config& config, const std::string& out_dir, double durat
       SoakerReading reading;
       soaker->Read(&reading);
       capture.WriteSoaker(reading).IgnoreError();  // a failure is kept in capture.error(), returned by EndSample
+    }
+    if (irqtime) {
+      IrqTimeReading reading;
+      Status s = irqtime->Read(&reading);
+      if (s.ok()) {
+        capture.WriteIrqTime(reading).IgnoreError();  // as the soaker's
+      } else if (!irqtime_failed) {                   // the sample goes without it; said once
+        Log(LogLevel::kWarn, "irqtime read failed; samples go without it until it reads again",
+            {{"err", s.ToString()}});
+      }
+      irqtime_failed = !s.ok();
     }
     result = capture.EndSample();
     if (!result.ok()) break;
@@ -200,6 +246,7 @@ Status RecordHost(const Config& config, const std::string& out_dir, double durat
     }
   }
   if (soaker) soaker->Stop();
+  if (irqtime) irqtime->Stop();
   if (!result.ok()) {
     return result.WithContext("recording stopped after " + std::to_string(p.samples) + " samples (" + out_dir +
                               " keeps them)");

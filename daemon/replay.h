@@ -20,7 +20,8 @@ namespace bottleneckd {
 // as Daemon::Tick would have published it: collectors from config.collectors
 // (one Sampler for the whole recording, so collectors keep their caches as
 // they do live), mono_ns/wall_ns from the time files, the soaker file when
-// present, bus paths, the Window from the previous sample with its bus
+// present, the irqtime file when present in a recording that says it has
+// irqtime (version 2), bus paths, the Window from the previous sample with its bus
 // estimate (config.bus_model), samples_total and the recording's interval.
 // *info (optional) receives the recording's description. A sample that
 // cannot be selected (removed or altered since it was opened, or holding an
@@ -34,15 +35,19 @@ struct RecordProgress {
 };
 
 // Samples this host (config.roots, config.collectors; the soaker when
-// config.soaker says it runs) into a new recording in out_dir every
+// config.soaker says it runs; the irqtime source in mode on, or in mode auto
+// over the live /proc and /sys, as the daemon loads it) into a new recording in out_dir every
 // config.interval_seconds for duration_seconds (drift-free, as Daemon::Run:
 // tick k at start + k x interval, missed ticks skipped), so a duration D at
 // interval I gives floor(D / I) + 1 samples. recording.yaml is rewritten after
 // every sample, so a recorder killed at any point leaves a readable recording
 // of the samples so far. Stops early, keeping what it has, when *stop becomes
 // true (SIGINT). Prints progress to stderr about every 5 s.
+// An irqtime source that does not load is one warning and the recording goes
+// on without it, except in mode on, where it is the error.
 // Errors: out_dir exists and is not empty, or is not a directory
-// (InvalidArgument); a duration outside (0, 24 h]; a write failure such as a
+// (InvalidArgument); a duration outside (0, 24 h]; irqtime in mode on that
+// does not load; a write failure such as a
 // full disk (the recording keeps the samples before it; *progress says how many).
 Status RecordHost(const Config& config, const std::string& out_dir, double duration_seconds,
                   const std::atomic<bool>* stop, RecordProgress* progress = nullptr);

@@ -2,10 +2,11 @@
 
 HostState turns the model's rates (model.Tick) into the cumulative integer
 counters the kernel keeps (CPU ticks in USER_HZ, IRQ counts, softnet, SNMP,
-netdev statistics, the soaker's counters) and writes them in the kernel's
-formats with scripts/fixture_lib.py. Integers are carried exactly: every
-counter is the floor of a running sum, so nothing is lost or made up between
-ticks, and the drop ladder is split in order (rx = arrivals - NIC drops,
+netdev statistics, the soaker's counters, the irqtime source's nanoseconds)
+and writes them in the kernel's formats with scripts/fixture_lib.py (the
+irqtime file in the recording's format, docs/recording-format.md). Integers
+are carried exactly: every counter is the floor of a running sum, so nothing
+is lost or made up between ticks, and the drop ladder is split in order (rx = arrivals - NIC drops,
 processed = rx - backlog drops, delivered = processed - socket drops).
 Standard library only.
 """
@@ -20,6 +21,7 @@ USER_HZ = 100
 HZ = 250
 CATEGORIES = ["user_app", "system_app", "user_bg", "system_bg", "soaker", "irq", "softirq",
               "idle", "steal"]
+IRQTIME_GENERATION = 4242  # the irqtime program's id: loaded once, at boot
 SOFTIRQS = ["HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED",
             "HRTIMER", "RCU"]
 
@@ -119,6 +121,13 @@ class HostState:
         self.soaker_iter = [0] * n
         self.soaker_ns = [0] * n
         self.app_charged = 0  # softirq ticks charged to the app thread (Machine.softirq_to_app)
+        # The irqtime source (sources/irqtime.h), loaded when the host booted:
+        # per CPU, nanoseconds of each part of its interrupt time (_irqtime),
+        # and per NIC queue its interrupts and the network softirqs they raised.
+        self.irq_ns = [{} for _ in range(n)]
+        self.irq_split = [{} for _ in range(n)]  # split_ticks' carries
+        self.queue_irqs, self.queue_net = {}, {}  # queue -> count since the load
+        self.true_irq_ns = [0.0] * n  # the model's hardirq + softirq time, exact (for tests)
         self.stats = {}
         for d in topo.netdevs:  # what each interface saw before the recording
             base = 214 if d.name == "lo" else 400 + 3 * d.ifindex
@@ -164,6 +173,7 @@ class HostState:
                                ("RCU", 60 * busy + 4)):
                 self.softirqs[name][c] += self._carry((name, c)).take(rate * dt)
         self._packets(t, dt)
+        self._irqtime(t, dt)
         some = sum(cpu.waiting for cpu in t.cpus) / len(t.cpus)
         self.psi_total += some * dt * 1e6
         for i, period in enumerate((10.0, 60.0, 300.0)):
@@ -204,15 +214,21 @@ class HostState:
             n = self._carry(("irq", q)).take(t.interrupts[q] * dt if t.interrupts else 0)
             if queues:  # a veth has no IRQ
                 queues[q].counts[cpu] += n
-            self.softirqs["NET_RX"][cpu] += n + self._carry(("sq", q)).take(
+            net_rx = n + self._carry(("sq", q)).take(
                 t.queue_squeeze[q] * dt if t.queue_squeeze else 0, None)
+            self.softirqs["NET_RX"][cpu] += net_rx
             self.softnet["processed"][cpu] += q_rx[q] - q_backlog[q] if not self.m.nic.napi \
                 else q_rx[q]
             self.softnet["dropped"][cpu] += q_backlog[q]
             self.softnet["squeeze"][cpu] += self._carry(("squeeze", q)).take(
                 t.queue_squeeze[q] * dt if t.queue_squeeze else 0)
+            net_tx = 0
             if not self.m.nic.virtual:
-                self.softirqs["NET_TX"][cpu] += self._carry(("ntx", q)).take(q_tx[q] / 512.0)
+                net_tx = self._carry(("ntx", q)).take(q_tx[q] / 512.0)
+                self.softirqs["NET_TX"][cpu] += net_tx
+            if queues:  # the softirqs the queue's interrupt raised
+                self.queue_irqs[q] = self.queue_irqs.get(q, 0) + n
+                self.queue_net[q] = self.queue_net.get(q, 0) + net_rx + net_tx
             for f, v in (("rx_packets", q_rx[q]), ("rx_bytes", q_rx[q] * frame),
                          ("tx_packets", q_tx[q]), ("tx_bytes", q_tx[q] * frame),
                          ("rx_kicks", q_rx[q] // 64), ("tx_kicks", q_tx[q] // 8)):
@@ -229,6 +245,38 @@ class HostState:
         n["OutDatagrams"] += tx
         n["InOctets"] += processed * (t.payload + 28)
         n["OutOctets"] += tx * (t.payload + 28)
+
+    def _irqtime(self, t, dt):
+        """The irqtime source's nanoseconds: each CPU's hardirq and softirq time
+        in the model (not its ticks), split into what each NIC queue's
+        interrupt caused there (its hardirq, the NET_RX and NET_TX softirq that
+        followed) and the network softirq no interrupt raised (a veth's
+        receive). The CPU's total is the floor of its running sum (never more
+        than the elapsed time) and split_ticks hands it out to the parts, so
+        the parts of a CPU add up to it exactly. The model gives the other
+        softirqs (TIMER, SCHED, RCU) and interrupts no time."""
+        queues = self.topo.nic_irqs[self.nic]
+        qcpus = self.m.nic.queue_cpus
+        for c, cpu in enumerate(t.cpus):
+            mine = [q for q, qc in enumerate(qcpus) if qc == c] if queues else []
+            parts = {}
+            for q in mine:
+                parts[("hard", q)] = t.queue_hardirq[q]
+                parts[("rx", q)] = t.queue_softirq_rx[q]
+                parts[("tx", q)] = t.queue_softirq_tx[q]
+            # what no queue interrupt caused: a veth's receive
+            rx = cpu.softirq - cpu.softirq_tx - sum(t.queue_softirq_rx[q] for q in mine)
+            tx = cpu.softirq_tx - sum(t.queue_softirq_tx[q] for q in mine)
+            parts[("hard", None)] = cpu.hardirq - sum(t.queue_hardirq[q] for q in mine)
+            parts[("rx", None)] = rx
+            parts[("tx", None)] = tx
+            parts = {k: v * dt * 1e9 for k, v in parts.items() if v > 1e-12}  # float noise is 0
+            self.true_irq_ns[c] += (cpu.hardirq + cpu.softirq) * dt * 1e9
+            if not parts:
+                continue
+            total = self._carry(("irqtime", c)).take(sum(parts.values()))
+            for k, v in split_ticks(self.irq_split[c], parts, total).items():
+                self.irq_ns[c][k] = self.irq_ns[c].get(k, 0) + v
 
     def _veth(self, rx, tx):
         """A veth pair's softirq counts: the sender runs NET_RX once a batch (with
@@ -315,9 +363,10 @@ class HostState:
         if pairs is not None:
             fl.write(root, "ethtool/" + d.name, fl.ethtool_text(pairs))
 
-    def write_sample(self, root, soaker_on, mono, wall):
+    def write_sample(self, root, soaker_on, mono, wall, irqtime_on=True):
         """One samples/NNNNNN directory: time, proc, every class/net link, the
-        loaded interface's statistics and ethtool, the soaker's counters."""
+        loaded interface's statistics and ethtool, the soaker's counters, the
+        irqtime file."""
         fl.write(root, "time", "%.6f %.6f\n" % (mono, wall))
         self.write_proc(root, soaker_on)
         for d in self.topo.netdevs:
@@ -331,6 +380,35 @@ class HostState:
         self._write_ethtool(root, d)
         if soaker_on:
             fl.write(root, "soaker", self.soaker_text(wall))
+        if irqtime_on:
+            fl.write(root, "irqtime", self.irqtime_text(mono))
+
+    def irqtime_text(self, mono):
+        """The irqtime file (docs/recording-format.md): every CPU with all ten
+        vectors, then each NIC queue's IRQ that fired, sorted by (irq, cpu)."""
+        lines = ["format 1", "mono_ns %d" % round(mono * 1e9),
+                 "generation %d" % IRQTIME_GENERATION, "attach tp_btf"]
+        queues = self.topo.nic_irqs[self.nic]
+        qcpus = self.m.nic.queue_cpus
+        for c in range(self.topo.ncpu):
+            ns = self.irq_ns[c]
+            part = lambda kind: sum(v for (k, _), v in ns.items() if k == kind)  # noqa: E731
+            vectors = {"NET_RX": part("rx"), "NET_TX": part("tx")}
+            unattributed = ns.get(("rx", None), 0) + ns.get(("tx", None), 0)
+            count = sum(self.queue_irqs.get(q, 0) for q, qc in enumerate(qcpus) if qc == c)
+            per_vector = " ".join("%s %d %d" % (v, vectors.get(v, 0), self.softirqs[v][c])
+                                  for v in SOFTIRQS)
+            lines.append("cpu %d hardirq %d %d unattributed %d overflow 0 %s" % (
+                c, part("hard"), count, unattributed, per_vector))
+        irqs = []
+        for q, c in enumerate(qcpus):
+            if queues and self.queue_irqs.get(q, 0):
+                ns = self.irq_ns[c]
+                irqs.append((queues[q].num, c, ns.get(("hard", q), 0), self.queue_irqs[q],
+                             ns.get(("rx", q), 0) + ns.get(("tx", q), 0), self.queue_net[q]))
+        for e in sorted(irqs):
+            lines.append("irq %d %d hardirq %d %d net %d %d" % e)
+        return "\n".join(lines) + "\n"
 
     def soaker_text(self, wall):
         lines = ["# cpu iterations thread_cpu_ns calibrated_iterations_per_second",

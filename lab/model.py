@@ -152,6 +152,7 @@ class CpuTime:
     bg_system: float = 0.0
     hardirq: float = 0.0
     softirq: float = 0.0
+    softirq_tx: float = 0.0  # the NET_TX part of softirq (tx completion); the rest is NET_RX
     app_user: float = 0.0
     app_system: float = 0.0
     idle: float = 0.0
@@ -176,6 +177,13 @@ class Tick:
     queue_processed: list = field(default_factory=list)
     queue_backlog_drops: list = field(default_factory=list)
     queue_squeeze: list = field(default_factory=list)
+    # CPU seconds per second each queue's interrupt caused on its CPU: the
+    # hardirq, and the network softirq that followed it (receive, NET_RX;
+    # tx completion, NET_TX). Softirq a CPU ran without a queue interrupt (a
+    # veth's receive) is in CpuTime.softirq only.
+    queue_hardirq: list = field(default_factory=list)
+    queue_softirq_rx: list = field(default_factory=list)
+    queue_softirq_tx: list = field(default_factory=list)
     bus_utilisation: Optional[float] = None
     cpus: list = field(default_factory=list)        # CpuTime per CPU
 
@@ -224,6 +232,7 @@ def simulate_tick(m: Machine, load: Optional[Load], jitter: tuple, burst: float 
     t.queue_processed = [0.0] * nq
     t.queue_backlog_drops = [0.0] * nq
     t.queue_squeeze = [0.0] * nq
+    t.queue_hardirq, t.queue_softirq_rx, t.queue_softirq_tx = [0.0] * nq, [0.0] * nq, [0.0] * nq
     if load is None or load.pps <= 0:
         _finish(m, t)
         return t
@@ -285,7 +294,9 @@ def _cpu_path(m, t, r_bus, a, txc):
     c, app, nic = m.costs, m.app, m.nic
     nq = len(nic.queue_cpus)
     for cpu in t.cpus:
-        cpu.hardirq = cpu.softirq = cpu.app_user = cpu.app_system = cpu.waiting = 0.0
+        cpu.hardirq = cpu.softirq = cpu.softirq_tx = cpu.app_user = cpu.app_system = 0.0
+        cpu.waiting = 0.0
+    t.queue_hardirq, t.queue_softirq_rx, t.queue_softirq_tx = [0.0] * nq, [0.0] * nq, [0.0] * nq
     ic = _IrqCost(nic.irq_limit, c.hardirq_per_interrupt * US, c.hardirq_per_packet * US)
     soft = c.softirq_per_packet * US
     avail, host = [], []
@@ -296,7 +307,8 @@ def _cpu_path(m, t, r_bus, a, txc):
         r_q = r_bus / nq
         h = _host_rate(r_q, free, ic)
         t.interrupts[q] = h if nic.irq_limit is None else min(h, nic.irq_limit)
-        cpu.hardirq += t.interrupts[q] * ic.per_irq + h * ic.per_pkt
+        t.queue_hardirq[q] = t.interrupts[q] * ic.per_irq + h * ic.per_pkt
+        cpu.hardirq += t.queue_hardirq[q]
         t.queue_rx[q] = h  # NAPI: replaced by what the poll took, below
         host.append((q, cpu_id, h, r_q - h))
         avail.append(free - (t.interrupts[q] * ic.per_irq + h * ic.per_pkt))
@@ -308,6 +320,7 @@ def _cpu_path(m, t, r_bus, a, txc):
             s = min(h * soft, avail[q])
             processed[q] = s / soft
             t.cpus[cpu_id].softirq += s
+            t.queue_softirq_rx[q] = s
             avail[q] -= s
     # The app's CPU.
     cpu = t.cpus[app.cpu]
@@ -335,21 +348,27 @@ def _cpu_path(m, t, r_bus, a, txc):
             cpu.waiting = own_free / 2 if s < need else 0.0
         processed[q] = s / soft
         cpu.softirq += s
+        t.queue_softirq_rx[q] = s
     else:
         d = min(p_other, own_free / a_eff)
     d = max(0.0, min(d, sum(processed)))
     # Tx completions on queue CPUs other than the app's must fit there (veth: all on the app's).
-    if txc > 0 and nic.virtual:
+    if txc > 0 and nic.virtual:  # a receive (NET_RX) raised by no interrupt
         cpu.softirq += d * txc * US
     elif txc > 0:
         for q, cpu_id, _, _ in host:
             if cpu_id != app.cpu and d * share * txc * US > avail[q]:
                 d = avail[q] / (share * txc * US)
+        tx = d * share * txc * US  # NET_TX, after the queue's interrupt
         for q, cpu_id, _, _ in host:
             if cpu_id != app.cpu:
-                t.cpus[cpu_id].softirq += d * share * txc * US
+                t.cpus[cpu_id].softirq += tx
+                t.cpus[cpu_id].softirq_tx += tx
+                t.queue_softirq_tx[q] += tx
         if app_q:  # the app's CPU takes its share of the tx completions too
-            cpu.softirq += d * share * txc * US
+            cpu.softirq += tx
+            cpu.softirq_tx += tx
+            t.queue_softirq_tx[app_q[0]] += tx
     if d < sum(processed) - 1e-9:
         cpu.waiting = max(cpu.waiting, cpu.bg_user + cpu.bg_system)
     cpu.app_user = d * (a * US - app.kernel_per_packet * US)

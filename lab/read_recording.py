@@ -1,8 +1,8 @@
 """Reads a recording back from its files alone, as bottleneckd would (the
 replay rule: samples/NNNNNN first, then static/), for lab/test_simulate.py:
 recording.yaml, /proc/stat, softnet_stat, snmp, netdev statistics,
-/proc/interrupts, the app thread's stat and the soaker file. Standard library
-only.
+/proc/interrupts, the app thread's stat, the soaker and the irqtime files.
+Standard library only.
 """
 
 import hashlib
@@ -64,6 +64,35 @@ def softnet(text):
     return tuple(sum(r[i] for r in rows) for i in range(3))
 
 
+def irqtime(text):
+    """The irqtime file (docs/recording-format.md): {"mono_ns", "generation",
+    "attach", "cpus": {cpu: {"hardirq": (ns, count), "unattributed": ns,
+    "overflow": count, "softirq": {VECTOR: (ns, count)}}}, "irqs": {(irq,
+    cpu): {"hardirq": (ns, count), "net": (ns, count)}}}."""
+    out = {"cpus": {}, "irqs": {}}
+    for line in text.splitlines():
+        f = line.split()
+        if not f or f[0].startswith("#"):
+            continue
+        if f[0] in ("format", "mono_ns", "generation"):
+            out[f[0]] = int(f[1])
+        elif f[0] == "attach":
+            out["attach"] = f[1]
+        elif f[0] == "cpu":
+            assert (f[2], f[5], f[7]) == ("hardirq", "unattributed", "overflow"), line
+            out["cpus"][int(f[1])] = {
+                "hardirq": (int(f[3]), int(f[4])), "unattributed": int(f[6]),
+                "overflow": int(f[8]),
+                "softirq": {f[i]: (int(f[i + 1]), int(f[i + 2])) for i in range(9, len(f), 3)}}
+        elif f[0] == "irq":
+            assert (f[3], f[6], len(f)) == ("hardirq", "net", 9), line
+            out["irqs"][(int(f[1]), int(f[2]))] = {"hardirq": (int(f[4]), int(f[5])),
+                                                   "net": (int(f[7]), int(f[8]))}
+        else:
+            raise ValueError("irqtime: unknown line %r" % line)
+    return out
+
+
 def task_times(text):
     """(utime, stime) in ticks of a /proc/PID/task/TID/stat line (fields 14, 15)."""
     f = text.rsplit(")", 1)[1].split()  # f[0] is field 3, the state
@@ -108,6 +137,12 @@ class Recording:
         d["nic_irqs"] = sum(sum(map(int, l.split(":")[1].split()[:self.s.topo.ncpu]))
                             for l in self.read(k, "proc/interrupts").splitlines()
                             if l.split(":")[0].strip() in map(str, irqs))
+        ncpu = self.s.topo.ncpu
+        d["interrupts"] = {l.split(":")[0].strip(): list(map(int, l.split(":")[1].split()[:ncpu]))
+                           for l in self.read(k, "proc/interrupts").splitlines()[1:]
+                           if l.split(":")[0].strip().isdigit()}
+        if self.info.get("irqtime") == "true":
+            d["irqtime"] = irqtime(self.read(k, "irqtime"))
         if self.s.machine.soaker:
             rows = [l.split() for l in self.read(k, "soaker").splitlines()
                     if l and l[0].isdigit()]

@@ -1,6 +1,8 @@
-"""Writes a scenario as a recording (docs/recording-format.md, version 1):
+"""Writes a scenario as a recording (docs/recording-format.md, version 2):
 recording.yaml with the runs and their ground truth, static/ (everything read
-at the first tick, with the whole sysfs topology) and samples/NNNNNN/.
+at the first tick, with the whole sysfs topology) and samples/NNNNNN/, each
+with the irqtime file (the model's interrupt time, measured as the eBPF
+source measures it).
 
 Tick k covers [k-1, k) seconds from sample 0 and is simulated with the load
 step covering that interval (none between runs). Deterministic: all
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from host_state import HostState
 from model import simulate_tick
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 
 @dataclass
@@ -33,6 +35,7 @@ class Scenario:
     interval: float = 1.0
     uptime: float = 600.0     # the box's uptime at sample 0
     created: str = "2026-11-30T12:00:00Z"
+    irqtime: bool = True      # samples carry the irqtime file (the eBPF source loaded at boot)
 
     @property
     def samples(self):
@@ -58,6 +61,7 @@ def recording_yaml(s):
            "created: %s" % s.created, "host:", "  hostname: %s" % s.topo.hostname,
            "  kernel: %s" % s.topo.kernel, "  cpus: %d" % s.topo.ncpu,
            "soaker: %s" % ("true" if s.machine.soaker else "false"),
+           "irqtime: %s" % ("true" if s.irqtime else "false"),
            "samples: %d" % s.samples, "runs:"]
     for load in s.loads:
         out += ["  - name: %s" % load.name, "    start: %s" % _number(load.start),
@@ -71,7 +75,9 @@ def recording_yaml(s):
 
 
 def record(s, out_dir):
-    """Writes scenario s into out_dir (replacing a previous recording there)."""
+    """Writes scenario s into out_dir (replacing a previous recording there).
+    Returns the model's interrupt time of each CPU at each sample, exact
+    (HostState.true_irq_ns, nanoseconds since boot), for the tests."""
     for sub in ("static", "samples", "recording.yaml"):
         path = os.path.join(out_dir, sub)
         if os.path.isdir(path):
@@ -85,6 +91,7 @@ def record(s, out_dir):
     # Boot to sample 0: no load, no soaker.
     state.advance(simulate_tick(m, None, (1.0, [1.0] * ncpu)), s.uptime, False)
     state.start_uptime = state.uptime
+    truth = []
     for k in range(s.samples):
         if k > 0:
             load = s.load_at((k - 1) * s.interval)
@@ -96,6 +103,9 @@ def record(s, out_dir):
         wall = s.topo.btime + mono
         if k == 0:
             state.write_static(os.path.join(out_dir, "static"), m.soaker)
-        state.write_sample(os.path.join(out_dir, "samples", "%06d" % k), m.soaker, mono, wall)
+        state.write_sample(os.path.join(out_dir, "samples", "%06d" % k), m.soaker, mono, wall,
+                           s.irqtime)
+        truth.append(list(state.true_irq_ns))
     with open(os.path.join(out_dir, "recording.yaml"), "w") as f:
         f.write(recording_yaml(s))
+    return truth

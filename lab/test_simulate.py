@@ -6,7 +6,10 @@ directory and read back as bottleneckd would read it, from the files alone:
   increasing times, the kernel files in every sample, the sysfs topology;
 - conservation, tick by tick: CPU ticks per CPU = interval x USER_HZ, the drop
   ladder (arrivals = NIC drops + rx, rx = processed + backlog drops,
-  processed = datagrams read + RcvbufErrors), the echo, the soaker's counters;
+  processed = datagrams read + RcvbufErrors), the echo, the soaker's counters,
+  the irqtime file (each CPU's hardirq + softirq nanoseconds are the model's
+  interrupt time and fit in the interval; each NIC queue's IRQ adds up to
+  its CPU's IRQ-driven time);
 - ground truth: each run's label is what its files show (DESIGN.md section 4),
   checked against the scenario's inputs and published figures, not by running
   the model again; the echo lab's cases (the generator on the same host,
@@ -42,12 +45,12 @@ GENERATED = {}  # every scenario, generated once for all the tests
 def setUpModule():
     base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None  # tmpfs: fast clean-up
     GENERATED["tmp"] = tmp = tempfile.mkdtemp(prefix="lab-test-", dir=base)
-    recs = {}
+    recs, truth = {}, {}
     for name, make in SCENARIOS.items():
         s = make()
-        record(s, os.path.join(tmp, name))
+        truth[name] = record(s, os.path.join(tmp, name))
         recs[name] = Recording(s, os.path.join(tmp, name))
-    GENERATED["recs"] = recs
+    GENERATED["recs"], GENERATED["truth"] = recs, truth
     GENERATED["deltas"] = {name: r.deltas() for name, r in recs.items()}
 
 
@@ -59,6 +62,7 @@ class Generated(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp, cls.recs, cls.deltas = GENERATED["tmp"], GENERATED["recs"], GENERATED["deltas"]
+        cls.truth = GENERATED["truth"]
 
 
 class SimulatorTest(Generated):
@@ -77,9 +81,11 @@ class SimulatorTest(Generated):
             with self.subTest(name):
                 i = r.info
                 self.assertEqual(set(i), {"format", "version", "interval_seconds", "source",
-                                          "created", "host", "soaker", "samples", "runs"})
+                                          "created", "host", "soaker", "irqtime", "samples",
+                                          "runs"})
                 self.assertEqual(i["format"], "bottleneckd-recording")
-                self.assertEqual(i["version"], "1")
+                self.assertEqual(i["version"], "2")
+                self.assertEqual(i["irqtime"], "true" if r.s.irqtime else "false")
                 self.assertEqual(i["source"], "simulated")
                 self.assertEqual(float(i["interval_seconds"]), 1.0)
                 self.assertEqual(int(i["host"]["cpus"]), r.s.topo.ncpu)
@@ -112,6 +118,7 @@ class SimulatorTest(Generated):
                         self.assertTrue(os.path.isfile(os.path.join(sample, "proc", rel)), rel)
                     self.assertEqual(os.path.exists(os.path.join(sample, "soaker")),
                                      r.s.machine.soaker)
+                    self.assertEqual(os.path.isfile(os.path.join(sample, "irqtime")), r.s.irqtime)
                     links = sorted(os.listdir(os.path.join(sample, "sys/class/net")))
                     self.assertEqual(links, sorted(n.name for n in r.s.topo.netdevs))
                     stats = os.path.join(sample, "sys/class/net", r.nic.name, "statistics")
@@ -209,6 +216,74 @@ class SimulatorTest(Generated):
                         # the soaker's time is charged as user time (ticks of 10 ms)
                         user = b["cpus"]["cpu%d" % cpu][0] - a["cpus"]["cpu%d" % cpu][0]
                         self.assertLessEqual(busy_ns, user * 1e7 + 1e7)
+
+    def test_irqtime_is_the_models_interrupt_time(self):
+        # Per CPU and interval: hardirq + softirq nanoseconds fit in the
+        # interval and are the model's interrupt time (not /proc/stat's ticks),
+        # to the nanosecond; counters never go back; the header is constant.
+        for name, deltas in self.deltas.items():
+            truth, rec = self.truth[name], self.recs[name]
+            if not rec.s.irqtime:
+                continue
+            with self.subTest(name):
+                for k, (_, a, b) in enumerate(deltas, start=1):
+                    ia, ib = a["irqtime"], b["irqtime"]
+                    self.assertEqual((ib["format"], ib["generation"], ib["attach"]),
+                                     (1, 4242, "tp_btf"))
+                    self.assertEqual(ib["mono_ns"] - ia["mono_ns"], 1000000000)
+                    self.assertEqual(sorted(ib["cpus"]), list(range(rec.s.topo.ncpu)))
+                    for c, cb in ib["cpus"].items():
+                        ca = ia["cpus"][c]
+                        hard = cb["hardirq"][0] - ca["hardirq"][0]
+                        vectors = {v: (ns - ca["softirq"][v][0], n - ca["softirq"][v][1])
+                                   for v, (ns, n) in cb["softirq"].items()}
+                        self.assertEqual(len(vectors), 10)
+                        self.assertGreaterEqual(hard, 0)
+                        self.assertTrue(all(ns >= 0 and n >= 0 for ns, n in vectors.values()))
+                        total = hard + sum(ns for ns, _ in vectors.values())
+                        self.assertLessEqual(total, 1000000000, (k, c))
+                        model = truth[k][c] - truth[k - 1][c]
+                        self.assertLessEqual(abs(total - model), 1, (k, c, total, model))
+                        # softirq counts are /proc/softirqs' (the model costs only the network's)
+                        self.assertEqual(set(v for v, (ns, _) in vectors.items() if ns),
+                                         set(v for v in ("NET_RX", "NET_TX") if vectors[v][0]))
+
+    def test_irqtime_per_irq_adds_up_to_its_cpu(self):
+        # Every queue interrupt's hardirq and the network softirq it raised,
+        # summed over the IRQs of a CPU, are that CPU's hardirq and its
+        # IRQ-driven NET_RX + NET_TX time (the rest is unattributed: a veth's
+        # receive); the IRQs and their counts are /proc/interrupts' queues.
+        for name, deltas in self.deltas.items():
+            rec = self.recs[name]
+            if not rec.s.irqtime:
+                continue
+            queues = {str(irq.num) for irq in rec.s.topo.nic_irqs[rec.nic.name]}
+            with self.subTest(name):
+                for _, a, b in deltas:
+                    ia, ib = a["irqtime"], b["irqtime"]
+                    self.assertTrue({str(irq) for irq, _ in ib["irqs"]} <= queues)
+                    for c, cb in ib["cpus"].items():
+                        ca = ia["cpus"][c]
+                        d = lambda x, y, i=0: x[i] - y[i]  # noqa: E731
+                        mine = [(key, e) for key, e in ib["irqs"].items() if key[1] == c]
+                        zero = {"hardirq": (0, 0), "net": (0, 0)}
+                        was = lambda key: ia["irqs"].get(key, zero)  # noqa: E731
+                        irq_hard = sum(d(e["hardirq"], was(key)["hardirq"]) for key, e in mine)
+                        irq_count = sum(d(e["hardirq"], was(key)["hardirq"], 1) for key, e in mine)
+                        irq_net = sum(d(e["net"], was(key)["net"]) for key, e in mine)
+                        net = sum(d(cb["softirq"][v], ca["softirq"][v])
+                                  for v in ("NET_RX", "NET_TX"))
+                        self.assertEqual(irq_hard, d(cb["hardirq"], ca["hardirq"]))
+                        self.assertEqual(irq_count, d(cb["hardirq"], ca["hardirq"], 1))
+                        self.assertEqual(irq_net, net - (cb["unattributed"] - ca["unattributed"]))
+                        for (irq, _), e in mine:  # the count /proc/interrupts shows for it
+                            shown = b["interrupts"][str(irq)][c] - a["interrupts"][str(irq)][c]
+                            self.assertEqual(d(e["hardirq"], was((irq, c))["hardirq"], 1), shown)
+                    if rec.s.machine.nic.virtual:  # no interrupt: all of it unattributed
+                        self.assertEqual(ib["irqs"], {})
+                    elif b["rx_packets"] > a["rx_packets"]:
+                        self.assertTrue(all(cb["unattributed"] == 0 for cb in ib["cpus"].values()))
+                        self.assertGreater(sum(e["net"][0] for e in ib["irqs"].values()), 0)
 
     def test_bus_model_matches_the_documented_worked_examples(self):
         # docs/bus-model.md section 4: em2 (PCI 33/32) and em0 (PCI-X 133/64), e1000.

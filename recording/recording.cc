@@ -1,6 +1,7 @@
 // Recordings: sample names and times, the soaker file, OpenRecording's
 // validation and ReplayFs (docs/recording-format.md). CapturingFs is in
-// recording_capture.cc, recording.yaml in recording_info.cc.
+// recording_capture.cc, recording.yaml in recording_info.cc, the irqtime file
+// in recording_irqtime.cc.
 #include "recording/recording.h"
 
 #include <sys/stat.h>
@@ -19,15 +20,10 @@ namespace {
 
 constexpr size_t kMaxInfoBytes = 4 << 20;   // recording.yaml
 constexpr size_t kMaxSmallFile = 64 << 10;  // time and soaker files
+// An irqtime file: a line per CPU and per (IRQ, CPU) that fired; a large
+// host with every queue's IRQ on every CPU is a few MB.
+constexpr size_t kMaxIrqTimeFile = 64 << 20;
 constexpr int64_t kNanos = 1000000000;
-
-// "'12 x'" for messages: at most 80 bytes, control characters as '?'.
-std::string Quoted(std::string_view s) {
-  std::string o = "'";
-  for (char c : s.substr(0, 80)) o += (static_cast<unsigned char>(c) < 0x20 ? '?' : c);
-  if (s.size() > 80) o += "...";
-  return o + "'";
-}
 
 // Splits "key=value"; false when there is no '='.
 bool KeyValue(std::string_view tok, std::string_view* key, std::string_view* value) {
@@ -312,12 +308,22 @@ Status ReplayFs::EthtoolStats(const std::string& ifname, NamedCounters* out) con
   return Serve([&](const HostFs& t) { return t.EthtoolStats(ifname, out); }, /*ethtool=*/true);
 }
 
-Status ReplayFs::ReadSoaker(SoakerReading* out) const {
+Status ReplayFs::ReadSampleFile(const char* name, size_t max_bytes, std::string* text, std::string* path) const {
   if (!selected_) return Status::NotFound(dir_ + ": no sample selected");
-  const std::string path = dir_ + "/" + SampleDirName(index_) + "/soaker";
-  std::string text;
-  BN_RETURN_IF_ERROR(ReadRecordingFile(path, kMaxSmallFile, &text));
+  *path = dir_ + "/" + SampleDirName(index_) + "/" + name;
+  return ReadRecordingFile(*path, max_bytes, text);
+}
+
+Status ReplayFs::ReadSoaker(SoakerReading* out) const {
+  std::string text, path;
+  BN_RETURN_IF_ERROR(ReadSampleFile("soaker", kMaxSmallFile, &text, &path));
   return ParseSoakerFile(text, out).WithContext(path);
+}
+
+Status ReplayFs::ReadIrqTime(IrqTimeReading* out) const {
+  std::string text, path;
+  BN_RETURN_IF_ERROR(ReadSampleFile("irqtime", kMaxIrqTimeFile, &text, &path));
+  return ParseIrqTimeFile(text, out).WithContext(path);
 }
 
 }  // namespace bottleneckd

@@ -14,11 +14,16 @@
 
 #include "base/status.h"
 #include "collectors/host_fs.h"
+#include "sources/irqtime.h"
 #include "sources/soaker.h"
 
 namespace bottleneckd {
 
-inline constexpr int kRecordingVersion = 1;
+// The version bottleneckd record writes; readers take kOldestRecordingVersion
+// to kRecordingVersion. 2 added the irqtime file (and recording.yaml's
+// irqtime key); a version 1 recording replays as before, without it.
+inline constexpr int kRecordingVersion = 2;
+inline constexpr int kOldestRecordingVersion = 1;
 
 struct RecordingRun {
   std::string name;
@@ -35,12 +40,14 @@ struct RecordingInfo {
   std::string hostname, kernel;
   int cpus = 0;
   bool soaker = false;
+  bool irqtime = false;  // samples carry an irqtime file (version 2 on)
   size_t samples = 0;
   std::vector<RecordingRun> runs;
 };
 
 // Parses recording.yaml text; errors name `filename`:line:column. Unknown
-// keys, a wrong format or an unknown version are InvalidArgument.
+// keys, a wrong format or an unknown version are InvalidArgument; so is the
+// irqtime key in a version 1 file (it came with version 2).
 Status ParseRecordingInfo(std::string_view yaml, std::string_view filename, RecordingInfo* out);
 // The YAML text of `info` (ParseRecordingInfo reads it back unchanged).
 std::string RecordingInfoYaml(const RecordingInfo& info);
@@ -68,6 +75,20 @@ Status ReadSampleTime(const std::string& dir, size_t index, int64_t* mono_ns, in
 std::string SoakerFileText(const SoakerReading& r);
 Status ParseSoakerFile(std::string_view text, SoakerReading* out);
 
+// The recording's irqtime file (docs/recording-format.md):
+//   format 1
+//   mono_ns 123456789
+//   generation 42
+//   attach tp_btf
+//   cpu 0 hardirq 22319 1 unattributed 0 overflow 0 HI 0 0 TIMER 300750 28 ...
+//   irq 31 1 hardirq 14318 1 net 0 0
+// A cpu line names every vector it has (NAME NS COUNT); vectors it leaves out
+// are 0. Blank lines and '#' comments are skipped. Parse returns Corruption
+// "line N: ..." on a malformed line, a duplicate cpu or (irq, cpu), an unknown
+// vector or format; *out is unspecified on failure.
+std::string IrqTimeFileText(const IrqTimeReading& r);
+Status ParseIrqTimeFile(std::string_view text, IrqTimeReading* out);
+
 // A HostFs over the live host (or any roots) that also writes everything read
 // into a recording directory. Descriptor-kept reads (OpenSys) are refused
 // with NotSupported so collectors fall back to ReadSys, which is captured.
@@ -87,6 +108,8 @@ class CapturingFs : public HostFs {
   Status BeginSample(size_t index, int64_t mono_ns, int64_t wall_ns);
   // Writes samples/NNNNNN/soaker for the current tick.
   Status WriteSoaker(const SoakerReading& r);
+  // Writes samples/NNNNNN/irqtime for the current tick.
+  Status WriteIrqTime(const IrqTimeReading& r);
   // Ends the current tick: renames samples/NNNNNN.partial to samples/NNNNNN,
   // so a recorder killed mid-tick leaves only a .partial directory, which
   // readers ignore. No-op when no tick is open.
@@ -127,6 +150,8 @@ class CapturingFs : public HostFs {
   std::string LiveRoot(Tree tree) const;
   std::vector<std::string> Roots() const;  // where this tick's captures go
   void Fail(const Status& s) const;
+  // Writes `name` (soaker, irqtime) in the current tick's directory.
+  Status WriteSampleFile(const char* name, std::string_view content);
 
   std::string out_dir_;
   std::string sample_dir_;  // current samples/NNNNNN.partial; "" between ticks
@@ -162,12 +187,17 @@ class ReplayFs : public HostFs {
 
   // The soaker reading of the selected tick; NotFound when it has none.
   Status ReadSoaker(SoakerReading* out) const;
+  // The irqtime reading of the selected tick; NotFound when it has none.
+  Status ReadIrqTime(IrqTimeReading* out) const;
 
  private:
   // The selected sample's answer, else static/'s when the sample lacks the
   // entry (NotFound; NotSupported for ethtool).
   template <typename Op>
   Status Serve(const Op& op, bool ethtool = false) const;
+  // The selected sample's file `name` (soaker, irqtime), at most max_bytes;
+  // *path receives its path for messages.
+  Status ReadSampleFile(const char* name, size_t max_bytes, std::string* text, std::string* path) const;
 
   std::string dir_;
   size_t index_ = 0;

@@ -128,13 +128,18 @@ Status CapturingFs::EndSample() {
   return error_;
 }
 
-Status CapturingFs::WriteSoaker(const SoakerReading& r) {
+Status CapturingFs::WriteSampleFile(const char* name, std::string_view content) {
   if (!error_.ok()) return error_;
-  if (sample_dir_.empty()) return Status::InvalidArgument("WriteSoaker outside a sample");
-  Status s = WriteWhole(sample_dir_ + "/soaker", SoakerFileText(r), &bytes_);
+  if (sample_dir_.empty())
+    return Status::InvalidArgument(std::string("writing the ") + name + " file outside a sample");
+  Status s = WriteWhole(sample_dir_ + "/" + name, content, &bytes_);
   Fail(s);
   return s;
 }
+
+Status CapturingFs::WriteSoaker(const SoakerReading& r) { return WriteSampleFile("soaker", SoakerFileText(r)); }
+
+Status CapturingFs::WriteIrqTime(const IrqTimeReading& r) { return WriteSampleFile("irqtime", IrqTimeFileText(r)); }
 
 // ---- the reads ----
 

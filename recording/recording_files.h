@@ -1,7 +1,8 @@
 // Files of a recording, read and written without leaving it: the helpers
-// shared by recording.cc (OpenRecording, ReplayFs) and recording_capture.cc
-// (CapturingFs). A recording may come from anyone, so nothing here follows a
-// symlink out of it, opens a FIFO or a device, or reads without a size cap.
+// shared by recording.cc (OpenRecording, ReplayFs), recording_capture.cc
+// (CapturingFs) and recording_irqtime.cc (the irqtime file). A recording may
+// come from anyone, so nothing here follows a symlink out of it, opens a FIFO
+// or a device, or reads without a size cap.
 #pragma once
 
 #include <cstddef>
@@ -33,6 +34,10 @@ Status ListRecordingDir(const std::string& path, std::vector<DirEntry>* out);
 // whose target is absolute or climbs out of root (see ResolveLinkTarget).
 // NotFound when root is absent.
 Status CheckRecordingTree(const std::string& root);
+
+// "'12 x'" for messages about a file's contents: at most 80 bytes, control
+// characters as '?'.
+std::string Quoted(std::string_view s);
 
 // True when `rel` (a path relative to a root) has no ".." component.
 bool SafeRel(std::string_view rel);

@@ -25,10 +25,10 @@ class InfoParser {
     // Non-const nodes throughout: a const node's operator[] gives an invalid
     // node for a missing key, which throws on the first question.
     if (!root.IsDefined() || root.IsNull()) return Error(root, "empty: not a bottleneckd recording (no 'format')");
-    if (!root.IsMap()) return Error(root, "must be a mapping (format: bottleneckd-recording, version: 1, ...)");
-    BN_RETURN_IF_ERROR(
-        Keys(root, "recording.yaml",
-             {"format", "version", "interval_seconds", "source", "created", "host", "soaker", "samples", "runs"}));
+    if (!root.IsMap()) return Error(root, "must be a mapping (format: bottleneckd-recording, version: 2, ...)");
+    BN_RETURN_IF_ERROR(Keys(root, "recording.yaml",
+                            {"format", "version", "interval_seconds", "source", "created", "host", "soaker", "irqtime",
+                             "samples", "runs"}));
     // What it is first (format, version), then what this version requires.
     if (!root["format"]) return Error(root, "missing required key 'format' (not a bottleneckd recording?)");
     const YAML::Node format = root["format"];
@@ -38,10 +38,15 @@ class InfoParser {
     if (!root["version"]) return Error(root, "missing required key 'version'");
     double d = 0;
     BN_RETURN_IF_ERROR(Number(root, "version", 0, 1e9, true, &d));
-    if (d != kRecordingVersion)
-      return Error(root["version"], "version " + Text(root["version"]) + " is not supported (this bottleneckd reads " +
-                                        "version " + std::to_string(kRecordingVersion) + ")");
-    out->version = kRecordingVersion;
+    // Versions 1 to kRecordingVersion: 1 has no irqtime (the key is refused).
+    const std::string range = std::to_string(kOldestRecordingVersion) + "-" + std::to_string(kRecordingVersion);
+    if (d > kRecordingVersion)
+      return Error(root["version"],
+                   "version " + Text(root["version"]) + " is newer than this bottleneckd reads (" + range + ")");
+    if (d < kOldestRecordingVersion)
+      return Error(root["version"], "version " + Text(root["version"]) + " is not a recording version (this " +
+                                        "bottleneckd reads " + range + ")");
+    out->version = static_cast<int>(d);
     for (std::string_view key : {"interval_seconds", "samples"}) {
       if (!root[std::string(key)]) return Error(root, "missing required key '" + std::string(key) + "'");
     }
@@ -61,6 +66,11 @@ class InfoParser {
     BN_RETURN_IF_ERROR(Number(host, "cpus", 0, 1 << 20, true, &d));
     out->cpus = static_cast<int>(d);
     BN_RETURN_IF_ERROR(r_.Bool(root, "soaker", &out->soaker));
+    if (out->version < 2 && root["irqtime"])
+      return ErrorAtKey(
+          root, "irqtime",
+          "irqtime came with version 2; a version " + Text(root["version"]) + " recording has no irqtime files");
+    BN_RETURN_IF_ERROR(r_.Bool(root, "irqtime", &out->irqtime));
     BN_RETURN_IF_ERROR(Number(root, "samples", 0, 1e9, true, &d));
     out->samples = static_cast<size_t>(d);
     return Runs(root["runs"], &out->runs);
@@ -251,6 +261,7 @@ std::string RecordingInfoYaml(const RecordingInfo& info) {
     if (info.cpus != 0) y += "  cpus: " + std::to_string(info.cpus) + "\n";
   }
   y += std::string("soaker: ") + (info.soaker ? "true" : "false") + "\n";
+  if (info.version >= 2) y += std::string("irqtime: ") + (info.irqtime ? "true" : "false") + "\n";
   y += "samples: " + std::to_string(info.samples) + "\n";
   if (info.runs.empty()) return y;
   y += "runs:\n";

@@ -8,6 +8,8 @@ PACKAGES=(
   build-essential cmake g++ git pkg-config
   # libraries
   prometheus-cpp-dev libcivetweb-dev libyaml-cpp-dev libpcap-dev libsqlite3-dev
+  # irqtime: libbpf, and bpftool for the skeleton (clang, below, builds the BPF object)
+  libbpf-dev bpftool
   # tests: GoogleTest, clang for libFuzzer + sanitizers, the real Prometheus/promtool
   libgtest-dev libgmock-dev clang libclang-rt-14-dev prometheus curl python3 iproute2
   # style: the formatting check (.clang-format)

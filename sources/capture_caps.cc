@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <string>
 
+#include "sources/capabilities.h"
 #include "sources/capture.h"
 
 namespace bottleneckd {
@@ -85,11 +86,14 @@ Status DropCaptureCapabilities(std::string* what) {
   return Status::OK();
 }
 
-bool HaveNetRaw() {
+bool HaveEffectiveCapability(int cap) {
+  if (cap < 0 || Word(cap) >= _LINUX_CAPABILITY_U32S_3) return false;
   CapSets c;
   if (!GetCaps(&c).ok()) return false;
-  return (c.data[Word(CAP_NET_RAW)].effective & Bit(CAP_NET_RAW)) != 0;
+  return (c.data[Word(cap)].effective & Bit(cap)) != 0;
 }
+
+bool HaveNetRaw() { return HaveEffectiveCapability(CAP_NET_RAW); }
 
 Status CheckCaptureFilter(const std::string& filter, int linktype) {
   pcap_t* p = pcap_open_dead(linktype, 65535);

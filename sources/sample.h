@@ -11,6 +11,7 @@
 #include "collectors/collector.h"
 #include "collectors/host_readings.h"
 #include "sources/capture.h"
+#include "sources/irqtime.h"
 #include "sources/soaker.h"
 
 namespace bottleneckd {
@@ -23,6 +24,8 @@ struct Sample : HostReadings {
   // Live capture (sources/capture.h), one reading per configured interface,
   // while capture is configured.
   std::optional<std::vector<CaptureReading>> capture;
+  // Measured interrupt time (sources/irqtime.h), while the eBPF program is loaded.
+  std::optional<IrqTimeReading> irqtime;
 
   std::vector<CollectorResult> results;  // collectors, then sources
 };

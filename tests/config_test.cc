@@ -43,6 +43,29 @@ TEST(ParseConfig, ShippedConfigIsValidAndHoldsTheDefaults) {
   EXPECT_DOUBLE_EQ(shipped.soaker.calibration_seconds, defaults.soaker.calibration_seconds);
   EXPECT_DOUBLE_EQ(shipped.soaker.calibration_max_age_seconds, defaults.soaker.calibration_max_age_seconds);
   EXPECT_EQ(shipped.soaker.calibration_percentile, defaults.soaker.calibration_percentile);
+  EXPECT_EQ(shipped.irqtime.mode, defaults.irqtime.mode);
+  EXPECT_EQ(shipped.irqtime.mode, IrqTimeMode::kAuto);
+  EXPECT_EQ(IrqTimeWanted(shipped), IrqTimeMode::kAuto);
+}
+
+TEST(ParseConfig, IrqTime) {
+  Config c;
+  Status s = ParseConfig("collectors:\n  irqtime:\n    mode: \"on\"\n    btf_path: /tmp/vmlinux\n", "x.yaml", &c);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(c.irqtime.mode, IrqTimeMode::kOn);
+  EXPECT_EQ(c.irqtime.btf_path, "/tmp/vmlinux");
+  EXPECT_EQ(IrqTimeWanted(c), IrqTimeMode::kOn);
+
+  // Disabling the collector turns it off whatever the mode says.
+  ASSERT_TRUE(ParseConfig("collectors:\n  irqtime:\n    mode: \"on\"\n    enabled: false\n", "x.yaml", &c).ok());
+  EXPECT_EQ(c.irqtime.mode, IrqTimeMode::kOn);
+  EXPECT_EQ(IrqTimeWanted(c), IrqTimeMode::kOff);
+
+  s = ParseConfig("collectors:\n  irqtime:\n    mode: always\n", "x.yaml", &c);
+  EXPECT_EQ(s.message(), "x.yaml:3:11: collectors.irqtime.mode must be auto, on or off");
+  s = ParseConfig("collectors:\n  irqtime:\n    btf: /x\n", "x.yaml", &c);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("x.yaml:3:5"), std::string::npos) << s.ToString();
 }
 
 TEST(ParseConfig, EveryKey) {

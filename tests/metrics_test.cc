@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "daemon/daemon.h"
+#include "exporters/prometheus/text_format.h"
 #include "tests/metric_families.h"
 #include "tests/test_util.h"
 
@@ -28,11 +30,9 @@ std::shared_ptr<const Snapshot> TwoTicks(const std::string& scenario, bool matri
 using testing::Find;
 using testing::Label;
 
-TEST(Metrics, NamesAreValidAndFollowConventions) {
-  std::string bad;
-  EXPECT_TRUE(ValidateMetricNames(&bad)) << bad;
-  auto snap = TwoTicks("large-host", /*matrix=*/true);
-  auto fams = BuildMetricFamilies(snap.get(), GetBuildInfo());
+// Every family listed, prefixed, _total on counters only, with help, and
+// ratios in [0, 1].
+void ExpectConventions(const std::vector<prometheus::MetricFamily>& fams) {
   std::set<std::string> known(ExportedMetricNames().begin(), ExportedMetricNames().end());
   for (const auto& f : fams) {
     EXPECT_TRUE(known.count(f.name)) << f.name << " is emitted but not in ExportedMetricNames()";
@@ -47,6 +47,13 @@ TEST(Metrics, NamesAreValidAndFollowConventions) {
         EXPECT_LE(m.gauge.value, 1.0000001) << f.name;
       }
   }
+}
+
+TEST(Metrics, NamesAreValidAndFollowConventions) {
+  std::string bad;
+  EXPECT_TRUE(ValidateMetricNames(&bad)) << bad;
+  auto snap = TwoTicks("large-host", /*matrix=*/true);
+  ExpectConventions(BuildMetricFamilies(snap.get(), GetBuildInfo()));
 }
 
 TEST(Metrics, EveryExportedNameIsDocumented) {
@@ -104,6 +111,147 @@ TEST(Metrics, SeedBoxValuesComeFromTheFixtureFiles) {
   ASSERT_NE(ok, nullptr);
   EXPECT_EQ(ok->metric.size(), 7u);  // cpu, interrupts, softirqs, netdev, pci, sockets, threads
   for (const auto& m : ok->metric) EXPECT_EQ(m.gauge.value, 1) << Label(m, "collector");
+}
+
+// irqtime (sources/irqtime.h): two CPUs, eth0's TxRx-0 (IRQ 30) on both,
+// TxRx-1 (IRQ 31) on cpu1, and IRQ 99 that is no NIC's.
+Snapshot IrqTimeSnapshot() {
+  Snapshot s;
+  IrqTimeReading r;
+  r.mono_ns = 5;
+  r.generation = 1;
+  r.attach = "raw_tp";
+  IrqTimeCpu c0, c1;
+  c0.cpu = 0;
+  c0.hardirq_ns = 1500000000;
+  c0.hardirq_count = 1200;
+  c0.softirq_ns[1] = 250000000;   // TIMER
+  c0.softirq_ns[3] = 2000000000;  // NET_RX
+  c0.softirq_count[1] = 30;
+  c0.softirq_count[3] = 400;
+  c1.cpu = 1;
+  c1.hardirq_ns = 40000000;
+  c1.hardirq_count = 7;
+  c1.softirq_ns[9] = 3000000;  // RCU
+  c1.softirq_count[9] = 2;
+  r.cpus = {c0, c1};
+  auto irq = [](uint32_t n, int cpu, uint64_t hard, uint64_t soft) {
+    IrqTimeIrq e;
+    e.irq = n;
+    e.cpu = cpu;
+    e.hardirq_ns = hard;
+    e.hardirq_count = 1;
+    e.net_softirq_ns = soft;
+    e.net_softirq_count = 1;
+    return e;
+  };
+  r.irqs = {irq(30, 0, 100000000, 300000000), irq(30, 1, 50000000, 200000000), irq(31, 1, 10000000, 0),
+            irq(99, 0, 900000000, 0)};
+  s.sample.irqtime = r;
+  s.sample.nic_irqs = {NicIrq{30, "eth0", "TxRx-0", "0000:01:00.0"}, NicIrq{31, "eth0", "TxRx-1", "0000:01:00.0"},
+                       NicIrq{32, "eth0", "TxRx-2", "0000:01:00.0"}};
+  Window w;
+  CpuWindow acc;
+  acc.cpu = 0;
+  acc.interrupt_ratio = 0.3;
+  w.cpus = {acc};
+  IrqTimeCpuWindow m;
+  m.cpu = 0;
+  m.hardirq_ratio = 0.05;
+  m.softirq_ratio = 0.1;
+  w.irqtime = {m};
+  s.window = w;
+  return s;
+}
+
+// Values of a family by the concatenation of the given labels' values.
+std::map<std::string, double> ByLabels(const prometheus::MetricFamily& f, std::initializer_list<const char*> labels) {
+  std::map<std::string, double> out;
+  for (const auto& m : f.metric) {
+    std::string key;
+    const char* sep = "";
+    for (const char* l : labels) {
+      key += sep + Label(m, l);
+      sep = "/";
+    }
+    out[key] = f.type == prometheus::MetricType::Counter ? m.counter.value : m.gauge.value;
+  }
+  return out;
+}
+
+TEST(IrqTimeMetrics, CountersInSecondsFromTheReading) {
+  Snapshot s = IrqTimeSnapshot();
+  auto fams = BuildMetricFamilies(&s, GetBuildInfo());
+  ExpectConventions(fams);
+  const auto* info = Find(fams, "bottleneckd_irqtime_info");
+  ASSERT_NE(info, nullptr);
+  ASSERT_EQ(info->metric.size(), 1u);
+  EXPECT_EQ(Label(info->metric[0], "attach"), "raw_tp");
+  EXPECT_EQ(info->metric[0].gauge.value, 1);
+
+  const auto* secs = Find(fams, "bottleneckd_cpu_interrupt_seconds_total");
+  ASSERT_NE(secs, nullptr);
+  EXPECT_EQ(ByLabels(*secs, {"cpu", "kind"}),
+            (std::map<std::string, double>{
+                {"0/hardirq", 1.5}, {"0/softirq", 2.25}, {"1/hardirq", 0.04}, {"1/softirq", 0.003}}));
+
+  const auto* vec = Find(fams, "bottleneckd_softirq_seconds_total");
+  ASSERT_NE(vec, nullptr);
+  auto v = ByLabels(*vec, {"cpu", "vector"});
+  EXPECT_EQ(v.size(), 20u) << "every vector of every CPU";
+  std::set<std::string> names;
+  for (const auto& m : vec->metric) names.insert(Label(m, "vector"));
+  EXPECT_EQ(names, (std::set<std::string>{"hi", "timer", "net_tx", "net_rx", "block", "irq_poll", "tasklet", "sched",
+                                          "hrtimer", "rcu"}));
+  EXPECT_EQ(v["0/timer"], 0.25);
+  EXPECT_EQ(v["0/net_rx"], 2);
+  EXPECT_EQ(v["0/net_tx"], 0);
+  EXPECT_EQ(v["1/rcu"], 0.003);
+
+  const auto* n = Find(fams, "bottleneckd_irqtime_interrupts_total");
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(
+      ByLabels(*n, {"cpu", "kind"}),
+      (std::map<std::string, double>{{"0/hardirq", 1200}, {"0/softirq", 430}, {"1/hardirq", 7}, {"1/softirq", 2}}));
+
+  // Summed over CPUs; IRQ 99 is no queue's and TxRx-2 has not interrupted.
+  const auto* q = Find(fams, "bottleneckd_nic_queue_interrupt_seconds_total");
+  ASSERT_NE(q, nullptr);
+  auto qv = ByLabels(*q, {"interface", "queue", "kind"});
+  ASSERT_EQ(qv.size(), 4u);
+  EXPECT_NEAR(qv["eth0/TxRx-0/hardirq"], 0.15, 1e-12);
+  EXPECT_NEAR(qv["eth0/TxRx-0/softirq"], 0.5, 1e-12);
+  EXPECT_EQ(qv["eth0/TxRx-1/hardirq"], 0.01);
+  EXPECT_EQ(qv["eth0/TxRx-1/softirq"], 0);
+
+  std::string text, out;
+  AppendTextFormat(fams, &text);
+  EXPECT_EQ(testing::RunPromtoolCheckMetrics(text, &out), 0) << out << text;
+}
+
+TEST(IrqTimeMetrics, InterruptRatioHasASourceLabel) {
+  Snapshot s = IrqTimeSnapshot();
+  auto fams = BuildMetricFamilies(&s, GetBuildInfo());
+  const auto* f = Find(fams, "bottleneckd_cpu_interrupt_ratio");
+  ASSERT_NE(f, nullptr);
+  auto v = ByLabels(*f, {"cpu", "source"});
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v["0/accounting"], 0.3);
+  EXPECT_NEAR(v["0/ebpf"], 0.15, 1e-12);
+}
+
+TEST(IrqTimeMetrics, NoneWithoutTheSource) {
+  Snapshot s = IrqTimeSnapshot();
+  s.sample.irqtime.reset();
+  s.window->irqtime.clear();
+  auto fams = BuildMetricFamilies(&s, GetBuildInfo());
+  for (const char* name :
+       {"bottleneckd_irqtime_info", "bottleneckd_cpu_interrupt_seconds_total", "bottleneckd_softirq_seconds_total",
+        "bottleneckd_irqtime_interrupts_total", "bottleneckd_nic_queue_interrupt_seconds_total"})
+    EXPECT_EQ(Find(fams, name), nullptr) << name;
+  const auto* f = Find(fams, "bottleneckd_cpu_interrupt_ratio");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(ByLabels(*f, {"cpu", "source"}), (std::map<std::string, double>{{"0/accounting", 0.3}}));
 }
 
 }  // namespace

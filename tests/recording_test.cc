@@ -1,6 +1,6 @@
-// Recording formats (docs/recording-format.md): recording.yaml and the
-// soaker file (examples from the doc, round trips, every validation error with
-// its line and column) and the sample times. The file-system side (capture,
+// Recording formats (docs/recording-format.md): recording.yaml (versions 1
+// and 2), the soaker and irqtime files (examples from the doc, round trips,
+// every validation error with its line and column) and the sample times. The file-system side (capture,
 // replay, validation of a recording directory) is in replay_test.cc.
 #include "recording/recording.h"
 
@@ -57,6 +57,7 @@ TEST(RecordingInfo, YamlRoundTripsEveryField) {
   in.kernel = "6.1.0\ttab\nnewline\x01";
   in.cpus = 64;
   in.soaker = true;
+  in.irqtime = true;
   in.samples = 1234567;
   RecordingRun a;
   a.name = "echo 550 +32 copies";
@@ -81,6 +82,8 @@ TEST(RecordingInfo, YamlRoundTripsEveryField) {
   EXPECT_EQ(out.kernel, in.kernel);
   EXPECT_EQ(out.cpus, 64);
   EXPECT_TRUE(out.soaker);
+  EXPECT_EQ(out.version, kRecordingVersion);
+  EXPECT_TRUE(out.irqtime);
   EXPECT_EQ(out.samples, 1234567u);
   ASSERT_EQ(out.runs.size(), 2u);
   EXPECT_EQ(out.runs[0].name, a.name);
@@ -94,6 +97,30 @@ TEST(RecordingInfo, YamlRoundTripsEveryField) {
   EXPECT_EQ(out.runs[1].end, 1e-3);
   EXPECT_FALSE(out.runs[1].offered_bits_per_second.has_value());
   EXPECT_EQ(out.runs[1].expected_label, "");
+}
+
+TEST(RecordingInfo, ReadsVersionOneAndTwo) {
+  RecordingInfo r;
+  ASSERT_TRUE(ParseRecordingInfo(kBase, "r.yaml", &r).ok());  // version 1: no irqtime
+  EXPECT_EQ(r.version, 1);
+  EXPECT_FALSE(r.irqtime);
+  // A version 1 file is written back as version 1 (no irqtime key), so a tool
+  // that rewrites recording.yaml does not promise files the samples lack.
+  EXPECT_EQ(RecordingInfoYaml(r).find("irqtime"), std::string::npos);
+  RecordingInfo back;
+  ASSERT_TRUE(ParseRecordingInfo(RecordingInfoYaml(r), "r.yaml", &back).ok());
+  EXPECT_EQ(back.version, 1);
+
+  const std::string v2 = "format: bottleneckd-recording\nversion: 2\ninterval_seconds: 1\nsamples: 2\n";
+  ASSERT_TRUE(ParseRecordingInfo(v2, "r.yaml", &r).ok());
+  EXPECT_EQ(r.version, 2);
+  EXPECT_FALSE(r.irqtime);  // absent: false
+  ASSERT_TRUE(ParseRecordingInfo(v2 + "irqtime: true\n", "r.yaml", &r).ok());
+  EXPECT_TRUE(r.irqtime);
+  EXPECT_NE(RecordingInfoYaml(r).find("\nirqtime: true\n"), std::string::npos) << RecordingInfoYaml(r);
+  ASSERT_TRUE(ParseRecordingInfo(v2 + "irqtime: false\n", "r.yaml", &r).ok());
+  EXPECT_FALSE(r.irqtime);
+  EXPECT_EQ(RecordingInfo().version, 2);  // what bottleneckd record writes
 }
 
 struct BadInfo {
@@ -118,8 +145,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadInfo{"", "r.yaml: empty: not a bottleneckd recording"}, BadInfo{"- a\n", "r.yaml:1:1: must be a mapping"},
         BadInfo{"format: other\nversion: 1\ninterval_seconds: 1\nsamples: 2\n",
                 "r.yaml:1:9: format must be 'bottleneckd-recording', got 'other'"},
-        BadInfo{"format: bottleneckd-recording\nversion: 2\ninterval_seconds: 1\nsamples: 2\n",
-                "r.yaml:2:10: version 2 is not supported (this bottleneckd reads version 1)"},
+        BadInfo{"format: bottleneckd-recording\nversion: 3\ninterval_seconds: 1\nsamples: 2\n",
+                "r.yaml:2:10: version 3 is newer than this bottleneckd reads (1-2)"},
+        BadInfo{"format: bottleneckd-recording\nversion: 0\ninterval_seconds: 1\nsamples: 2\n",
+                "r.yaml:2:10: version 0 is not a recording version (this bottleneckd reads 1-2)"},
+        BadInfo{std::string(kBase) + "irqtime: true\n",
+                "r.yaml:5:1: irqtime came with version 2; a version 1 recording has no irqtime files"},
+        BadInfo{"format: bottleneckd-recording\nversion: 2\ninterval_seconds: 1\nsamples: 2\nirqtime: 1.5\n",
+                "r.yaml:5:10: irqtime must be true or false"},
         BadInfo{"format: bottleneckd-recording\nversion: one\ninterval_seconds: 1\nsamples: 2\n",
                 "r.yaml:2:10: version must be a whole number"},
         BadInfo{"format: bottleneckd-recording\nversion: 1\ninterval_seconds: 0\nsamples: 2\n",
@@ -228,6 +261,145 @@ TEST(SoakerFile, MalformedLinesNameTheLine) {
     SoakerReading r;
     Status s = ParseSoakerFile(c.text, &r);
     ASSERT_FALSE(s.ok()) << c.text;
+    EXPECT_NE(s.message().find(c.error), std::string::npos) << c.text << " -> " << s.message();
+  }
+}
+
+// The example of docs/recording-format.md, "irqtime".
+const char kIrqTimeDoc[] =
+    "format 1\n"
+    "mono_ns 123456789\n"
+    "generation 42\n"
+    "attach tp_btf\n"
+    "# cpu CPU hardirq NS COUNT unattributed NS overflow COUNT VECTOR NS COUNT ...\n"
+    "cpu 1 hardirq 5 1 unattributed 0 overflow 0 NET_RX 7 2\n"
+    "cpu 0 hardirq 22319 1 unattributed 100 overflow 3 HI 0 0 TIMER 300750 28 NET_TX 10 1 NET_RX 2000 4 "
+    "BLOCK 0 0 IRQ_POLL 0 0 TASKLET 0 0 SCHED 9 1 HRTIMER 0 0 RCU 11 2\n"
+    "\n"
+    "irq 31 1 hardirq 14318 1 net 0 0\n"
+    "irq 31 0 hardirq 8000 3 net 1900 4\n"
+    "irq 24 0 hardirq 1 1 net 0 0\n";
+
+TEST(IrqTimeFile, ParsesTheDocumentedExample) {
+  IrqTimeReading r;
+  Status s = ParseIrqTimeFile(kIrqTimeDoc, &r);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(r.mono_ns, 123456789);
+  EXPECT_EQ(r.generation, 42u);
+  EXPECT_EQ(r.attach, "tp_btf");
+  ASSERT_EQ(r.cpus.size(), 2u);  // sorted by CPU
+  const IrqTimeCpu& c0 = r.cpus[0];
+  EXPECT_EQ(c0.cpu, 0);
+  EXPECT_EQ(c0.hardirq_ns, 22319u);
+  EXPECT_EQ(c0.hardirq_count, 1u);
+  EXPECT_EQ(c0.net_unattributed_ns, 100u);
+  EXPECT_EQ(c0.irq_overflow_count, 3u);
+  EXPECT_EQ(c0.softirq_ns[1], 300750u);  // TIMER
+  EXPECT_EQ(c0.softirq_count[1], 28u);
+  EXPECT_EQ(c0.softirq_ns[kSoftirqNetTx], 10u);
+  EXPECT_EQ(c0.softirq_ns[kSoftirqNetRx], 2000u);
+  EXPECT_EQ(c0.softirq_count[kSoftirqNetRx], 4u);
+  EXPECT_EQ(c0.softirq_ns[9], 11u);  // RCU
+  EXPECT_EQ(c0.softirq_total_ns(), 300750u + 10 + 2000 + 9 + 11);
+  const IrqTimeCpu& c1 = r.cpus[1];
+  EXPECT_EQ(c1.cpu, 1);
+  EXPECT_EQ(c1.softirq_ns[kSoftirqNetRx], 7u);
+  EXPECT_EQ(c1.softirq_count[kSoftirqNetRx], 2u);
+  EXPECT_EQ(c1.softirq_total_ns(), 7u);  // the vectors it leaves out are 0
+  ASSERT_EQ(r.irqs.size(), 3u);          // sorted by (irq, cpu)
+  EXPECT_EQ(r.irqs[0], (IrqTimeIrq{24, 0, 1, 1, 0, 0}));
+  EXPECT_EQ(r.irqs[1], (IrqTimeIrq{31, 0, 8000, 3, 1900, 4}));
+  EXPECT_EQ(r.irqs[2], (IrqTimeIrq{31, 1, 14318, 1, 0, 0}));
+}
+
+TEST(IrqTimeFile, RoundTripsEveryField) {
+  IrqTimeReading in;
+  in.mono_ns = INT64_MAX;
+  in.generation = UINT64_MAX;
+  in.attach = "raw_tp";
+  for (int cpu : {0, 3, kMaxCpuId}) {
+    IrqTimeCpu c;
+    c.cpu = cpu;
+    c.hardirq_ns = UINT64_MAX - static_cast<uint64_t>(cpu);
+    c.hardirq_count = 17u + static_cast<uint64_t>(cpu);
+    c.net_unattributed_ns = 5;
+    c.irq_overflow_count = UINT64_MAX;
+    for (int v = 0; v < kSoftirqVectors; ++v) {
+      c.softirq_ns[v] = 1000u * static_cast<uint64_t>(v) + static_cast<uint64_t>(cpu);
+      c.softirq_count[v] = static_cast<uint64_t>(v);
+    }
+    in.cpus.push_back(c);
+  }
+  in.irqs = {{0, 0, 1, 2, 3, 4}, {31, 3, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX}, {UINT32_MAX, kMaxCpuId, 9}};
+  const std::string text = IrqTimeFileText(in);
+  IrqTimeReading out;
+  Status s = ParseIrqTimeFile(text, &out);
+  ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << text;
+  EXPECT_EQ(out, in) << text;
+  EXPECT_EQ(IrqTimeFileText(out), text);
+  // The writer names all ten vectors, in the kernel's order.
+  EXPECT_NE(text.find(" HI 0 0 TIMER 1000 1 NET_TX 2000 2 NET_RX 3000 3 BLOCK 4000 4 IRQ_POLL 5000 5 TASKLET 6000 6 "
+                      "SCHED 7000 7 HRTIMER 8000 8 RCU 9000 9\n"),
+            std::string::npos)
+      << text;
+
+  // An empty reading: the header only; no attach line when none is known.
+  IrqTimeReading empty, back;
+  ASSERT_TRUE(ParseIrqTimeFile(IrqTimeFileText(empty), &back).ok()) << IrqTimeFileText(empty);
+  EXPECT_EQ(back, empty);
+  EXPECT_EQ(IrqTimeFileText(empty), "format 1\nmono_ns 0\ngeneration 0\n");
+}
+
+TEST(IrqTimeFile, MalformedLinesNameTheLine) {
+  const std::string cpu0 = "cpu 0 hardirq 1 1 unattributed 0 overflow 0";
+  struct Case {
+    std::string text, error;
+  } cases[] = {
+      {"", "no 'format 1' line: not an irqtime file"},
+      {"# nothing\n\n", "no 'format 1' line"},
+      {"mono_ns 5\nformat 1\n", "line 1: expected 'format 1' first, got 'mono_ns 5'"},
+      {"format 2\n", "line 1: unknown irqtime format (this bottleneckd reads format 1)"},
+      {"format\n", "line 1: format takes one value"},
+      {"format 1\nformat 1\n", "line 2: format given twice"},
+      {"format 1\nmono_ns 1\nmono_ns 2\n", "line 3: mono_ns given twice"},
+      {"format 1\nmono_ns -5\n", "line 2: mono_ns must be a whole number of nanoseconds"},
+      {"format 1\nmono_ns 9223372036854775808\n", "line 2: mono_ns must be a whole number of nanoseconds"},
+      {"format 1\ngeneration 18446744073709551616\n", "line 2: generation must be a whole number"},
+      {"format 1\ngeneration 1 2\n", "line 2: generation takes one value"},
+      {"format 1\nattach kprobe\n", "line 2: attach must be tp_btf or raw_tp"},
+      {"format 1\nsoftirq 3\n",
+       "line 2: unknown key 'softirq' (expected format, mono_ns, generation, attach, cpu or irq)"},
+      {"format 1\n0 1 2\n", "line 2: unknown key '0'"},
+      {"format 1\ncpu 0\n", "line 2: expected 'cpu CPU hardirq NS COUNT unattributed NS overflow COUNT"},
+      {"format 1\ncpu -1 hardirq 1 1 unattributed 0 overflow 0\n", "line 2: expected 'cpu CPU hardirq"},
+      {"format 1\ncpu 65536 hardirq 1 1 unattributed 0 overflow 0\n", "line 2: expected 'cpu CPU hardirq"},
+      {"format 1\ncpu 0 hardirq -1 1 unattributed 0 overflow 0\n", "line 2: expected 'cpu CPU hardirq"},
+      {"format 1\ncpu 0 hardirq 18446744073709551616 1 unattributed 0 overflow 0\n",
+       "line 2: expected 'cpu CPU hardirq"},
+      {"format 1\ncpu 0 hardirq 1 unattributed 0 overflow 0\n", "line 2: expected 'cpu CPU hardirq"},
+      {"format 1\ncpu 0 unattributed 0 hardirq 1 1 overflow 0\n", "line 2: expected 'cpu CPU hardirq"},
+      {"format 1\n" + cpu0 + " NET_RX 5\n", "line 2: expected 'cpu CPU hardirq"},
+      {"format 1\n" + cpu0 + " NET_RX 5 -1\n", "line 2: expected 'cpu CPU hardirq"},
+      {"format 1\n" + cpu0 + " NET_RX 5 1x\n", "line 2: expected 'cpu CPU hardirq"},
+      {"format 1\n" + cpu0 + " NET_RX 18446744073709551616 1\n", "line 2: expected 'cpu CPU hardirq"},
+      {"format 1\n" + cpu0 + " NETRX 5 1\n", "line 2: unknown softirq vector 'NETRX'"},
+      {"format 1\n" + cpu0 + " net_rx 5 1\n", "line 2: unknown softirq vector 'net_rx'"},
+      {"format 1\n" + cpu0 + " TIMER 5 1 TIMER 6 1\n", "line 2: vector TIMER given twice"},
+      {"format 1\n" + cpu0 + "\n# c\n" + cpu0 + "\n", "line 4: cpu 0 given twice"},
+      {"format 1\nirq 31 0 hardirq 1 1\n", "line 2: expected 'irq IRQ CPU hardirq NS COUNT net NS COUNT'"},
+      {"format 1\nirq 31 0 hardirq 1 1 net 0 0 extra\n", "line 2: expected 'irq IRQ CPU"},
+      {"format 1\nirq -31 0 hardirq 1 1 net 0 0\n", "line 2: expected 'irq IRQ CPU"},
+      {"format 1\nirq 4294967296 0 hardirq 1 1 net 0 0\n", "line 2: expected 'irq IRQ CPU"},
+      {"format 1\nirq 31 x hardirq 1 1 net 0 0\n", "line 2: expected 'irq IRQ CPU"},
+      {"format 1\nirq 31 0 hardirq 1 1 net 0 18446744073709551616\n", "line 2: expected 'irq IRQ CPU"},
+      {"format 1\nirq 31 0 hardirq 1 1 net 0 0\nirq 31 1 hardirq 1 1 net 0 0\nirq 31 0 hardirq 2 2 net 0 0\n",
+       "line 4: irq 31 on cpu 0 given twice"},
+  };
+  for (const Case& c : cases) {
+    IrqTimeReading r;
+    Status s = ParseIrqTimeFile(c.text, &r);
+    ASSERT_FALSE(s.ok()) << c.text;
+    EXPECT_TRUE(s.IsCorruption()) << c.text << " -> " << s.ToString();
     EXPECT_NE(s.message().find(c.error), std::string::npos) << c.text << " -> " << s.message();
   }
 }

@@ -3,7 +3,9 @@
 // ReplayFs into the same readings; replay of hand-written recordings (their
 // files are the ground truth) into window rates; a full disk while
 // recording; OpenRecording and ReplayFs refusing malformed or hostile
-// recordings with the file named; RecordHost's directory rules.
+// recordings with the file named; RecordHost's directory rules. Version 1
+// recordings (the hand-written one) replay as before; version 2 ones carry
+// an irqtime file per sample into Sample::irqtime.
 #include "daemon/replay.h"
 
 #include <gtest/gtest.h>
@@ -244,6 +246,135 @@ TEST(ReplayRecording, HandWrittenTickGivesTheWindowRates) {
   EXPECT_EQ(line.substr(rates.size(), 15), "  verdict none ") << line << why;
 }
 
+// The irqtime reading of a tick, as the source would give it at `mono_ns`.
+IrqTimeReading HandIrqTime(int64_t mono_ns, uint64_t scale) {
+  IrqTimeReading r;
+  r.mono_ns = mono_ns;
+  r.generation = 7;
+  r.attach = "tp_btf";
+  IrqTimeCpu c;
+  c.cpu = 0;
+  c.hardirq_ns = 1000 * scale;
+  c.hardirq_count = scale;
+  c.softirq_ns[kSoftirqNetRx] = 5000 * scale;
+  c.softirq_count[kSoftirqNetRx] = 2 * scale;
+  r.cpus = {c};
+  r.irqs = {{24, 0, 1000 * scale, scale, 5000 * scale, 2 * scale}};
+  return r;
+}
+
+// The hand recording as version 2 with an irqtime file per sample.
+void WriteHandRecordingV2(const TempDir& d) {
+  WriteHandRecording(d);
+  Replace(d.path() + "/recording.yaml", "version: 1\n", "version: 2\nirqtime: true\n");
+  d.Write("samples/000000/irqtime", IrqTimeFileText(HandIrqTime(100 * kSec, 1)));
+  d.Write("samples/000001/irqtime", IrqTimeFileText(HandIrqTime(102 * kSec, 3)));
+}
+
+// Every snapshot of the replay of `dir` (a failure fails the test).
+std::vector<Snapshot> ReplayAll(const std::string& dir, RecordingInfo* info = nullptr,
+                                const Config& config = Config()) {
+  std::vector<Snapshot> snaps;
+  Status s = ReplayRecording(
+      dir, config, [&](const Snapshot& snap) { snaps.push_back(snap); }, info);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return snaps;
+}
+
+const CollectorResult* FindResult(const Sample& s, const std::string& name) {
+  for (const CollectorResult& r : s.results)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+TEST(ReplayRecording, VersionTwoCarriesTheIrqTimeFileIntoTheSample) {
+  TempDir d;
+  WriteHandRecordingV2(d);
+  RecordingInfo info;
+  std::vector<Snapshot> snaps = ReplayAll(d.path(), &info);
+  EXPECT_EQ(info.version, 2);
+  EXPECT_TRUE(info.irqtime);
+  ASSERT_EQ(snaps.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const Sample& sample = snaps[i].sample;
+    ASSERT_TRUE(sample.irqtime.has_value()) << i;
+    EXPECT_EQ(*sample.irqtime, HandIrqTime((100 + 2 * static_cast<int64_t>(i)) * kSec, i == 0 ? 1 : 3)) << i;
+    const CollectorResult* r = FindResult(sample, "irqtime");
+    ASSERT_NE(r, nullptr) << i;
+    EXPECT_TRUE(r->success) << r->error;
+    ASSERT_NE(FindResult(sample, "soaker"), nullptr);  // the soaker as in version 1
+  }
+  // The rest of the replay is the version 1 one's.
+  ASSERT_TRUE(snaps[1].window.has_value());
+  EXPECT_DOUBLE_EQ(snaps[1].window->cpus[0].user_ratio, 0.75);
+}
+
+TEST(ReplayRecording, IrqTimeFilesAreReadOnlyWhenTheRecordingHasThem) {
+  {  // version 1: no irqtime in any sample, no irqtime result
+    TempDir d;
+    WriteHandRecording(d);
+    std::vector<Snapshot> snaps = ReplayAll(d.path());
+    ASSERT_EQ(snaps.size(), 2u);
+    for (const Snapshot& snap : snaps) {
+      EXPECT_FALSE(snap.sample.irqtime.has_value());
+      EXPECT_EQ(FindResult(snap.sample, "irqtime"), nullptr);
+    }
+  }
+  {  // irqtime: false in version 2: files, if any, are not the recording's
+    TempDir d;
+    WriteHandRecordingV2(d);
+    Replace(d.path() + "/recording.yaml", "irqtime: true", "irqtime: false");
+    std::vector<Snapshot> snaps = ReplayAll(d.path());
+    for (const Snapshot& snap : snaps) EXPECT_FALSE(snap.sample.irqtime.has_value());
+  }
+  {  // a sample without the file (the source failed to read that tick): no reading, no result
+    TempDir d;
+    WriteHandRecordingV2(d);
+    fs::remove(d.path() + "/samples/000000/irqtime");
+    std::vector<Snapshot> snaps = ReplayAll(d.path());
+    ASSERT_EQ(snaps.size(), 2u);
+    EXPECT_FALSE(snaps[0].sample.irqtime.has_value());
+    EXPECT_EQ(FindResult(snaps[0].sample, "irqtime"), nullptr);
+    EXPECT_TRUE(snaps[1].sample.irqtime.has_value());
+  }
+  {  // a malformed file fails the irqtime result of that tick; the replay goes on
+    TempDir d;
+    WriteHandRecordingV2(d);
+    d.Write("samples/000001/irqtime", "format 1\ncpu 0 hardirq -1 1 unattributed 0 overflow 0\n");
+    std::vector<Snapshot> snaps = ReplayAll(d.path());
+    ASSERT_EQ(snaps.size(), 2u);
+    EXPECT_TRUE(snaps[0].sample.irqtime.has_value());
+    EXPECT_FALSE(snaps[1].sample.irqtime.has_value());
+    const CollectorResult* r = FindResult(snaps[1].sample, "irqtime");
+    ASSERT_NE(r, nullptr);
+    EXPECT_FALSE(r->success);
+    EXPECT_NE(r->error.find(d.path() + "/samples/000001/irqtime: line 2: expected 'cpu CPU hardirq"), std::string::npos)
+        << r->error;
+    ASSERT_TRUE(snaps[1].window.has_value());  // the collectors' window is unaffected
+  }
+}
+
+TEST(CapturingFs, WritesTheIrqTimeFileReplayFsReadsBack) {
+  TempDir tmp;
+  const std::string rec = tmp.path() + "/rec";
+  CapturingFs cap(FixtureRoots("seed-box"), rec);
+  EXPECT_FALSE(cap.WriteIrqTime(HandIrqTime(kSec, 1)).ok());  // outside a sample
+  ASSERT_TRUE(cap.BeginSample(0, kSec, kSec).ok());
+  ASSERT_TRUE(cap.WriteIrqTime(HandIrqTime(kSec, 1)).ok());
+  ASSERT_TRUE(cap.EndSample().ok());
+  ASSERT_TRUE(cap.BeginSample(1, 2 * kSec, 2 * kSec).ok());  // a tick without it
+  ASSERT_TRUE(cap.EndSample().ok());
+  EXPECT_EQ(ReadFileOrDie(rec + "/samples/000000/irqtime"), IrqTimeFileText(HandIrqTime(kSec, 1)));
+  ReplayFs replay(rec);
+  IrqTimeReading r;
+  EXPECT_TRUE(replay.ReadIrqTime(&r).IsNotFound());  // nothing selected
+  ASSERT_TRUE(replay.Select(0).ok());
+  ASSERT_TRUE(replay.ReadIrqTime(&r).ok());
+  EXPECT_EQ(r, HandIrqTime(kSec, 1));
+  ASSERT_TRUE(replay.Select(1).ok());
+  EXPECT_TRUE(replay.ReadIrqTime(&r).IsNotFound());
+}
+
 TEST(CapturingFs, FullDiskKeepsTheErrorAndTheReads) {
   TempDir tmp;
   const std::string rec = tmp.path() + "/rec";
@@ -307,7 +438,7 @@ TEST(OpenRecording, RefusesMalformedRecordingsNamingTheFile) {
       {"no recording.yaml", [](const TempDir& d) { fs::remove(d.path() + "/recording.yaml"); },
        "/recording.yaml: missing: not a bottleneckd recording"},
       {"bad yaml", [](const TempDir& d) { d.Write("recording.yaml", "format: bottleneckd-recording\nversion: 3\n"); },
-       "/recording.yaml:2:10: version 3 is not supported"},
+       "/recording.yaml:2:10: version 3 is newer than this bottleneckd reads (1-2)"},
       {"garbled time", [](const TempDir& d) { d.Write("samples/000001/time", "soon\n"); },
        "/samples/000001/time: expected '<monotonic seconds> <unix seconds>', got 'soon'"},
       {"truncated time", [](const TempDir& d) { d.Write("samples/000001/time", "102."); },
@@ -429,6 +560,37 @@ TEST(RecordHost, RecordsTheFixtureAndReplaysIt) {
   EXPECT_EQ(info.interval_seconds, 0.25);
   EXPECT_EQ(info.cpus, 1);  // the seed box has one CPU
   EXPECT_EQ(info.source, "recorded");
+  EXPECT_EQ(info.version, kRecordingVersion);
+  // irqtime mode auto (the default) loads only over the live /proc and /sys:
+  // the live kernel's interrupt time is not the fixture's.
+  EXPECT_FALSE(info.irqtime);
+  EXPECT_FALSE(fs::exists(d.path() + "/rec/samples/000000/irqtime"));
+}
+
+TEST(RecordHost, IrqTimeModeOnLoadsOrRefusesToRecord) {
+  TempDir d;
+  Config c;
+  c.roots = FixtureRoots("seed-box");
+  c.interval_seconds = 0.25;
+  c.irqtime.mode = IrqTimeMode::kOn;
+  RecordProgress p;
+  Status s = RecordHost(c, d.path() + "/rec", 0.25, nullptr, &p);
+  if (!s.ok()) {  // no privilege or no tracepoints here: the error, nothing recorded
+    EXPECT_NE(s.message().find("irqtime"), std::string::npos) << s.ToString();
+    EXPECT_EQ(p.samples, 0u);
+    EXPECT_FALSE(fs::exists(d.path() + "/rec/recording.yaml"));
+    return;
+  }
+  RecordingInfo info;
+  std::vector<Snapshot> snaps = ReplayAll(d.path() + "/rec", &info, c);
+  EXPECT_TRUE(info.irqtime);
+  ASSERT_FALSE(snaps.empty());
+  ASSERT_TRUE(snaps[0].sample.irqtime.has_value());
+  EXPECT_FALSE(snaps[0].sample.irqtime->cpus.empty());
+  c.irqtime.mode = IrqTimeMode::kOff;  // and off is off
+  ASSERT_TRUE(RecordHost(c, d.path() + "/rec2", 0.25, nullptr, &p).ok());
+  ASSERT_TRUE(OpenRecording(d.path() + "/rec2", &info).ok());
+  EXPECT_FALSE(info.irqtime);
 }
 
 }  // namespace

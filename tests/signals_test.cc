@@ -107,6 +107,62 @@ TEST(ExtractSignals, InterruptShareCappedAtBusyTime) {
   EXPECT_EQ(s.cpus[0].interrupt_share, 1.0);
 }
 
+IrqTimeCpuWindow Measured(int cpu, double hardirq, double softirq, double net_rx) {
+  IrqTimeCpuWindow m;
+  m.cpu = cpu;
+  m.hardirq_ratio = hardirq;
+  m.softirq_ratio = softirq;
+  m.vector_ratio[kSoftirqNetRx] = net_rx;
+  return m;
+}
+
+TEST(ExtractSignals, MeasuredInterruptTimeReplacesTickSamples) {
+  // cpu0: /proc/stat saw 5 % in interrupts (ticks), irqtime measured 10 %
+  // hardirq + 50 % softirq; the soaker says 80 % busy. cpu1: no measurement.
+  Window w;
+  w.seconds = 1;
+  w.cpus = {Cpu(0, 0.40, 0.05), Cpu(1, 0.30, 0.06)};
+  w.soaker = {Soak(0, 0.20, 0.55)};
+  w.irqtime = {Measured(0, 0.10, 0.50, 0.45)};
+  w.irqtime.back().net_unattributed_ratio = 0.30;
+  IrqTimeQueueWindow q0{"eth0", "TxRx-0", 40, 0, 0.10, 0.15};
+  IrqTimeQueueWindow q1{"eth0", "TxRx-1", 41, 0, 0.01, 0.02};
+  IrqTimeQueueWindow other_cpu{"eth0", "TxRx-1", 41, 1, 0.5, 0.5};
+  w.irqtime_queues = {q1, q0, other_cpu};
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  ASSERT_EQ(s.cpus.size(), 2u);
+  const CpuSignal& c0 = s.cpus[0];
+  EXPECT_TRUE(c0.interrupt_measured);
+  EXPECT_NEAR(c0.interrupt_ratio, 0.60, 1e-12);
+  EXPECT_NEAR(c0.softirq_ratio, 0.50, 1e-12);
+  EXPECT_NEAR(c0.hardirq_ratio, 0.10, 1e-12);
+  EXPECT_NEAR(c0.net_rx_ratio, 0.45, 1e-12);
+  EXPECT_NEAR(c0.net_unattributed_ratio, 0.30, 1e-12);
+  EXPECT_NEAR(c0.busy, 0.80, 1e-12);                    // the soaker's, unchanged
+  EXPECT_NEAR(c0.interrupt_share, 0.60 / 0.80, 1e-12);  // of the soaker's busy time
+  ASSERT_EQ(c0.queues.size(), 2u);                      // cpu0's only, largest first
+  EXPECT_EQ(c0.queues[0].queue, "TxRx-0");
+  EXPECT_NEAR(c0.queues[0].ratio, 0.25, 1e-12);
+  EXPECT_NEAR(c0.queues[1].ratio, 0.03, 1e-12);
+  const CpuSignal& c1 = s.cpus[1];
+  EXPECT_FALSE(c1.interrupt_measured);
+  EXPECT_NEAR(c1.interrupt_ratio, 0.06, 1e-12);
+  EXPECT_TRUE(c1.queues.empty());
+}
+
+TEST(ExtractSignals, MeasuredInterruptTimeRaisesSampledBusy) {
+  // No soaker: accounting's ticks saw the CPU 20 % busy, irqtime measured 45 %
+  // in interrupts. The CPU was busy at least that long.
+  Window w;
+  w.seconds = 1;
+  w.cpus = {Cpu(0, 0.20, 0.02)};
+  w.irqtime = {Measured(0, 0.05, 0.40, 0.40)};
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  EXPECT_NEAR(s.cpus[0].busy, 0.45, 1e-12);
+  EXPECT_NEAR(s.cpus[0].accounting_busy, 0.20, 1e-12);
+  EXPECT_NEAR(s.cpus[0].interrupt_share, 1.0, 1e-12);
+}
+
 TEST(ExtractSignals, QueueCpusFromPerCpuIrqDeltas) {
   Sample prev, cur;
   prev.interrupts = Interrupts();

@@ -213,6 +213,40 @@ TEST(Classify, ReceiveLivelockIsInterruptBound) {
   EXPECT_TRUE(HasLine(v.evidence, "em0 (0000:02:01.0): 85.0 k interrupts/s, 1.1 packets per interrupt"));
 }
 
+TEST(Classify, MeasuredInterruptTimeIsNamedWithItsQueue) {
+  // The livelock above, with irqtime's measurement on cpu0: 30 % hardirq, 40 %
+  // softirq (35 % NET_RX), eth0-TxRx-0 taking 62 % of the CPU and a small
+  // queue under the 5 % shown. The rule reads the same numbers; the evidence
+  // says they were measured, and names the queue.
+  Signals s;
+  CpuSignal c = AccountingCpu(0, 1.0, 0.70);
+  c.interrupt_measured = true;
+  c.hardirq_ratio = 0.30;
+  c.softirq_ratio = 0.40;
+  c.net_rx_ratio = 0.35;
+  c.queues = {{"eth0", "TxRx-0", 0.62}, {"eth0", "TxRx-1", 0.04}};
+  c.time_squeeze_per_second = 450;
+  s.cpus = {c};
+  Lose(&s, Rung::kBacklog, 0, 2300, 0);
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kInterrupt);
+  EXPECT_TRUE(HasLine(v.evidence,
+                      "cpu0: 70.0 % of busy time in hardirq+softirq (70.0 % of the CPU, measured by eBPF: hardirq "
+                      "30.0 %, softirq 40.0 %, NET_RX 35.0 %)"));
+  EXPECT_TRUE(HasLine(v.evidence, "eth0-TxRx-0 took 62.0 % of cpu0 in hardirq+softirq (measured)"));
+  EXPECT_FALSE(HasSubstring(v.evidence, "TxRx-1"));
+}
+
+TEST(Classify, SampledInterruptTimeSaysSo) {
+  Signals s;
+  s.cpus = {AccountingCpu(0, 1.0, 0.70)};
+  Verdict v = Classify(s, kT);
+  // Undetermined: every rule's lines, prefixed with its name.
+  EXPECT_TRUE(
+      HasLine(v.evidence,
+              "interrupt: cpu0: 70.0 % of busy time in hardirq+softirq (70.0 % of the CPU, /proc/stat tick samples)"));
+}
+
 TEST(Classify, InterruptHeavyWithoutSqueezeOrDropsIsWeak) {
   // Same CPU, no time_squeeze, no drops: interrupt 0.85 x 0.3 = 0.255; cpu 0
   // (the CPU is busy with interrupts, not with its tasks); none 0 (the CPU is

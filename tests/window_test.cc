@@ -221,6 +221,75 @@ TEST(ComputeWindow, SocketRungAndThreads) {
   EXPECT_EQ(w.threads[0].processor, 1);
 }
 
+TEST(ComputeWindow, IrqTimeFlowsThroughOnItsOwnClock) {
+  Sample a = At(10 * kSec), b = At(12 * kSec);
+  a.irqtime = IrqTimeReading{};
+  a.irqtime->mono_ns = 10 * kSec + kSec / 2;
+  a.irqtime->generation = 3;
+  IrqTimeCpu c;
+  c.cpu = 1;
+  c.hardirq_ns = 1000;
+  a.irqtime->cpus = {c};
+  IrqTimeIrq e;
+  e.irq = 24;
+  e.cpu = 1;
+  a.irqtime->irqs = {e};
+  b.irqtime = a.irqtime;
+  b.irqtime->mono_ns = 11 * kSec + kSec / 2;  // 1 s of the readings' clock, not the samples' 2 s
+  b.irqtime->cpus[0].hardirq_ns += 250000000;
+  b.irqtime->cpus[0].softirq_ns[kSoftirqNetRx] = 100000000;
+  b.irqtime->irqs[0].hardirq_ns = 200000000;
+  b.irqtime->irqs[0].net_softirq_ns = 100000000;
+  b.nic_irqs = {NicIrq{24, "em0", "", "0000:02:01.0"}};
+  Window w;
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  ASSERT_EQ(w.irqtime.size(), 1u);
+  EXPECT_EQ(w.irqtime[0].cpu, 1);
+  EXPECT_DOUBLE_EQ(w.irqtime[0].hardirq_ratio, 0.25);
+  EXPECT_DOUBLE_EQ(w.irqtime[0].softirq_ratio, 0.1);
+  ASSERT_EQ(w.irqtime_queues.size(), 1u);
+  EXPECT_EQ(w.irqtime_queues[0].interface, "em0");
+  EXPECT_DOUBLE_EQ(w.irqtime_queues[0].hardirq_ratio, 0.2);
+  EXPECT_DOUBLE_EQ(w.irqtime_queues[0].net_softirq_ratio, 0.1);
+  EXPECT_TRUE(w.issues.empty());
+
+  // Only one sample with a reading: nothing measured.
+  Sample off = At(9 * kSec);
+  ASSERT_TRUE(ComputeWindow(off, b, &w));
+  EXPECT_TRUE(w.irqtime.empty());
+  EXPECT_TRUE(w.irqtime_queues.empty());
+}
+
+TEST(ComputeWindow, IrqTimeReloadAndBackwardsCpuAreResets) {
+  Sample a = At(kSec), b = At(2 * kSec);
+  a.irqtime = IrqTimeReading{};
+  a.irqtime->mono_ns = kSec;
+  a.irqtime->generation = 3;
+  IrqTimeCpu c0, c1;
+  c0.cpu = 0;
+  c0.hardirq_ns = 5000;
+  c1.cpu = 1;
+  a.irqtime->cpus = {c0, c1};
+  b.irqtime = a.irqtime;
+  b.irqtime->mono_ns = 2 * kSec;
+  b.irqtime->cpus[0].hardirq_ns = 4000;  // went back
+  Window w;
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  ASSERT_EQ(w.irqtime.size(), 1u);
+  EXPECT_EQ(w.irqtime[0].cpu, 1);
+  ASSERT_EQ(w.issues.size(), 1u);
+  EXPECT_EQ(w.issues[0].source, "irqtime");
+  EXPECT_EQ(w.issues[0].key, "cpu0");
+  EXPECT_EQ(w.issues[0].kind, CounterAnomaly::kReset);
+
+  b.irqtime->generation = 4;  // reloaded: counters restarted
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  EXPECT_TRUE(w.irqtime.empty());
+  ASSERT_EQ(w.issues.size(), 1u);
+  EXPECT_EQ(w.issues[0].key, "generation");
+  EXPECT_EQ(w.issues[0].kind, CounterAnomaly::kReset);
+}
+
 TEST(NicRungDrops, SumsMissedFifoOverAndNoBuffer) {
   NetDev d;
   d.stats = {{"rx_fifo_errors", 2}, {"rx_missed_errors", 3}, {"rx_over_errors", 4}};

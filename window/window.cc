@@ -260,6 +260,25 @@ void SoakerRates(const Sample& p, const Sample& c, Window* w) {
       cw->busy_ratio = BusyRatioWithoutSoaker(cw->busy_ratio, cw->elapsed_seconds, sw.soaker_cpu_seconds);
 }
 
+// Measured interrupt time (eBPF) per CPU and per NIC queue. A reload of the
+// program (generation changed) or a CPU whose counters went backwards is
+// reported as a reset; that window has no measured values for it.
+void IrqTimeRates(const Sample& p, const Sample& c, Window* w) {
+  if (!p.irqtime || !c.irqtime) return;
+  if (!ComputeIrqTimeWindows(*p.irqtime, *c.irqtime, c.nic_irqs, &w->irqtime, &w->irqtime_queues)) {
+    if (p.irqtime->generation != c.irqtime->generation)
+      w->issues.push_back({"irqtime", "generation", CounterAnomaly::kReset});
+    return;
+  }
+  for (const IrqTimeCpu& b : c.irqtime->cpus) {
+    auto in = [&](const auto& v) {
+      return std::any_of(v.begin(), v.end(), [&](const auto& x) { return x.cpu == b.cpu; });
+    };
+    if (in(p.irqtime->cpus) && !in(w->irqtime))
+      w->issues.push_back({"irqtime", "cpu" + std::to_string(b.cpu), CounterAnomaly::kReset});
+  }
+}
+
 }  // namespace
 
 std::optional<uint64_t> NicRungDrops(const NetDev& dev) {
@@ -284,6 +303,7 @@ bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out) {
   SocketRates(prev, cur, w.seconds, &w);
   ThreadRates(prev, cur, w.seconds, &w);
   SoakerRates(prev, cur, &w);
+  IrqTimeRates(prev, cur, &w);
   if (prev.capture && cur.capture)
     ComputeCaptureWindows(*prev.capture, *cur.capture, w.seconds, w.nics, &w.issues, &w.captures);
   *out = std::move(w);

@@ -13,6 +13,7 @@
 #include "sources/sample.h"
 #include "window/capture_window.h"
 #include "window/counter.h"
+#include "window/irqtime_window.h"
 #include "window/soaker_window.h"
 
 namespace bottleneckd {
@@ -74,6 +75,10 @@ struct Window {
   std::vector<SoakerCpuWindow> soaker;
   // The live capture of each configured interface (window/capture_window.h).
   std::vector<CaptureWindow> captures;
+  // Measured interrupt time per CPU and per NIC queue (window/irqtime_window.h),
+  // when both samples have an irqtime reading of the same program load.
+  std::vector<IrqTimeCpuWindow> irqtime;
+  std::vector<IrqTimeQueueWindow> irqtime_queues;
   std::vector<CounterIssue> issues;
 };
 

@@ -62,6 +62,7 @@ std::vector<prometheus::MetricFamily> BuildMetricFamilies(const Snapshot* snap, 
   internal::AddSoakerFamilies(*snap, &out);
   internal::AddInterruptFamilies(*snap, &out);
   internal::AddSoftirqFamilies(*snap, &out);
+  internal::AddIrqTimeFamilies(*snap, &out);
   internal::AddNetworkFamilies(*snap, &out);
   internal::AddSocketFamilies(*snap, &out);
   internal::AddThreadFamilies(*snap, &out);
@@ -107,6 +108,11 @@ const std::vector<std::string>& ExportedMetricNames() {
       "bottleneckd_softnet_received_rps_total",
       "bottleneckd_softnet_flow_limit_count_total",
       "bottleneckd_softnet_backlog_packets",
+      "bottleneckd_irqtime_info",
+      "bottleneckd_cpu_interrupt_seconds_total",
+      "bottleneckd_softirq_seconds_total",
+      "bottleneckd_irqtime_interrupts_total",
+      "bottleneckd_nic_queue_interrupt_seconds_total",
       "bottleneckd_network_info",
       "bottleneckd_network_receive_packets_total",
       "bottleneckd_network_transmit_packets_total",
@@ -169,7 +175,8 @@ bool ValidateMetricNames(std::string* bad) {
         "process",  "pid",        "thread",    "tid",       "collector", "version",     "revision",  "scheduler",
         "bus",      "speed",      "width",     "max_speed", "max_width", "downtrained", "emulated",  "narrowest",
         "hop",      "assumption", "direction", "method",    "profile",   "parameters",  "vendor_id", "device_id",
-        "class_id", "parent",     "numa_node", "fact",      "severity",  "error",       "bound",     "resource"}) {
+        "class_id", "parent",     "numa_node", "fact",      "severity",  "error",       "bound",     "resource",
+        "vector",   "attach"}) {
     if (!prometheus::CheckLabelName(l)) {
       *bad = l;
       return false;

@@ -61,9 +61,13 @@ void AddCpuFamilies(const Snapshot& s, Families* out) {
   }
   {
     FamilyBuilder f(out, "bottleneckd_cpu_interrupt_ratio",
-                    "Share of the last window each CPU spent in hardirq + softirq context, from /proc/stat.",
+                    "Share of the last window each CPU spent in hardirq + softirq context. source=accounting: "
+                    "(irq + softirq) / elapsed ticks from /proc/stat; source=ebpf: measured handler time / window "
+                    "(irqtime eBPF program, while loaded).",
                     MetricType::Gauge);
-    for (const CpuWindow& c : w.cpus) f.Add(c.interrupt_ratio, {{"cpu", CpuLabel(c.cpu)}});
+    for (const CpuWindow& c : w.cpus) f.Add(c.interrupt_ratio, {{"cpu", CpuLabel(c.cpu)}, {"source", "accounting"}});
+    for (const IrqTimeCpuWindow& c : w.irqtime)
+      f.Add(c.interrupt_ratio(), {{"cpu", CpuLabel(c.cpu)}, {"source", "ebpf"}});
   }
   {
     FamilyBuilder f(out, "bottleneckd_cpu_steal_ratio",

@@ -15,6 +15,7 @@ void AddCpuFamilies(const Snapshot& s, Families* out);
 void AddSoakerFamilies(const Snapshot& s, Families* out);
 void AddInterruptFamilies(const Snapshot& s, Families* out);
 void AddSoftirqFamilies(const Snapshot& s, Families* out);
+void AddIrqTimeFamilies(const Snapshot& s, Families* out);
 void AddNetworkFamilies(const Snapshot& s, Families* out);
 void AddSocketFamilies(const Snapshot& s, Families* out);
 void AddThreadFamilies(const Snapshot& s, Families* out);

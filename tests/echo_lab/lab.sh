@@ -53,6 +53,30 @@ lab_up() {
   integ_log "lab: $LAB_GEN_IF ($LAB_GEN_IP, netns $LAB_NSG) <-> $LAB_BOX_IF ($LAB_BOX_IP, netns $LAB_NSB)"
 }
 
+# lab_start_daemon PORTVAR NAME ARGS...: starts $BIN, the daemon, inside the
+# box's namespace (it sees the box's interfaces and sockets), through a
+# wrapper so integ_start_bottleneckd's startup and cleanup apply unchanged.
+lab_start_daemon() {
+  local portvar="$1" name="$2"
+  shift 2
+  printf '#!/bin/sh\nexec ip netns exec %s %s "$@"\n' "$LAB_NSB" "$BIN" >"$INTEG_TMP/bottleneckd-in-box"
+  chmod +x "$INTEG_TMP/bottleneckd-in-box"
+  integ_start_bottleneckd "$portvar" "$name" "$INTEG_TMP/bottleneckd-in-box" "$@"
+}
+
+# lab_check ARGS...: tests/echo_lab/lab_check.py's PASS/FAIL lines counted as
+# the script's own (needs SRC).
+lab_check() {
+  local line
+  while IFS= read -r line; do
+    case "$line" in
+      PASS:*) integ_pass "${line#PASS: }" ;;
+      FAIL:*) integ_fail "${line#FAIL: }" ;;
+      *) echo "$line" ;;
+    esac
+  done < <("$INTEG_PYTHON" "$SRC/tests/echo_lab/lab_check.py" "$@")
+}
+
 # lab_box CMD...: runs CMD in the box's namespace.
 lab_box() { ip netns exec "$LAB_NSB" "$@"; }
 

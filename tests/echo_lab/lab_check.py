@@ -14,6 +14,10 @@ usage: lab_check.py sweep NAME REPORT.json GEN.out [NAME REPORT.json GEN.out ...
   the runs of a K sweep, fewest copies first, each stepping the same rates
 usage: lab_check.py table NAME REPORT.json GEN.out [...]
   the same runs as a Markdown table, step by step (bench/echo_lab_sweep.sh)
+usage: lab_check.py irqtime CPU QUIET_BEFORE QUIET_AFTER LOAD_BEFORE LOAD_AFTER
+  snapshots of the daemon's metrics and CPU's /proc/stat line
+  (tests/echo_lab/irqtime_lab_test.sh): measured interrupt time against the
+  soaker's lost cycles and /proc/stat's softirq ticks
 """
 import json
 import sys
@@ -194,11 +198,81 @@ def table(args):
                                                      step["echoed"] / step["seconds"], " | ".join(cells)))
 
 
+def load_snapshot(path, cpu):
+    """seconds, /proc/stat fields of `cpu`, and {(metric, labels): value}."""
+    snap = {"metrics": {}}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("seconds "):
+                snap["seconds"] = float(line.split()[1])
+            elif line.startswith("ipis "):
+                snap["ipis"] = int(line.split()[1])
+            elif line.startswith("procstat "):
+                snap["procstat"] = [int(x) for x in line.split()[2:]]
+            elif "{" in line:
+                name, _, rest = line.partition("{")
+                labels, _, value = rest.rpartition("} ")
+                snap["metrics"][(name, labels)] = float(value)
+    return snap
+
+
+def irqtime_views(before, after, cpu):
+    """cpu's measured (eBPF), soaker and /proc/stat views over a span."""
+    c = 'cpu="%d"' % cpu
+    span = after["seconds"] - before["seconds"]
+
+    def delta(name, labels):
+        key = (name, labels)
+        return after["metrics"].get(key, 0) - before["metrics"].get(key, 0)
+
+    v = {"seconds": span}
+    v["hardirq"] = delta("bottleneckd_cpu_interrupt_seconds_total", c + ',kind="hardirq"') / span
+    v["softirq"] = delta("bottleneckd_cpu_interrupt_seconds_total", c + ',kind="softirq"') / span
+    v["net_rx"] = delta("bottleneckd_softirq_seconds_total", c + ',vector="net_rx"') / span
+    v["measured"] = v["hardirq"] + v["softirq"]
+    rate = after["metrics"].get(("bottleneckd_soaker_calibration_iterations_per_second", c), 0)
+    iters = delta("bottleneckd_soaker_iterations_total", c)
+    v["soaker_lost"] = 1 - iters / (rate * span) if rate > 0 else float("nan")
+    # /proc/stat: user nice system idle iowait irq softirq steal (ticks).
+    d = [a - b for a, b in zip(after["procstat"][:8], before["procstat"][:8])]
+    v["procstat_softirq"] = d[6] / sum(d) if sum(d) > 0 else 0.0
+    v["ipis_per_second"] = (after.get("ipis", 0) - before.get("ipis", 0)) / span
+    return v
+
+
+def irqtime(cpu, quiet_before, quiet_after, control_before, control_after, load_before, load_after):
+    cpu = int(cpu)
+    q = irqtime_views(load_snapshot(quiet_before, cpu), load_snapshot(quiet_after, cpu), cpu)
+    c = irqtime_views(load_snapshot(control_before, cpu), load_snapshot(control_after, cpu), cpu)
+    v = irqtime_views(load_snapshot(load_before, cpu), load_snapshot(load_after, cpu), cpu)
+    for name, view in (("quiet", q), ("control", c), ("load", v)):
+        figure("irqtime_%s_cpu%d" % (name, cpu), " ".join("%s=%.4f" % kv for kv in sorted(view.items())))
+    check(q["measured"] < 0.05, "quiet: cpu%d measured interrupt time %.1f %% < 5 %%" % (cpu, 100 * q["measured"]))
+    check(c["measured"] < 0.05 and c["soaker_lost"] < 0.05,
+          "control (receive work on cpu0): cpu%d measured %.1f %%, soaker lost %.1f %%, both < 5 %%"
+          % (cpu, 100 * c["measured"], 100 * c["soaker_lost"]))
+    check(v["net_rx"] >= 0.20, "load: cpu%d NET_RX softirq %.1f %% >= 20 %% (RPS steers the receive work there)"
+          % (cpu, 100 * v["net_rx"]))
+    lost = v["soaker_lost"]
+    check(v["measured"] <= lost + 0.05, "load: measured interrupt time %.1f %% <= soaker lost cycles %.1f %% + 5"
+          % (100 * v["measured"], 100 * lost))
+    check(v["measured"] >= 0.35 * lost, "load: measured interrupt time %.1f %% >= 35 %% of the soaker's lost %.1f %%"
+          % (100 * v["measured"], 100 * lost))
+    gap_us = (lost - v["measured"]) / v["ipis_per_second"] * 1e6 if v["ipis_per_second"] > 0 else 0.0
+    figure("irqtime_gap_per_ipi_us", "%.1f (%.0f function-call IPIs/s on cpu%d)" % (gap_us, v["ipis_per_second"], cpu))
+    check(gap_us < 50, "load: soaker lost - measured = %.1f us per IPI < 50 us (interrupt delivery)" % gap_us)
+    check(v["procstat_softirq"] >= v["softirq"] - 0.05,
+          "load: /proc/stat softirq ticks %.1f %% >= measured softirq %.1f %% - 5"
+          % (100 * v["procstat_softirq"], 100 * v["softirq"]))
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 6 and sys.argv[1] == "run":
         run(*sys.argv[2:6], sys.argv[6:])
     elif len(sys.argv) >= 5 and (len(sys.argv) - 2) % 3 == 0 and sys.argv[1] in ("sweep", "table"):
         (sweep if sys.argv[1] == "sweep" else table)(sys.argv[2:])
+    elif len(sys.argv) == 9 and sys.argv[1] == "irqtime":
+        irqtime(*sys.argv[2:9])
     elif len(sys.argv) == 7 and sys.argv[1] == "timeline":
         timeline(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5], sys.argv[6])
     else:

@@ -15,7 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (bottleneckd::ParseRecordingInfo(text, "fuzz.yaml", &info).ok()) {
     bottleneckd::RecordingInfo again;
     if (!bottleneckd::ParseRecordingInfo(bottleneckd::RecordingInfoYaml(info), "again.yaml", &again).ok() ||
-        again.samples != info.samples || again.runs.size() != info.runs.size())
+        again.samples != info.samples || again.runs.size() != info.runs.size() || again.version != info.version ||
+        again.irqtime != info.irqtime)
       std::abort();
   }
   bottleneckd::SoakerReading r;
