@@ -26,8 +26,12 @@ Analyzer::Analyzer(const VerdictThresholds& t, const PlateauOptions& p, const Li
 Analysis Analyzer::Analyze(const WindowInput& in) {
   signals_ = ExtractSignals(in.window, in.prev, in.cur, in.bus_paths, in.bus, thresholds_.signal_options());
   Analysis out;
-  out.verdict = tracker_.Update(Classify(signals_, thresholds_));
-  for (std::string& e : CaptureEvidence(signals_.captures)) out.verdict.evidence.push_back(std::move(e));
+  out.window = Classify(signals_, thresholds_);
+  out.verdict = tracker_.Update(out.window);
+  for (std::string& e : CaptureEvidence(signals_.captures)) {
+    out.window.evidence.push_back(e);
+    out.verdict.evidence.push_back(std::move(e));
+  }
 
   // Average windows into steps so one noisy second does not make or break a
   // plateau.

@@ -37,7 +37,11 @@ struct WindowInput {
 // What the analysis says of a window: the verdict after hysteresis, and the
 // plateau detector over the recent windows.
 struct Analysis {
-  Verdict verdict;
+  Verdict verdict;  // published: after hysteresis
+  // This window's own classification, before hysteresis: its scores and
+  // evidence, which differ from the published verdict's while a change is
+  // pending.
+  Verdict window;
   Plateau plateau;
 };
 

@@ -381,19 +381,28 @@ BusEstimate EstimateBus(const std::vector<BusPath>& paths, const std::vector<Nic
     est.links.push_back(std::move(total));
   }
   // The busiest link of each path, every NIC on it counted; among equals the
-  // path's narrowest link.
+  // path's narrowest link. Links of unknown capacity take no part: a path
+  // with none known has no utilisation (bottleneck_device stays "": unknown,
+  // not 0).
   for (size_t n = 0; n < est.nics.size(); ++n) {
     BusNicEstimate& nic = est.nics[n];
     const BusPath& path = paths[n];
-    if (path.links.empty()) continue;
-    size_t best = path.narrowest < path.links.size() ? path.narrowest : 0;
-    double best_util = est.FindLink(path.links[best].device)->load.utilisation;
+    auto known = [&](size_t i) { return est.FindLink(path.links[i].device)->effective_bytes_per_second > 0; };
+    std::optional<size_t> best;
+    if (path.narrowest < path.links.size() && known(path.narrowest)) best = path.narrowest;
     for (size_t i = 0; i < path.links.size(); ++i) {
-      const double u = est.FindLink(path.links[i].device)->load.utilisation;
-      if (u > best_util) best = i, best_util = u;
+      if (!known(i)) continue;
+      if (!best || est.FindLink(path.links[i].device)->load.utilisation >
+                       est.FindLink(path.links[*best].device)->load.utilisation) {
+        best = i;
+      }
     }
-    nic.path_utilisation = best_util;
-    nic.bottleneck_device = path.links[best].device;
+    if (!best) {
+      AddAssumption(&nic.assumptions, "no link on the bus path has a known capacity: utilisation unknown");
+      continue;
+    }
+    nic.path_utilisation = est.FindLink(path.links[*best].device)->load.utilisation;
+    nic.bottleneck_device = path.links[*best].device;
   }
   std::sort(est.nics.begin(), est.nics.end(),
             [](const BusNicEstimate& a, const BusNicEstimate& b) { return a.interface < b.interface; });

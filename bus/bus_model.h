@@ -128,7 +128,9 @@ struct BusNicEstimate {
   double packet_bytes_rx = 0, packet_bytes_tx = 0;         // mean S this window
   std::vector<LinkLoad> own;                               // this NIC's share, parallel to BusPath::links
   double path_utilisation = 0;                             // max over the path's links of the link estimate
-  std::string bottleneck_device;                           // the link with that maximum
+  std::string bottleneck_device;                           // the link with that maximum; "" = unknown (no
+                                                           // link of known capacity: path_utilisation is not 0
+                                                           // but unknown)
 };
 
 struct BusEstimate {

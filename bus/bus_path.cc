@@ -38,10 +38,15 @@ bool OwnsPcieLink(const PciTopology& topo, const PciDevice& d) {
       default: return true;
     }
   }
-  // Type unknown (config read short): a function on a root bus is a root port
-  // or integrated; PCIe bridges alternate root/downstream and upstream ports.
+  // Type unknown (config read short or absent). A function that is not a
+  // bridge is an endpoint: its sysfs link attributes are its own link's (an
+  // integrated endpoint has none: they read "Unknown", and the caller drops a
+  // link of speed 0), on a root bus too (a hypervisor's or platform's endpoint
+  // whose root port is not visible). A bridge on a root bus is a root port;
+  // PCIe bridges below alternate downstream and upstream ports.
+  if (!d.IsBridge()) return true;
   if (d.parent.empty()) return false;
-  return !d.IsBridge() || PcieBridgeDepth(topo, d) % 2 == 1;
+  return PcieBridgeDepth(topo, d) % 2 == 1;
 }
 
 BusLink PcieLink(const PciTopology& topo, const PciDevice& d) {
@@ -61,6 +66,13 @@ BusLink PcieLink(const PciTopology& topo, const PciDevice& d) {
     if (port->MaxLinkWidth() > 0) l.max_width = std::min(l.max_width, port->MaxLinkWidth());
   }
   l.downtrained = l.speed > 0 && l.width > 0 && (l.speed < l.max_speed || l.width < l.max_width);
+  const PciDevice* port = topo.Find(d.parent);
+  if (l.downtrained && l.speed < l.max_speed &&
+      (d.MaxLinkSpeedFromSysfs() || (port && port->MaxLinkSpeedFromSysfs()))) {
+    l.assumptions.push_back(
+        "maximum link speed from sysfs max_link_speed (config space unreadable): kernels before 6.13 report "
+        "LnkCap2's highest speed there even when LnkCap's Max Link Speed is lower");
+  }
   l.raw_bytes_per_second = PcieRaw(l.speed, l.width);
   l.emulated = d.vendor == kVirtioVendor;
   // Everything below the port crosses the link.
@@ -139,6 +151,9 @@ BusPath BuildPath(const PciTopology& topo, const PciDevice& nic, const std::stri
   for (const PciDevice* d : topo.PathToRoot(nic.address)) {
     BusLink l;
     if (d->IsPcie()) {
+      // No link, or its speed or width unknown ("Unknown", x0): no link is
+      // modelled rather than one with a guessed capacity. A PCIe function is
+      // never taken for a conventional PCI segment.
       if (!OwnsPcieLink(topo, *d) || d->LinkSpeed() == 0 || d->LinkWidth() == 0) continue;
       l = PcieLink(topo, *d);
     } else {

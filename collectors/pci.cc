@@ -53,18 +53,30 @@ void PlaceDevice(std::string_view dir, PciDevice* d) {
 
 // Facts the decode could not give, for a device whose config read was short
 // or unreadable.
-void NoteMissing(PciDevice* d) {
+void NoteMissing(PciDevice* d, const Status& read) {
   const PciConfig& c = d->config;
   bool caps_unknown = c.length < 256 && (c.length < 0x40 || (c.status & 0x10));
   if (c.length < 0x40) d->missing.push_back("pci_66mhz_capable");
-  if (!caps_unknown) return;
-  if (d->IsPcie()) {
-    d->missing.push_back("pcie_max_payload");
-    d->missing.push_back("pcie_max_read_request");
-  } else if (d->IsBridge()) {
-    d->missing.push_back("pcix_secondary_status");
+  if (caps_unknown) {
+    if (d->IsPcie()) {
+      d->missing.push_back("pcie_max_payload");
+      d->missing.push_back("pcie_max_read_request");
+    } else if (d->IsBridge()) {
+      d->missing.push_back("pcix_secondary_status");
+    } else {
+      d->missing.push_back("pcix_status");
+    }
+  }
+  if (d->missing.empty()) return;
+  // Why: only a 64-byte read of an existing file is the no-root case.
+  if (d->config_absent) {
+    d->missing_reason = "no config file";
+  } else if (!read.ok()) {
+    d->missing_reason = "config unreadable: " + read.ToString();
+  } else if (c.length == kHeaderBytes) {
+    d->missing_reason = "config space past 64 bytes needs root (CAP_SYS_ADMIN)";
   } else {
-    d->missing.push_back("pcix_status");
+    d->missing_reason = "config space cut short at " + std::to_string(c.length) + " bytes";
   }
 }
 
@@ -84,10 +96,12 @@ Status ReadDevice(const HostFs& fs, const std::string& name, std::string* buf, P
   ReadHex(fs, dir, "device", buf, &d->device);
   ReadHex(fs, dir, "class", buf, &d->class_code);
   d->numa_node = ReadInt(fs, dir, "numa_node", buf, -1);
-  for (auto [attr, out] :
-       {std::pair{"current_link_speed", &d->sysfs_link_speed}, std::pair{"max_link_speed", &d->sysfs_max_link_speed}}) {
-    if (fs.ReadSys(dir + "/" + attr, buf).ok()) *out = ParsePcieSpeedAttribute(*buf);
+  // Present for every PCIe function; "Unknown" (speed 0) when it has no link.
+  if (fs.ReadSys(dir + "/current_link_speed", buf).ok()) {
+    d->sysfs_link_attributes = true;
+    d->sysfs_link_speed = ParsePcieSpeedAttribute(*buf);
   }
+  if (fs.ReadSys(dir + "/max_link_speed", buf).ok()) d->sysfs_max_link_speed = ParsePcieSpeedAttribute(*buf);
   d->sysfs_link_width = std::max(0, ReadInt(fs, dir, "current_link_width", buf, 0));
   d->sysfs_max_link_width = std::max(0, ReadInt(fs, dir, "max_link_width", buf, 0));
   std::string target;
@@ -106,6 +120,9 @@ Status ReadDevice(const HostFs& fs, const std::string& name, std::string* buf, P
   if (c.ok()) {
     d->config = DecodePciConfig(*buf);
     if (d->config.device_gone) problems->push_back(name + ": config space reads all ones (device gone?)");
+  } else if (c.IsNotFound()) {
+    d->config_absent = true;  // its own reason, root or not
+    problems->push_back(name + ": no config file");
   } else {
     problems->push_back(name + ": config: " + c.ToString());
   }
@@ -115,13 +132,14 @@ Status ReadDevice(const HostFs& fs, const std::string& name, std::string* buf, P
 // Re-reads the conventional config space (256 bytes: every capability the bus
 // model uses) of a function on a NIC path, and notes what is still missing.
 void ReadCapabilities(const HostFs& fs, std::string* buf, PciDevice* d, std::vector<std::string>* problems) {
-  Status c = fs.ReadSys(std::string(kDevices) + "/" + d->address + "/config", buf, kConventionalBytes);
+  Status c = Status::NotFound("no config file");
+  if (!d->config_absent) c = fs.ReadSys(std::string(kDevices) + "/" + d->address + "/config", buf, kConventionalBytes);
   if (c.ok()) {
     d->config = DecodePciConfig(*buf);
-  } else if (!d->config.device_gone) {
+  } else if (!d->config.device_gone && !d->config_absent) {
     problems->push_back(d->address + ": config: " + c.ToString());
   }
-  NoteMissing(d);
+  NoteMissing(d, c);
 }
 
 // Maps each network interface to the PCI function behind it.
@@ -152,6 +170,9 @@ int PciDevice::LinkWidth() const {
 int PciDevice::MaxLinkSpeed() const {
   return config.pcie && config.pcie->has_link && config.pcie->link_max_speed > 0 ? config.pcie->link_max_speed
                                                                                  : sysfs_max_link_speed;
+}
+bool PciDevice::MaxLinkSpeedFromSysfs() const {
+  return !(config.pcie && config.pcie->has_link && config.pcie->link_max_speed > 0) && sysfs_max_link_speed > 0;
 }
 int PciDevice::MaxLinkWidth() const {
   return config.pcie && config.pcie->has_link && config.pcie->link_max_width > 0 ? config.pcie->link_max_width

@@ -38,7 +38,13 @@ struct PciDevice {
   // conventional space, every capability the bus model uses) for the NICs and
   // the bridges and ports above them. Extended space (4 KiB) is never read.
   PciConfig config;
-  // sysfs link attributes (PCIe only); speed codes as in PcieInfo, 0 = absent.
+  // sysfs link attributes (PCIe only); speed codes as in PcieInfo, 0 = absent
+  // or "Unknown". Linux creates them for every PCIe function (and only for
+  // PCIe functions): sysfs_link_attributes says current_link_speed exists,
+  // which makes the function PCIe even when it reads "Unknown" (a function
+  // with no link: a root-complex integrated endpoint, an event collector, an
+  // integrated NIC whose width reads 0).
+  bool sysfs_link_attributes = false;
   int sysfs_link_speed = 0, sysfs_link_width = 0;
   int sysfs_max_link_speed = 0, sysfs_max_link_width = 0;
   std::vector<int> msi_irqs;  // msi_irqs/ entries, sorted
@@ -47,16 +53,29 @@ struct PciDevice {
   // "pcie_max_read_request", "pcix_status", "pcix_secondary_status",
   // "pci_66mhz_capable". The bus model says what it assumed instead.
   std::vector<std::string> missing;
+  // Why `missing` is not empty, for the log line that lists it: "config space
+  // past 64 bytes needs root (CAP_SYS_ADMIN)" (a short read), "no config
+  // file" (the attribute is absent: some hypervisors' and platforms' functions,
+  // whoever reads it), "config unreadable: <status>", or "config space cut
+  // short at N bytes" (a read shorter than the header). "" when nothing is missing.
+  std::string missing_reason;
+  bool config_absent = false;  // `config` does not exist (NotFound)
 
   bool IsBridge() const { return config.bridge.has_value() || (class_code >> 8) == 0x0604; }
   bool IsNetwork() const { return (class_code >> 16) == 0x02; }
-  bool IsPcie() const { return config.pcie.has_value() || sysfs_link_speed > 0; }
+  bool IsPcie() const { return config.pcie.has_value() || sysfs_link_attributes || sysfs_link_speed > 0; }
   // Negotiated and maximum link speed code / width: config space when it has
-  // the PCIe capability, else the sysfs attributes; 0 when neither has them.
+  // the PCIe capability, else the sysfs attributes; 0 when neither has them
+  // (or the function has no link: "Unknown" in sysfs, an integrated endpoint).
+  // The sysfs max_link_speed of kernels before 6.13 is LnkCap2's highest
+  // speed even where LnkCap's Max Link Speed is lower; config space, when
+  // readable, is what the maximum comes from.
+  // MaxLinkSpeedFromSysfs(): the maximum is the sysfs attribute's.
   int LinkSpeed() const;
   int LinkWidth() const;
   int MaxLinkSpeed() const;
   int MaxLinkWidth() const;
+  bool MaxLinkSpeedFromSysfs() const;
 };
 
 struct PciTopology {

@@ -130,10 +130,27 @@ int HighestBit(uint8_t v) {
   return n;
 }
 
+// The port's maximum link speed code from LNKCAP's Max Link Speed field (3:0)
+// and LNKCAP2's Supported Link Speeds vector (`vector`, bits 7:1; bit n =
+// speed code n). The field is the maximum, as the spec, lspci and Linux 6.13+
+// ("PCI: Honor Max Link Speed when determining supported speeds") take it: a
+// vector may list speeds the port is capped below (Thunderbolt 3 ports: LNKCAP
+// 2.5 GT/s, LNKCAP2 2.5-8 GT/s). With a vector the field indexes it (value n =
+// vector bit n-1 of LNKCAP2[7:1], i.e. speed code n); a field whose bit is not
+// in the vector keeps its legacy (PCIe 2.0) meaning, which is the same code.
+// Only a reserved field (0, or past the known codes) falls back to the
+// vector's highest speed.
+int MaxLinkSpeed(int field, uint8_t vector) {
+  if (field >= 1 && field <= 7 && (vector & (1u << field)) != 0) return field;  // indexed by the field
+  if (!PcieSpeedName(field).empty()) return field;                              // legacy meaning
+  return vector != 0 ? HighestBit(vector) : field;
+}
+
 // PCI Express (ID 0x10): PCI_EXP_FLAGS at +2 (version 3:0, type 7:4), DEVCAP
 // +4 (MPS supported 2:0), DEVCTL +8 (MPS 7:5, MRRS 14:12; 128 << n bytes),
 // LNKCAP +0xc and LNKSTA +0x12 (speed 3:0, width 9:4; LNKSTA DLLLA bit 13),
-// LNKCAP2 +0x2c (supported speeds vector 7:1; version 2 only). Root Complex
+// LNKCAP2 +0x2c (supported speeds vector 7:1; version 2 only; it never raises
+// the maximum above LNKCAP's field, see MaxLinkSpeed). Root Complex
 // integrated endpoints and event collectors have no link registers.
 void DecodePcie(const Bytes& b, size_t pos, PciConfig* c) {
   if (!b.Has(pos + 2, 2)) {
@@ -167,7 +184,7 @@ void DecodePcie(const Bytes& b, size_t pos, PciConfig* c) {
                             std::to_string(b.size()) + " bytes read");
     } else if (e.version >= 2) {
       e.supported_speeds = b.U32(pos + 0x2c) & 0xfe;
-      if (e.supported_speeds != 0) e.link_max_speed = HighestBit(e.supported_speeds);
+      e.link_max_speed = MaxLinkSpeed(cap & 0xf, e.supported_speeds);
     }
   }
   c->pcie = e;

@@ -87,10 +87,13 @@ struct PcieInfo {
   int max_payload = 0;
   int max_read_request = 0;
   // Link Capabilities / Status. Speeds are the 4-bit codes of the spec: 1 = 2.5
-  // GT/s, 2 = 5, 3 = 8, 4 = 16, 5 = 32, 6 = 64. When Link Capabilities 2 is
-  // non-zero (PCIe 3.0+), the supported speeds vector comes from it and
-  // link_max_speed is its highest bit, as Linux does; otherwise from the Link
-  // Capabilities field (1 or 2). 0 = absent or reserved.
+  // GT/s, 2 = 5, 3 = 8, 4 = 16, 5 = 32, 6 = 64. link_max_speed is Link
+  // Capabilities' Max Link Speed field, as the spec and lspci read it (and
+  // Linux since 6.13): when Link Capabilities 2 is non-zero (PCIe 3.0+) the
+  // field indexes its Supported Link Speeds vector, which may list speeds
+  // above the port's maximum (Thunderbolt 3 ports: LnkCap 2.5 GT/s, LnkCap2
+  // 2.5-8 GT/s); the vector's highest bit is used only when the field is
+  // reserved. 0 = absent or reserved.
   bool has_link = false;  // the capability is long enough to hold the link registers
   int link_max_speed = 0;
   int link_max_width = 0;  // lanes, 1..32

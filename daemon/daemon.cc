@@ -194,7 +194,9 @@ void UpdateBusPaths(const Snapshot* prev, Snapshot* snap) {
       if (d->missing.empty()) continue;
       std::string facts;
       for (const std::string& f : d->missing) facts += (facts.empty() ? "" : ",") + f;
-      Log(LogLevel::kWarn, "PCI facts unknown: config space past 64 bytes needs root (CAP_SYS_ADMIN)",
+      // Why: no config file, unreadable, cut short, or past 64 bytes without root.
+      const std::string why = d->missing_reason.empty() ? "config space incomplete" : d->missing_reason;
+      Log(LogLevel::kWarn, "PCI facts unknown: " + why,
           {{"interface", p.interface}, {"device", d->address}, {"missing", facts}});
     }
     if (p.links.empty()) {
@@ -261,6 +263,7 @@ void AnalyzeSnapshot(Analyzer* analyzer, const Snapshot& prev, Snapshot* snap) {
   Analysis a = analyzer->Analyze(
       {*snap->window, prev.sample, snap->sample, snap->bus_paths.get(), snap->bus ? &*snap->bus : nullptr});
   snap->verdict = std::move(a.verdict);
+  snap->window_verdict = std::move(a.window);
   snap->plateau = std::move(a.plateau);
 }
 

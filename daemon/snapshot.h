@@ -39,6 +39,9 @@ struct Snapshot {
   // The verdict of the window (after hysteresis) and the plateau detector
   // over the recent windows; unset until there is a window.
   std::optional<Verdict> verdict;
+  // The window's own classification before hysteresis (Analysis::window):
+  // its scores are bottleneckd_verdict_score_ratio.
+  std::optional<Verdict> window_verdict;
   std::optional<Plateau> plateau;
 };
 

@@ -6,9 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
 
+#include "bus/bus_model.h"
 #include "collectors/pci.h"
 #include "tests/test_util.h"
+#include "window/window.h"
 
 namespace bottleneckd {
 namespace {
@@ -270,6 +275,207 @@ TEST(BusPathTest, NarrowestLinkAndAParentLoopDoNotHang) {
   t.devices[0].parent = "0000:07:01.0";
   paths = BuildBusPaths(t);
   EXPECT_EQ(paths.size(), 1u);
+}
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+bool Has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// A 256-byte config space with the PCIe capability at 0x40 (version 2),
+// little-endian: PCI_EXP_FLAGS +2, LNKCAP +0xc, LNKSTA +0x12, LNKCAP2 +0x2c.
+std::string PcieConfig(uint16_t vendor, uint16_t device, uint32_t class_code, uint8_t header_type, uint16_t flags,
+                       uint32_t lnkcap, uint16_t lnksta, uint32_t lnkcap2, uint8_t secondary_bus = 0) {
+  std::string b(256, '\0');
+  auto put = [&](size_t off, uint32_t v, int n) {
+    for (int i = 0; i < n; ++i) b[off + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  };
+  put(0x00, vendor, 2), put(0x02, device, 2), put(0x06, 0x0010, 2), put(0x09, class_code, 3);
+  put(0x0e, header_type, 1), put(0x34, 0x40, 1);
+  if (header_type == 1) put(0x19, secondary_bus, 1), put(0x1a, secondary_bus, 1);
+  put(0x40, kPciCapPcie, 1), put(0x42, flags, 2), put(0x4c, lnkcap, 4), put(0x52, lnksta, 2), put(0x6c, lnkcap2, 4);
+  return b;
+}
+
+// A sysfs tree written by the test: functions under devices/pci0000:00 with
+// their attributes, bus/pci/devices links and class/net links, as Linux lays
+// them out.
+class SysTree {
+ public:
+  explicit SysTree(const TempDir& dir) : root_(dir.path() + "/sys") {
+    fs::create_directories(root_ + "/bus/pci/devices");
+    fs::create_directories(root_ + "/class/net");
+  }
+  // `path`: the function's directory below pci0000:00 ("0000:00:1c.4/0000:05:00.0").
+  void Add(const std::string& path, const std::map<std::string, std::string>& attrs) {
+    std::string dir = root_ + "/devices/pci0000:00/" + path;
+    fs::create_directories(dir);
+    for (const auto& [name, text] : attrs) std::ofstream(dir + "/" + name, std::ios::binary) << text;
+    fs::create_directory_symlink("../../../devices/pci0000:00/" + path,
+                                 root_ + "/bus/pci/devices/" + path.substr(path.rfind('/') + 1));
+  }
+  void Net(const std::string& path, const std::string& ifname) {
+    std::string net = root_ + "/devices/pci0000:00/" + path + "/net/" + ifname;
+    fs::create_directories(net);
+    fs::create_directory_symlink("../../../" + path.substr(path.rfind('/') + 1), net + "/device");
+    fs::create_directory_symlink("../../devices/pci0000:00/" + path + "/net/" + ifname, root_ + "/class/net/" + ifname);
+  }
+  HostRoots Roots() const {
+    HostRoots r;
+    r.sysfs = root_;
+    r.procfs = root_;
+    return r;
+  }
+
+ private:
+  std::string root_;
+};
+
+// Reads config space as an unprivileged user does: the first 64 bytes.
+class UnprivilegedFs : public HostFs {
+ public:
+  using HostFs::HostFs;
+  Status ReadSys(std::string_view rel, std::string* out, size_t max_bytes) const override {
+    bool config = rel.size() >= 7 && rel.substr(rel.size() - 7) == "/config";
+    return HostFs::ReadSys(rel, out, config ? std::min<size_t>(max_bytes, 64) : max_bytes);
+  }
+};
+
+std::map<std::string, std::string> Attrs(const std::string& cls, const std::string& config, const std::string& speed,
+                                         const std::string& width, const std::string& max_speed,
+                                         const std::string& max_width) {
+  std::map<std::string, std::string> a = {{"vendor", "0x8086\n"},
+                                          {"device", "0x15d3\n"},
+                                          {"class", cls + "\n"},
+                                          {"current_link_speed", speed + "\n"},
+                                          {"current_link_width", width + "\n"},
+                                          {"max_link_speed", max_speed + "\n"},
+                                          {"max_link_width", max_width + "\n"}};
+  if (!config.empty()) a["config"] = config;
+  return a;
+}
+
+// An Aquantia AQC107 (1d6a:07b1; LnkCap 8GT/s x4) in a Thunderbolt 3
+// enclosure, below an Intel JHL6540 Alpine Ridge switch (8086:15d3) on a
+// Cannon Lake root port. The values follow `lspci -vv` of such a setup: the
+// switch's downstream port says "LnkCap: Port #1, Speed 2.5GT/s, Width x4"
+// and "LnkCap2: Supported Link Speeds: 2.5-8GT/s", the AQC107 "LnkSta: Speed
+// 2.5GT/s, Width x4". The link runs at the port's maximum: not downtrained.
+TEST(BusPathTest, ThunderboltPortMaxIsLnkCapsFieldNotLnkCap2sTop) {
+  TempDir dir;
+  SysTree tree(dir);
+  const std::string rp = "0000:00:1c.4", up = rp + "/0000:05:00.0", dn = up + "/0000:06:01.0",
+                    nic = dn + "/0000:07:00.0";
+  tree.Add(rp, Attrs("0x060400", PcieConfig(0x8086, 0xa33c, 0x060400, 1, 0x0042, 0x05000043, 0x3043, 0x0e, 5),
+                     "8.0 GT/s PCIe", "4", "8.0 GT/s PCIe", "4"));
+  tree.Add(up, Attrs("0x060400", PcieConfig(0x8086, 0x15d3, 0x060400, 1, 0x0052, 0x00000043, 0x0043, 0x0e, 6),
+                     "8.0 GT/s PCIe", "4", "8.0 GT/s PCIe", "4"));
+  // Kernels before 6.13 say "8.0 GT/s PCIe" in the port's max_link_speed.
+  tree.Add(dn, Attrs("0x060400", PcieConfig(0x8086, 0x15d3, 0x060400, 1, 0x0062, 0x01000041, 0x7041, 0x0e, 7),
+                     "2.5 GT/s PCIe", "4", "8.0 GT/s PCIe", "4"));
+  tree.Add(nic, Attrs("0x020000", PcieConfig(0x1d6a, 0x07b1, 0x020000, 0, 0x0002, 0x00000043, 0x1041, 0x0e),
+                      "2.5 GT/s PCIe", "4", "8.0 GT/s PCIe", "4"));
+  tree.Net(nic, "enp7s0");
+  HostFs host(tree.Roots());
+  PciTopology t;
+  ASSERT_TRUE(PciCollector::ReadTopology(host, &t).ok());
+  EXPECT_EQ(t.Find("0000:06:01.0")->MaxLinkSpeed(), 1);  // 2.5 GT/s: LnkCap's field
+  std::vector<BusPath> paths = BuildBusPaths(t);
+  ASSERT_EQ(paths.size(), 1u);
+  ASSERT_FALSE(paths[0].links.empty());
+  const BusLink& l = paths[0].links[0];
+  EXPECT_EQ(l.device, "0000:06:01.0");
+  EXPECT_EQ(l.SpeedLabel(), "2.5GT/s");
+  EXPECT_EQ(l.MaxSpeedLabel(), "2.5GT/s");
+  EXPECT_FALSE(l.downtrained);
+}
+
+// Without root, a PCIe function with no link: a root-complex integrated NIC
+// (modelled on a Cavium ThunderX NIC PF, 177d:a01e, `lspci -vv`: "Express (v2)
+// Root Complex Integrated Endpoint"; sysfs current_link_speed "Unknown",
+// current_link_width 0) and an endpoint below a root port whose link is down.
+// The attributes make them PCIe; "Unknown" means no link: no capacity is
+// modelled (not a 33 MHz PCI bus) and the estimate has no utilisation.
+TEST(BusPathTest, UnknownLinkSpeedIsPcieWithoutCapacity) {
+  TempDir dir;
+  SysTree tree(dir);
+  std::string rciep = PcieConfig(0x177d, 0xa01e, 0x020000, 0, 0x0092, 0, 0, 0);
+  tree.Add("0000:00:10.0", Attrs("0x020000", rciep, "Unknown", "0", "Unknown", "0"));
+  tree.Net("0000:00:10.0", "enP2p1s0");
+  tree.Add("0000:00:1c.0", Attrs("0x060400", PcieConfig(0x8086, 0xa338, 0x060400, 1, 0x0042, 0x43, 0x0000, 0x0e, 2),
+                                 "Unknown", "0", "8.0 GT/s PCIe", "4"));
+  tree.Add("0000:00:1c.0/0000:02:00.0",
+           Attrs("0x020000", PcieConfig(0x8086, 0x1533, 0x020000, 0, 0x0002, 0x11, 0x0000, 0x02), "Unknown", "0",
+                 "2.5 GT/s PCIe", "1"));
+  tree.Net("0000:00:1c.0/0000:02:00.0", "enp2s0");
+  UnprivilegedFs host(tree.Roots());
+  PciTopology t;
+  ASSERT_TRUE(PciCollector::ReadTopology(host, &t).ok());
+  const PciDevice* integrated = t.FindInterface("enP2p1s0");
+  ASSERT_NE(integrated, nullptr);
+  EXPECT_EQ(integrated->config.length, 64u);
+  EXPECT_TRUE(integrated->IsPcie());
+  EXPECT_EQ(integrated->LinkSpeed(), 0);
+  EXPECT_EQ(integrated->missing_reason, "config space past 64 bytes needs root (CAP_SYS_ADMIN)");
+  std::vector<BusPath> paths = BuildBusPaths(t);
+  ASSERT_EQ(paths.size(), 2u);
+  for (const BusPath& p : paths) {
+    EXPECT_TRUE(p.links.empty()) << p.interface << ": " << (p.links.empty() ? "" : p.links[0].SpeedLabel());
+  }
+  BusEstimate est = EstimateBus(paths, {}, t, DefaultBusModelOptions());
+  ASSERT_EQ(est.nics.size(), 2u);
+  for (const BusNicEstimate& n : est.nics) {
+    EXPECT_EQ(n.bottleneck_device, "") << n.interface;  // unknown, not 0
+    EXPECT_EQ(n.method, "none") << n.interface;
+  }
+  EXPECT_TRUE(est.links.empty());
+}
+
+// An Ethernet function directly on a root bus with sysfs link attributes but
+// no `config` file, read as root: its link is its own (named by the root
+// bus), not a root port's, and the missing facts say "no config file", not
+// that root is needed.
+TEST(BusPathTest, RootBusEndpointWithoutConfigFileUsesItsSysfsLink) {
+  TempDir dir;
+  SysTree tree(dir);
+  tree.Add("0000:00:02.0", Attrs("0x020000", "", "8.0 GT/s PCIe", "8", "8.0 GT/s PCIe", "8"));
+  tree.Net("0000:00:02.0", "eth0");
+  HostFs host(tree.Roots());
+  PciTopology t;
+  ASSERT_TRUE(PciCollector::ReadTopology(host, &t).ok());
+  const PciDevice* d = t.FindInterface("eth0");
+  ASSERT_NE(d, nullptr);
+  EXPECT_TRUE(d->config_absent);
+  EXPECT_EQ(d->missing_reason, "no config file");
+  EXPECT_TRUE(Has(t.problems, "0000:00:02.0: no config file"));
+  std::vector<BusPath> paths = BuildBusPaths(t);
+  ASSERT_EQ(paths.size(), 1u);
+  ASSERT_EQ(paths[0].links.size(), 1u);
+  const BusLink& l = paths[0].links[0];
+  EXPECT_EQ(l.kind, BusKind::kPcie);
+  EXPECT_EQ(l.device, "pci0000:00");
+  EXPECT_EQ(l.SpeedLabel(), "8.0GT/s");
+  EXPECT_EQ(l.WidthLabel(), "x8");
+  EXPECT_NEAR(l.raw_bytes_per_second, 8e9 * 128 / 130, 1e3);
+}
+
+// A link of unknown capacity takes no part in the path's bottleneck: a path
+// with none known has no utilisation (bottleneck_device ""), not 0.
+TEST(BusPathTest, EstimateSkipsLinksOfUnknownCapacity) {
+  BusPath p;
+  p.interface = "eth0";
+  p.device = "0000:01:00.0";
+  BusLink l;
+  l.kind = BusKind::kPcie;
+  l.device = "0000:00:01.0";
+  p.links.push_back(l);  // speed and width 0: raw 0
+  PciTopology t;
+  BusEstimate est = EstimateBus({p}, {}, t, DefaultBusModelOptions());
+  ASSERT_EQ(est.nics.size(), 1u);
+  EXPECT_EQ(est.nics[0].bottleneck_device, "");
+  EXPECT_EQ(est.nics[0].path_utilisation, 0);
 }
 
 }  // namespace

@@ -524,6 +524,35 @@ TEST(RunPcapCommand, GoodCaptureAsJson) {
   }
 }
 
+// `bottleneckd pcap` on an echo whose requests all carry one payload: 1000
+// requests every 1 ms from S, replies 5 us later except for i % 50 == 0 (20
+// unanswered). Each reply pairs with the request just before it, so the
+// turnaround is 5 us throughout and the 20 unanswered are lost, none waiting
+// at the end (2 % of 1000).
+TEST(RunPcapCommand, IdenticalPayloadEchoReportsItsLoss) {
+  const testing::Ip4 c = {10, 0, 0, 1}, v = {10, 0, 0, 2};
+  const testing::Bytes payload = testing::Payload(7, 64);
+  const testing::Bytes request = testing::Ethernet(0x0800, testing::Ipv4Udp(c, v, 40000, 7, payload), {}, 1, 2);
+  const testing::Bytes reply = testing::Ethernet(0x0800, testing::Ipv4Udp(v, c, 7, 40000, payload), {}, 2, 1);
+  std::vector<testing::TestFrame> frames;
+  for (uint64_t i = 0; i < 1000; ++i) {
+    frames.push_back(testing::At(kS, i * 1000000, request));
+    if (i % 50 != 0) frames.push_back(testing::At(kS, i * 1000000 + 5000, reply));
+  }
+  TempDir d;
+  std::string path = d.path() + "/same.pcap";
+  ASSERT_EQ(testing::WritePcap(path, 1, 65535, frames), "");
+  Captured r = RunCaptured({path}, "text");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  const std::string& t = r.out;
+  EXPECT_TRUE(Contains(t, "UDP echo: paired 980, lost 20 (2.00 % of those answered or lost)")) << t;
+  EXPECT_TRUE(Contains(t, "waiting at the end 0,")) << t;
+  // 5 us, to the 0.24 us resolution of double seconds near 1.7e9 s.
+  EXPECT_NEAR(NumberAfter(t, "p90 "), 5, 0.5) << t;
+  EXPECT_NEAR(NumberAfter(t, "p99 "), 5, 0.5) << t;
+  EXPECT_TRUE(Contains(t, "udp 10.0.0.1:40000 > 10.0.0.2:7: 1000 requests, 980 replies, 20 lost (2.00 %)")) << t;
+}
+
 TEST(RunPcapCommand, ReportsWhatWasReadThenTheErrors) {
   TempDir d;
   std::string good = d.path() + "/good.pcap", cut = d.path() + "/cut.pcap", missing = d.path() + "/missing.pcap";

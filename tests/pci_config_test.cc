@@ -217,8 +217,19 @@ const LinkCase kLinkCases[] = {
     {"gen3_x8_at_x4", 0x0002, 0x00000083, 0x0000000e, 0x2043, 3, 8, 3, 4, 0x0e, true, true},
     // Gen4 x16 (0x104), LNKCAP2 bits 1-4, trained at full speed and width.
     {"gen4_x16", 0x0002, 0x00000104, 0x0000001e, 0x3104, 4, 16, 4, 16, 0x1e, false, true},
-    // LNKCAP2 wins over LNKCAP's field (Linux's rule): LNKCAP says 5 GT/s.
-    {"lnkcap2_wins", 0x0002, 0x00000082, 0x0000000e, 0x0082, 3, 8, 2, 8, 0x0e, true, false},
+    // LNKCAP's Max Link Speed field is the maximum even when LNKCAP2 lists
+    // more (the spec, lspci, Linux 6.13+): LNKCAP says 5 GT/s, LNKCAP2 2.5-8.
+    // Trained at 5 GT/s x8 is full speed, not downtrained.
+    {"lnkcap_field_caps_lnkcap2", 0x0002, 0x00000082, 0x0000000e, 0x0082, 2, 8, 2, 8, 0x0e, false, false},
+    // Thunderbolt 3 downstream port (Intel JHL6540 Alpine Ridge, 8086:15d3;
+    // lspci -vv: "LnkCap: Port #1, Speed 2.5GT/s, Width x4", "LnkCap2:
+    // Supported Link Speeds: 2.5-8GT/s", "LnkSta: Speed 2.5GT/s, Width x4"):
+    // max 2.5 GT/s, trained at it, not downtrained.
+    {"thunderbolt3_port", 0x0062, 0x01000041, 0x0000000e, 0x7041, 1, 4, 1, 4, 0x0e, false, true},
+    // Field 3 (8 GT/s) not in a vector of 2.5-5: the field's legacy meaning.
+    {"field_not_in_vector", 0x0002, 0x00000083, 0x00000006, 0x0082, 3, 8, 2, 8, 0x06, true, false},
+    // Field 0 (reserved) with a vector: the vector's highest speed.
+    {"reserved_field_uses_vector", 0x0002, 0x00000080, 0x0000000e, 0x0083, 3, 8, 3, 8, 0x0e, false, false},
     // Gen1 x1 with LNKCAP2 = 0 (PCIe 2.0 device): max from LNKCAP.
     {"gen1_no_lnkcap2", 0x0002, 0x00000011, 0x00000000, 0x0011, 1, 1, 1, 1, 0, false, false},
     // Version 1 capability: the dword at +0x2c is not LNKCAP2 and is ignored.

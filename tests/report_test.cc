@@ -117,6 +117,15 @@ TEST(ReportText, AReportWithoutCaptureIsAsBefore) {
   EXPECT_EQ(ReportText(r), want);
 }
 
+TEST(ReportText, AnEmptyStoreSaysNoRunsNotThatEveryRunLost) {
+  Report r;
+  r.store = "/var/lib/bottleneckd/runs.db";
+  std::string text = ReportText(r);
+  EXPECT_NE(text.find("(no runs)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("MLFRR: no runs\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("every run lost packets"), std::string::npos) << text;
+}
+
 TEST(ReportJson, CarriesCaptureFiguresAndFlows) {
   Report r;
   r.store = "/var/lib/bottleneckd/runs.db";

@@ -97,6 +97,23 @@ TEST(TextFormat, HelpAndLabelValueEscaping) {
             "x_ratio{irq=\"IO-APIC 2-edge timer\",path=\"C:\\\\dir \\\"q\\\"\\nnext\"} 0.5\n");
 }
 
+TEST(TextFormat, LabelValuesAreValidUtf8) {
+  // The kernel cuts thread names at 15 bytes: "udpecho-caf\xc3\xa9" fits, but
+  // a name ending in a 3-byte character can lose its last byte(s). Each
+  // ill-formed byte becomes U+FFFD; well-formed characters stay.
+  MetricFamily f = Family("x_ratio", "h\xff", MetricType::Gauge);
+  f.metric.push_back(Gauge(1, {{"thread", "udpecho-\xe2\x82"}, {"iface", "caf\xc3\xa9"}, {"lone", "\x80x\xc0\xaf"}}));
+  std::string out;
+  AppendTextFormat({f}, &out);
+  EXPECT_EQ(out,
+            "# HELP x_ratio h\xef\xbf\xbd\n"
+            "# TYPE x_ratio gauge\n"
+            "x_ratio{thread=\"udpecho-\xef\xbf\xbd\xef\xbf\xbd\",iface=\"caf\xc3\xa9\",lone=\"\xef\xbf\xbdx\xef\xbf\xbd"
+            "\xef\xbf\xbd\"} 1\n");
+  std::string promtool_out;
+  EXPECT_EQ(testing::RunPromtoolCheckMetrics(out, &promtool_out), 0) << promtool_out;
+}
+
 TEST(TextFormat, CounterUntypedAndNoHelp) {
   MetricFamily c = Family("a_total", "Things.", MetricType::Counter);
   ClientMetric m;

@@ -132,16 +132,65 @@ TEST(TrafficTest, OutOfOrderRepliesWithDistinctPayloads) {
   EXPECT_NEAR(s.turnaround.Max(), 0.0022, 1e-12);
 }
 
-TEST(TrafficTest, IdenticalPayloadsPairFirstInFirstOut) {
+// An echo answers the request it has just seen: a reply pairs with the
+// newest outstanding request of its fingerprint, and the older identical
+// ones it passes over are lost at that moment (not at the timeout).
+TEST(TrafficTest, IdenticalPayloadsPairTheNewest) {
   TrafficAnalyzer a;
   for (double t : {0.000, 0.001, 0.002}) Feed(&a, t, Make(kA, kB, "same"));
-  for (double t : {0.003, 0.0035, 0.004}) Feed(&a, t, Make(kB, kA, "same"));
+  Feed(&a, 0.0025, Make(kB, kA, "same"));  // answers the request at 2 ms: 0.5 ms
+  EXPECT_EQ(a.current().lost, 2u);         // 0 and 1 ms passed over: lost now, long before the 1 s timeout
+  Feed(&a, 0.003, Make(kB, kA, "same"));   // nothing left to answer
+  Feed(&a, 0.004, Make(kA, kB, "same"));
+  Feed(&a, 0.0041, Make(kB, kA, "same"));  // 0.1 ms
   TrafficSummary s = a.Finish();
-  EXPECT_EQ(s.paired, 3u);
-  // FIFO: 3 ms, 2.5 ms, 2 ms (last in first out would give 1, 2.5, 4 ms).
-  EXPECT_NEAR(s.turnaround.Percentile(0), 0.002, 1e-9);
-  EXPECT_NEAR(s.turnaround.Percentile(50), 0.0025, 25e-6);
-  EXPECT_NEAR(s.turnaround.Percentile(100), 0.003, 1e-9);
+  EXPECT_EQ(s.requests, 4u);
+  EXPECT_EQ(s.paired, 2u);
+  EXPECT_EQ(s.lost, 2u);
+  EXPECT_EQ(s.unmatched_replies, 1u);
+  EXPECT_EQ(s.outstanding_at_end, 0u);
+  EXPECT_EQ(s.paired + s.lost + s.evicted_outstanding + s.outstanding_at_end, s.requests);
+  ASSERT_EQ(s.turnaround.count(), 2u);
+  EXPECT_NEAR(s.turnaround.Percentile(0), 0.0001, 1e-6);
+  EXPECT_NEAR(s.turnaround.Max(), 0.0005, 1e-9);
+}
+
+// The issue's echo: 1000 requests with one payload every 1 ms, replies 5 us
+// later except for every 50th request (i % 50 == 0: 20 of them). Each
+// unanswered request is passed over by the next reply, so it is lost then
+// and the later pairs are not shifted: every turnaround is 5 us. (Pairing
+// with the oldest identical request instead gave turnarounds of whole
+// periods after the first loss and left 20 requests "outstanding at the
+// end" with lost 0.)
+TEST(TrafficTest, IdenticalPayloadEchoWithLossPairsEachReplyWithItsRequest) {
+  TrafficAnalyzer a;  // timeout 1 s: longer than the whole capture
+  const std::string same = "identical payload";
+  for (uint32_t i = 0; i < 1000; ++i) {
+    double t = i * 0.001;
+    Feed(&a, t, Make(kA, kB, same));
+    if (i % 50 != 0) Feed(&a, t + 5e-6, Make(kB, kA, same));
+  }
+  EXPECT_EQ(a.current().lost, 20u);  // counted when passed over
+  TrafficSummary s = a.Finish();
+  EXPECT_EQ(s.requests, 1000u);
+  EXPECT_EQ(s.replies, 980u);
+  EXPECT_EQ(s.paired, 980u);
+  EXPECT_EQ(s.lost, 20u);
+  EXPECT_EQ(s.unmatched_replies, 0u);
+  EXPECT_EQ(s.outstanding_at_end, 0u);
+  ASSERT_EQ(s.turnaround.count(), 980u);
+  // 5 us within the histogram's 1 % resolution.
+  EXPECT_NEAR(s.turnaround.Percentile(50), 5e-6, 5e-8);
+  EXPECT_NEAR(s.turnaround.Percentile(90), 5e-6, 5e-8);
+  EXPECT_NEAR(s.turnaround.Percentile(99), 5e-6, 5e-8);
+  EXPECT_NEAR(s.turnaround.Max(), 5e-6, 1e-9);
+  ASSERT_EQ(s.lossy_flows.size(), 1u);
+  EXPECT_EQ(s.lossy_flows[0].key.ToString(), "udp 10.0.0.1:40000 > 10.0.0.2:7");
+  EXPECT_EQ(s.lossy_flows[0].lost, 20u);
+  EXPECT_EQ(s.lossy_flows[0].paired, 980u);
+  const FlowStats* top = FindFlow(s.top_flows, kA, kB);
+  ASSERT_NE(top, nullptr);
+  EXPECT_EQ(top->lost, 20u);
 }
 
 TEST(TrafficTest, ReplyWithoutRequestIsUnmatched) {
@@ -348,19 +397,42 @@ TEST(TrafficTest, TcpAndIcmpAreCountedNotPaired) {
   EXPECT_EQ(s.top_flows[1].key.ToString(), "icmp 10.0.0.1 > 10.0.0.2");
 }
 
-TEST(TrafficTest, HeadersOnlyCapturePairsByLengthInOrder) {
+// With the payload cut by the snap length the fingerprint is the length
+// alone: a stop-and-wait echo still pairs, whatever the (uncaptured) bytes.
+TEST(TrafficTest, HeadersOnlyCapturePairsByLength) {
   TrafficAnalyzer a;
   Frame r1 = Make(kA, kB, "1111"), r2 = Make(kA, kB, "2222");
   Frame p2 = Make(kB, kA, "2222"), p1 = Make(kB, kA, "1111");
   for (Frame* f : {&r1, &r2, &p2, &p1}) f->info.payload_captured = 0;  // snap length cut the payload
   Feed(&a, 0.000, r1);
-  Feed(&a, 0.001, r2);
-  Feed(&a, 0.003, p2);  // matched to r1: 3 ms
-  Feed(&a, 0.004, p1);  // matched to r2: 3 ms
+  Feed(&a, 0.003, p2);  // same length: answers r1, 3 ms
+  Feed(&a, 0.010, r2);
+  Feed(&a, 0.012, p1);  // answers r2, 2 ms
   TrafficSummary s = a.Finish();
   EXPECT_EQ(s.paired, 2u);
-  EXPECT_NEAR(s.turnaround.Percentile(0), 0.003, 1e-9);
+  EXPECT_EQ(s.lost, 0u);
+  EXPECT_NEAR(s.turnaround.Percentile(0), 0.002, 1e-9);
   EXPECT_NEAR(s.turnaround.Percentile(100), 0.003, 1e-9);
+}
+
+// At the end every outstanding request older than the timeout at the last
+// frame's time (whatever that frame is) is lost, even one that sits behind a
+// younger request because the capture's timestamps stepped back; the
+// younger ones are outstanding at the end.
+TEST(TrafficTest, FinishJudgesEveryRequestByTheLastFrame) {
+  TrafficAnalyzer a;  // timeout 1 s
+  Feed(&a, 10.0, Make(kA, kB, "x"));
+  Feed(&a, 8.0, Make(kA, kB, "y"));  // the clock stepped back 2 s
+  Feed(&a, 9.9, Make(kA, kB, "z"));
+  PacketInfo arp;
+  arp.caplen = arp.wirelen = 42;
+  a.Add(10.5, PacketStatus::kNotIp, arp, nullptr);  // the last frame: "y" is 2.5 s old, "z" 0.6 s, "x" 0.5 s
+  TrafficSummary s = a.Finish();
+  EXPECT_EQ(s.requests, 3u);
+  EXPECT_EQ(s.lost, 1u);
+  EXPECT_EQ(s.outstanding_at_end, 2u);
+  ASSERT_EQ(s.lossy_flows.size(), 1u);
+  EXPECT_EQ(s.lossy_flows[0].lost, 1u);
 }
 
 }  // namespace

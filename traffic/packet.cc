@@ -265,6 +265,10 @@ PacketStatus ParsePacket(int linktype, const uint8_t* frame, uint32_t caplen, ui
       return ParseEthertype(f, kSll2Header, Be16(frame), out);
     case kLinkRaw:
     case kLinkRawDlt: return ParseRawIp(f, 0, out);
+    // One version only: a packet of the other version is malformed (as
+    // tcpdump and Wireshark flag it), never a flow.
+    case kLinkIpv4: return ParseIpv4(f, 0, out);
+    case kLinkIpv6: return ParseIpv6(f, 0, out);
     case kLinkNull:
       if (!f.Has(0, kAfHeader)) return PacketStatus::kTruncated;
       return ParseAddressFamily(f, NullFamily(frame), out);

@@ -14,7 +14,9 @@ namespace bottleneckd {
 // libpcap link types handled (pcap/dlt.h values).
 inline constexpr int kLinkNull = 0;         // DLT_NULL: 4-byte host-order family (BSD loopback)
 inline constexpr int kLinkEthernet = 1;     // DLT_EN10MB
-inline constexpr int kLinkRaw = 101;        // LINKTYPE_RAW (DLT_RAW): starts at the IP header
+inline constexpr int kLinkRaw = 101;        // LINKTYPE_RAW (DLT_RAW): starts at the IP header, v4 or v6
+inline constexpr int kLinkIpv4 = 228;       // LINKTYPE_IPV4 (DLT_IPV4): raw IPv4 only
+inline constexpr int kLinkIpv6 = 229;       // LINKTYPE_IPV6 (DLT_IPV6): raw IPv6 only
 inline constexpr int kLinkLinuxSll = 113;   // DLT_LINUX_SLL ("any" device, cooked v1)
 inline constexpr int kLinkLoop = 108;       // DLT_LOOP: 4-byte network-order family
 inline constexpr int kLinkLinuxSll2 = 276;  // DLT_LINUX_SLL2 (cooked v2)
@@ -23,7 +25,8 @@ enum class PacketStatus : uint8_t {
   kOk,         // IPv4/IPv6 parsed; ports set when `has_ports`
   kNotIp,      // ARP, LLDP, ...: counted, not analysed
   kTruncated,  // the snap length cut a header we needed (fields parsed so far are set)
-  kMalformed,  // a header contradicts itself (bad IHL, length below header size, ...)
+  kMalformed,  // a header contradicts itself (bad IHL, length below header size, an IP version the link type
+               // excludes, ...)
   kUnsupportedLink,
 };
 const char* PacketStatusName(PacketStatus s);

@@ -21,14 +21,13 @@ inline constexpr size_t kReadBuffer = 128 << 10;
 inline constexpr size_t kClassicChunk = 1 << 20;  // > 16 + the largest snap length (262144)
 
 // libpcap hands out DLT_ values: a file's LINKTYPE_RAW (101) reads as DLT_RAW
-// (12 on Linux, 14 on OpenBSD), and LINKTYPE_IPV4/IPV6 (228/229) are raw IP
-// too. ParsePacket takes the LINKTYPE_ value for those.
+// (12 on Linux, 14 on OpenBSD); ParsePacket takes the LINKTYPE_ value for it.
+// LINKTYPE_IPV4/IPV6 (228/229) read as the same DLT_ values and stay apart
+// from LINKTYPE_RAW: each admits one IP version only.
 int ParserLinkType(int dlt) {
   switch (dlt) {
-    case 12:   // DLT_RAW
-    case 14:   // DLT_RAW (OpenBSD numbering)
-    case 228:  // DLT_IPV4
-    case 229:  // DLT_IPV6
+    case 12:  // DLT_RAW
+    case 14:  // DLT_RAW (OpenBSD numbering)
       return kLinkRaw;
     default: return dlt;
   }

@@ -109,20 +109,26 @@ FlowTracker::Pair* FlowTracker::Lookup(const FlowKey& canon, size_t hash, const 
 
 void FlowTracker::Evict(double now, TrafficSummary* sum) {
   Pair& p = lru_.back();
-  uint64_t lost = 0;
-  for (size_t i = p.head; i < p.queue.size(); ++i) {
-    if (p.queue[i].answered) continue;
-    if (now - p.queue[i].ts > o_.reply_timeout_seconds) {
-      ++lost;
-    } else {
-      ++sum->evicted_outstanding;
-    }
-  }
-  CountLost(&p, lost, sum);
+  Settle(&p, now, &sum->evicted_outstanding, sum);
   if (p.stats.lost > 0) RememberLossy(p);
   alive_ -= p.alive;
   pairs_.Erase(pairs_.Find(p.hash, [&p](const Pair* q) { return q == &p; }));
   lru_.pop_back();
+}
+
+void FlowTracker::Settle(Pair* p, double now, uint64_t* young, TrafficSummary* sum) {
+  // Every request, not only the front: timestamps may step back, so an old
+  // request can sit behind a younger one.
+  uint64_t lost = 0;
+  for (size_t i = p->head; i < p->queue.size(); ++i) {
+    if (p->queue[i].done) continue;
+    if (now - p->queue[i].ts > o_.reply_timeout_seconds) {
+      ++lost;
+    } else {
+      ++*young;
+    }
+  }
+  CountLost(p, lost, sum);
 }
 
 void FlowTracker::CountLost(Pair* p, uint64_t n, TrafficSummary* sum) {
@@ -143,13 +149,13 @@ void FlowTracker::Reset(Pair* p) {
   if (p->chains.capacity() > kKeep) p->chains.Shrink();  // empty now: frees it
 }
 
-void FlowTracker::PopAnsweredFront(Pair* p) {
-  while (p->head < p->queue.size() && p->queue[p->head].answered) ++p->head;
+void FlowTracker::PopDoneFront(Pair* p) {
+  while (p->head < p->queue.size() && p->queue[p->head].done) ++p->head;
   if (p->head == p->queue.size()) Reset(p);
 }
 
 void FlowTracker::DropOldest(Pair* p) {
-  PopAnsweredFront(p);
+  PopDoneFront(p);
   if (p->head == p->queue.size()) return;
   const Request& r = p->queue[p->head];
   // The oldest outstanding request is the oldest of its fingerprint too.
@@ -162,11 +168,11 @@ void FlowTracker::DropOldest(Pair* p) {
   ++p->head;
   --p->alive;
   --alive_;
-  PopAnsweredFront(p);
+  PopDoneFront(p);
 }
 
 void FlowTracker::Expire(Pair* p, double now, TrafficSummary* sum) {
-  PopAnsweredFront(p);
+  PopDoneFront(p);
   uint64_t lost = 0;
   while (p->head < p->queue.size() && now - p->queue[p->head].ts > o_.reply_timeout_seconds) {
     DropOldest(p);
@@ -199,7 +205,7 @@ void FlowTracker::Enqueue(Pair* p, double ts, double now, uint64_t fingerprint, 
     // Compact: drop the consumed front and the answered holes (amortised:
     // at least half the entries go), and the memory of a past burst.
     q.erase(q.begin(), q.begin() + static_cast<ptrdiff_t>(p->head));
-    q.erase(std::remove_if(q.begin(), q.end(), [](const Request& r) { return r.answered; }), q.end());
+    q.erase(std::remove_if(q.begin(), q.end(), [](const Request& r) { return r.done; }), q.end());
     p->head = 0;
     if (q.capacity() > 4 * (q.size() + 16)) q.shrink_to_fit();
     if (p->chains.capacity() > 4 * (p->chains.size() + 16)) p->chains.Shrink();
@@ -215,20 +221,30 @@ void FlowTracker::Enqueue(Pair* p, double ts, double now, uint64_t fingerprint, 
   }
 }
 
-bool FlowTracker::Match(Pair* p, uint64_t fingerprint, double* request_ts) {
+bool FlowTracker::Match(Pair* p, uint64_t fingerprint, double* request_ts, uint64_t* passed_over) {
   ChainTable::Entry* chain = p->chains.Find(fingerprint);
   if (chain == nullptr) return false;
-  Request& r = *FindSeq(p->queue, p->head, chain->head);
-  *request_ts = r.ts;
-  r.answered = true;
-  --p->alive;
-  --alive_;
-  if (r.next_same == kNone) {
-    p->chains.Erase(chain);
-  } else {
-    chain->head = r.next_same;
+  // The chain runs oldest to newest in seq order, so each lookup starts past
+  // the previous one.
+  size_t from = p->head;
+  uint64_t passed = 0;
+  for (uint64_t seq = chain->head;;) {
+    auto it = FindSeq(p->queue, from, seq);
+    Request& r = *it;
+    r.done = true;
+    --p->alive;
+    --alive_;
+    if (seq == chain->tail) {
+      *request_ts = r.ts;
+      break;
+    }
+    ++passed;
+    from = static_cast<size_t>(it - p->queue.begin()) + 1;
+    seq = r.next_same;
   }
-  PopAnsweredFront(p);
+  p->chains.Erase(chain);
+  PopDoneFront(p);
+  *passed_over = passed;
   return true;
 }
 
@@ -256,10 +272,12 @@ FlowOutcome FlowTracker::Add(double ts, double now, const FlowKey& key, uint32_t
     return out;
   }
   double request_ts = 0;
-  if (!Match(&p, fingerprint, &request_ts)) {
+  uint64_t passed_over = 0;
+  if (!Match(&p, fingerprint, &request_ts, &passed_over)) {
     ++sum->unmatched_replies;
     return out;
   }
+  CountLost(&p, passed_over, sum);
   out.paired = true;
   ++p.stats.paired;
   if (c != nullptr) ++c->paired;
@@ -273,8 +291,7 @@ void FlowTracker::ExpireAll(double now, TrafficSummary* sum) {
 }
 
 void FlowTracker::Finish(double now, TrafficSummary* sum) {
-  ExpireAll(now, sum);
-  for (const Pair& p : lru_) sum->outstanding_at_end += p.alive;
+  for (Pair& p : lru_) Settle(&p, now, &sum->outstanding_at_end, sum);
   FillFlows(sum);
   lru_.clear();
   pairs_ = {};

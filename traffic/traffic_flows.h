@@ -156,8 +156,9 @@ class FlowTracker {
   // evicted_outstanding, turnaround).
   FlowOutcome Add(double ts, double now, const FlowKey& key, uint32_t wirelen, bool pairable, uint64_t fingerprint,
                   TrafficSummary* sum);
-  // Expires every pair at `now` (the last packet's time), counts what is left
-  // in outstanding_at_end, fills top_flows and lossy_flows. Ends the tracker.
+  // Counts lost every outstanding request older than the timeout at `now`
+  // (the last packet's time), the others in outstanding_at_end; fills
+  // top_flows and lossy_flows. Ends the tracker.
   void Finish(double now, TrafficSummary* sum);
   // Expires every pair at `now`.
   void ExpireAll(double now, TrafficSummary* sum);
@@ -172,7 +173,7 @@ class FlowTracker {
     double ts;
     uint64_t fingerprint;
     uint64_t next_same = kNone;  // next outstanding request with this fingerprint
-    bool answered = false;
+    bool done = false;           // answered, or passed over (lost): no longer outstanding
   };
   struct Pair;
   using PairList = std::list<Pair>;
@@ -181,7 +182,7 @@ class FlowTracker {
     size_t hash = 0;          // FlowKeyHash of canon
     PairList::iterator self;  // its node in lru_
     FlowStats stats;
-    // Outstanding requests by seq, from `head`; answered ones stay as holes
+    // Outstanding requests by seq, from `head`; done ones stay as holes
     // until they reach the front or the queue is compacted.
     std::vector<Request> queue;
     size_t head = 0, alive = 0;
@@ -194,14 +195,20 @@ class FlowTracker {
   // Empties a queue that has been drained, giving back the memory of a burst.
   static void Reset(Pair* p);
   void CountLost(Pair* p, uint64_t n, TrafficSummary* sum);
+  // Counts lost each outstanding request of *p older than the timeout at
+  // `now`, and the others in *young (the pair is about to go).
+  void Settle(Pair* p, double now, uint64_t* young, TrafficSummary* sum);
   // Removes the oldest outstanding request (the queue's front after holes).
   void DropOldest(Pair* p);
   void Expire(Pair* p, double now, TrafficSummary* sum);
   void Enqueue(Pair* p, double ts, double now, uint64_t fingerprint, TrafficSummary* sum);
-  // Marks answered the oldest outstanding request with `fingerprint`; its
-  // time in *request_ts. False when there is none.
-  bool Match(Pair* p, uint64_t fingerprint, double* request_ts);
-  void PopAnsweredFront(Pair* p);
+  // Marks answered the newest outstanding request with `fingerprint` (an
+  // echo answers the request it has just seen), its time in *request_ts, and
+  // done the older ones with it, which the reply passed over: their number
+  // in *passed_over (lost). False when there is none. Each request is walked
+  // once, so amortised O(log queue) per request.
+  bool Match(Pair* p, uint64_t fingerprint, double* request_ts, uint64_t* passed_over);
+  void PopDoneFront(Pair* p);
   void RememberLossy(const Pair& p);
 
   TrafficOptions o_;

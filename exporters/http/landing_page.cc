@@ -73,6 +73,20 @@ void AppendVerdict(const Snapshot& snap, std::string* h) {
     for (const std::string& e : v.reasons) *h += "<li>? " + HtmlEscape(e) + "</li>\n";
     *h += "</ul>\n";
   }
+  // While a change waits out the hysteresis, the last window says something
+  // else: show what, so the page is not a window behind the metrics.
+  if (snap.window_verdict && (snap.window_verdict->label != v.label || snap.window_verdict->resource != v.resource)) {
+    const Verdict& w = *snap.window_verdict;
+    std::snprintf(conf, sizeof conf, "%.2f", w.confidence);
+    *h += "<p>The last window alone says <b>" + std::string(BoundName(w.label)) + "</b>" +
+          (w.resource.empty() ? "" : " " + HtmlEscape(w.resource)) + " (confidence " + conf +
+          "); the verdict changes when the next windows agree.</p>\n";
+    if (!w.evidence.empty()) {
+      *h += "<ul>\n";
+      for (const std::string& e : w.evidence) *h += "<li>" + HtmlEscape(e) + "</li>\n";
+      *h += "</ul>\n";
+    }
+  }
   if (snap.plateau && snap.plateau->detected)
     *h += "<p class=\"bad\">Utilisation plateau: " + HtmlEscape(snap.plateau->evidence) + "</p>\n";
   *h += "<p>Runs: <code>bottleneckd run -- CMD</code>, <code>bottleneckd --report</code>.</p>\n";

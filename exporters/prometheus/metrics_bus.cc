@@ -106,7 +106,11 @@ void AddEstimateFamilies(const Snapshot& s, const BusEstimate& bus, Families* ou
                       "value 1.",
                       MetricType::Gauge);
   for (const BusNicEstimate& n : bus.nics) {
-    path.Add(n.path_utilisation, {{"interface", n.interface}, {"device", n.bottleneck_device}});
+    // No link of known capacity on the path (a link-less integrated function,
+    // an "Unknown" link speed): the utilisation is unknown, so no series
+    // rather than a 0.
+    if (!n.bottleneck_device.empty())
+      path.Add(n.path_utilisation, {{"interface", n.interface}, {"device", n.bottleneck_device}});
     model.Add(1, {{"interface", n.interface},
                   {"method", n.method},
                   {"profile", n.profile},

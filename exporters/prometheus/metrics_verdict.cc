@@ -33,9 +33,12 @@ void AddVerdictFamilies(const Snapshot& s, Families* out) {
       f.Add(v.confidence);
     }
     {
+      // The window's own scores, not the published verdict's: while a change
+      // waits out the hysteresis they are what is pushing for it.
+      const Verdict& w = s.window_verdict ? *s.window_verdict : v;
       FamilyBuilder f(out, "bottleneckd_verdict_score_ratio",
                       "Each label's score over the last window, 0 to 1, before hysteresis.", MetricType::Gauge);
-      for (int b = 0; b < kBoundCount; ++b) f.Add(v.scores[b], {{"bound", BoundName(static_cast<Bound>(b))}});
+      for (int b = 0; b < kBoundCount; ++b) f.Add(w.scores[b], {{"bound", BoundName(static_cast<Bound>(b))}});
     }
   }
   if (s.plateau) {

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <system_error>
 
+#include "base/utf8.h"
+
 namespace bottleneckd {
 namespace {
 
@@ -13,23 +15,26 @@ using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
 
-void AppendHelp(std::string_view s, std::string* out) {
-  for (char c : s) {
-    if (c == '\\') {
-      out->append("\\\\");
-    } else if (c == '\n') {
-      out->append("\\n");
-    } else {
-      out->push_back(c);
-    }
-  }
-}
-
-void AppendLabelValue(std::string_view s, std::string* out) {
+// Escapes backslash and newline (and the double quote when `quote`), and
+// replaces ill-formed UTF-8 with U+FFFD: label values come from thread,
+// interface and driver names, which the kernel may have cut inside a
+// character, and one bad byte makes the whole scrape unparseable.
+void AppendEscaped(std::string_view s, bool quote, std::string* out) {
   size_t start = 0;
   for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c != '\\' && c != '"' && c != '\n') continue;
+    const char c = s[i];
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      const size_t n = Utf8SequenceLength(s.substr(i));
+      if (n > 0) {
+        i += n - 1;
+        continue;
+      }
+      out->append(s.data() + start, i - start);
+      out->append("\xEF\xBF\xBD");
+      start = i + 1;
+      continue;
+    }
+    if (c != '\\' && c != '\n' && !(quote && c == '"')) continue;
     out->append(s.data() + start, i - start);
     out->push_back('\\');
     out->push_back(c == '\n' ? 'n' : c);
@@ -37,6 +42,10 @@ void AppendLabelValue(std::string_view s, std::string* out) {
   }
   out->append(s.data() + start, s.size() - start);
 }
+
+void AppendHelp(std::string_view s, std::string* out) { AppendEscaped(s, false, out); }
+
+void AppendLabelValue(std::string_view s, std::string* out) { AppendEscaped(s, true, out); }
 
 void AppendU64(std::uint64_t v, std::string* out) {
   char buf[24];

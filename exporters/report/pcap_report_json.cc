@@ -21,7 +21,7 @@ using pcap_report::PerSecond;
 std::string Str(const std::string& s) { return JsonString(s); }
 
 // Rates, ratios and durations: 9 significant digits.
-std::string Num(std::optional<double> v) { return v ? JsonNumber(*v, 9) : "null"; }
+std::string Num(std::optional<double> v) { return v ? JsonNumber(*v) : "null"; }
 
 // Capture timestamps (Unix seconds): to the nanosecond.
 std::string Time(double t) {

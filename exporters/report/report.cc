@@ -297,7 +297,9 @@ std::string ReportBody(const Report& r) {
   } else {
     o += "plateau: none across the runs\n";
   }
-  if (r.mlfrr.rate) {
+  if (r.runs.empty()) {
+    o += "MLFRR: no runs\n";  // nothing was offered, so nothing was lost either
+  } else if (r.mlfrr.rate) {
     std::snprintf(b, sizeof b, "MLFRR: %.0f packets/s offered with no loss", *r.mlfrr.rate);
     o += b;
     if (r.mlfrr.knee && *r.mlfrr.knee < r.runs.size())
