@@ -1,19 +1,381 @@
 #include "cmd/flags.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
+#include <memory>
 #include <string_view>
 
+#include "base/log.h"
 #include "collectors/collector.h"
+#include "exporters/http/listen_address.h"
+#include "sources/capture.h"
+#include "sources/source_registry.h"
 
 namespace bottleneckd {
 namespace {
 
-bool KnownCollector(std::string_view name) {
-  if (name == "irqtime") return true;  // a source (sources/irqtime.h), not a polled collector
-  for (const auto& c : CollectorRegistry())
-    if (c.name == name) return true;
-  return false;
+// What a command line makes bottleneckd do. Every flag names the modes it
+// applies to; given anywhere else it is a usage error.
+enum Mode : unsigned {
+  kDaemon = 1u << 0,
+  kOnce = 1u << 1,
+  kCheck = 1u << 2,
+  kReport = 1u << 3,
+  kReplay = 1u << 4,  // --replay DIR without --report: the window summary
+  kCalibrate = 1u << 5,
+  kRecord = 1u << 6,
+  kRun = 1u << 7,
+  kPcap = 1u << 8,
+};
+constexpr unsigned kTopLevel = kDaemon | kOnce | kCheck | kReport | kReplay;
+constexpr unsigned kLive = kDaemon | kOnce | kCheck;  // samples this host, serves or prints /metrics
+constexpr unsigned kHost = kLive | kRecord | kRun;    // reads this host's collectors
+constexpr unsigned kAll = kTopLevel | kCalibrate | kRecord | kRun | kPcap;
+
+std::string ModeName(unsigned m) {
+  switch (m) {
+    case kDaemon: return "the daemon";
+    case kOnce: return "--once";
+    case kCheck: return "--config.check";
+    case kReport: return "--report";
+    case kReplay: return "--replay";
+    case kCalibrate: return "calibrate";
+    case kRecord: return "record";
+    case kRun: return "run";
+    case kPcap: return "pcap";
+  }
+  return "?";
+}
+
+std::string ModeList(unsigned modes) {
+  std::vector<std::string> names;
+  for (unsigned m = 1; m <= kPcap; m <<= 1)
+    if (modes & m) names.push_back(ModeName(m));
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return out;
+}
+
+struct Command {
+  const char* name;
+  Mode mode;
+  const char* summary;
+};
+
+constexpr Command kCommands[] = {
+    {"calibrate", kCalibrate, "Measure the soaker's per-CPU rate and store it in the state directory."},
+    {"record", kRecord,
+     "Record this host's kernel files into a recording (docs/recording-format.md), at most 24h; SIGINT stops "
+     "early and keeps the samples so far."},
+    {"run", kRun,
+     "Run CMD as a named run of the daemon (or, with no daemon, sample in-process) and print its verdict. Exits "
+     "with CMD's exit code (125: bottleneckd failed, 126: CMD cannot run, 127: CMD not found). Usage: "
+     "bottleneckd run [--name N] [flags] -- CMD [ARGS...]"},
+    {"pcap", kPcap,
+     "Analyse captures (pcap, pcapng; - is standard input): applied vs echoed rate, loss per flow, turnaround, "
+     "sizes (docs/pcap.md)."},
+};
+
+enum class Kind { kFlag, kValue, kRepeated };
+
+// Parsing state: the first error a setter found, and the flags given on
+// the top level (checked against the mode once it is known).
+struct State {
+  Flags* f = nullptr;
+  Status error;
+  std::vector<const struct Spec*> top_level_given;
+  bool last_given = false;
+  void Fail(Status s) {
+    if (error.ok()) error = std::move(s);
+  }
+};
+
+struct Spec {
+  std::string name;   // "--path.procfs"
+  std::string value;  // "DIR"; empty for a flag
+  Kind kind;
+  unsigned modes;
+  std::string help;
+  std::string group;  // "" hides it from the option list (the collector switches: listed in the footer)
+  std::function<Status(State*, const std::string&)> set;
+};
+
+Status NonEmpty(const std::string& flag, const std::string& v, const char* what) {
+  if (v.empty()) return Status::InvalidArgument(flag + " needs " + what);
+  return Status::OK();
+}
+
+// Setters for the common shapes.
+std::function<Status(State*, const std::string&)> Into(std::optional<std::string> Flags::*field) {
+  return [field](State* st, const std::string& v) {
+    st->f->*field = v;
+    return Status::OK();
+  };
+}
+
+std::function<Status(State*, const std::string&)> Set(bool Flags::*field) {
+  return [field](State* st, const std::string&) {
+    st->f->*field = true;
+    return Status::OK();
+  };
+}
+
+std::vector<Spec> BuildSpecs() {
+  const std::string g_main = "General", g_host = "Host", g_daemon = "Daemon", g_report = "Report";
+  std::vector<Spec> s = {
+      {"--config.file", "PATH", Kind::kValue, kAll & ~kPcap,
+       std::string("YAML config (default ") + kDefaultConfigFile + "; built-in defaults when that file is absent)",
+       g_main,
+       [](State* st, const std::string& v) {
+         BN_RETURN_IF_ERROR(NonEmpty("--config.file", v, "a file"));
+         st->f->config_file = v;
+         st->f->config_file_given = true;
+         return Status::OK();
+       }},
+      {"--log.level", "LEVEL", Kind::kValue, kAll & ~kPcap, "debug, info, warn or error (default info)", g_main,
+       [](State* st, const std::string& v) {
+         LogLevel l;
+         if (!ParseLogLevel(v, &l))
+           return Status::InvalidArgument("--log.level must be debug, info, warn or error, got '" + v + "'");
+         st->f->log_level = v;
+         return Status::OK();
+       }},
+      {"--path.procfs", "DIR", Kind::kValue, kHost | kCalibrate, "procfs mount point (default /proc)", g_host,
+       Into(&Flags::procfs)},
+      {"--path.sysfs", "DIR", Kind::kValue, kHost | kCalibrate, "sysfs mount point (default /sys)", g_host,
+       Into(&Flags::sysfs)},
+      {"--path.ethtool", "DIR", Kind::kValue, kHost,
+       "recorded `ethtool -S IF` files, one per interface (default: ask drivers through SIOCETHTOOL)", g_host,
+       Into(&Flags::ethtool)},
+      {"--path.state", "DIR", Kind::kValue, kHost | kCalibrate | kReport,
+       "state directory: calibrations, runs.db (default /var/lib/bottleneckd)", g_host, Into(&Flags::state_dir)},
+      {"--web.listen-address", "ADDR", Kind::kValue, kDaemon | kCheck,
+       ":PORT, HOST:PORT or [IPV6]:PORT (default :9858)", g_daemon,
+       [](State* st, const std::string& v) {
+         ListenAddress a;
+         BN_RETURN_IF_ERROR(ParseListenAddress(v, &a).WithContext("--web.listen-address"));
+         st->f->listen_address = v;
+         return Status::OK();
+       }},
+      {"--control.socket", "PATH", Kind::kValue, kDaemon | kCheck | kRun,
+       "Unix socket for run start/stop (default /run/bottleneckd/control.sock; owner and group only)", g_daemon,
+       Into(&Flags::control_socket)},
+      {"--soaker", "", Kind::kFlag, kLive | kRecord,
+       "run the soaker (per-CPU idle as delivered cycles) for the whole life of the daemon, as one run", g_daemon,
+       Set(&Flags::soaker)},
+      {"--capture.interface", "IF", Kind::kRepeated, kLive | kRun,
+       "capture live on IF with libpcap (repeat for more; needs CAP_NET_RAW, dropped once the captures are open): "
+       "applied vs echoed rate, turnaround, sizes (docs/pcap.md)",
+       g_daemon,
+       [](State* st, const std::string& v) {
+         if (v.empty() || v.size() > 15 || v.find('/') != std::string::npos)
+           return Status::InvalidArgument("--capture.interface needs an interface name, got '" + v + "'");
+         st->f->capture_interfaces.push_back(v);
+         return Status::OK();
+       }},
+      {"--capture.filter", "EXPR", Kind::kValue, kLive | kRun, "BPF filter of the live capture (default: every frame)",
+       g_daemon,
+       [](State* st, const std::string& v) {
+         if (!v.empty()) BN_RETURN_IF_ERROR(CheckCaptureFilter(v).WithContext("--capture.filter"));
+         st->f->capture_filter = v;
+         return Status::OK();
+       }},
+      {"--once", "", Kind::kFlag, kOnce, "take two samples one interval apart, print the metrics to stdout and exit",
+       g_main, Set(&Flags::once)},
+      {"--config.check", "", Kind::kFlag, kCheck, "validate the config and the flags, and exit (0 = valid)", g_main,
+       Set(&Flags::config_check)},
+      {"--report", "", Kind::kFlag, kReport,
+       "each run's verdict, evidence and the sweep table (offered, received, application, CPU, soaker idle, "
+       "interrupts, bus), plateau and MLFRR: of a recording with --replay, of captures with --pcap, else of the "
+       "run store (--run NAME, --last N)",
+       g_report, Set(&Flags::report)},
+      {"--replay", "DIR", Kind::kValue, kReport | kReplay,
+       "replay a recording through the collectors and windows (with --report: verdicts; alone: a window summary, "
+       "one line per window)",
+       g_report,
+       [](State* st, const std::string& v) {
+         BN_RETURN_IF_ERROR(NonEmpty("--replay", v, "a recording directory"));
+         st->f->replay = v;
+         return Status::OK();
+       }},
+      {"--run", "NAME", Kind::kValue, kReport, "the run store's run NAME and its segments", g_report,
+       [](State* st, const std::string& v) {
+         st->f->report_run = v;
+         return Status::OK();
+       }},
+      {"--last", "N", Kind::kValue, kReport, "the newest N runs of the run store (default 10)", g_report,
+       [](State* st, const std::string& v) {
+         char* end = nullptr;
+         unsigned long n = std::strtoul(v.c_str(), &end, 10);
+         if (v.empty() || v[0] == '-' || *end != '\0' || n == 0 || n > 100000)
+           return Status::InvalidArgument("--last must be a number of runs from 1 to 100000, got '" + v + "'");
+         st->f->report_last = n;
+         st->last_given = true;
+         return Status::OK();
+       }},
+      {"--pcap", "FILE", Kind::kRepeated, kReport, "with --report: analyse a capture file (repeat for more)", g_report,
+       [](State* st, const std::string& v) {
+         BN_RETURN_IF_ERROR(NonEmpty("--pcap", v, "a capture file"));
+         st->f->pcap_files.push_back(v);
+         return Status::OK();
+       }},
+      {"--format", "FORMAT", Kind::kValue, kReport | kPcap, "text or json (default text)", g_report,
+       [](State* st, const std::string& v) {
+         if (v != "text" && v != "json")
+           return Status::InvalidArgument("--format must be text or json, got '" + v + "'");
+         st->f->format = v;
+         return Status::OK();
+       }},
+      {"--out", "DIR", Kind::kValue, kRecord, "the recording's directory (new or empty; required)", g_main,
+       [](State* st, const std::string& v) {
+         BN_RETURN_IF_ERROR(NonEmpty("--out", v, "a directory"));
+         st->f->record_out = v;
+         return Status::OK();
+       }},
+      {"--duration", "D", Kind::kValue, kRecord, "how long to record, like 30s, 10m or 2h (default 30s, at most 24h)",
+       g_main,
+       [](State* st, const std::string& v) {
+         if (!ParseDuration(v, &st->f->record_seconds) || st->f->record_seconds > 24 * 3600)
+           return Status::InvalidArgument("--duration must be a duration like 30s, 10m or 2h, at most 24h, got '" + v +
+                                          "'");
+         return Status::OK();
+       }},
+      {"--name", "N", Kind::kValue, kRun, "the run's name (default: the command line)", g_main,
+       [](State* st, const std::string& v) {
+         BN_RETURN_IF_ERROR(NonEmpty("--name", v, "a run name"));
+         st->f->run_name = v;
+         return Status::OK();
+       }},
+      {"--version", "", Kind::kFlag, kTopLevel, "print the version and exit", g_main, Set(&Flags::version)},
+  };
+  auto add_switch = [&](const std::string& name) {
+    s.push_back({"--collector." + name, "", Kind::kFlag, kHost, "", "", [name](State* st, const std::string&) {
+                   st->f->enable.push_back(name);
+                   return Status::OK();
+                 }});
+    s.push_back({"--no-collector." + name, "", Kind::kFlag, kHost, "", "", [name](State* st, const std::string&) {
+                   st->f->disable.push_back(name);
+                   return Status::OK();
+                 }});
+  };
+  for (const CollectorInfo& c : CollectorRegistry()) add_switch(c.name);
+  for (const SourceInfo& c : SourceRegistry()) add_switch(c.name);
+  return s;
+}
+
+const std::vector<Spec>& Specs() {
+  static const std::vector<Spec> kSpecs = BuildSpecs();
+  return kSpecs;
+}
+
+const Spec* FindSpec(std::string_view name) {
+  for (const Spec& s : Specs())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::string CollectorsFooter() {
+  std::string u = "Collectors (--collector.NAME enables, --no-collector.NAME disables):\n";
+  auto line = [&](const std::string& name, const std::string& state, const std::string& help) {
+    std::string l = "  " + name;
+    l.resize(16, ' ');
+    std::string st = "[" + state + "]";
+    st.resize(7, ' ');
+    u += l + st + help + "\n";
+  };
+  for (const CollectorInfo& c : CollectorRegistry()) line(c.name, c.default_enabled ? "on" : "off", c.help);
+  for (const SourceInfo& c : SourceRegistry()) line(c.name, c.default_state, c.help);
+  return u;
+}
+
+// Registers the specs of `modes` on `app`; their setters report to *st.
+void AddSpecs(CLI::App* app, unsigned modes, bool top_level, State* st) {
+  for (const Spec& spec : Specs()) {
+    if (!(spec.modes & modes)) continue;
+    const Spec* sp = &spec;
+    auto run = [st, sp, top_level](const std::string& v) {
+      if (top_level) st->top_level_given.push_back(sp);
+      if (sp->kind != Kind::kFlag && v.rfind("--", 0) == 0) {
+        // CLI11 takes the next word as a value whatever it looks like.
+        st->Fail(Status::InvalidArgument(sp->name + " needs a value, got the flag '" + v + "'"));
+        return;
+      }
+      Status s = sp->set(st, v);
+      if (!s.ok()) st->Fail(std::move(s));
+    };
+    CLI::Option* o = nullptr;
+    if (spec.kind == Kind::kFlag) {
+      o = app->add_flag_callback(
+                 spec.name, [run] { run(""); }, spec.help)
+              ->disable_flag_override();
+    } else {
+      o = app->add_option_function<std::string>(spec.name, run, spec.help)->type_name(spec.value);
+      if (spec.kind == Kind::kRepeated) o->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    }
+    o->trigger_on_parse()->group(spec.group);
+  }
+}
+
+// The whole command line's parser: the top level (the daemon and its
+// modes) and one subcommand per command, each with its own flags and help.
+std::unique_ptr<CLI::App> BuildApp(State* st) {
+  auto app = std::make_unique<CLI::App>(
+      "Samples this host's CPU, interrupt, softirq, NIC, PCI and socket counters, labels each window CPU-, "
+      "interrupt- or bus-bound, and serves it all as Prometheus metrics.",
+      "bottleneckd");
+  app->allow_extras();  // reported by ParseFlags with the command they were given to
+  app->get_formatter()->column_width(30);
+  AddSpecs(app.get(), kTopLevel, true, st);
+  app->footer(CollectorsFooter() + "\nSignals: SIGHUP reloads the config file, SIGTERM/SIGINT stop.\n");
+  for (const Command& c : kCommands) {
+    CLI::App* sub = app->add_subcommand(c.name, c.summary);
+    sub->allow_extras();
+    AddSpecs(sub, c.mode, false, st);
+    if (c.mode == kPcap) {
+      sub->add_option_function<std::vector<std::string>>(
+          "FILE", [st](const std::vector<std::string>& v) { st->f->pcap_files = v; },
+          "capture files (pcap, pcapng); - is standard input");
+    }
+    std::string footer;  // a subcommand inherits the top level's otherwise
+    if (c.mode == kRun)
+      footer = "After `--`: CMD [ARGS...], the command to run as the run (its own flags stay its own).\n\n";
+    if (c.mode == kRecord || c.mode == kRun) footer += CollectorsFooter();
+    sub->footer(footer);
+  }
+  return app;
+}
+
+// CLI11's messages for missing values and values given to flags, in ours.
+std::string UsageMessage(const CLI::ParseError& e) {
+  std::string m = e.what();
+  size_t colon = m.find(':');
+  if (m.find("required") != std::string::npos && m.find("missing") != std::string::npos && colon != std::string::npos)
+    return "flag " + m.substr(0, colon) + " needs a value";
+  if (size_t p = m.find(" was given a disallowed flag override"); p != std::string::npos)
+    return "flag --" + m.substr(0, p) + " takes no value";
+  return m;
+}
+
+// The first word the parser of `app` (mode `mode`) did not take, as a
+// message.
+Status Unexpected(const std::string& word, unsigned mode, const std::string& command) {
+  const std::string help = command.empty() ? "bottleneckd --help" : "bottleneckd " + command + " --help";
+  if (word.empty() || word[0] != '-' || word == "-") {
+    if (command.empty())
+      return Status::InvalidArgument("unknown command '" + word + "' (commands: calibrate, record, run, pcap)");
+    return Status::InvalidArgument("unexpected argument '" + word + "' for " + command + " (see " + help + ")");
+  }
+  std::string name = word.substr(0, word.find('='));
+  if (name.rfind("--collector.", 0) == 0 || name.rfind("--no-collector.", 0) == 0) {
+    std::string c = name.substr(name[2] == 'c' ? 12 : 15);
+    if (!KnownCollectorName(c)) return Status::InvalidArgument("unknown collector in " + name + " (see " + help + ")");
+  }
+  if (const Spec* s = FindSpec(name))
+    return Status::InvalidArgument(name + " does not go with " + ModeName(mode) + ": it is for " + ModeList(s->modes) +
+                                   " (see " + help + ")");
+  return Status::InvalidArgument("unknown flag " + name + " (see " + help + ")");
 }
 
 }  // namespace
@@ -21,148 +383,70 @@ bool KnownCollector(std::string_view name) {
 Status ParseFlags(int argc, const char* const* argv, Flags* out) {
   Flags f;
   f.config_file = kDefaultConfigFile;
-  bool duration_given = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--" && f.command == "run") {  // the wrapped command: everything after
-      for (int j = i + 1; j < argc; ++j) f.run_argv.emplace_back(argv[j]);
+  State st;
+  st.f = &f;
+  // `--` ends bottleneckd's own flags; what follows is run's command.
+  int own = argc;
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--") {
+      own = i;
       break;
     }
-    std::string name(arg), value;
-    bool has_value = false;
-    if (size_t eq = arg.find('='); eq != std::string_view::npos) {
-      name = std::string(arg.substr(0, eq));
-      value = std::string(arg.substr(eq + 1));
-      has_value = true;
-    }
-    auto take = [&](std::optional<std::string>* dst) -> Status {
-      if (!has_value) {
-        if (i + 1 >= argc) return Status::InvalidArgument("flag " + name + " needs a value");
-        value = argv[++i];
-      }
-      *dst = value;
-      return Status::OK();
-    };
-    auto no_value = [&]() -> Status {
-      return has_value ? Status::InvalidArgument("flag " + name + " takes no value") : Status::OK();
-    };
-    if (name == "-h" || name == "--help") {
-      f.help = true;
-    } else if (name == "--version") {
-      f.version = true;
-    } else if (name == "--config.file") {
-      std::optional<std::string> v;
-      BN_RETURN_IF_ERROR(take(&v));
-      f.config_file = *v;
-      f.config_file_given = true;
-    } else if (name == "--config.check") {
-      BN_RETURN_IF_ERROR(no_value());
-      f.config_check = true;
-    } else if (name == "--once") {
-      BN_RETURN_IF_ERROR(no_value());
-      f.once = true;
-    } else if (name == "--soaker") {
-      BN_RETURN_IF_ERROR(no_value());
-      f.soaker = true;
-    } else if (name == "--path.state") {
-      BN_RETURN_IF_ERROR(take(&f.state_dir));
-    } else if ((name == "calibrate" || name == "record" || name == "run" || name == "pcap") && f.command.empty()) {
-      f.command = name;
-    } else if (name == "--out") {
-      std::optional<std::string> v;
-      BN_RETURN_IF_ERROR(take(&v));
-      if (v->empty()) return Status::InvalidArgument("--out needs a directory");
-      f.record_out = *v;
-    } else if (name == "--duration") {
-      std::optional<std::string> v;
-      BN_RETURN_IF_ERROR(take(&v));
-      if (!ParseDuration(*v, &f.record_seconds) || f.record_seconds > 24 * 3600)
-        return Status::InvalidArgument("--duration must be a duration like 30s, 10m or 2h, at most 24h, got '" + *v +
-                                       "'");
-      duration_given = true;
-    } else if (name == "--report") {
-      BN_RETURN_IF_ERROR(no_value());
-      f.report = true;
-    } else if (name == "--format") {
-      std::optional<std::string> v;
-      BN_RETURN_IF_ERROR(take(&v));
-      if (*v != "text" && *v != "json")
-        return Status::InvalidArgument("--format must be text or json, got '" + *v + "'");
-      f.format = *v;
-    } else if (name == "--replay") {
-      BN_RETURN_IF_ERROR(take(&f.replay));
-      if (f.replay->empty()) return Status::InvalidArgument("--replay needs a recording directory");
-    } else if (f.command == "pcap" && !name.empty() && (name[0] != '-' || arg == "-")) {
-      f.pcap_files.push_back(std::string(arg));  // a capture file; "-" is standard input
-    } else if (name == "--pcap") {
-      std::optional<std::string> v;
-      BN_RETURN_IF_ERROR(take(&v));
-      if (v->empty()) return Status::InvalidArgument("--pcap needs a capture file");
-      f.pcap_files.push_back(*v);
-    } else if (name == "--name") {
-      std::optional<std::string> v;
-      BN_RETURN_IF_ERROR(take(&v));
-      if (v->empty()) return Status::InvalidArgument("--name needs a run name");
-      f.run_name = *v;
-    } else if (name == "--run") {
-      std::optional<std::string> v;
-      BN_RETURN_IF_ERROR(take(&v));
-      f.report_run = *v;
-    } else if (name == "--last") {
-      std::optional<std::string> v;
-      BN_RETURN_IF_ERROR(take(&v));
-      char* end = nullptr;
-      unsigned long n = std::strtoul(v->c_str(), &end, 10);
-      if (v->empty() || *end != '\0' || n == 0 || n > 100000)
-        return Status::InvalidArgument("--last must be a number of runs from 1 to 100000, got '" + *v + "'");
-      f.report_last = n;
-    } else if (name == "--control.socket") {
-      BN_RETURN_IF_ERROR(take(&f.control_socket));
-    } else if (name == "--web.listen-address") {
-      BN_RETURN_IF_ERROR(take(&f.listen_address));
-    } else if (name == "--path.procfs") {
-      BN_RETURN_IF_ERROR(take(&f.procfs));
-    } else if (name == "--path.sysfs") {
-      BN_RETURN_IF_ERROR(take(&f.sysfs));
-    } else if (name == "--path.ethtool") {
-      BN_RETURN_IF_ERROR(take(&f.ethtool));
-    } else if (name == "--log.level") {
-      BN_RETURN_IF_ERROR(take(&f.log_level));
-    } else if (name == "--capture.interface") {
-      std::optional<std::string> v;
-      BN_RETURN_IF_ERROR(take(&v));
-      if (v->empty() || v->size() > 15 || v->find('/') != std::string::npos)
-        return Status::InvalidArgument("--capture.interface needs an interface name, got '" + *v + "'");
-      f.capture_interfaces.push_back(*v);
-    } else if (name == "--capture.filter") {
-      BN_RETURN_IF_ERROR(take(&f.capture_filter));
-    } else if (name.rfind("--collector.", 0) == 0 || name.rfind("--no-collector.", 0) == 0) {
-      BN_RETURN_IF_ERROR(no_value());
-      bool enable = name[2] == 'c';
-      std::string c = name.substr(enable ? 12 : 15);
-      if (!KnownCollector(c)) return Status::InvalidArgument("unknown collector in " + name);
-      (enable ? f.enable : f.disable).push_back(c);
-    } else {
-      return Status::InvalidArgument("unknown flag " + name + " (see --help)");
-    }
+  for (int j = own + 1; j < argc; ++j) f.run_argv.emplace_back(argv[j]);
+  std::unique_ptr<CLI::App> app = BuildApp(&st);
+  CLI::App* sub = nullptr;
+  try {
+    app->parse(own, argv);
+  } catch (const CLI::CallForHelp&) {
+    for (CLI::App* s : app->get_subcommands()) sub = s;
+    f.help = true;
+    f.help_text = sub ? sub->help("bottleneckd") : app->help();
+    *out = std::move(f);
+    return Status::OK();
+  } catch (const CLI::ParseError& e) {
+    if (!st.error.ok()) return st.error;
+    return Status::InvalidArgument(UsageMessage(e));
   }
-  if (f.command == "record" && f.record_out.empty())
+  if (!st.error.ok()) return st.error;
+  for (CLI::App* s : app->get_subcommands()) sub = s;
+  unsigned mode = kDaemon;
+  if (sub) {
+    f.command = sub->get_name();
+    for (const Command& c : kCommands)
+      if (f.command == c.name) mode = c.mode;
+  } else if (f.config_check) {
+    mode = kCheck;
+  } else if (f.report) {
+    mode = kReport;
+  } else if (f.replay) {
+    mode = kReplay;
+  } else if (f.once) {
+    mode = kOnce;
+  }
+  if (sub && !sub->remaining().empty()) return Unexpected(sub->remaining().front(), mode, f.command);
+  if (!app->remaining().empty()) return Unexpected(app->remaining().front(), mode, "");
+  for (const Spec* s : st.top_level_given) {
+    if (s->modes & mode) continue;
+    if (s->name == "--once" || s->name == "--config.check" || s->name == "--report")
+      return Status::InvalidArgument(s->name + " and " + ModeName(mode) +
+                                     " are different commands: give one (see bottleneckd --help)");
+    return Status::InvalidArgument(s->name + " does not go with " + ModeName(mode) + ": it is for " +
+                                   ModeList(s->modes) + " (see bottleneckd --help)");
+  }
+  if (f.version && mode != kDaemon) return Status::InvalidArgument("--version goes alone");
+  if (own < argc && mode != kRun)
+    return Status::InvalidArgument("`--` belongs to run (bottleneckd run [--name N] -- CMD [ARGS...])");
+  if (mode == kRecord && f.record_out.empty())
     return Status::InvalidArgument("record needs --out DIR (a new or empty directory)");
-  if (f.command != "record" && (!f.record_out.empty() || duration_given))
-    return Status::InvalidArgument("--out and --duration belong to the record command (bottleneckd record --out DIR)");
-  if (f.replay && !f.command.empty()) return Status::InvalidArgument("--replay does not go with " + f.command);
-  if (f.command == "pcap" && f.pcap_files.empty())
+  if (mode == kPcap && f.pcap_files.empty())
     return Status::InvalidArgument("pcap needs capture files: bottleneckd pcap FILE... [--format text|json]");
-  if (f.command != "pcap" && !f.pcap_files.empty() && !f.report)
-    return Status::InvalidArgument("--pcap FILE goes with --report (or use bottleneckd pcap FILE...)");
-  if (f.report && !f.pcap_files.empty() && f.replay)
-    return Status::InvalidArgument("--pcap and --replay are different reports: give one");
-  if (f.command == "run" && f.run_argv.empty())
+  if (mode == kRun && f.run_argv.empty())
     return Status::InvalidArgument("run needs a command: bottleneckd run [--name N] -- CMD [ARGS...]");
-  if (f.command != "run" && !f.run_name.empty()) return Status::InvalidArgument("--name belongs to the run command");
-  if ((!f.report_run.empty() || f.report_last != 10) && (!f.report || f.replay))
+  if (mode == kReport && !f.pcap_files.empty() && f.replay)
+    return Status::InvalidArgument("--pcap and --replay are different reports: give one");
+  if (mode == kReport && (!f.pcap_files.empty() || f.replay) && (!f.report_run.empty() || st.last_given))
     return Status::InvalidArgument(
-        "--run and --last select runs of the run store: use them with --report (without --replay)");
+        "--run and --last select runs of the run store: use them with --report (without --replay or --pcap)");
   *out = std::move(f);
   return Status::OK();
 }
@@ -179,11 +463,7 @@ Status ApplyFlags(const Flags& f, Config* c) {
     if (c->soaker.mode == SoakerMode::kOff) c->soaker.mode = SoakerMode::kRuns;
   }
   if (!f.capture_interfaces.empty()) c->collectors.pcap.interfaces = f.capture_interfaces;
-  if (f.capture_filter) {
-    if (!f.capture_filter->empty())
-      BN_RETURN_IF_ERROR(CheckCaptureFilter(*f.capture_filter).WithContext("--capture.filter"));
-    c->collectors.pcap.filter = *f.capture_filter;
-  }
+  if (f.capture_filter) c->collectors.pcap.filter = *f.capture_filter;  // compiled by ParseFlags
   if (f.log_level && !ParseLogLevel(*f.log_level, &c->log_level))
     return Status::InvalidArgument("--log.level must be debug, info, warn or error, got '" + *f.log_level + "'");
   auto& en = c->collectors.enabled;
@@ -199,72 +479,15 @@ Status ApplyFlags(const Flags& f, Config* c) {
   return Status::OK();
 }
 
-std::string Usage() {
-  std::string u =
-      "usage: bottleneckd [flags]\n"
-      "       bottleneckd calibrate [flags]   measure the soaker's per-CPU rate and store it\n"
-      "       bottleneckd record --out DIR [--duration 30s] [flags]\n"
-      "                                       record this host's kernel files into a recording\n"
-      "                                       (docs/recording-format.md; at most 24h; SIGINT\n"
-      "                                       stops early and keeps the samples so far)\n"
-      "       bottleneckd run [--name N] -- CMD [ARGS...]\n"
-      "                                       run CMD as a named run of the daemon (or, with no\n"
-      "                                       daemon, sample in-process) and print its verdict;\n"
-      "                                       exits with CMD's exit code (125: bottleneckd failed,\n"
-      "                                       126: CMD cannot run, 127: CMD not found)\n"
-      "       bottleneckd pcap FILE... [--format json]    (or --report --pcap FILE)\n"
-      "                                       analyse captures (pcap, pcapng): applied vs echoed\n"
-      "                                       rate, loss per flow, turnaround, sizes (docs/pcap.md)\n"
-      "       bottleneckd --report [--run NAME] [--last N] [--format json]\n"
-      "                                       the run store's runs (newest 10), or a run's sweep\n"
-      "                                       table (its segments), from STATE_DIR/runs.db\n"
-      "\n"
-      "Samples this host's CPU, interrupt, softirq, NIC and socket counters and serves\n"
-      "them as Prometheus metrics.\n"
-      "\n"
-      "  --config.file=PATH          YAML config (default " +
-      std::string(kDefaultConfigFile) +
-      ";\n"
-      "                              built-in defaults when that file is absent)\n"
-      "  --config.check              validate the config and exit (0 = valid)\n"
-      "  --web.listen-address=ADDR   :PORT, HOST:PORT or [IPV6]:PORT (default :9858)\n"
-      "  --path.procfs=DIR           procfs mount point (default /proc)\n"
-      "  --path.sysfs=DIR            sysfs mount point (default /sys)\n"
-      "  --path.ethtool=DIR          recorded `ethtool -S IF` files, one per interface\n"
-      "                              (default: ask drivers through SIOCETHTOOL)\n"
-      "  --log.level=LEVEL           debug, info, warn or error (default info)\n"
-      "  --path.state=DIR            state directory: calibrations, runs.db (default\n"
-      "                              /var/lib/bottleneckd)\n"
-      "  --control.socket=PATH       Unix socket for run start/stop (default\n"
-      "                              /run/bottleneckd/control.sock; owner and group only)\n"
-      "  --soaker                    run the soaker (per-CPU idle as delivered cycles) for the\n"
-      "                              daemon's whole life, as one run\n"
-      "  --once                      take two samples one interval apart, print the\n"
-      "                              metrics to stdout and exit\n"
-      "  --replay DIR                replay a recording through the collectors and windows\n"
-      "                              (with --report: verdicts; alone: a window summary,\n"
-      "                              one line per window)\n"
-      "  --report                    each run's verdict, evidence and the sweep table\n"
-      "                              (offered, received, application, CPU, soaker idle,\n"
-      "                              interrupts, bus), plateau and MLFRR: of a recording\n"
-      "                              with --replay,\n"
-      "                              else of the run store (--run NAME, --last N)\n"
-      "  --format=text|json          the report's format (default text)\n"
-      "  --capture.interface=IF      capture live on IF with libpcap (repeat for more; needs\n"
-      "                              CAP_NET_RAW, dropped once the captures are open):\n"
-      "                              applied vs echoed rate, turnaround, sizes (docs/pcap.md)\n"
-      "  --capture.filter=EXPR       BPF filter of the live capture (default: every frame)\n"
-      "  --collector.NAME            enable a collector; --no-collector.NAME disables it\n"
-      "  --version, --help\n"
-      "\n"
-      "Collectors:\n";
-  for (const auto& c : CollectorRegistry()) {
-    std::string line = "  " + c.name;
-    line.resize(16, ' ');
-    u += line + (c.default_enabled ? "[on]  " : "[off] ") + c.help + "\n";
-  }
-  u += "\nSignals: SIGHUP reloads the config file, SIGTERM/SIGINT stop.\n";
-  return u;
+std::string Usage(const std::string& command) {
+  Flags f;
+  State st;
+  st.f = &f;
+  std::unique_ptr<CLI::App> app = BuildApp(&st);
+  if (command.empty()) return app->help();
+  for (CLI::App* sub : app->get_subcommands([](const CLI::App*) { return true; }))
+    if (sub->get_name() == command) return sub->help("bottleneckd");
+  return app->help();
 }
 
 }  // namespace bottleneckd

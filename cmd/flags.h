@@ -1,5 +1,10 @@
 // Command-line flags, node_exporter style: --name=value or --name value,
-// --collector.NAME / --no-collector.NAME. A flag given on the command line
+// --collector.NAME / --no-collector.NAME, parsed with CLI11. The top level is
+// the daemon and its modes (--once, --config.check, --report, --replay);
+// calibrate, record, run and pcap are subcommands with their own flags and
+// help. Each flag names the modes it applies to: given to any other it is a
+// usage error, as is an unknown flag, a missing value or a value given to a
+// switch (main exits 2 on every one). A flag given on the command line
 // overrides the config file; unset flags leave the config alone.
 #pragma once
 
@@ -30,6 +35,7 @@ struct Flags {
   std::string format = "text";          // --format text|json
   std::optional<std::string> replay;    // --replay DIR
   bool help = false, version = false;
+  std::string help_text;  // with help: the help of the command it was asked of
   std::optional<std::string> listen_address, procfs, sysfs, ethtool, log_level, state_dir, control_socket;
   std::vector<std::string> enable, disable;  // --collector.X / --no-collector.X
   std::vector<std::string>
@@ -39,12 +45,14 @@ struct Flags {
 
 inline constexpr const char* kDefaultConfigFile = "/etc/bottleneckd/bottleneckd.yaml";
 
-// Parses argv[1..]. InvalidArgument names the offending flag.
+// Parses argv[1..]. InvalidArgument names the offending flag and, for a flag
+// of another command, the commands it is for.
 Status ParseFlags(int argc, const char* const* argv, Flags* out);
 
 // Applies the flags given on the command line over `config`.
 Status ApplyFlags(const Flags& flags, Config* config);
 
-std::string Usage();
+// The generated help of the top level ("") or of a subcommand.
+std::string Usage(const std::string& command = "");
 
 }  // namespace bottleneckd

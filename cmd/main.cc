@@ -37,6 +37,7 @@ Status LoadEffectiveConfig(const Flags& flags, Config* out) {
     return s;
   }
   BN_RETURN_IF_ERROR(ApplyFlags(flags, &c));
+  BN_RETURN_IF_ERROR(CheckCaptureInterfaces(c.collectors));
   ListenAddress addr;
   BN_RETURN_IF_ERROR(ParseListenAddress(c.listen_address, &addr));
   *out = std::move(c);
@@ -172,12 +173,12 @@ int Main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
   Flags flags;
   Status s = ParseFlags(argc, argv, &flags);
-  if (!s.ok()) {
+  if (!s.ok()) {  // every usage error: 2 (a config file that cannot be used: 1)
     std::fprintf(stderr, "bottleneckd: %s\n", s.message().c_str());
     return 2;
   }
   if (flags.help) {
-    std::fputs(Usage().c_str(), stdout);
+    std::fputs(flags.help_text.c_str(), stdout);
     return 0;
   }
   if (flags.version) {
@@ -185,6 +186,7 @@ int Main(int argc, char** argv) {
     std::printf("bottleneckd %s (%s)\n", b.version.c_str(), b.revision.c_str());
     return 0;
   }
+  if (flags.command == "pcap") return RunPcapCommand(flags.pcap_files, flags.format, TrafficOptions());
   Config config;
   s = LoadEffectiveConfig(flags, &config);
   if (!s.ok()) {

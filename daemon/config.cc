@@ -9,20 +9,17 @@
 
 #include "base/config_reader.h"
 #include "base/parse_util.h"
-#include "collectors/collector.h"
+#include "sources/source_registry.h"
 
 namespace bottleneckd {
 namespace {
 
 Status ParseCollectors(const ConfigReader& r, std::string_view file, const YAML::Node& n, CollectorsSection* c) {
-  std::vector<std::string_view> names;
-  for (const auto& info : CollectorRegistry()) names.push_back(info.name);
   if (!n.IsDefined() || n.IsNull()) return Status::OK();
   if (!n.IsMap()) return At(file, n.Mark(), "collectors must be a mapping");
   for (const auto& kv : n) {
     std::string name = kv.first.Scalar();
-    if (name != "pcap" && name != "irqtime" && std::find(names.begin(), names.end(), name) == names.end())
-      return At(file, kv.first.Mark(), "unknown collector '" + name + "'");
+    if (!KnownCollectorName(name)) return At(file, kv.first.Mark(), "unknown collector '" + name + "'");
     const YAML::Node& opts = kv.second;
     if (name == "pcap") {
       BN_RETURN_IF_ERROR(ParseCapture(r, opts, &c->pcap));

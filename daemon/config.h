@@ -93,6 +93,9 @@ Status ParseCapture(const ConfigReader& r, const YAML::Node& n, CaptureOptions* 
 
 // Whether live capture runs under this config.
 bool CaptureEnabled(const CollectorsSection& c);
+// InvalidArgument when the pcap collector is switched on (--collector.pcap,
+// collectors.pcap.enabled: true) without an interface to capture on.
+Status CheckCaptureInterfaces(const CollectorsSection& c);
 
 // Parses collectors.irqtime (daemon/config_irqtime.cc) over *out: mode and
 // btf_path.

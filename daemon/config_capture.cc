@@ -53,6 +53,13 @@ bool CaptureEnabled(const CollectorsSection& c) {
   return !c.pcap.interfaces.empty() && std::find(c.disabled.begin(), c.disabled.end(), "pcap") == c.disabled.end();
 }
 
+Status CheckCaptureInterfaces(const CollectorsSection& c) {
+  if (CollectorEnabled(c, "pcap", false) && c.pcap.interfaces.empty())
+    return Status::InvalidArgument(
+        "the pcap collector is on but has no interface: set collectors.pcap.interfaces or --capture.interface IF");
+  return Status::OK();
+}
+
 Status ParseCapture(const ConfigReader& r, const YAML::Node& n, CaptureOptions* out) {
   BN_RETURN_IF_ERROR(r.Map(n, "collectors.pcap",
                            {"enabled", "interfaces", "snaplen", "buffer_bytes", "timeout", "filter", "promiscuous",

@@ -49,7 +49,9 @@ struct RecordingInfo {
 // keys, a wrong format or an unknown version are InvalidArgument; so is the
 // irqtime key in a version 1 file (it came with version 2).
 Status ParseRecordingInfo(std::string_view yaml, std::string_view filename, RecordingInfo* out);
-// The YAML text of `info` (ParseRecordingInfo reads it back unchanged).
+// The YAML text of `info`, written by yaml-cpp's emitter (ParseRecordingInfo
+// reads it back unchanged, but for bytes that are not UTF-8 in its strings:
+// those come back as U+FFFD).
 std::string RecordingInfoYaml(const RecordingInfo& info);
 
 // Opens a recording: reads and validates recording.yaml, checks the samples

@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <set>
 
 #include "base/config_reader.h"
@@ -195,31 +196,8 @@ class InfoParser {
   ConfigReader r_;
 };
 
-// A YAML double-quoted scalar: every string round-trips, whatever it holds.
-std::string Quote(std::string_view s) {
-  std::string o = "\"";
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      o += '\\';
-      o += ch;
-    } else if (c == '\n') {
-      o += "\\n";
-    } else if (c == '\t') {
-      o += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      static const char kHex[] = "0123456789abcdef";
-      o += "\\x";
-      o += kHex[c >> 4];
-      o += kHex[c & 15];
-    } else {
-      o += ch;
-    }
-  }
-  return o + "\"";
-}
-
-// The shortest text that reads back as the same double.
+// The shortest text that reads back as the same double; the emitter writes it
+// plain, so it reads back as a number (its own double format has 17 digits).
 std::string Num(double v) {
   char buf[64];
   double a = std::fabs(v);
@@ -248,37 +226,50 @@ Status ParseRecordingInfo(std::string_view yaml, std::string_view filename, Reco
 }
 
 std::string RecordingInfoYaml(const RecordingInfo& info) {
-  std::string y = "# bottleneckd recording (docs/recording-format.md)\n";
-  y += "format: " + std::string(kFormatName) + "\n";
-  y += "version: " + std::to_string(info.version) + "\n";
-  y += "interval_seconds: " + Num(info.interval_seconds) + "\n";
-  y += "source: " + Quote(info.source) + "\n";
-  if (!info.created.empty()) y += "created: " + Quote(info.created) + "\n";
+  // Strings are double-quoted: the emitter escapes quotes, backslashes and
+  // control characters, so any UTF-8 hostname or name reads back as it was.
+  YAML::Emitter e;
+  e << YAML::Comment("bottleneckd recording (docs/recording-format.md)");
+  e << YAML::BeginMap;
+  e << YAML::Key << "format" << YAML::Value << std::string(kFormatName);
+  e << YAML::Key << "version" << YAML::Value << info.version;
+  e << YAML::Key << "interval_seconds" << YAML::Value << Num(info.interval_seconds);
+  e << YAML::Key << "source" << YAML::Value << YAML::DoubleQuoted << info.source;
+  if (!info.created.empty()) e << YAML::Key << "created" << YAML::Value << YAML::DoubleQuoted << info.created;
   if (!info.hostname.empty() || !info.kernel.empty() || info.cpus != 0) {
-    y += "host:\n";
-    if (!info.hostname.empty()) y += "  hostname: " + Quote(info.hostname) + "\n";
-    if (!info.kernel.empty()) y += "  kernel: " + Quote(info.kernel) + "\n";
-    if (info.cpus != 0) y += "  cpus: " + std::to_string(info.cpus) + "\n";
+    e << YAML::Key << "host" << YAML::Value << YAML::BeginMap;
+    if (!info.hostname.empty()) e << YAML::Key << "hostname" << YAML::Value << YAML::DoubleQuoted << info.hostname;
+    if (!info.kernel.empty()) e << YAML::Key << "kernel" << YAML::Value << YAML::DoubleQuoted << info.kernel;
+    if (info.cpus != 0) e << YAML::Key << "cpus" << YAML::Value << info.cpus;
+    e << YAML::EndMap;
   }
-  y += std::string("soaker: ") + (info.soaker ? "true" : "false") + "\n";
-  if (info.version >= 2) y += std::string("irqtime: ") + (info.irqtime ? "true" : "false") + "\n";
-  y += "samples: " + std::to_string(info.samples) + "\n";
-  if (info.runs.empty()) return y;
-  y += "runs:\n";
-  for (const RecordingRun& r : info.runs) {
-    y += "  - name: " + Quote(r.name) + "\n";
-    y += "    start: " + Num(r.start) + "\n";
-    y += "    end: " + Num(r.end) + "\n";
-    if (r.offered_bits_per_second) y += "    offered_bits_per_second: " + Num(*r.offered_bits_per_second) + "\n";
-    if (r.offered_packets_per_second)
-      y += "    offered_packets_per_second: " + Num(*r.offered_packets_per_second) + "\n";
-    if (!r.expected_label.empty() || !r.expected_resource.empty()) {
-      y += "    expected:\n";
-      y += "      label: " + Quote(r.expected_label) + "\n";
-      if (!r.expected_resource.empty()) y += "      resource: " + Quote(r.expected_resource) + "\n";
+  e << YAML::Key << "soaker" << YAML::Value << info.soaker;
+  if (info.version >= 2) e << YAML::Key << "irqtime" << YAML::Value << info.irqtime;
+  e << YAML::Key << "samples" << YAML::Value << static_cast<uint64_t>(info.samples);
+  if (!info.runs.empty()) {
+    e << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
+    for (const RecordingRun& r : info.runs) {
+      e << YAML::BeginMap;
+      e << YAML::Key << "name" << YAML::Value << YAML::DoubleQuoted << r.name;
+      e << YAML::Key << "start" << YAML::Value << Num(r.start);
+      e << YAML::Key << "end" << YAML::Value << Num(r.end);
+      if (r.offered_bits_per_second)
+        e << YAML::Key << "offered_bits_per_second" << YAML::Value << Num(*r.offered_bits_per_second);
+      if (r.offered_packets_per_second)
+        e << YAML::Key << "offered_packets_per_second" << YAML::Value << Num(*r.offered_packets_per_second);
+      if (!r.expected_label.empty() || !r.expected_resource.empty()) {
+        e << YAML::Key << "expected" << YAML::Value << YAML::BeginMap;
+        e << YAML::Key << "label" << YAML::Value << YAML::DoubleQuoted << r.expected_label;
+        if (!r.expected_resource.empty())
+          e << YAML::Key << "resource" << YAML::Value << YAML::DoubleQuoted << r.expected_resource;
+        e << YAML::EndMap;
+      }
+      e << YAML::EndMap;
     }
+    e << YAML::EndSeq;
   }
-  return y;
+  e << YAML::EndMap;
+  return std::string(e.c_str()) + "\n";
 }
 
 }  // namespace bottleneckd

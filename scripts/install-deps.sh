@@ -7,7 +7,7 @@ PACKAGES=(
   # build
   build-essential cmake g++ git pkg-config
   # libraries
-  prometheus-cpp-dev libcivetweb-dev libyaml-cpp-dev libpcap-dev libsqlite3-dev
+  prometheus-cpp-dev libcivetweb-dev libyaml-cpp-dev libpcap-dev libsqlite3-dev libcli11-dev
   # irqtime: libbpf, and bpftool for the skeleton (clang, below, builds the BPF object)
   libbpf-dev bpftool
   # tests: GoogleTest, clang for libFuzzer + sanitizers, the real Prometheus/promtool

@@ -130,11 +130,11 @@ TEST(RunFlags, Errors) {
       {{"b", "run"}, "run needs a command"},
       {{"b", "run", "--name", "x"}, "run needs a command"},
       {{"b", "run", "--name", "", "--", "true"}, "--name needs a run name"},
-      {{"b", "--name", "x"}, "--name belongs to the run command"},
+      {{"b", "--name", "x"}, "--name does not go with the daemon: it is for run"},
       {{"b", "--report", "--last", "0"}, "--last must be a number of runs from 1"},
       {{"b", "--report", "--last", "3x"}, "--last must be a number"},
-      {{"b", "--run", "x"}, "use them with --report"},
-      {{"b", "--report", "--replay", "d", "--run", "x"}, "use them with --report (without --replay)"},
+      {{"b", "--run", "x"}, "--run does not go with the daemon: it is for --report"},
+      {{"b", "--report", "--replay", "d", "--run", "x"}, "use them with --report (without --replay"},
       {{"b", "run", "--replay", "d", "--", "true"}, "--replay does not go with run"},
   };
   for (auto& c : cases) {

@@ -223,10 +223,10 @@ TEST(Flags, ParseAndApply) {
   EXPECT_FALSE(CollectorEnabled(c.collectors, "threads", true));
   EXPECT_TRUE(CollectorEnabled(c.collectors, "sockets", false)) << "the flag wins over the file";
 
-  const char* soaker_argv[] = {"bottleneckd", "calibrate", "--soaker", "--path.state=/st"};
+  const char* soaker_argv[] = {"bottleneckd", "--soaker", "--path.state=/st"};
   Flags g;
   ASSERT_TRUE(ParseFlags(std::size(soaker_argv), soaker_argv, &g).ok());
-  EXPECT_EQ(g.command, "calibrate");
+  EXPECT_EQ(g.command, "");
   Config d;
   d.soaker.mode = SoakerMode::kOff;
   ASSERT_TRUE(ApplyFlags(g, &d).ok());
@@ -245,6 +245,7 @@ TEST(Flags, Errors) {
       {{"b", "--web.listen-address"}, "needs a value"},
       {{"b", "--collector.frobnicator"}, "unknown collector"},
       {{"b", "--config.check=yes"}, "takes no value"},
+      {{"b", "--collector.cpu=no"}, "takes no value"},
   };
   for (auto& c : cases) {
     Flags f;
@@ -260,8 +261,73 @@ TEST(Flags, Errors) {
 
 TEST(Flags, UsageListsEveryCollector) {
   std::string u = Usage();
-  for (const char* name : {"cpu", "interrupts", "softirqs", "netdev", "sockets", "threads"})
-    EXPECT_NE(u.find(std::string("  ") + name), std::string::npos) << name;
+  for (const char* name : {"cpu", "interrupts", "softirqs", "netdev", "pci", "sockets", "threads", "pcap", "irqtime"})
+    EXPECT_NE(u.find(std::string("\n  ") + name + " "), std::string::npos) << name << " in\n" << u;
+  for (const char* command : {"calibrate", "record", "run", "pcap"}) EXPECT_NE(u.find(command), std::string::npos);
+}
+
+TEST(Flags, EachCommandHasItsOwnHelp) {
+  struct {
+    std::vector<const char*> argv;
+    const char* has;
+    const char* lacks;
+  } cases[] = {
+      {{"b", "run", "--help"}, "--name", "--once"},
+      {{"b", "pcap", "--help"}, "--format", "--path.procfs"},
+      {{"b", "record", "-h"}, "--duration", "--report"},
+      {{"b", "--help"}, "--web.listen-address", "--duration"},
+  };
+  for (auto& c : cases) {
+    Flags f;
+    Status s = ParseFlags(static_cast<int>(c.argv.size()), c.argv.data(), &f);
+    ASSERT_TRUE(s.ok()) << c.argv[1] << ": " << s.ToString();
+    EXPECT_TRUE(f.help);
+    EXPECT_NE(f.help_text.find(c.has), std::string::npos) << f.help_text;
+    EXPECT_EQ(f.help_text.find(c.lacks), std::string::npos) << f.help_text;
+  }
+}
+
+TEST(Flags, ForeignFlagsAreRefused) {
+  struct {
+    std::vector<const char*> argv;
+    const char* msg;
+  } cases[] = {
+      {{"b", "pcap", "x", "--once"}, "--once does not go with pcap"},
+      {{"b", "--report", "--soaker"}, "--soaker does not go with --report"},
+      {{"b", "--report", "--capture.interface", "eth0"}, "--capture.interface does not go with --report"},
+      {{"b", "--format", "json"}, "--format does not go with the daemon: it is for --report and pcap"},
+      {{"b", "--path.procfs", "--once"}, "--path.procfs needs a value, got the flag '--once'"},
+      {{"b", "--path.procfs=/p", "run", "--", "true"}, nullptr},  // a host flag before run is run's
+      {{"b", "--web.listen-address=:1", "run", "--", "true"}, "--web.listen-address does not go with run"},
+  };
+  for (auto& c : cases) {
+    Flags f;
+    Status s = ParseFlags(static_cast<int>(c.argv.size()), c.argv.data(), &f);
+    if (c.msg == nullptr) {
+      EXPECT_TRUE(s.ok()) << s.ToString();
+      EXPECT_EQ(f.procfs.value_or(""), "/p");
+      continue;
+    }
+    EXPECT_FALSE(s.ok()) << c.msg;
+    EXPECT_NE(s.message().find(c.msg), std::string::npos) << s.message();
+  }
+}
+
+TEST(Flags, PcapIsACollector) {
+  const char* argv[] = {"b", "--collector.pcap", "--no-collector.irqtime"};
+  Flags f;
+  ASSERT_TRUE(ParseFlags(std::size(argv), argv, &f).ok());
+  Config c;
+  ASSERT_TRUE(ApplyFlags(f, &c).ok());
+  EXPECT_TRUE(CollectorEnabled(c.collectors, "pcap", false));
+  EXPECT_FALSE(CollectorEnabled(c.collectors, "irqtime", true));
+  // On, with nothing to capture on, is an error that says what to give.
+  Status s = CheckCaptureInterfaces(c.collectors);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("--capture.interface"), std::string::npos) << s.message();
+  c.collectors.pcap.interfaces = {"eth0"};
+  EXPECT_TRUE(CheckCaptureInterfaces(c.collectors).ok());
+  EXPECT_TRUE(CaptureEnabled(c.collectors));
 }
 
 }  // namespace

@@ -205,9 +205,10 @@ TEST(DaemonCli, ConfigCheckAndErrors) {
   std::string out = ReadFileOrDie(dir.path() + "/out");
   EXPECT_NE(out.find("bad.yaml:4:1"), std::string::npos) << out;
 
+  // A bad flag value is a usage error (2), a bad file a config error (1).
   cmd = std::string(BOTTLENECKD_BINARY) + " --web.listen-address=nonsense --config.check > " + dir.path() + "/out 2>&1";
   st = std::system(cmd.c_str());
-  EXPECT_EQ(WEXITSTATUS(st), 1);
+  EXPECT_EQ(WEXITSTATUS(st), 2);
   out = ReadFileOrDie(dir.path() + "/out");
   EXPECT_NE(out.find("invalid listen address 'nonsense'"), std::string::npos) << out;
 

@@ -8,7 +8,7 @@
 #include <limits>
 #include <string>
 
-#include "exporters/report/json_util.h"
+#include "exporters/report/json_writer.h"
 #include "exporters/report/pcap_report.h"
 #include "exporters/report/report.h"
 #include "tests/test_util.h"

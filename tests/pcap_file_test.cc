@@ -11,6 +11,7 @@
 
 #include "tests/pcap_test_util.h"
 #include "tests/test_util.h"
+#include "tests/traffic_test_util.h"
 
 namespace bottleneckd {
 namespace {
@@ -372,42 +373,26 @@ TEST(PcapFile, RawIpLinkTypeMustMatchTheIpVersion) {
   }
 }
 
-// The file path pairs as the live one (traffic/traffic.h): an echo with one
-// payload for every request, every 50th (i % 50 == 0) unanswered, replies
-// 5 us after their request. Each reply answers the newest request, the one
-// just before it: 980 pairs of 5 us and 20 lost, none outstanding at the end.
+// The file path pairs as the live one (traffic/traffic.h) on the same echo
+// (traffic_testing::IdenticalPayloadEchoWithLoss).
 TEST(PcapFile, IdenticalPayloadEchoWithLoss) {
   const testing::Ip4 c = {10, 0, 0, 1}, v = {10, 0, 0, 2};
   const testing::Bytes payload = testing::Payload(7, 64);
   const testing::Bytes request = testing::Ethernet(0x0800, testing::Ipv4Udp(c, v, 40000, 7, payload), {}, 1, 2);
   const testing::Bytes reply = testing::Ethernet(0x0800, testing::Ipv4Udp(v, c, 7, 40000, payload), {}, 2, 1);
   std::vector<TestFrame> frames;
-  for (uint64_t i = 0; i < 1000; ++i) {
-    frames.push_back(testing::At(kS, i * 1000000, request));  // every 1 ms
-    if (i % 50 != 0) frames.push_back(testing::At(kS, i * 1000000 + 5000, reply));
-  }
+  for (const traffic_testing::EchoEvent& e : traffic_testing::IdenticalPayloadEchoWithLoss())
+    frames.push_back(testing::At(kS, e.ns, e.reply ? reply : request));
   TempDir d;
   std::string path = d.path() + "/same.pcap";
   ASSERT_EQ(testing::WritePcap(path, 1, 65535, frames, true), "");
   TrafficAnalyzer a;
   PcapFileInfo info;
   ASSERT_TRUE(AnalysePcapFile(path, &a, &info).ok());
-  TrafficSummary s = a.Finish();
-  EXPECT_EQ(s.requests, 1000u);
-  EXPECT_EQ(s.paired, 980u);
-  EXPECT_EQ(s.lost, 20u);
-  EXPECT_EQ(s.unmatched_replies, 0u);
-  EXPECT_EQ(s.outstanding_at_end, 0u);
-  ASSERT_EQ(s.turnaround.count(), 980u);
   // Packet times are double seconds: near 1.7e9 s they resolve 2^-22 s
   // (0.24 us), so a 5 us difference is exact to about 0.5 us. (Pairing with
   // the oldest identical request put p90 at tens of milliseconds.)
-  EXPECT_NEAR(s.turnaround.Percentile(90), 5e-6, 0.5e-6);
-  EXPECT_NEAR(s.turnaround.Percentile(99), 5e-6, 0.5e-6);
-  EXPECT_NEAR(s.turnaround.Max(), 5e-6, 0.5e-6);
-  ASSERT_EQ(s.lossy_flows.size(), 1u);
-  EXPECT_EQ(s.lossy_flows[0].key.ToString(), "udp 10.0.0.1:40000 > 10.0.0.2:7");
-  EXPECT_EQ(s.lossy_flows[0].lost, 20u);
+  traffic_testing::ExpectIdenticalPayloadEchoWithLoss(a.Finish(), 0.5e-6);
 }
 
 TEST(PcapFile, UnsupportedLinkTypeCountsFrames) {

@@ -45,10 +45,10 @@ TEST(PcapFlags, Errors) {
     const char* msg;
   } cases[] = {
       {{"b", "pcap"}, "pcap needs capture files"},
-      {{"b", "--pcap", "x"}, "--pcap FILE goes with --report"},
+      {{"b", "--pcap", "x"}, "--pcap does not go with the daemon: it is for --report"},
       {{"b", "--report", "--pcap", "x", "--replay", "d"}, "different reports"},
       {{"b", "pcap", "x", "--replay", "d"}, "--replay does not go with pcap"},
-      {{"b", "record", "x"}, "unknown flag x"},  // positional files belong to pcap only
+      {{"b", "record", "x"}, "unexpected argument 'x' for record"},  // positional files belong to pcap only
   };
   for (auto& c : cases) {
     Flags f;

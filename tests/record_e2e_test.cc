@@ -27,6 +27,12 @@ std::string FixtureFlags(const TempDir& dir) {
          " --path.ethtool=" + r.ethtool;
 }
 
+// A replay reads the recording, not the host: the config file only.
+std::string ReplayFlags(const TempDir& dir) {
+  dir.Write("bottleneckd.yaml", "");
+  return " --config.file=" + dir.path() + "/bottleneckd.yaml";
+}
+
 // Runs the binary through the shell; returns its exit code.
 int RunBinary(const std::string& args, const std::string& out, const std::string& err) {
   std::string cmd = std::string(BOTTLENECKD_BINARY) + " " + args + " > " + out + " 2> " + err;
@@ -61,7 +67,7 @@ TEST(RecordE2e, RecordsTheFixtureAndReplaysEveryWindow) {
   ASSERT_EQ(RunBinary("record --out " + rec + " --duration 2s" + FixtureFlags(dir), out, err), 0) << ReadFileOrDie(err);
   EXPECT_NE(ReadFileOrDie(err).find("3 samples"), std::string::npos) << ReadFileOrDie(err);
   EXPECT_EQ(SamplesIn(rec), 3);  // ticks at 0, 1 and 2 s
-  ASSERT_EQ(RunBinary("--replay " + rec + FixtureFlags(dir), out, err), 0) << ReadFileOrDie(err);
+  ASSERT_EQ(RunBinary("--replay " + rec + ReplayFlags(dir), out, err), 0) << ReadFileOrDie(err);
   std::string text = ReadFileOrDie(out);
   EXPECT_EQ(WindowLines(text), 2u) << text;
   // The seed box: one CPU; em0 to em2 have bus paths (em0 and em1 on PCI-X, em2 on PCI).
@@ -84,8 +90,8 @@ TEST(RecordE2e, BadArgumentsAreOneLineAndExitTwo) {
       {"record --duration 2s", "record needs --out DIR"},
       {"record --out " + dir.path() + "/r --duration 25h", "--duration must be a duration like 30s"},
       {"record --out " + dir.path() + "/r --duration soon", "--duration must be a duration like 30s"},
-      {"--out " + dir.path() + "/r", "--out and --duration belong to the record command"},
-      {"--replay " + dir.path() + "/nothing", dir.path() + "/nothing/recording.yaml: missing"},
+      {"--out " + dir.path() + "/r", "--out does not go with the daemon: it is for record"},
+      {"--replay " + dir.path() + "/nothing", "--path.procfs does not go with --replay"},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(RunBinary(c.args + FixtureFlags(dir), out, err), 2) << c.args;
@@ -93,6 +99,11 @@ TEST(RecordE2e, BadArgumentsAreOneLineAndExitTwo) {
     EXPECT_NE(e.find(c.error), std::string::npos) << c.args << ": " << e;
     EXPECT_EQ(Lines(e).size(), 1u) << e;
   }
+  // A recording that is not there: also one line and 2.
+  EXPECT_EQ(RunBinary("--replay " + dir.path() + "/nothing" + ReplayFlags(dir), out, err), 2);
+  std::string e = ReadFileOrDie(err);
+  EXPECT_NE(e.find(dir.path() + "/nothing/recording.yaml: missing"), std::string::npos) << e;
+  EXPECT_EQ(Lines(e).size(), 1u) << e;
 }
 
 TEST(RecordE2e, MalformedRecordingNamesTheFile) {
@@ -101,7 +112,7 @@ TEST(RecordE2e, MalformedRecordingNamesTheFile) {
   dir.Write("rec/samples/000000/time", "10 1764500000\n");
   dir.Write("rec/samples/000001/time", "11\n");
   const std::string out = dir.path() + "/out", err = dir.path() + "/err";
-  EXPECT_EQ(RunBinary("--replay " + dir.path() + "/rec" + FixtureFlags(dir), out, err), 2);
+  EXPECT_EQ(RunBinary("--replay " + dir.path() + "/rec" + ReplayFlags(dir), out, err), 2);
   std::string e = ReadFileOrDie(err);
   EXPECT_NE(e.find(dir.path() + "/rec/samples/000001/time: expected '<monotonic seconds> <unix seconds>'"),
             std::string::npos)
@@ -141,7 +152,7 @@ void StopRecorder(int sig, int want_exit) {
   const int samples = SamplesIn(rec);
   ASSERT_GE(samples, 2);
   const std::string out = dir.path() + "/out";
-  ASSERT_EQ(RunBinary("--replay " + rec + flags, out, err), 0) << ReadFileOrDie(err);
+  ASSERT_EQ(RunBinary("--replay " + rec + ReplayFlags(dir), out, err), 0) << ReadFileOrDie(err);
   EXPECT_EQ(WindowLines(ReadFileOrDie(out)), static_cast<size_t>(samples - 1));
 }
 

@@ -99,6 +99,60 @@ TEST(RecordingInfo, YamlRoundTripsEveryField) {
   EXPECT_EQ(out.runs[1].expected_label, "");
 }
 
+TEST(RecordingInfo, EmitsOddHostnameSafely) {
+  RecordingInfo in;
+  in.hostname = "a: #\"b\"\nc";
+  in.samples = 3;
+  const std::string yaml = RecordingInfoYaml(in);
+  // One hostname line: the newline is escaped, not written.
+  EXPECT_NE(yaml.find("\n  hostname: \"a: #\\\"b\\\"\\nc\"\n"), std::string::npos) << yaml;
+  RecordingInfo out;
+  Status s = ParseRecordingInfo(yaml, "r.yaml", &out);
+  ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << yaml;
+  EXPECT_EQ(out.hostname, in.hostname);
+  EXPECT_EQ(out.samples, 3u);
+}
+
+TEST(RecordingInfo, ReadsFileOfTheHandWrittenWriter) {
+  // Byte for byte what bottleneckd wrote before it used the YAML emitter.
+  const std::string old =
+      "# bottleneckd recording (docs/recording-format.md)\n"
+      "format: bottleneckd-recording\n"
+      "version: 2\n"
+      "interval_seconds: 0.5\n"
+      "source: \"recorded\"\n"
+      "created: \"2026-11-30T11:30:00Z\"\n"
+      "host:\n"
+      "  hostname: \"box\\x01 \\\"one\\\"\\n\"\n"
+      "  cpus: 4\n"
+      "soaker: false\n"
+      "irqtime: true\n"
+      "samples: 7\n"
+      "runs:\n"
+      "  - name: \"r1\"\n"
+      "    start: 1.5\n"
+      "    end: 3\n"
+      "    expected:\n"
+      "      label: \"cpu\"\n";
+  RecordingInfo r;
+  Status s = ParseRecordingInfo(old, "r.yaml", &r);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(r.hostname, "box\x01 \"one\"\n");
+  EXPECT_EQ(r.interval_seconds, 0.5);
+  EXPECT_EQ(r.cpus, 4);
+  EXPECT_TRUE(r.irqtime);
+  EXPECT_EQ(r.samples, 7u);
+  ASSERT_EQ(r.runs.size(), 1u);
+  EXPECT_EQ(r.runs[0].end, 3);
+  EXPECT_EQ(r.runs[0].expected_label, "cpu");
+  // Written again with the emitter, it reads back the same.
+  RecordingInfo again;
+  ASSERT_TRUE(ParseRecordingInfo(RecordingInfoYaml(r), "r.yaml", &again).ok()) << RecordingInfoYaml(r);
+  EXPECT_EQ(again.hostname, r.hostname);
+  EXPECT_EQ(again.created, r.created);
+  EXPECT_EQ(again.runs[0].start, 1.5);
+}
+
 TEST(RecordingInfo, ReadsVersionOneAndTwo) {
   RecordingInfo r;
   ASSERT_TRUE(ParseRecordingInfo(kBase, "r.yaml", &r).ok());  // version 1: no irqtime

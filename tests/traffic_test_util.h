@@ -2,6 +2,8 @@
 // built by hand as PacketInfo plus the bytes the payload sits in, no parser.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -75,5 +77,45 @@ inline std::string Seq(uint32_t n) {
   char b[16];
   snprintf(b, sizeof(b), "%08u", n);
   return b;
+}
+
+// The echo with loss, the same for the live and the file path: every
+// request carries the same payload, one every 1 ms for 1 s, each answered
+// 5 us later except every 50th (i % 50 == 0: 20 of them). Times are
+// nanoseconds from the first request, in order.
+struct EchoEvent {
+  uint64_t ns;
+  bool reply;
+};
+inline std::vector<EchoEvent> IdenticalPayloadEchoWithLoss() {
+  std::vector<EchoEvent> events;
+  for (uint64_t i = 0; i < 1000; ++i) {
+    events.push_back({i * 1000000, false});
+    if (i % 50 != 0) events.push_back({i * 1000000 + 5000, true});
+  }
+  return events;
+}
+
+// What the analysis makes of it, derived by hand: each reply answers the
+// newest request, the one 5 us before it, so 980 pairs of 5 us (within
+// `tolerance`); each unanswered request is passed over by the next reply and
+// lost then (20), none outstanding at the end, all on the one flow
+// 10.0.0.1:40000 > 10.0.0.2:7.
+inline void ExpectIdenticalPayloadEchoWithLoss(const TrafficSummary& s, double tolerance) {
+  EXPECT_EQ(s.requests, 1000u);
+  EXPECT_EQ(s.replies, 980u);
+  EXPECT_EQ(s.paired, 980u);
+  EXPECT_EQ(s.lost, 20u);
+  EXPECT_EQ(s.unmatched_replies, 0u);
+  EXPECT_EQ(s.outstanding_at_end, 0u);
+  ASSERT_EQ(s.turnaround.count(), 980u);
+  EXPECT_NEAR(s.turnaround.Percentile(50), 5e-6, tolerance);
+  EXPECT_NEAR(s.turnaround.Percentile(90), 5e-6, tolerance);
+  EXPECT_NEAR(s.turnaround.Percentile(99), 5e-6, tolerance);
+  EXPECT_NEAR(s.turnaround.Max(), 5e-6, tolerance);
+  ASSERT_EQ(s.lossy_flows.size(), 1u);
+  EXPECT_EQ(s.lossy_flows[0].key.ToString(), "udp 10.0.0.1:40000 > 10.0.0.2:7");
+  EXPECT_EQ(s.lossy_flows[0].lost, 20u);
+  EXPECT_EQ(s.lossy_flows[0].paired, 980u);
 }
 }  // namespace bottleneckd::traffic_testing

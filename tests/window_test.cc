@@ -290,13 +290,46 @@ TEST(ComputeWindow, IrqTimeReloadAndBackwardsCpuAreResets) {
   EXPECT_EQ(w.issues[0].kind, CounterAnomaly::kReset);
 }
 
-TEST(NicRungDrops, SumsMissedFifoOverAndNoBuffer) {
+NetDev DropDev(std::string driver) {
   NetDev d;
-  d.stats = {{"rx_fifo_errors", 2}, {"rx_missed_errors", 3}, {"rx_over_errors", 4}};
-  d.ethtool = {{"rx_no_buffer_count", 5}};
-  EXPECT_EQ(NicRungDrops(d), 14u);
+  d.driver = std::move(driver);
+  d.stats = {{"rx_dropped", 100}, {"rx_fifo_errors", 2}, {"rx_missed_errors", 3}, {"rx_over_errors", 4}};
+  d.ethtool = {{"rx_discards_phy", 20}, {"rx_no_buffer_count", 5}, {"rx_out_of_buffer", 3}};
+  return d;
+}
+
+TEST(NicRungDrops, IntelSumsGenericCountersNotNoBuffer) {
+  // missed 3 + fifo 2 + over 4; rx_no_buffer_count and rx_dropped are no losses.
+  for (const char* driver : {"e1000", "e1000e", "igb", "ixgbe"}) EXPECT_EQ(NicRungDrops(DropDev(driver)), 9u) << driver;
+}
+
+TEST(NicRungDrops, Mlx5AddsDiscardsPhyNotOutOfBuffer) {
+  // missed 3 (rx_out_of_buffer's copy) + fifo 2 + over 4 + rx_discards_phy 20.
+  EXPECT_EQ(NicRungDrops(DropDev("mlx5_core")), 29u);
+}
+
+TEST(NicRungDrops, UnknownDriverSumsGenericCountersOnly) {
+  for (const char* driver : {"virtio_net", "bnxt_en", ""}) EXPECT_EQ(NicRungDrops(DropDev(driver)), 9u) << driver;
+}
+
+TEST(NicRungDrops, EthtoolAloneCountsAndNoneIsMissing) {
+  NetDev mlx;
+  mlx.driver = "mlx5_core";
+  mlx.ethtool = {{"rx_discards_phy", 7}};
+  EXPECT_EQ(NicRungDrops(mlx), 7u);
+  NetDev igb;
+  igb.driver = "igb";
+  igb.ethtool = {{"rx_no_buffer_count", 5}};
+  EXPECT_FALSE(NicRungDrops(igb).has_value());
   NetDev none;
   EXPECT_FALSE(NicRungDrops(none).has_value());
+}
+
+TEST(NicDropCountersFor, RowsByDriver) {
+  EXPECT_EQ(&NicDropCountersFor("igb"), &NicDropCountersFor("ixgbe"));
+  EXPECT_EQ(&NicDropCountersFor("no_such_driver"), &NicDropCountersFor(""));
+  EXPECT_NE(&NicDropCountersFor("mlx5_core"), &NicDropCountersFor(""));
+  EXPECT_TRUE(NicDropCountersFor("").ethtool.empty());
 }
 
 }  // namespace

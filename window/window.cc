@@ -9,8 +9,6 @@
 namespace bottleneckd {
 namespace {
 
-constexpr const char* kNicRungStats[] = {"rx_missed_errors", "rx_fifo_errors", "rx_over_errors"};
-
 uint64_t Opt(const std::optional<uint64_t>& v) { return v.value_or(0); }
 
 // Fills the accounting ratios of one CPU line. False if the line went backwards.
@@ -280,14 +278,6 @@ void IrqTimeRates(const Sample& p, const Sample& c, Window* w) {
 }
 
 }  // namespace
-
-std::optional<uint64_t> NicRungDrops(const NetDev& dev) {
-  std::optional<uint64_t> sum;
-  for (const char* s : kNicRungStats)
-    if (auto v = dev.Stat(s)) sum = sum.value_or(0) + *v;
-  if (auto v = dev.Ethtool("rx_no_buffer_count")) sum = sum.value_or(0) + *v;
-  return sum;
-}
 
 bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out) {
   if (cur.mono_ns <= prev.mono_ns) return false;

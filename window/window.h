@@ -14,6 +14,7 @@
 #include "window/capture_window.h"
 #include "window/counter.h"
 #include "window/irqtime_window.h"
+#include "window/nic_drop_counters.h"
 #include "window/soaker_window.h"
 
 namespace bottleneckd {
@@ -85,9 +86,5 @@ struct Window {
 // Computes the window from prev to cur. Returns false (and leaves *out alone)
 // when cur is not later than prev.
 bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out);
-
-// Packets counted by the nic rung: missed, fifo, over errors and the driver's
-// rx_no_buffer_count, when present.
-std::optional<uint64_t> NicRungDrops(const NetDev& dev);
 
 }  // namespace bottleneckd

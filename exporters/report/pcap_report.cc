@@ -205,10 +205,20 @@ int RunPcapCommand(const std::vector<std::string>& files, const std::string& for
     if (!st.ok()) r.error = st.message();
     reports.push_back(std::move(r));
   }
-  std::string out = format == "json" ? PcapReportJson(reports) : PcapReportText(reports);
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  std::fflush(stdout);
   int rc = 0;
+  bool written = true;
+  if (format == "json") {
+    JsonWriter w(stdout);
+    WritePcapReportJson(reports, &w);
+    written = w.Finish();
+  } else {
+    std::string out = PcapReportText(reports);
+    written = std::fwrite(out.data(), 1, out.size(), stdout) == out.size() && std::fflush(stdout) == 0;
+  }
+  if (!written) {
+    std::fprintf(stderr, "bottleneckd: pcap: writing the report to stdout failed\n");
+    rc = 1;
+  }
   for (const PcapReport& r : reports) {
     if (r.error.empty()) continue;
     std::fprintf(stderr, "bottleneckd: pcap: %s\n", r.error.c_str());

@@ -1,12 +1,10 @@
-// PcapReportJson: every figure of the pcap report as one JSON object
-// (schema in docs/pcap.md).
+// PcapReportJson / WritePcapReportJson: every figure of the pcap report as
+// one JSON object (schema in docs/pcap.md), through JsonWriter.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 #include <string>
 
-#include "exporters/report/json_util.h"
 #include "exporters/report/pcap_report.h"
 #include "exporters/report/pcap_report_internal.h"
 #include "traffic/packet.h"
@@ -18,181 +16,153 @@ using pcap_report::Duration;
 using pcap_report::LossRatio;
 using pcap_report::PerSecond;
 
-std::string Str(const std::string& s) { return JsonString(s); }
-
-// Rates, ratios and durations: 9 significant digits.
-std::string Num(std::optional<double> v) { return v ? JsonNumber(*v) : "null"; }
-
-// Capture timestamps (Unix seconds): to the nanosecond.
-std::string Time(double t) {
-  char b[40];
-  std::snprintf(b, sizeof b, "%.9f", t);
-  return b;
-}
-
-std::string U(uint64_t v) { return std::to_string(v); }
-std::string Bool(bool v) { return v ? "true" : "false"; }
-
-// "," before every member but the first of an object or array.
-class Members {
- public:
-  explicit Members(std::string* o) : o_(o) {}
-  std::string& Add(const char* key) {
-    *o_ += first_ ? "\"" : ",\"";
-    first_ = false;
-    *o_ += key;
-    *o_ += "\":";
-    return *o_;
-  }
-
- private:
-  std::string* o_;
-  bool first_ = true;
-};
-
-void AppendFlow(const FlowStats& f, std::string* o) {
-  *o += "{";
-  Members m(o);
-  m.Add("flow") += Str(f.key.ToString());
-  m.Add("protocol") += U(f.key.protocol);
-  m.Add("ipv6") += Bool(f.key.ipv6);
-  m.Add("src") += Str(FormatAddress(f.key.src, f.key.ipv6));
-  m.Add("src_port") += U(f.key.src_port);
-  m.Add("dst") += Str(FormatAddress(f.key.dst, f.key.ipv6));
-  m.Add("dst_port") += U(f.key.dst_port);
-  m.Add("requests") += U(f.requests);
-  m.Add("replies") += U(f.replies);
-  m.Add("paired") += U(f.paired);
-  m.Add("lost") += U(f.lost);
-  m.Add("loss_ratio") += Num(LossRatio(f.lost, f.paired));
+void WriteFlow(const FlowStats& f, JsonWriter* w) {
+  w->BeginObject();
+  w->Key("flow").String(f.key.ToString());
+  w->Key("protocol").Integer(f.key.protocol);
+  w->Key("ipv6").Bool(f.key.ipv6);
+  w->Key("src").String(FormatAddress(f.key.src, f.key.ipv6));
+  w->Key("src_port").Integer(f.key.src_port);
+  w->Key("dst").String(FormatAddress(f.key.dst, f.key.ipv6));
+  w->Key("dst_port").Integer(f.key.dst_port);
+  w->Key("requests").Integer(f.requests);
+  w->Key("replies").Integer(f.replies);
+  w->Key("paired").Integer(f.paired);
+  w->Key("lost").Integer(f.lost);
+  w->Key("loss_ratio").Optional(LossRatio(f.lost, f.paired));
   // Top flows: `packets` is an upper bound when the bounded table evicted
   // flows; the true count is at least packets - packets_error.
-  m.Add("packets_error") += U(f.packets_error);
-  m.Add("packets") += U(f.packets);
-  m.Add("bytes") += U(f.bytes);
-  *o += "}";
+  w->Key("packets_error").Integer(f.packets_error);
+  w->Key("packets").Integer(f.packets);
+  w->Key("bytes").Integer(f.bytes);
+  w->EndObject();
 }
 
-void AppendFlows(const char* key, const std::vector<FlowStats>& flows, Members* m) {
-  std::string& o = m->Add(key);
-  o += "[";
-  for (size_t i = 0; i < flows.size(); ++i) {
-    if (i) o += ",";
-    AppendFlow(flows[i], &o);
-  }
-  o += "]";
+void WriteFlows(const char* key, const std::vector<FlowStats>& flows, JsonWriter* w) {
+  w->Key(key).BeginArray();
+  for (const FlowStats& f : flows) WriteFlow(f, w);
+  w->EndArray();
 }
 
-void AppendSeconds(const std::vector<TrafficSecond>& seconds, Members* m) {
-  std::string& o = m->Add("seconds");
+void WriteSeconds(const std::vector<TrafficSecond>& seconds, JsonWriter* w) {
   int64_t first = 0;
   for (size_t i = 0; i < seconds.size(); ++i) first = i ? std::min(first, seconds[i].second) : seconds[i].second;
-  o += "[";
-  for (size_t i = 0; i < seconds.size(); ++i) {
-    const TrafficSecond& s = seconds[i];
-    o += i ? ",{" : "{";
-    Members r(&o);
-    r.Add("second") += std::to_string(s.second);
-    r.Add("offset") += std::to_string(s.second - first);
-    r.Add("packets") += U(s.packets);
-    r.Add("bytes") += U(s.bytes);
-    r.Add("requests") += U(s.requests);
-    r.Add("replies") += U(s.replies);
-    r.Add("paired") += U(s.paired);
-    r.Add("request_bytes") += U(s.request_bytes);
-    r.Add("reply_bytes") += U(s.reply_bytes);
-    o += "}";
+  w->Key("seconds").BeginArray();
+  for (const TrafficSecond& s : seconds) {
+    w->BeginObject();
+    w->Key("second").Integer(s.second);
+    w->Key("offset").Integer(s.second - first);
+    w->Key("packets").Integer(s.packets);
+    w->Key("bytes").Integer(s.bytes);
+    w->Key("requests").Integer(s.requests);
+    w->Key("replies").Integer(s.replies);
+    w->Key("paired").Integer(s.paired);
+    w->Key("request_bytes").Integer(s.request_bytes);
+    w->Key("reply_bytes").Integer(s.reply_bytes);
+    w->EndObject();
   }
-  o += "]";
+  w->EndArray();
 }
 
-void AppendTurnaround(const LatencyHistogram& h, Members* m) {
-  std::string& o = m->Add("turnaround_seconds");
-  o += "{";
-  Members t(&o);
-  bool any = h.count() > 0;
-  t.Add("count") += U(h.count());
-  t.Add("p50") += Num(any ? std::optional(h.Percentile(50)) : std::nullopt);
-  t.Add("p90") += Num(any ? std::optional(h.Percentile(90)) : std::nullopt);
-  t.Add("p99") += Num(any ? std::optional(h.Percentile(99)) : std::nullopt);
-  t.Add("max") += Num(any ? std::optional(h.Max()) : std::nullopt);
-  o += "}";
+void WriteTurnaround(const LatencyHistogram& h, JsonWriter* w) {
+  const bool any = h.count() > 0;
+  auto value = [any](double v) { return any ? std::optional(v) : std::nullopt; };
+  w->Key("turnaround_seconds").BeginObject();
+  w->Key("count").Integer(h.count());
+  w->Key("p50").Optional(value(h.Percentile(50)));
+  w->Key("p90").Optional(value(h.Percentile(90)));
+  w->Key("p99").Optional(value(h.Percentile(99)));
+  w->Key("max").Optional(value(h.Max()));
+  w->EndObject();
 }
 
-void AppendSizes(const TrafficSummary& s, Members* m) {
-  std::string& o = m->Add("sizes");
-  o += "[";
+void WriteSizes(const TrafficSummary& s, JsonWriter* w) {
+  w->Key("sizes").BeginArray();
   for (size_t i = 0; i < kSizeBuckets; ++i) {
-    o += i ? ",{" : "{";
-    Members b(&o);
-    b.Add("max_bytes") += i + 1 < kSizeBuckets ? U(kSizeBounds[i]) : "null";
-    b.Add("frames") += U(s.sizes[i]);
-    o += "}";
+    w->BeginObject();
+    w->Key("max_bytes").Optional(i + 1 < kSizeBuckets ? std::optional<uint64_t>(kSizeBounds[i]) : std::nullopt);
+    w->Key("frames").Integer(s.sizes[i]);
+    w->EndObject();
   }
-  o += "]";
+  w->EndArray();
 }
 
-void AppendFile(const PcapReport& r, std::string* o) {
+// Capture timestamps (Unix seconds): to the nanosecond; null without packets.
+void WriteTime(const char* key, bool any, double t, JsonWriter* w) {
+  w->Key(key);
+  if (any)
+    w->Fixed(t, 9);
+  else
+    w->Null();
+}
+
+void WriteFile(const PcapReport& r, JsonWriter* w) {
   const PcapFileInfo& in = r.info;
   const TrafficSummary& s = r.summary;
-  *o += "{";
-  Members m(o);
-  m.Add("path") += Str(in.path);
-  m.Add("linktype") += in.linktype >= 0 ? std::to_string(in.linktype) : "null";
-  m.Add("linktype_name") += in.linktype >= 0 ? Str(in.linktype_name) : "null";
-  m.Add("snaplen") += U(in.snaplen);
-  m.Add("frames") += U(in.frames);
-  m.Add("nanosecond") += Bool(in.nanosecond);
-  m.Add("error") += r.error.empty() ? "null" : Str(r.error);
-  m.Add("first_timestamp") += s.packets ? Time(s.first_ts) : "null";
-  m.Add("last_timestamp") += s.packets ? Time(s.last_ts) : "null";
-  m.Add("duration_seconds") += Num(Duration(s));
-  m.Add("packets") += U(s.packets);
-  m.Add("bytes") += U(s.bytes);
-  m.Add("ip_packets") += U(s.ip_packets);
-  m.Add("ipv6") += U(s.ipv6);
-  m.Add("udp") += U(s.udp);
-  m.Add("tcp") += U(s.tcp);
-  m.Add("other") += U(s.other);
-  m.Add("not_ip") += U(s.not_ip);
-  m.Add("truncated") += U(s.truncated);
-  m.Add("malformed") += U(s.malformed);
-  m.Add("fragments") += U(s.fragments);
-  m.Add("vlan_tagged") += U(s.vlan_tagged);
-  m.Add("unsupported_link") += U(s.unsupported_link);
-  AppendSizes(s, &m);
-  m.Add("requests") += U(s.requests);
-  m.Add("replies") += U(s.replies);
-  m.Add("paired") += U(s.paired);
-  m.Add("lost") += U(s.lost);
-  m.Add("unmatched_replies") += U(s.unmatched_replies);
-  m.Add("outstanding_at_end") += U(s.outstanding_at_end);
-  m.Add("evicted_outstanding") += U(s.evicted_outstanding);
-  m.Add("loss_ratio") += Num(LossRatio(s.lost, s.paired));
-  m.Add("echo_deficit_ratio") += Num(pcap_report::EchoDeficit(s.requests, s.replies));
+  w->BeginObject();
+  w->Key("path").String(in.path);
+  w->Key("linktype").Optional(in.linktype >= 0 ? std::optional(in.linktype) : std::nullopt);
+  w->Key("linktype_name").Optional(in.linktype >= 0 ? std::optional(in.linktype_name) : std::nullopt);
+  w->Key("snaplen").Integer(in.snaplen);
+  w->Key("frames").Integer(in.frames);
+  w->Key("nanosecond").Bool(in.nanosecond);
+  w->Key("error").Optional(r.error.empty() ? std::nullopt : std::optional(r.error));
+  WriteTime("first_timestamp", s.packets > 0, s.first_ts, w);
+  WriteTime("last_timestamp", s.packets > 0, s.last_ts, w);
+  w->Key("duration_seconds").Number(Duration(s));
+  w->Key("packets").Integer(s.packets);
+  w->Key("bytes").Integer(s.bytes);
+  w->Key("ip_packets").Integer(s.ip_packets);
+  w->Key("ipv6").Integer(s.ipv6);
+  w->Key("udp").Integer(s.udp);
+  w->Key("tcp").Integer(s.tcp);
+  w->Key("other").Integer(s.other);
+  w->Key("not_ip").Integer(s.not_ip);
+  w->Key("truncated").Integer(s.truncated);
+  w->Key("malformed").Integer(s.malformed);
+  w->Key("fragments").Integer(s.fragments);
+  w->Key("vlan_tagged").Integer(s.vlan_tagged);
+  w->Key("unsupported_link").Integer(s.unsupported_link);
+  WriteSizes(s, w);
+  w->Key("requests").Integer(s.requests);
+  w->Key("replies").Integer(s.replies);
+  w->Key("paired").Integer(s.paired);
+  w->Key("lost").Integer(s.lost);
+  w->Key("unmatched_replies").Integer(s.unmatched_replies);
+  w->Key("outstanding_at_end").Integer(s.outstanding_at_end);
+  w->Key("evicted_outstanding").Integer(s.evicted_outstanding);
+  w->Key("loss_ratio").Optional(LossRatio(s.lost, s.paired));
+  w->Key("echo_deficit_ratio").Optional(pcap_report::EchoDeficit(s.requests, s.replies));
   uint64_t request_bytes = 0, reply_bytes = 0;
   pcap_report::EchoBytes(s, &request_bytes, &reply_bytes);
-  m.Add("applied_per_second") += Num(PerSecond(static_cast<double>(s.requests), s));
-  m.Add("echoed_per_second") += Num(PerSecond(static_cast<double>(s.replies), s));
-  m.Add("applied_bits_per_second") += Num(PerSecond(static_cast<double>(request_bytes) * 8, s));
-  m.Add("echoed_bits_per_second") += Num(PerSecond(static_cast<double>(reply_bytes) * 8, s));
-  AppendTurnaround(s.turnaround, &m);
-  AppendSeconds(s.seconds, &m);
-  m.Add("untabled_packets") += U(s.untabled_packets);
-  AppendFlows("top_flows", s.top_flows, &m);
-  AppendFlows("lossy_flows", s.lossy_flows, &m);
-  *o += "}";
+  w->Key("applied_per_second").Optional(PerSecond(static_cast<double>(s.requests), s));
+  w->Key("echoed_per_second").Optional(PerSecond(static_cast<double>(s.replies), s));
+  w->Key("applied_bits_per_second").Optional(PerSecond(static_cast<double>(request_bytes) * 8, s));
+  w->Key("echoed_bits_per_second").Optional(PerSecond(static_cast<double>(reply_bytes) * 8, s));
+  WriteTurnaround(s.turnaround, w);
+  WriteSeconds(s.seconds, w);
+  w->Key("untabled_packets").Integer(s.untabled_packets);
+  WriteFlows("top_flows", s.top_flows, w);
+  WriteFlows("lossy_flows", s.lossy_flows, w);
+  w->EndObject();
 }
 
 }  // namespace
 
+void WritePcapReportJson(const std::vector<PcapReport>& reports, JsonWriter* w) {
+  w->BeginObject();
+  w->Key("files").BeginArray();
+  for (const PcapReport& r : reports) WriteFile(r, w);
+  w->EndArray();
+  w->EndObject();
+}
+
 std::string PcapReportJson(const std::vector<PcapReport>& reports) {
-  std::string o = "{\"files\":[";
-  for (size_t i = 0; i < reports.size(); ++i) {
-    if (i) o += ",";
-    AppendFile(reports[i], &o);
-  }
-  return o + "]}\n";
+  std::string o;
+  JsonWriter w(&o);
+  WritePcapReportJson(reports, &w);
+  w.Finish();
+  return o;
 }
 
 }  // namespace bottleneckd

@@ -9,7 +9,7 @@
 #include "analysis/segments.h"
 #include "analysis/signals.h"
 #include "daemon/replay.h"
-#include "exporters/report/json_util.h"
+#include "exporters/report/json_writer.h"
 
 namespace bottleneckd {
 
@@ -99,11 +99,6 @@ std::string FormatSeconds(double s) {
   char b[32];
   std::snprintf(b, sizeof b, "%.1f s", s);
   return b;
-}
-
-template <typename T>
-std::string JsonOptional(const std::optional<T>& v) {
-  return v ? JsonNumber(*v) : "null";
 }
 
 std::string U(uint64_t v) { return std::to_string(v); }
@@ -316,67 +311,102 @@ std::string ReportBody(const Report& r) {
 
 namespace {
 
-std::string RunJson(const RunReport& x) {
-  std::string o =
-      "{\"name\":" + JsonString(x.name) + ",\"start\":" + JsonNumber(x.start) + ",\"end\":" + JsonNumber(x.end) +
-      ",\"offered_bits_per_second\":" + JsonOptional(x.offered_bits_per_second) +
-      ",\"offered_packets_per_second\":" + JsonNumber(x.offered_packets_per_second) +
-      ",\"delivered_packets_per_second\":" + JsonNumber(x.delivered_packets_per_second) +
-      ",\"delivered_bits_per_second\":" + JsonNumber(x.delivered_bits_per_second) +
-      ",\"application_packets_per_second\":" + JsonNumber(x.application_packets_per_second) +
-      ",\"cpu_busy_ratio\":" + JsonNumber(x.cpu_busy) + ",\"accounting_busy_ratio\":" + JsonNumber(x.accounting_busy) +
-      ",\"soaker_idle_ratio\":" + JsonOptional(x.soaker_idle) +
-      ",\"interrupts_per_second\":" + JsonNumber(x.interrupts_per_second) +
-      ",\"bus_utilisation_ratio\":" + JsonOptional(x.bus_utilisation) +
-      ",\"drops_per_second\":" + JsonNumber(x.drops_per_second) +
-      ",\"first_losing_rung\":" + JsonString(x.first_losing_rung) + ",\"windows\":" + std::to_string(x.windows) +
-      ",\"applied_per_second\":" + JsonOptional(x.applied_per_second) +
-      ",\"echoed_per_second\":" + JsonOptional(x.echoed_per_second) +
-      ",\"echo_loss_ratio\":" + JsonOptional(x.echo_loss_ratio) +
-      ",\"turnaround_p50_seconds\":" + JsonOptional(x.turnaround_p50_seconds) +
-      ",\"turnaround_p99_seconds\":" + JsonOptional(x.turnaround_p99_seconds) +
-      ",\"capture_drops_per_second\":" + JsonOptional(x.capture_drops_per_second) +
-      ",\"source\":" + JsonString(x.source) + ",\"state\":" + JsonString(x.state) +
-      ",\"command\":" + JsonString(x.command) + ",\"exit_code\":" + JsonOptional(x.exit_code) +
-      ",\"id\":" + std::to_string(x.id) + ",\"parent_id\":" + std::to_string(x.parent_id) +
-      ",\"verdict\":{\"label\":" + JsonString(BoundName(x.verdict.label)) +
-      ",\"resource\":" + JsonString(x.verdict.resource) + ",\"confidence\":" + JsonNumber(x.verdict.confidence) +
-      ",\"windows\":" + std::to_string(x.verdict_windows) + ",\"evidence\":[";
-  for (size_t j = 0; j < x.verdict.evidence.size(); ++j) o += (j ? "," : "") + JsonString(x.verdict.evidence[j]);
-  o += "],\"reasons\":[";
-  for (size_t j = 0; j < x.verdict.reasons.size(); ++j) o += (j ? "," : "") + JsonString(x.verdict.reasons[j]);
-  o += "]},\"flows\":[";
-  for (size_t j = 0; j < x.flows.size(); ++j) {
-    const RunFlow& f = x.flows[j];
-    o += std::string(j ? "," : "") + "{\"flow\":" + JsonString(f.flow) + ",\"requests\":" + U(f.requests) +
-         ",\"replies\":" + U(f.replies) + ",\"paired\":" + U(f.paired) + ",\"lost\":" + U(f.lost) +
-         ",\"packets\":" + U(f.packets) + ",\"bytes\":" + U(f.bytes) + "}";
+void WriteRunJson(const RunReport& x, JsonWriter* w) {
+  w->BeginObject();
+  w->Key("name").String(x.name);
+  w->Key("start").Number(x.start);
+  w->Key("end").Number(x.end);
+  w->Key("offered_bits_per_second").Optional(x.offered_bits_per_second);
+  w->Key("offered_packets_per_second").Number(x.offered_packets_per_second);
+  w->Key("delivered_packets_per_second").Number(x.delivered_packets_per_second);
+  w->Key("delivered_bits_per_second").Number(x.delivered_bits_per_second);
+  w->Key("application_packets_per_second").Number(x.application_packets_per_second);
+  w->Key("cpu_busy_ratio").Number(x.cpu_busy);
+  w->Key("accounting_busy_ratio").Number(x.accounting_busy);
+  w->Key("soaker_idle_ratio").Optional(x.soaker_idle);
+  w->Key("interrupts_per_second").Number(x.interrupts_per_second);
+  w->Key("bus_utilisation_ratio").Optional(x.bus_utilisation);
+  w->Key("drops_per_second").Number(x.drops_per_second);
+  w->Key("first_losing_rung").String(x.first_losing_rung);
+  w->Key("windows").Integer(x.windows);
+  w->Key("applied_per_second").Optional(x.applied_per_second);
+  w->Key("echoed_per_second").Optional(x.echoed_per_second);
+  w->Key("echo_loss_ratio").Optional(x.echo_loss_ratio);
+  w->Key("turnaround_p50_seconds").Optional(x.turnaround_p50_seconds);
+  w->Key("turnaround_p99_seconds").Optional(x.turnaround_p99_seconds);
+  w->Key("capture_drops_per_second").Optional(x.capture_drops_per_second);
+  w->Key("source").String(x.source);
+  w->Key("state").String(x.state);
+  w->Key("command").String(x.command);
+  w->Key("exit_code").Optional(x.exit_code);
+  w->Key("id").Integer(x.id);
+  w->Key("parent_id").Integer(x.parent_id);
+  w->Key("verdict").BeginObject();
+  w->Key("label").String(BoundName(x.verdict.label));
+  w->Key("resource").String(x.verdict.resource);
+  w->Key("confidence").Number(x.verdict.confidence);
+  w->Key("windows").Integer(x.verdict_windows);
+  w->Key("evidence").BeginArray();
+  for (const std::string& e : x.verdict.evidence) w->String(e);
+  w->EndArray();
+  w->Key("reasons").BeginArray();
+  for (const std::string& e : x.verdict.reasons) w->String(e);
+  w->EndArray();
+  w->EndObject();
+  w->Key("flows").BeginArray();
+  for (const RunFlow& f : x.flows) {
+    w->BeginObject();
+    w->Key("flow").String(f.flow);
+    w->Key("requests").Integer(f.requests);
+    w->Key("replies").Integer(f.replies);
+    w->Key("paired").Integer(f.paired);
+    w->Key("lost").Integer(f.lost);
+    w->Key("packets").Integer(f.packets);
+    w->Key("bytes").Integer(f.bytes);
+    w->EndObject();
   }
-  o += "]";
-  if (!x.expected_label.empty())
-    o += ",\"expected\":{\"label\":" + JsonString(x.expected_label) +
-         ",\"resource\":" + JsonString(x.expected_resource) + "}";
-  return o + "}";
+  w->EndArray();
+  if (!x.expected_label.empty()) {
+    w->Key("expected").BeginObject();
+    w->Key("label").String(x.expected_label);
+    w->Key("resource").String(x.expected_resource);
+    w->EndObject();
+  }
+  w->EndObject();
 }
 
 }  // namespace
 
 std::string ReportJson(const Report& r) {
   std::string o;
+  JsonWriter w(&o);
+  w.BeginObject();
   if (!r.store.empty()) {
-    o = "{\"store\":" + JsonString(r.store) + ",\"parent\":" + (r.parent ? RunJson(*r.parent) : "null") + ",\"runs\":[";
+    w.Key("store").String(r.store);
+    w.Key("parent");
+    if (r.parent)
+      WriteRunJson(*r.parent, &w);
+    else
+      w.Null();
   } else {
-    o = "{\"recording\":" + JsonString(r.recording) + ",\"source\":" + JsonString(r.info.source) +
-        ",\"samples\":" + std::to_string(r.info.samples) +
-        ",\"interval_seconds\":" + JsonNumber(r.info.interval_seconds) + ",\"runs\":[";
+    w.Key("recording").String(r.recording);
+    w.Key("source").String(r.info.source);
+    w.Key("samples").Integer(r.info.samples);
+    w.Key("interval_seconds").Number(r.info.interval_seconds);
   }
-  for (size_t i = 0; i < r.runs.size(); ++i) o += (i ? "," : "") + RunJson(r.runs[i]);
-  o += "],\"plateau\":{\"detected\":" + std::string(r.plateau.detected ? "true" : "false") +
-       ",\"level\":" + JsonNumber(r.plateau.level) + ",\"evidence\":" + JsonString(r.plateau.evidence) + "}";
-  o += ",\"mlfrr_packets_per_second\":" + JsonOptional(r.mlfrr.rate);
-  o += ",\"throughput_tracks_cpu_cost\":" +
-       std::string(r.throughput_tracks_cpu_cost ? (*r.throughput_tracks_cpu_cost ? "true" : "false") : "null");
-  return o + "}\n";
+  w.Key("runs").BeginArray();
+  for (const RunReport& x : r.runs) WriteRunJson(x, &w);
+  w.EndArray();
+  w.Key("plateau").BeginObject();
+  w.Key("detected").Bool(r.plateau.detected);
+  w.Key("level").Number(r.plateau.level);
+  w.Key("evidence").String(r.plateau.evidence);
+  w.EndObject();
+  w.Key("mlfrr_packets_per_second").Optional(r.mlfrr.rate);
+  w.Key("throughput_tracks_cpu_cost").Optional(r.throughput_tracks_cpu_cost);
+  w.EndObject();
+  w.Finish();
+  return o;
 }
 
 }  // namespace bottleneckd

@@ -152,7 +152,7 @@ fi
 
 # bottleneckd_collector_success == 1 for every collector enabled by default
 # (the [on] list of --help), in both jobs, and nothing else reports 0.
-mapfile -t COLLECTORS < <("$BIN" --help | sed -n '/^Collectors:/,/^$/p' | awk '$2 == "[on]" { print $1 }')
+mapfile -t COLLECTORS < <("$BIN" --help | sed -n '/^Collectors/,/^$/p' | awk '$2 == "[on]" { print $1 }')
 [ "${#COLLECTORS[@]}" -gt 0 ] || integ_die "could not read the default collectors from '$BIN --help'"
 for job in fixture live; do
   got="$(integ_query "bottleneckd_collector_success{job=\"$job\"}")"
