@@ -85,6 +85,30 @@ BusLink PcieLink(const PciTopology& topo, const PciDevice& d) {
   return l;
 }
 
+// Why the kind, clock or width of the segment under `bridge` (functions
+// `on`) cannot be known, or "" when they can. Without a readable, consistent
+// bridge config nothing tells PCI-X 133 (1066 MB/s) from PCI 33 (133 MB/s):
+// no capacity is modelled rather than a guessed one.
+std::string SegmentUnknown(const PciDevice* bridge, const std::vector<const PciDevice*>& on) {
+  const std::string tail = ": the bus's kind, clock and width are unknown, no capacity modelled";
+  if (bridge != nullptr) {
+    const PciConfig& c = bridge->config;
+    const std::string why = bridge->missing_reason.empty() ? "" : " (" + bridge->missing_reason + ")";
+    if (c.length < 0x40) return bridge->address + " config unreadable" + why + tail;
+    if (c.device_gone) return bridge->address + " config reads all ones" + tail;
+    if ((bridge->vendor != 0 && c.vendor != bridge->vendor) || !c.bridge)
+      return bridge->address + " config does not decode as a bridge (garbage?)" + tail;
+    if (std::find(bridge->missing.begin(), bridge->missing.end(), "pcix_secondary_status") != bridge->missing.end())
+      return bridge->address + " PCI-X secondary status unreadable" + why + tail;
+    // A capability list that loops or points into the header may hide the
+    // PCI-X capability: not proof of conventional PCI.
+    if (!c.problems.empty()) return bridge->address + " config: " + c.problems.front() + tail;
+  }
+  for (const PciDevice* s : on)
+    if (s->config.length < 0x40) return s->address + " status register unreadable (66 MHz capability)" + tail;
+  return "";
+}
+
 // The conventional PCI or PCI-X segment `d` sits on.
 BusLink SegmentLink(const PciTopology& topo, const PciDevice& d) {
   BusLink l;
@@ -94,7 +118,12 @@ BusLink SegmentLink(const PciTopology& topo, const PciDevice& d) {
   l.segment = std::string(d.address.substr(0, d.address.find(':', d.address.find(':') + 1)));
   for (const PciDevice* s : on) l.members.push_back(s->address);
   const PciXInfo* x = bridge && bridge->config.pcix && bridge->config.pcix->bridge ? &*bridge->config.pcix : nullptr;
-  if (x && x->SecondaryClockMhz() > 0) {
+  if (std::string unknown = SegmentUnknown(bridge, on); !unknown.empty()) {
+    l.kind = BusKind::kPci;
+    l.clock_mhz = 0;  // no raw capacity: utilisation is not computed on it
+    l.width_bits = 0;
+    l.assumptions.push_back(std::move(unknown));
+  } else if (x && x->SecondaryClockMhz() > 0) {
     l.kind = BusKind::kPciX;
     l.clock_mhz = x->SecondaryClockMhz();
     l.transfers_per_clock = x->SecondaryTransfersPerClock();
@@ -104,20 +133,10 @@ BusLink SegmentLink(const PciTopology& topo, const PciDevice& d) {
   } else {
     l.kind = BusKind::kPci;
     bool fast = bridge ? bridge->config.bridge && bridge->config.bridge->secondary_66mhz : true;
-    bool known = true;
-    for (const PciDevice* s : on) {
-      fast = fast && s->config.capable_66mhz;
-      known = known && s->config.length >= 0x40;
-    }
+    for (const PciDevice* s : on) fast = fast && s->config.capable_66mhz;
     l.clock_mhz = fast ? 66 : 33;
     l.width_bits = 32;
     l.assumptions.push_back("bus width assumed 32-bit: conventional PCI does not show it in config space");
-    if (!known) l.assumptions.push_back("a function's status register is unreadable: clock assumed 33 MHz");
-    if (bridge &&
-        std::find(bridge->missing.begin(), bridge->missing.end(), "pcix_secondary_status") != bridge->missing.end()) {
-      l.assumptions.push_back(bridge->address +
-                              " PCI-X secondary status unreadable (no root): assumed conventional PCI");
-    }
   }
   l.raw_bytes_per_second = BusClockHz(l.clock_mhz) * l.width_bits / 8 * l.transfers_per_clock;
   bool any_device = false, all_virtio = true;
@@ -164,8 +183,11 @@ BusPath BuildPath(const PciTopology& topo, const PciDevice& nic, const std::stri
     if (!seen.insert(l.device).second) continue;
     p.links.push_back(std::move(l));
   }
-  for (size_t i = 1; i < p.links.size(); ++i)
-    if (p.links[i].raw_bytes_per_second < p.links[p.narrowest].raw_bytes_per_second) p.narrowest = i;
+  // The narrowest of the links with a known capacity.
+  for (size_t i = 1; i < p.links.size(); ++i) {
+    const double raw = p.links[i].raw_bytes_per_second, best = p.links[p.narrowest].raw_bytes_per_second;
+    if (raw > 0 && (best <= 0 || raw < best)) p.narrowest = i;
+  }
   return p;
 }
 

@@ -5,7 +5,9 @@
 #include <signal.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -264,7 +266,12 @@ int Main(int argc, char** argv) {
        {"interval", std::to_string(config.interval_seconds) + "s"}});
 
   // Blocks in sigwait: no periodic wake-ups. Run() returns only after this
-  // thread called Stop(), so it has already returned by then.
+  // thread called Stop(), so it has already returned by then. A stop that
+  // does not end sampling within kStopSeconds (a read stuck in the kernel:
+  // HostFs never blocks on a FIFO, but a hung filesystem can) ends the
+  // process anyway, with exit 1 and the reason.
+  constexpr int kStopSeconds = 10;
+  std::atomic<bool> run_returned{false};
   std::thread signals([&] {
     for (;;) {
       int sig = 0;
@@ -272,6 +279,13 @@ int Main(int argc, char** argv) {
       if (sig == SIGTERM || sig == SIGINT) {
         Log(LogLevel::kInfo, "stopping", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
         daemon.Stop();
+        for (int i = 0; i < kStopSeconds * 10 && !run_returned.load(); ++i)
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        if (!run_returned.load()) {
+          Log(LogLevel::kError, "sampling did not stop: a read is stuck; exiting without a clean shutdown",
+              {{"waited", std::to_string(kStopSeconds) + "s"}});
+          std::_Exit(1);
+        }
         return;
       }
       if (sig == SIGHUP) {
@@ -289,6 +303,7 @@ int Main(int argc, char** argv) {
     }
   });
   daemon.Run();
+  run_returned.store(true);
   signals.join();
   control.reset();
   http.reset();

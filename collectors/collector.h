@@ -25,7 +25,17 @@ struct CollectorResult {
   std::string name;
   bool success = false;
   double duration_seconds = 0;
-  std::string error;  // Status::ToString() when !success
+  std::string error;               // Status::ToString() when !success
+  uint64_t read_errors = 0;        // files left out this tick (degraded when > 0)
+  uint64_t read_errors_total = 0;  // since the daemon started
+};
+
+// A file a collector could not read or parse while the rest of its data
+// stood: the values it holds are left out of the readings, never guessed
+// (a garbled rx_packets, an unreadable AER file, a vendor that is not hex).
+struct ReadIssue {
+  std::string file;
+  std::string reason;
 };
 
 class Collector {
@@ -34,7 +44,23 @@ class Collector {
   virtual std::string_view name() const = 0;
   // Reads this tick's values into *out. NotSupported means the kernel lacks the
   // files (a debug line, not an error); anything else non-OK is a failure.
+  // Files left out of an otherwise good read go to read_issues().
   virtual Status Collect(const HostFs& fs, HostReadings* out) = 0;
+
+  // This tick's left-out files; the Sampler counts them
+  // (bottleneckd_collector_read_errors_total), logs each file once, marks
+  // the collector degraded for the tick, and clears the list.
+  std::vector<ReadIssue>* read_issues() { return &read_issues_; }
+
+ protected:
+  // Notes that `file` was left out because of `why` (NotFound is not an
+  // issue: a file that is not there has nothing to say).
+  void LeftOut(std::string file, const Status& why) {
+    if (!why.IsNotFound()) read_issues_.push_back({std::move(file), why.ToString()});
+  }
+
+ private:
+  std::vector<ReadIssue> read_issues_;
 };
 
 struct CollectorInfo {

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,19 +23,60 @@ std::string Join(const std::string& root, std::string_view rel) {
   return p;
 }
 
-// Reads until EOF or max_bytes; out keeps its capacity between calls.
-Status ReadFile(const std::string& path, std::string* out, size_t max_bytes, bool whole) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+// Opens `path` for reading without ever blocking: O_NONBLOCK makes opening a
+// FIFO return at once, and anything but a regular file (FIFO, socket,
+// device, directory) is refused, so a read can neither wait for a writer nor
+// stream forever. /proc and /sys files, and recorded trees, are regular.
+Status OpenRegular(const std::string& path, UniqueFd* out) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (fd.get() < 0) return Status::FromErrno(errno, path);
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return Status::FromErrno(errno, path);
+  if (!S_ISREG(st.st_mode)) {
+    const char* kind = S_ISFIFO(st.st_mode)   ? "a FIFO"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISDIR(st.st_mode)  ? "a directory"
+                                              : "not a regular file";
+    return Status::InvalidArgument(path + ": " + kind + ", not a regular file: not read");
+  }
+  *out = std::move(fd);
+  return Status::OK();
+}
+
+// After a read that needed (or was refused at) far more than the file now
+// holds, the buffer gives its memory back instead of keeping the peak.
+void ReleaseSlack(std::string* out) {
+  constexpr size_t kKeep = 1u << 20;
+  if (out->capacity() > kKeep && out->capacity() > 4 * out->size()) {
+    out->shrink_to_fit();
+    ::malloc_trim(0);
+  }
+}
+
+// How a read treats a file longer than its cap.
+enum class Cap { kError, kPrefix };
+
+// Reads until EOF or max_bytes; out keeps its capacity between calls.
+Status ReadFile(const std::string& path, std::string* out, size_t max_bytes, bool whole, Cap cap = Cap::kError) {
+  UniqueFd fd;
   out->clear();
-  size_t chunk = whole ? 16384 : std::min<size_t>(max_bytes, 4096);
+  BN_RETURN_IF_ERROR(OpenRegular(path, &fd));
+  // One byte past the cap tells a file of exactly max_bytes (a PCI config
+  // space) from a longer one.
+  const size_t limit = cap == Cap::kPrefix ? max_bytes : max_bytes + 1;
+  size_t chunk = whole ? 16384 : std::min<size_t>(limit, 4097);
   for (;;) {
     size_t old = out->size();
-    if (old >= max_bytes) {
-      if (whole) return Status::IOError(path + ": larger than " + std::to_string(max_bytes) + " bytes");
-      break;
+    if (cap == Cap::kPrefix && old >= max_bytes) break;
+    if (old > max_bytes) {
+      // Hitting the cap is an error, never a value: the text is cut.
+      out->clear();
+      ReleaseSlack(out);
+      return Status::IOError(path + ": larger than " + std::to_string(max_bytes) + " bytes: not read");
     }
-    size_t want = std::min(chunk, max_bytes - old);
+    size_t want = std::min(chunk, limit - old);
     out->resize(old + want);
     ssize_t n;
     do {
@@ -49,6 +91,14 @@ Status ReadFile(const std::string& path, std::string* out, size_t max_bytes, boo
     if (n == 0) break;
     if (!whole && static_cast<size_t>(n) < want) break;  // sysfs: one show() call
     if (chunk < (1u << 20)) chunk *= 2;
+  }
+  ReleaseSlack(out);
+  // The kernel ends every line of a text file, /proc's and sysfs's, with a
+  // newline: text that stops mid-line was cut (a write in progress, a file
+  // truncated), and its last number would read as a smaller one.
+  if (cap == Cap::kError && !out->empty() && out->back() != '\n') {
+    out->clear();
+    return Status::Corruption(path + ": ends mid-line (cut short?): not read");
   }
   return Status::OK();
 }
@@ -85,34 +135,44 @@ Status HostFs::ReadSys(std::string_view rel, std::string* out, size_t max_bytes)
   return ReadFile(SysPath(rel), out, max_bytes, /*whole=*/false);
 }
 
-Status HostFs::OpenSys(std::string_view rel, UniqueFd* out) const {
-  std::string path = SysPath(rel);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::FromErrno(errno, path);
-  *out = UniqueFd(fd);
-  return Status::OK();
+Status HostFs::ReadSysPrefix(std::string_view rel, std::string* out, size_t max_bytes) const {
+  return ReadFile(SysPath(rel), out, max_bytes, /*whole=*/false, Cap::kPrefix);
 }
+
+Status HostFs::OpenSys(std::string_view rel, UniqueFd* out) const { return OpenRegular(SysPath(rel), out); }
 
 Status HostFs::PreadAttribute(const UniqueFd& fd, std::string* out, size_t max_bytes) {
   // Small attributes (every counter) go through a stack buffer: resizing *out
   // to max_bytes first would zero-fill it on every call.
-  char small[4096];
-  const bool use_small = max_bytes <= sizeof(small);
-  if (!use_small) out->resize(max_bytes);
+  // One byte past the cap: a longer attribute is an error, not a value cut
+  // short.
+  char small[4097];
+  const size_t limit = max_bytes + 1;
+  const bool use_small = limit <= sizeof(small);
+  if (!use_small) out->resize(limit);
   char* dst = use_small ? small : out->data();
   ssize_t n;
   do {
-    n = ::pread(fd.get(), dst, max_bytes, 0);
+    n = ::pread(fd.get(), dst, limit, 0);
   } while (n < 0 && errno == EINTR);
   if (n < 0) {
     int err = errno;
     out->clear();
     return Status::FromErrno(err, "pread of fd " + std::to_string(fd.get()));
   }
+  if (static_cast<size_t>(n) > max_bytes) {
+    out->clear();
+    return Status::IOError("pread of fd " + std::to_string(fd.get()) + ": longer than " + std::to_string(max_bytes) +
+                           " bytes: not read");
+  }
   if (use_small) {
     out->assign(small, static_cast<size_t>(n));
   } else {
     out->resize(static_cast<size_t>(n));
+  }
+  if (!out->empty() && out->back() != '\n') {
+    out->clear();
+    return Status::Corruption("pread of fd " + std::to_string(fd.get()) + ": ends mid-line (cut short?): not read");
   }
   return Status::OK();
 }

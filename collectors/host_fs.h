@@ -43,14 +43,29 @@ class HostFs {
   // True when reading the running kernel (roots are /proc and /sys).
   bool live() const;
 
+  // Every read below opens without blocking and refuses anything but a
+  // regular file (a FIFO, socket or device where a kernel file should be:
+  // InvalidArgument naming it), so no read waits for a writer. A buffer
+  // that grew far past what the file holds gives its memory back. Text
+  // (everything but ReadSysPrefix) that does not end with a newline was cut
+  // mid-line: Corruption, never a shorter number.
+
   // Reads the whole file `rel` under the procfs root ("stat", "net/snmp",
   // "1234/task/1234/stat") into *out, replacing its contents (its capacity is
-  // reused). NotFound when absent; IOError/PermissionDenied otherwise.
+  // reused). NotFound when absent; IOError/PermissionDenied otherwise; IOError
+  // for a file longer than kMaxProcBytes (never a value cut at the cap).
   virtual Status ReadProc(std::string_view rel, std::string* out) const;
 
   // Reads the sysfs attribute `rel` ("class/net/eth0/statistics/rx_packets")
-  // with one bounded read of at most max_bytes.
+  // with one bounded read. An attribute longer than max_bytes is an IOError:
+  // a counter is never read cut short.
   virtual Status ReadSys(std::string_view rel, std::string* out, size_t max_bytes = kMaxSysBytes) const;
+
+  // Reads at most the first max_bytes of the binary attribute `rel` (PCI
+  // config space: the 64-byte header of every function, 256 or 4096 bytes
+  // where capabilities are wanted). A longer file is not an error; fewer
+  // bytes (config space without root) are what the kernel gave.
+  virtual Status ReadSysPrefix(std::string_view rel, std::string* out, size_t max_bytes) const;
 
   // Opens the sysfs attribute `rel` (O_RDONLY | O_CLOEXEC) for repeated reads with
   // PreadAttribute, so a hot attribute costs one pread a tick instead of

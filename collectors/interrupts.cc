@@ -85,6 +85,10 @@ Status ParseIrqLine(std::string_view rest, size_t ncpus, IrqLine* l) {
     p = t;
   }
   rest.remove_prefix(static_cast<size_t>(p - rest.data()));
+  // A count is never negative: "-5" where a count should be is not the start
+  // of the description ("-virq" of a Xen line is: no digit after the dash).
+  if (std::string_view t = Trim(rest); t.size() > 1 && t[0] == '-' && IsDigit(t[1]))
+    return Status::Corruption(l->name + ": negative count '" + std::string(NextToken(&t)) + "'");
   l->chip.clear();
   l->hwirq.clear();
   l->description.clear();

@@ -67,9 +67,10 @@ bool NetdevCollector::Selected(std::string_view ifname) const {
   return std::none_of(exclude_.begin(), exclude_.end(), matches);
 }
 
-void NetdevCollector::CountError(const Status& s) {
+void NetdevCollector::CountError(const std::string& file, const Status& s) {
   ++counter_errors_;
   last_counter_error_ = s;
+  LeftOut(file, s);
 }
 
 Status NetdevCollector::ReadAttr(const HostFs& fs, std::string_view rel) {
@@ -194,7 +195,7 @@ Status NetdevCollector::ReadInterface(const HostFs& fs, const std::string& ifnam
       s = Status::Corruption(fs.SysPath(path_) + ": '" + std::string(Trim(buf_)) + "' is not a u64");
     }
     if (!s.ok()) {
-      CountError(s);
+      CountError(fs.SysPath(path_), s);
       all_vanished = all_vanished && Vanished(s);
       if (first_error.ok()) first_error = s;
       continue;
@@ -225,14 +226,18 @@ Status NetdevCollector::ReadInterface(const HostFs& fs, const std::string& ifnam
   dev->pci_device = known->pci_device;
   dev->driver = known->driver;
   dev->operstate.clear();
-  if (ReadAttr(fs, "operstate").ok()) dev->operstate.assign(Trim(buf_));
+  if (Status o = ReadAttr(fs, "operstate"); o.ok()) {
+    dev->operstate.assign(Trim(buf_));
+  } else {
+    LeftOut(fs.SysPath(path_), o);
+  }
 
   dev->ethtool.clear();
   if (options_.ethtool) {
     Status e = fs.EthtoolStats(ifname, &dev->ethtool);
     if (!e.ok()) {
       dev->ethtool.clear();
-      if (!Vanished(e)) CountError(e);
+      if (!Vanished(e)) CountError((fs.roots().ethtool.empty() ? "ethtool -S " : fs.roots().ethtool + "/") + ifname, e);
     }
   }
   *keep = true;

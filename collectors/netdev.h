@@ -109,7 +109,7 @@ class NetdevCollector : public Collector {
   bool IdleCounters(const HostFs& fs, Known* known);
   // Reads <class/net/IF/>rel into buf_.
   Status ReadAttr(const HostFs& fs, std::string_view rel);
-  void CountError(const Status& s);
+  void CountError(const std::string& file, const Status& s);
 
   NetdevOptions options_;
   std::vector<std::regex> include_, exclude_;

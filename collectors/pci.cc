@@ -1,6 +1,7 @@
 #include "collectors/pci.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "base/parse_util.h"
@@ -22,16 +23,41 @@ bool ParseHexAttribute(std::string_view text, uint64_t* out) {
   return ParseHexU64(text, out);
 }
 
-template <typename T>
-void ReadHex(const HostFs& fs, const std::string& dir, std::string_view attr, std::string* buf, T* out) {
-  uint64_t v = 0;
-  if (fs.ReadSys(dir + "/" + std::string(attr), buf).ok() && ParseHexAttribute(*buf, &v)) *out = static_cast<T>(v);
+// Reads the attribute; a file that is there but cannot be read or parsed
+// is a read issue (its value stays unknown), an absent one is not.
+bool ReadAttr(const HostFs& fs, const std::string& path, std::string* buf, std::vector<ReadIssue>* issues) {
+  Status s = fs.ReadSys(path, buf);
+  if (!s.ok() && !s.IsNotFound() && issues) issues->push_back({fs.SysPath(path), s.ToString()});
+  return s.ok();
 }
 
-int ReadInt(const HostFs& fs, const std::string& dir, std::string_view attr, std::string* buf, int fallback) {
+void Unparsable(const HostFs& fs, const std::string& path, const std::string& text, const char* what,
+                std::vector<ReadIssue>* issues) {
+  if (issues) issues->push_back({fs.SysPath(path), "'" + std::string(Trim(text)) + "' is not " + what});
+}
+
+template <typename T>
+void ReadHex(const HostFs& fs, const std::string& dir, std::string_view attr, std::string* buf, T* out,
+             std::vector<ReadIssue>* issues) {
+  uint64_t v = 0;
+  const std::string path = dir + "/" + std::string(attr);
+  if (!ReadAttr(fs, path, buf, issues)) return;
+  if (ParseHexAttribute(*buf, &v) && v <= std::numeric_limits<T>::max()) {
+    *out = static_cast<T>(v);
+  } else {
+    Unparsable(fs, path, *buf, "a hex number of the attribute's size", issues);
+  }
+}
+
+int ReadInt(const HostFs& fs, const std::string& dir, std::string_view attr, std::string* buf, int fallback,
+            std::vector<ReadIssue>* issues) {
   int64_t v = 0;
-  if (!fs.ReadSys(dir + "/" + std::string(attr), buf).ok() || !ParseI64(Trim(*buf), &v)) return fallback;
-  if (v < -1 || v > 1 << 20) return fallback;
+  const std::string path = dir + "/" + std::string(attr);
+  if (!ReadAttr(fs, path, buf, issues)) return fallback;
+  if (!ParseI64(Trim(*buf), &v) || v < -1 || v > 1 << 20) {
+    Unparsable(fs, path, *buf, "a number from -1 to 2^20", issues);
+    return fallback;
+  }
   return static_cast<int>(v);
 }
 
@@ -81,7 +107,7 @@ void NoteMissing(PciDevice* d, const Status& read) {
 }
 
 Status ReadDevice(const HostFs& fs, const std::string& name, std::string* buf, PciDevice* d,
-                  std::vector<std::string>* problems) {
+                  std::vector<std::string>* problems, std::vector<ReadIssue>* issues) {
   d->address = name;
   std::string link = std::string(kDevices) + "/" + name;
   std::string dir;
@@ -92,18 +118,18 @@ Status ReadDevice(const HostFs& fs, const std::string& name, std::string* buf, P
     problems->push_back(name + ": " + s.ToString());
   }
   PlaceDevice(dir, d);
-  ReadHex(fs, dir, "vendor", buf, &d->vendor);
-  ReadHex(fs, dir, "device", buf, &d->device);
-  ReadHex(fs, dir, "class", buf, &d->class_code);
-  d->numa_node = ReadInt(fs, dir, "numa_node", buf, -1);
+  ReadHex(fs, dir, "vendor", buf, &d->vendor, issues);
+  ReadHex(fs, dir, "device", buf, &d->device, issues);
+  ReadHex(fs, dir, "class", buf, &d->class_code, issues);
+  d->numa_node = ReadInt(fs, dir, "numa_node", buf, -1, issues);
   // Present for every PCIe function; "Unknown" (speed 0) when it has no link.
   if (fs.ReadSys(dir + "/current_link_speed", buf).ok()) {
     d->sysfs_link_attributes = true;
     d->sysfs_link_speed = ParsePcieSpeedAttribute(*buf);
   }
   if (fs.ReadSys(dir + "/max_link_speed", buf).ok()) d->sysfs_max_link_speed = ParsePcieSpeedAttribute(*buf);
-  d->sysfs_link_width = std::max(0, ReadInt(fs, dir, "current_link_width", buf, 0));
-  d->sysfs_max_link_width = std::max(0, ReadInt(fs, dir, "max_link_width", buf, 0));
+  d->sysfs_link_width = std::max(0, ReadInt(fs, dir, "current_link_width", buf, 0, issues));
+  d->sysfs_max_link_width = std::max(0, ReadInt(fs, dir, "max_link_width", buf, 0, issues));
   std::string target;
   if (fs.ReadLinkSys(dir + "/driver", &target).ok()) d->driver.assign(Basename(target));
   std::vector<std::string> irqs;
@@ -116,7 +142,7 @@ Status ReadDevice(const HostFs& fs, const std::string& name, std::string* buf, P
   // bridge fields. Capabilities are read for the functions on NIC paths
   // (ReadCapabilities): on a VM every config dword read is a trap to the
   // hypervisor, on bare metal 4 KiB of extended space per function adds up.
-  Status c = fs.ReadSys(dir + "/config", buf, kHeaderBytes);
+  Status c = fs.ReadSysPrefix(dir + "/config", buf, kHeaderBytes);
   if (c.ok()) {
     d->config = DecodePciConfig(*buf);
     if (d->config.device_gone) problems->push_back(name + ": config space reads all ones (device gone?)");
@@ -133,7 +159,8 @@ Status ReadDevice(const HostFs& fs, const std::string& name, std::string* buf, P
 // model uses) of a function on a NIC path, and notes what is still missing.
 void ReadCapabilities(const HostFs& fs, std::string* buf, PciDevice* d, std::vector<std::string>* problems) {
   Status c = Status::NotFound("no config file");
-  if (!d->config_absent) c = fs.ReadSys(std::string(kDevices) + "/" + d->address + "/config", buf, kConventionalBytes);
+  if (!d->config_absent)
+    c = fs.ReadSysPrefix(std::string(kDevices) + "/" + d->address + "/config", buf, kConventionalBytes);
   if (c.ok()) {
     d->config = DecodePciConfig(*buf);
   } else if (!d->config.device_gone && !d->config_absent) {
@@ -228,7 +255,7 @@ Status ParseAerCounters(std::string_view text, NamedCounters* out) {
   return Status::OK();
 }
 
-Status PciCollector::ReadTopology(const HostFs& fs, PciTopology* out) {
+Status PciCollector::ReadTopology(const HostFs& fs, PciTopology* out, std::vector<ReadIssue>* issues) {
   *out = PciTopology();
   std::vector<std::string> names;
   Status s = fs.ListSys(kDevices, &names);
@@ -238,7 +265,7 @@ Status PciCollector::ReadTopology(const HostFs& fs, PciTopology* out) {
   for (const std::string& name : names) {
     if (!IsPciAddress(name)) continue;
     PciDevice d;
-    if (!ReadDevice(fs, name, &buf, &d, &out->problems).ok()) continue;
+    if (!ReadDevice(fs, name, &buf, &d, &out->problems, issues).ok()) continue;
     out->devices.push_back(std::move(d));
   }
   std::sort(out->devices.begin(), out->devices.end(),
@@ -270,7 +297,7 @@ Status PciCollector::Collect(const HostFs& fs, HostReadings* out) {
   BN_RETURN_IF_ERROR(s);
   if (Changed(fs, names)) {
     auto topo = std::make_shared<PciTopology>();
-    BN_RETURN_IF_ERROR(ReadTopology(fs, topo.get()));
+    BN_RETURN_IF_ERROR(ReadTopology(fs, topo.get(), read_issues()));
     names_ = std::move(names);
     if (!fs.ListSys(kNet, &net_names_).ok()) net_names_.clear();
     // AER counters are read every tick for the devices on NIC paths only.
@@ -296,9 +323,17 @@ Status PciCollector::Collect(const HostFs& fs, HostReadings* out) {
     NamedCounters* parts[] = {&c.correctable, &c.nonfatal, &c.fatal};
     bool any = false;
     for (int i = 0; i < 3; ++i) {
-      if (!fs.ReadSys(dir + "/" + kAerFiles[i], &buf_).ok()) continue;
+      // One unreadable or garbled file leaves its counters out, not the
+      // collector's whole reading.
+      const std::string path = dir + "/" + kAerFiles[i];
+      if (Status r = fs.ReadSys(path, &buf_); !r.ok()) {
+        LeftOut(fs.SysPath(path), r);
+        continue;
+      }
       if (Status p = ParseAerCounters(buf_, parts[i]); !p.ok()) {
-        return Status::InvalidArgument(fs.SysPath(dir + "/" + kAerFiles[i]) + ": " + p.message());
+        parts[i]->clear();
+        LeftOut(fs.SysPath(path), p);
+        continue;
       }
       any = true;
     }

@@ -115,7 +115,9 @@ class PciCollector : public Collector {
 
   // Reads the whole topology: every function's attributes and config header,
   // and the capabilities of the functions on NIC paths.
-  static Status ReadTopology(const HostFs& fs, PciTopology* out);
+  // Files that could not be read or parsed (their facts stay unknown) go to
+  // *issues when given.
+  static Status ReadTopology(const HostFs& fs, PciTopology* out, std::vector<ReadIssue>* issues = nullptr);
 
  private:
   // True when the device listing or any NIC's net/ listing differs from what

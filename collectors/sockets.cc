@@ -94,6 +94,12 @@ Status ParsePairs(std::string_view text, SnmpFile file, SocketStats* out, uint32
         return Status::Corruption(std::string(protocol) + ": bad value '" + std::string(num) + "' for " +
                                   std::string(name));
       }
+      // Counters and gauges are never negative; Tcp MaxConn is -1 ("no
+      // limit", RFC 4022) and the one field that may be.
+      if (v < 0 && !(file == SnmpFile::kSnmp && protocol == "Tcp" && name == "MaxConn")) {
+        return Status::Corruption(std::string(protocol) + ": negative value " + std::string(num) + " for " +
+                                  std::string(name));
+      }
       size_t i = used[k]++;
       SnmpField& f = i < table->fields.size() ? table->fields[i] : table->fields.emplace_back();
       f.name.assign(name);

@@ -8,7 +8,23 @@ namespace bottleneckd {
 Sampler::Sampler(const HostFs* fs, const CollectorsConfig& config) : fs_(fs) {
   for (const CollectorInfo& info : CollectorRegistry()) {
     if (!CollectorEnabled(config, info.name, info.default_enabled)) continue;
-    entries_.push_back({info.make(config), -1});
+    entries_.push_back({info.make(config), -1, 0});
+  }
+}
+
+void Sampler::LogReadIssues(const std::string& collector, const std::vector<ReadIssue>& issues) {
+  for (const ReadIssue& i : issues) {
+    if (logged_files_.count(i.file)) continue;
+    if (logged_files_.size() == kMaxLoggedFiles) {
+      logged_files_.insert(i.file);
+      Log(LogLevel::kWarn, "more unreadable kernel files; no longer logged one by one",
+          {{"collector", collector}, {"logged", std::to_string(kMaxLoggedFiles)}});
+      continue;
+    }
+    if (logged_files_.size() > kMaxLoggedFiles) continue;
+    logged_files_.insert(i.file);
+    Log(LogLevel::kWarn, "kernel file left out: its values are not exported",
+        {{"collector", collector}, {"file", i.file}, {"err", i.reason}});
   }
 }
 
@@ -32,6 +48,12 @@ void Sampler::Take(Sample* out) {
     // say, which is not a failure (node_exporter logs it at debug).
     r.success = s.ok() || s.IsNotSupported();
     if (!s.ok()) r.error = s.ToString();
+    std::vector<ReadIssue>* issues = e.collector->read_issues();
+    r.read_errors = issues->size();
+    e.read_errors_total += issues->size();
+    r.read_errors_total = e.read_errors_total;
+    LogReadIssues(r.name, *issues);
+    issues->clear();
     int state = r.success ? 1 : 0;
     if (state != e.last_state) {
       if (!r.success) {

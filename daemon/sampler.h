@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,16 @@ class Sampler {
   struct Entry {
     std::unique_ptr<Collector> collector;
     int last_state = -1;  // -1 unknown, 0 failing, 1 ok: log only on changes
+    uint64_t read_errors_total = 0;
   };
+  // Logs each left-out file once (bounded: past kMaxLoggedFiles, once more
+  // saying so), with the collector and the reason.
+  void LogReadIssues(const std::string& collector, const std::vector<ReadIssue>& issues);
+  static constexpr size_t kMaxLoggedFiles = 4096;
+
   const HostFs* fs_;
   std::vector<Entry> entries_;
+  std::set<std::string> logged_files_;
 };
 
 }  // namespace bottleneckd

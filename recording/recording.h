@@ -122,6 +122,7 @@ class CapturingFs : public HostFs {
 
   Status ReadProc(std::string_view rel, std::string* out) const override;
   Status ReadSys(std::string_view rel, std::string* out, size_t max_bytes = kMaxSysBytes) const override;
+  Status ReadSysPrefix(std::string_view rel, std::string* out, size_t max_bytes) const override;
   Status OpenSys(std::string_view rel, UniqueFd* out) const override;
   Status ListProc(std::string_view rel, std::vector<std::string>* names) const override;
   Status ListSys(std::string_view rel, std::vector<std::string>* names) const override;
@@ -181,6 +182,7 @@ class ReplayFs : public HostFs {
 
   Status ReadProc(std::string_view rel, std::string* out) const override;
   Status ReadSys(std::string_view rel, std::string* out, size_t max_bytes = kMaxSysBytes) const override;
+  Status ReadSysPrefix(std::string_view rel, std::string* out, size_t max_bytes) const override;
   Status OpenSys(std::string_view rel, UniqueFd* out) const override;
   Status ListProc(std::string_view rel, std::vector<std::string>* names) const override;
   Status ListSys(std::string_view rel, std::vector<std::string>* names) const override;

@@ -151,6 +151,12 @@ Status CapturingFs::ReadProc(std::string_view rel, std::string* out) const {
 
 Status CapturingFs::ReadSys(std::string_view rel, std::string* out, size_t max_bytes) const {
   Status s = HostFs::ReadSys(rel, out, max_bytes);
+  if (s.ok()) Capture(Tree::kSys, rel, *out, /*truncated=*/false);  // a longer file is an error
+  return s;
+}
+
+Status CapturingFs::ReadSysPrefix(std::string_view rel, std::string* out, size_t max_bytes) const {
+  Status s = HostFs::ReadSysPrefix(rel, out, max_bytes);
   if (s.ok()) Capture(Tree::kSys, rel, *out, out->size() >= max_bytes);
   return s;
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 
 #include "bus/bus_model.h"
@@ -168,6 +169,8 @@ PciDevice Dev(const std::string& addr, const std::string& parent, uint32_t cls) 
   d.class_code = cls;
   d.vendor = 0x8086;
   d.config.length = 64;
+  d.config.vendor = d.vendor;  // as decoded: the header agrees with sysfs
+  if ((cls >> 8) == 0x0604) d.config.bridge = PciBridgeInfo{};
   return d;
 }
 
@@ -247,6 +250,77 @@ TEST(BusPathTest, ConventionalPciRunsAt66OnlyWhenEveryoneCan) {
   EXPECT_NEAR(BuildBusPaths(t)[0].links[0].raw_bytes_per_second, 266.67e6, 0.01e6);
   t.devices[0].config.bridge->secondary_66mhz = false;
   EXPECT_EQ(BuildBusPaths(t)[0].links[0].clock_mhz, 33);
+}
+
+// A PCI-X bridge whose config cannot be trusted (unreadable, garbage, a
+// capability loop, PCI-X status past the 64 unprivileged bytes): the segment
+// gets no capacity, never PCI 33 MHz/32-bit (133 MB/s for a 1066 MB/s bus).
+TEST(BusPathTest, AnUnknowableSegmentHasNoCapacity) {
+  auto topology = [](auto spoil) {
+    PciTopology t;
+    PciDevice bridge = Dev("0000:00:1e.0", "", 0x060400);
+    bridge.config.length = 256;
+    bridge.config.pcix = PciXInfo{};
+    bridge.config.pcix->bridge = true;
+    bridge.config.pcix->secondary_64bit = true;
+    bridge.config.pcix->secondary_freq_code = 3;  // 133 MHz
+    PciDevice nic = Dev("0000:05:01.0", "0000:00:1e.0", 0x020000);
+    nic.config.length = 256;
+    nic.config.pcix = PciXInfo{};
+    nic.config.pcix->is_64bit = true;
+    nic.interfaces = {"eth0"};
+    spoil(&bridge);
+    t.devices = {bridge, nic};
+    return t;
+  };
+  // The good bridge: PCI-X 133/64, 1066 MB/s.
+  auto good = BuildBusPaths(topology([](PciDevice*) {}));
+  ASSERT_EQ(good[0].links.size(), 1u);
+  EXPECT_EQ(good[0].links[0].kind, BusKind::kPciX);
+  EXPECT_NEAR(good[0].links[0].raw_bytes_per_second, 1066.67e6, 0.01e6);
+  struct {
+    const char* name;
+    std::function<void(PciDevice*)> spoil;
+    const char* says;
+  } cases[] = {
+      {"empty config",
+       [](PciDevice* b) {
+         b->config = PciConfig();
+         b->missing_reason = "config unreadable: IOError";
+       },
+       "config unreadable (config unreadable: IOError)"},
+      {"garbage",
+       [](PciDevice* b) {
+         b->config.pcix.reset();
+         b->config.vendor = 0x1234;
+       },
+       "does not decode as a bridge"},
+      {"capability loop",
+       [](PciDevice* b) {
+         b->config.pcix.reset();
+         b->config.problems = {"capability loop at 0x40"};
+       },
+       "capability loop at 0x40"},
+      {"no root",
+       [](PciDevice* b) {
+         b->config.pcix.reset();
+         b->config.length = 64;
+         b->missing = {"pcix_secondary_status"};
+         b->missing_reason = "config space past 64 bytes needs root (CAP_SYS_ADMIN)";
+       },
+       "PCI-X secondary status unreadable"},
+  };
+  for (auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto paths = BuildBusPaths(topology(c.spoil));
+    ASSERT_EQ(paths[0].links.size(), 1u);
+    const BusLink& l = paths[0].links[0];
+    EXPECT_EQ(l.raw_bytes_per_second, 0);
+    EXPECT_EQ(l.clock_mhz, 0);
+    ASSERT_FALSE(l.assumptions.empty());
+    EXPECT_NE(l.assumptions[0].find(c.says), std::string::npos) << l.assumptions[0];
+    EXPECT_NE(l.assumptions[0].find("no capacity modelled"), std::string::npos) << l.assumptions[0];
+  }
 }
 
 TEST(BusPathTest, NarrowestLinkAndAParentLoopDoNotHang) {
@@ -337,9 +411,9 @@ class SysTree {
 class UnprivilegedFs : public HostFs {
  public:
   using HostFs::HostFs;
-  Status ReadSys(std::string_view rel, std::string* out, size_t max_bytes) const override {
+  Status ReadSysPrefix(std::string_view rel, std::string* out, size_t max_bytes) const override {
     bool config = rel.size() >= 7 && rel.substr(rel.size() - 7) == "/config";
-    return HostFs::ReadSys(rel, out, config ? std::min<size_t>(max_bytes, 64) : max_bytes);
+    return HostFs::ReadSysPrefix(rel, out, config ? std::min<size_t>(max_bytes, 64) : max_bytes);
   }
 };
 

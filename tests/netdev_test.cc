@@ -3,8 +3,11 @@
 // NetdevCollector::Collect over temporary sysfs trees and the fixture trees.
 #include "collectors/netdev.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -376,19 +379,48 @@ TEST_F(NetdevTreeTest, MissingClassNetIsNotSupported) {
   EXPECT_FALSE(s.netdev.has_value());
 }
 
-TEST_F(NetdevTreeTest, BadCounterFileIsSkippedAndCounted) {
-  dir_.Write("sys/devices/pci0000:00/0000:00:03.0/virtio2/net/eth0/statistics/rx_bytes", "12x\n");
+// A garbled counter, and one cut mid-number ("80568280" read as "8056": the
+// kernel ends every attribute with a newline, so text without one is
+// refused, never taken as the shorter number): each is left out, counted and
+// reported with its file; the interface's other counters stay.
+TEST_F(NetdevTreeTest, BadCounterFileIsLeftOutCountedAndReported) {
+  struct {
+    const char* text;
+    const char* says;
+  } cases[] = {{"12x\n", "is not a u64"}, {"8056", "ends mid-line"}};
+  for (const auto& bad : cases) {
+    SCOPED_TRACE(bad.text);
+    dir_.Write("sys/devices/pci0000:00/0000:00:03.0/virtio2/net/eth0/statistics/rx_bytes", bad.text);
+    HostFs fs(Roots());
+    NetdevCollector c{NetdevOptions{}};
+    Sample s;
+    ASSERT_TRUE(c.Collect(fs, &s).ok());
+    const NetDev* eth0 = Find(s, "eth0");
+    ASSERT_NE(eth0, nullptr);
+    EXPECT_EQ(eth0->Stat("rx_bytes"), std::nullopt);
+    EXPECT_EQ(eth0->Stat("rx_packets"), 1362u);
+    EXPECT_EQ(c.counter_errors(), 1u);
+    EXPECT_TRUE(c.last_counter_error().IsCorruption());
+    ASSERT_EQ(c.read_issues()->size(), 1u);
+    EXPECT_NE(c.read_issues()->front().file.find("eth0/statistics/rx_bytes"), std::string::npos);
+    EXPECT_NE(c.read_issues()->front().reason.find(bad.says), std::string::npos) << c.read_issues()->front().reason;
+  }
+}
+
+// A garbled operstate is reported, not silently dropped.
+TEST_F(NetdevTreeTest, UnreadableOperstateIsReported) {
+  const std::string dev = "sys/devices/pci0000:00/0000:00:03.0/virtio2/net/eth0";
+  ::unlink((dir_.path() + "/" + dev + "/operstate").c_str());
+  ASSERT_EQ(::mkfifo((dir_.path() + "/" + dev + "/operstate").c_str(), 0600), 0);
   HostFs fs(Roots());
   NetdevCollector c{NetdevOptions{}};
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_TRUE(c.Collect(fs, &s).ok());  // and returns: a FIFO is never waited on
   const NetDev* eth0 = Find(s, "eth0");
   ASSERT_NE(eth0, nullptr);
-  EXPECT_EQ(eth0->Stat("rx_bytes"), std::nullopt);
-  EXPECT_EQ(eth0->Stat("rx_packets"), 1362u);
-  EXPECT_EQ(c.counter_errors(), 1u);
-  EXPECT_TRUE(c.last_counter_error().IsCorruption());
-  EXPECT_NE(c.last_counter_error().message().find("rx_bytes"), std::string::npos);
+  EXPECT_EQ(eth0->operstate, "");
+  ASSERT_EQ(c.read_issues()->size(), 1u);
+  EXPECT_NE(c.read_issues()->front().reason.find("a FIFO"), std::string::npos) << c.read_issues()->front().reason;
 }
 
 TEST_F(NetdevTreeTest, AllCountersUnreadableFails) {
@@ -497,15 +529,18 @@ TEST_F(NetdevTreeTest, ReusedSampleIsOverwritten) {
 // ---- Statistics descriptors kept open across ticks ----
 
 // Counts statistics/* opens and by-path reads; can hand out a descriptor on
-// which pread fails (a directory: EISDIR) for paths containing `bad_open`.
+// which pread fails (opened write-only: EBADF) for paths containing
+// `bad_open`.
 class CountingFs : public HostFs {
  public:
   using HostFs::HostFs;
   Status OpenSys(std::string_view rel, UniqueFd* out) const override {
     if (rel.find("/statistics/") != std::string_view::npos) ++stat_opens;
     if (!bad_open.empty() && rel.find(bad_open) != std::string_view::npos) {
-      std::string dir(rel.substr(0, rel.rfind('/')));
-      return HostFs::OpenSys(dir, out);
+      int fd = ::open(SysPath(rel).c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0) return Status::FromErrno(errno, SysPath(rel));
+      *out = UniqueFd(fd);
+      return Status::OK();
     }
     return HostFs::OpenSys(rel, out);
   }
@@ -603,7 +638,7 @@ TEST_F(NetdevTreeTest, ReplacedFileIsReadAgainByPathAndReopened) {
 
 TEST_F(NetdevTreeTest, FailedPreadFallsBackAndReopens) {
   CountingFs fs(Roots());
-  fs.bad_open = "/eth0/statistics/rx_bytes";  // pread of a directory: EISDIR
+  fs.bad_open = "/eth0/statistics/rx_bytes";  // pread of a write-only descriptor: EBADF
   NetdevCollector c(AllNoEthtool());
   Sample s;
   ASSERT_TRUE(c.Collect(fs, &s).ok());

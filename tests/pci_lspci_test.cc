@@ -501,7 +501,7 @@ TEST(PciLspciTest, ThisMachineMatchesLspci) {
     std::string bytes;
     // 256 bytes as the collector reads a function on a NIC path (as root;
     // 64 otherwise, which lspci then shows the same way).
-    if (host.ReadSys("bus/pci/devices/" + name + "/config", &bytes, 256).ok())
+    if (host.ReadSysPrefix("bus/pci/devices/" + name + "/config", &bytes, 256).ok())
       files.push_back({"live " + name, name, bytes});
   }
   ASSERT_FALSE(files.empty()) << "no readable PCI config space on this machine";

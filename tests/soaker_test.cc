@@ -611,7 +611,8 @@ TEST_F(SoakerLive, StaleCalibrationIsRedone) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     WriteCalibration(c.file_model, c.file_loop_version, c.file_has_both_cpus);
-    if (c.governor) root_.Write("sys/devices/system/cpu/cpufreq/policy0/scaling_governor", c.governor);
+    if (c.governor)
+      root_.Write("sys/devices/system/cpu/cpufreq/policy0/scaling_governor", std::string(c.governor) + "\n");
     SoakerOptions o = Options();
     o.calibration_percentile = c.percentile;
     Soaker soaker(&fs_, o);

@@ -22,6 +22,21 @@ void AddDaemonFamilies(const Snapshot& s, std::vector<prometheus::MetricFamily>*
     for (const CollectorResult& r : s.sample.results) ok.Add(r.success ? 1 : 0, {{"collector", r.name}});
   }
   {
+    FamilyBuilder e(out, "bottleneckd_collector_read_errors_total",
+                    "Kernel files the collector could not read or parse and left out (values not exported), since "
+                    "start.",
+                    MetricType::Counter);
+    for (const CollectorResult& r : s.sample.results)
+      e.Add(static_cast<double>(r.read_errors_total), {{"collector", r.name}});
+  }
+  {
+    FamilyBuilder d(out, "bottleneckd_collector_degraded",
+                    "1 if the collector's last read succeeded but left files out (see read_errors_total and the "
+                    "log).",
+                    MetricType::Gauge);
+    for (const CollectorResult& r : s.sample.results) d.Add(r.read_errors > 0 ? 1 : 0, {{"collector", r.name}});
+  }
+  {
     FamilyBuilder n(out, "bottleneckd_samples_total", "Samples taken since the daemon started.", MetricType::Counter);
     n.Add(static_cast<double>(s.samples_total));
   }
@@ -81,6 +96,8 @@ const std::vector<std::string>& ExportedMetricNames() {
       "bottleneckd_build_info",
       "bottleneckd_collector_duration_seconds",
       "bottleneckd_collector_success",
+      "bottleneckd_collector_read_errors_total",
+      "bottleneckd_collector_degraded",
       "bottleneckd_samples_total",
       "bottleneckd_last_sample_timestamp_seconds",
       "bottleneckd_counter_anomalies_total",
