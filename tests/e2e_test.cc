@@ -4,12 +4,9 @@
 // hand against the fixture's README before committing), checked by
 // `promtool check metrics`, and the daemon's signals and bad-input behaviour
 // are exercised.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -148,16 +145,8 @@ TEST(DaemonHttp, PostWithHugeBodyIsNotRead) {
   TempDir dir;
   DaemonProcess d;
   ASSERT_TRUE(d.Start(FixtureArgs("seed-box", ConfigFile(dir, "interval: 1s\n")))) << d.error();
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int fd = ConnectLoopback(d.port());
   ASSERT_GE(fd, 0);
-  struct timeval tv = {5, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(d.port()));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
   std::string head = "POST /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1073741824\r\n\r\n";
   ASSERT_EQ(::send(fd, head.data(), head.size(), MSG_NOSIGNAL), static_cast<ssize_t>(head.size()));
   char reply[256] = {};
