@@ -13,9 +13,9 @@
 //     (request_timeout_ms, a total, not reset by each byte): a slowloris or an
 //     idle connection is closed after about 1.2 s (no 408 is sent);
 //   256 workers (about 17 kB of stack each idle, 55 kB once it has served):
-//     up to 256 such connections at once cost a scrape nothing;
-//     beyond that a scrape waits in the accept queue about
-//     (hostile connections - 256) / 256 x 1.2 s;
+//     up to 256 such connections at once cost a scrape nothing; beyond
+//     that a scrape queues behind those ahead of it (1000 slowloris: 52 of
+//     133 scrapes over 10 s on a loaded machine, docs/performance.md);
 //   256 accepted connections wait in civetweb's queue, then the kernel's
 //     backlog (512, capped by net.core.somaxconn) holds the rest;
 //   no keep-alive; request headers at most 8 KiB.
