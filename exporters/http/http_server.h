@@ -10,8 +10,9 @@
 // thread from reading its first byte to closing it, so a client that never
 // finishes its request holds a worker. The limits that keep scrapes coming:
 //   request headers must arrive within 1 s of the connection's first read
-//     (request_timeout_ms, a total, not reset by each byte): a slowloris or an
-//     idle connection is closed after about 1.2 s (no 408 is sent);
+//     (request_timeout_ms, a total, not reset by each byte): a slowloris is
+//     closed after about 1.2 s, an idle connection after 2 s (civetweb checks
+//     the time when its poll, at most 2 s, returns); no 408 is sent;
 //   256 workers (about 17 kB of stack each idle, 55 kB once it has served):
 //     up to 256 such connections at once cost a scrape nothing; beyond
 //     that a scrape queues behind those ahead of it (1000 slowloris: 52 of
