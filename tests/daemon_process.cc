@@ -22,10 +22,9 @@ double Now() { return std::chrono::duration<double>(std::chrono::steady_clock::n
 
 }  // namespace
 
-HttpResponse HttpRequest(int port, const std::string& method, const std::string& path) {
-  HttpResponse r;
+int ConnectLoopback(int port) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return r;
+  if (fd < 0) return -1;
   struct timeval tv = {5, 0};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -35,8 +34,15 @@ HttpResponse HttpRequest(int port, const std::string& method, const std::string&
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
     ::close(fd);
-    return r;
+    return -1;
   }
+  return fd;
+}
+
+HttpResponse HttpRequest(int port, const std::string& method, const std::string& path) {
+  HttpResponse r;
+  int fd = ConnectLoopback(port);
+  if (fd < 0) return r;
   std::string req = method + " " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
   if (::write(fd, req.data(), req.size()) != static_cast<ssize_t>(req.size())) {
     ::close(fd);

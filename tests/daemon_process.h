@@ -16,6 +16,10 @@ struct HttpResponse {
   std::string body;
 };
 
+// A TCP socket connected to 127.0.0.1:port with 5 s send and receive
+// timeouts (the caller closes it), or -1.
+int ConnectLoopback(int port);
+
 // One HTTP/1.0 request to 127.0.0.1:port (raw socket, 5 s timeout).
 HttpResponse HttpRequest(int port, const std::string& method, const std::string& path);
 

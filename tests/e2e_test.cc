@@ -6,7 +6,9 @@
 // are exercised.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
@@ -121,6 +123,11 @@ TEST(DaemonHttp, EndpointsAndMethods) {
   EXPECT_EQ(health.status, 200);
   EXPECT_EQ(health.body, "ok\n");
   EXPECT_EQ(d.Get("/nope").status, 404);
+  // Exact paths: civetweb's handlers match prefixes, the daemon does not.
+  for (const char* path : {"/metricsXYZ", "/metrics/", "/metrics/anything", "/healthz/x", "/healthzz"})
+    EXPECT_EQ(d.Get(path).status, 404) << path;
+  EXPECT_EQ(HttpRequest(d.port(), "HEAD", "/metrics/x").status, 404);
+  EXPECT_EQ(d.Get("/metrics?name=x").status, 200) << "a query string is not part of the path";
   EXPECT_EQ(HttpRequest(d.port(), "POST", "/metrics").status, 405);
   EXPECT_EQ(HttpRequest(d.port(), "DELETE", "/").status, 405);
   HttpResponse head = HttpRequest(d.port(), "HEAD", "/metrics");
@@ -129,6 +136,33 @@ TEST(DaemonHttp, EndpointsAndMethods) {
   d.Signal(SIGINT);
   EXPECT_EQ(d.Wait(10), 0);
   EXPECT_NE(d.Stderr().find("msg=stopped"), std::string::npos);
+}
+
+// A POST announcing a 1 GiB body gets its 405 and the connection closed without
+// the server reading the body: the client's writes fail after a few MB of
+// socket buffers instead of being read and discarded (up to 64 MiB tried).
+TEST(DaemonHttp, PostWithHugeBodyIsNotRead) {
+  TempDir dir;
+  DaemonProcess d;
+  ASSERT_TRUE(d.Start(FixtureArgs("seed-box", ConfigFile(dir, "interval: 1s\n")))) << d.error();
+  int fd = ConnectLoopback(d.port());
+  ASSERT_GE(fd, 0);
+  std::string head = "POST /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1073741824\r\n\r\n";
+  ASSERT_EQ(::send(fd, head.data(), head.size(), MSG_NOSIGNAL), static_cast<ssize_t>(head.size()));
+  char reply[256] = {};
+  ssize_t got = ::recv(fd, reply, sizeof(reply) - 1, 0);
+  ASSERT_GT(got, 12);
+  EXPECT_EQ(std::string(reply, 12), "HTTP/1.1 405");
+  const std::string chunk(1 << 16, 'x');
+  size_t sent = 0;
+  while (sent < (64u << 20)) {
+    ssize_t n = ::send(fd, chunk.data(), chunk.size(), MSG_NOSIGNAL);
+    if (n <= 0) break;
+    sent += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  EXPECT_LT(sent, 64u << 20) << "the server kept reading the body";
+  EXPECT_EQ(d.Get("/healthz").status, 200);
 }
 
 // A garbled kernel file sets that collector's success to 0 with one log line;

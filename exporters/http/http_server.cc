@@ -3,9 +3,13 @@
 #include <CivetServer.h>
 
 #include <algorithm>
+#include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "exporters/http/landing_page.h"
 #include "exporters/prometheus/metrics.h"
 #include "exporters/prometheus/text_format.h"
@@ -21,11 +25,15 @@ void Send(mg_connection* conn, int code, const char* reason, const char* type, c
   if (!head) mg_write(conn, body.data(), body.size());
 }
 
-// Answers 405 to every method but GET and HEAD.
+// Serves GET and HEAD of exactly one path (civetweb's handlers match prefixes:
+// anything longer is 404 here) and answers 405 to every other method.
 class ReadOnlyHandler : public CivetHandler {
  public:
-  bool handleGet(CivetServer*, mg_connection* conn) override { return Serve(conn, false); }
-  bool handleHead(CivetServer*, mg_connection* conn) override { return Serve(conn, true); }
+  explicit ReadOnlyHandler(std::string path) : path_(std::move(path)) {}
+  const std::string& path() const { return path_; }
+
+  bool handleGet(CivetServer*, mg_connection* conn) override { return Route(conn, false); }
+  bool handleHead(CivetServer*, mg_connection* conn) override { return Route(conn, true); }
   bool handlePost(CivetServer*, mg_connection* conn) override { return NotAllowed(conn); }
   bool handlePut(CivetServer*, mg_connection* conn) override { return NotAllowed(conn); }
   bool handleDelete(CivetServer*, mg_connection* conn) override { return NotAllowed(conn); }
@@ -36,35 +44,73 @@ class ReadOnlyHandler : public CivetHandler {
   virtual bool Serve(mg_connection* conn, bool head) = 0;
 
  private:
+  bool Route(mg_connection* conn, bool head) {
+    const mg_request_info* ri = mg_get_request_info(conn);
+    if (ri == nullptr || ri->local_uri == nullptr || path_ != ri->local_uri) {
+      Send(conn, 404, "Not Found", "text/plain", "not found: try /metrics\n", head);
+      return true;
+    }
+    return Serve(conn, head);
+  }
+
   static bool NotAllowed(mg_connection* conn) {
+    // Marked for closing, civetweb skips reading (discarding) the unread body
+    // after the handler: a POST announcing 1 GB is answered and closed at once.
+    mg_disable_connection_keep_alive(conn);
     mg_printf(conn,
               "HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD\r\nContent-Type: text/plain\r\n"
               "Content-Length: 19\r\nConnection: close\r\n\r\nmethod not allowed\n");
     return true;
   }
+
+  std::string path_;
+};
+
+// /metrics body buffers reused from scrape to scrape, capacity kept (a fresh
+// buffer's page faults were a good part of a small scrape). At most kKept are
+// kept, not one per worker: 256 workers would each end up holding a body.
+class BodyPool {
+ public:
+  std::string Take() LOCKS_EXCLUDED(mu_) {
+    MutexLock l(&mu_);
+    if (free_.empty()) return {};
+    std::string s = std::move(free_.back());
+    free_.pop_back();
+    return s;
+  }
+  void Give(std::string s) LOCKS_EXCLUDED(mu_) {
+    s.clear();
+    MutexLock l(&mu_);
+    if (free_.size() < kKept) free_.push_back(std::move(s));
+  }
+
+ private:
+  static constexpr size_t kKept = 4;
+  Mutex mu_;
+  std::vector<std::string> free_ GUARDED_BY(mu_);
 };
 
 class MetricsHandler : public ReadOnlyHandler {
  public:
-  explicit MetricsHandler(const SnapshotStore* store) : collectable_(store) {}
+  explicit MetricsHandler(const SnapshotStore* store) : ReadOnlyHandler("/metrics"), collectable_(store) {}
 
  protected:
   bool Serve(mg_connection* conn, bool head) override {
-    // One body buffer per civetweb worker thread: cleared, capacity kept.
-    thread_local std::string body;
-    body.clear();
+    std::string body = bodies_.Take();
     AppendTextFormat(collectable_.Collect(), &body);
     Send(conn, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", body, head);
+    bodies_.Give(std::move(body));
     return true;
   }
 
  private:
   SnapshotCollectable collectable_;
+  BodyPool bodies_;
 };
 
 class HealthHandler : public ReadOnlyHandler {
  public:
-  explicit HealthHandler(const SnapshotStore* store) : store_(store) {}
+  explicit HealthHandler(const SnapshotStore* store) : ReadOnlyHandler("/healthz"), store_(store) {}
 
  protected:
   bool Serve(mg_connection* conn, bool head) override {
@@ -90,16 +136,10 @@ class HealthHandler : public ReadOnlyHandler {
 
 class RootHandler : public ReadOnlyHandler {
  public:
-  explicit RootHandler(const SnapshotStore* store) : store_(store), build_(GetBuildInfo()) {}
+  explicit RootHandler(const SnapshotStore* store) : ReadOnlyHandler("/"), store_(store), build_(GetBuildInfo()) {}
 
  protected:
   bool Serve(mg_connection* conn, bool head) override {
-    const mg_request_info* ri = mg_get_request_info(conn);
-    std::string uri = ri && ri->local_uri ? ri->local_uri : "/";
-    if (uri != "/") {
-      Send(conn, 404, "Not Found", "text/plain", "not found: try /metrics\n", head);
-      return true;
-    }
     auto s = store_->Latest();
     Send(conn, 200, "OK", "text/html; charset=utf-8", RenderLandingPage(s.get(), build_), head);
     return true;
@@ -110,6 +150,12 @@ class RootHandler : public ReadOnlyHandler {
   BuildInfo build_;
 };
 
+// civetweb options: the limits in the header's "Hostile clients" note.
+constexpr const char* kLimits[] = {
+    "num_threads",    "256", "request_timeout_ms", "1000", "connection_queue",  "256",
+    "listen_backlog", "512", "max_request_size",   "8192", "enable_keep_alive", "no",
+};
+
 }  // namespace
 
 struct HttpServer::Handlers {
@@ -117,6 +163,7 @@ struct HttpServer::Handlers {
   MetricsHandler metrics;
   HealthHandler health;
   RootHandler root;
+  std::vector<ReadOnlyHandler*> All() { return {&metrics, &health, &root}; }
 };
 
 HttpServer::~HttpServer() {
@@ -127,8 +174,8 @@ Status HttpServer::Start(const ListenAddress& address, const SnapshotStore* stor
   std::unique_ptr<HttpServer> s(new HttpServer());
   s->address_ = address;
   s->handlers_ = std::make_unique<Handlers>(store);
-  std::vector<std::string> options = {"listening_ports", address.CivetPorts(), "num_threads", "4", "request_timeout_ms",
-                                      "10000",           "enable_keep_alive",  "no"};
+  std::vector<std::string> options = {"listening_ports", address.CivetPorts()};
+  options.insert(options.end(), std::begin(kLimits), std::end(kLimits));
   try {
     s->server_ = std::make_unique<CivetServer>(options);
   } catch (const CivetException& e) {
@@ -139,23 +186,22 @@ Status HttpServer::Start(const ListenAddress& address, const SnapshotStore* stor
       } catch (const CivetException&) {
       }
     }
-    if (!s->server_)
-      return Status::IOError("cannot listen on " + address.CivetPorts() + ": " + e.what() +
-                             " (is the port in use? choose another with --web.listen-address)");
+    if (!s->server_) {
+      Status why = ProbeBind(address);
+      if (!why.ok()) return why;
+      return Status::IOError("cannot listen on " + address.ToString() + ": " + e.what());
+    }
   }
-  s->server_->addHandler("/metrics", s->handlers_->metrics);
-  s->server_->addHandler("/healthz", s->handlers_->health);
-  s->server_->addHandler("/", s->handlers_->root);
+  for (ReadOnlyHandler* h : s->handlers_->All()) s->server_->addHandler(h->path(), h);
   *out = std::move(s);
   return Status::OK();
 }
 
 std::string HttpServer::BoundAddress() const {
   std::vector<int> ports = server_ ? server_->getListeningPorts() : std::vector<int>{};
-  int port = ports.empty() ? address_.port : ports.front();
-  if (address_.host.empty()) return std::string(":") + std::to_string(port);
-  if (address_.ipv6) return "[" + address_.host + "]:" + std::to_string(port);
-  return address_.host + ":" + std::to_string(port);
+  ListenAddress bound = address_;
+  if (!ports.empty()) bound.port = ports.front();
+  return bound.ToString();
 }
 
 }  // namespace bottleneckd

@@ -2,8 +2,25 @@
 //   GET /metrics  Prometheus text exposition of the latest snapshot
 //   GET /         landing page (links, collector status)
 //   GET /healthz  200 "ok" while samples are fresh, 503 with the reason otherwise
-// Other paths are 404, other methods 405. Nothing here can change the daemon:
-// control (runs) lives on a Unix socket only.
+// Paths match exactly ("/metricsXYZ", "/metrics/x" are 404); other methods get
+// 405 at once, the connection closed without reading the request body. Nothing
+// here can change the daemon: control (runs) lives on a Unix socket only.
+//
+// Hostile clients (issue 17). civetweb 1.15 gives each connection one worker
+// thread from reading its first byte to closing it, so a client that never
+// finishes its request holds a worker. The limits that keep scrapes coming:
+//   request headers must arrive within 1 s of the connection's first read
+//     (request_timeout_ms, a total, not reset by each byte): a slowloris is
+//     closed after about 1.2 s, an idle connection after 2 s (civetweb checks
+//     the time when its poll, at most 2 s, returns); no 408 is sent;
+//   256 workers (about 17 kB of stack each idle, 55 kB once it has served):
+//     up to 256 such connections at once cost a scrape nothing; beyond
+//     that a scrape queues behind those ahead of it (1000 slowloris: 52 of
+//     133 scrapes over 10 s on a loaded machine, docs/performance.md);
+//   256 accepted connections wait in civetweb's queue, then the kernel's
+//     backlog (512, capped by net.core.somaxconn) holds the rest;
+//   no keep-alive; request headers at most 8 KiB.
+// A write to a client that stops reading gives up after the same 1 s.
 #pragma once
 
 #include <memory>
@@ -21,7 +38,9 @@ class HttpServer {
  public:
   ~HttpServer();
 
-  // Starts serving on `address`. `store` must outlive the server.
+  // Starts serving on `address`. `store` must outlive the server. When the
+  // address cannot be bound the error says why (ProbeBind: permission denied,
+  // address in use).
   static Status Start(const ListenAddress& address, const SnapshotStore* store, std::unique_ptr<HttpServer>* out);
 
   // The address actually bound, with the kernel-chosen port when 0 was asked

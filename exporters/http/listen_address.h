@@ -19,8 +19,18 @@ struct ListenAddress {
   bool ipv6 = false;
   // The civetweb "listening_ports" value ("+9858", "127.0.0.1:9858", "[::1]:9858").
   std::string CivetPorts() const;
+  // The flag's form, for messages (":9858", "127.0.0.1:9858", "[::1]:9858").
+  std::string ToString() const;
 };
 
 Status ParseListenAddress(std::string_view text, ListenAddress* out);
+
+// Binds (and closes) a throw-away TCP socket on `address` to learn why the
+// HTTP server could not listen there; "every address" is probed as IPv4's.
+// OK when it binds. Otherwise PermissionDenied ("permission denied binding
+// 127.0.0.1:80 (ports below 1024 need CAP_NET_BIND_SERVICE; ...)"), or an error
+// that starts "cannot listen on ADDR: " and says why (address already in use,
+// the errno's text otherwise).
+Status ProbeBind(const ListenAddress& address);
 
 }  // namespace bottleneckd
