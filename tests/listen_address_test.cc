@@ -1,5 +1,5 @@
 // --web.listen-address forms.
-#include "exporters/http/listen_address.h"
+#include "base/listen_address.h"
 
 #include <gtest/gtest.h>
 
