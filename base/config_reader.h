@@ -3,7 +3,7 @@
 // Every error names the file, line and column of the offending node.
 // Hostile input is refused before it costs much: lists longer than
 // kMaxConfigListEntries, keys given twice in one mapping, one-line values
-// (paths, names, addresses) that continue on the next line, patterns RE2
+// (Line: paths, names, addresses) that continue on the next line, patterns RE2
 // cannot compile within its bounds (base/pattern.h).
 #pragma once
 
@@ -85,23 +85,12 @@ class ConfigReader {
     return Status::OK();
   }
 
+  // Any string, as given.
+  Status String(const YAML::Node& n, std::string_view key, std::string* out) const { return Text(n, key, false, out); }
   // A one-line string: a path, name or address. Control bytes and a value
   // that runs on past its line in the file (an unclosed quote swallowing the
   // next line, a plain scalar folded over two) are errors.
-  Status String(const YAML::Node& n, std::string_view key, std::string* out) const { return Text(n, key, true, out); }
-  // A string; when `one_line`, as String.
-  Status Text(const YAML::Node& n, std::string_view key, bool one_line, std::string* out) const {
-    if (!n.IsMap() || !n[std::string(key)]) return Status::OK();
-    const YAML::Node v = n[std::string(key)];
-    if (v.IsNull()) {
-      out->clear();
-      return Status::OK();
-    }
-    if (!v.IsScalar()) return At(file_, v.Mark(), std::string(key) + " must be a string");
-    if (one_line) BN_RETURN_IF_ERROR(OneLine(v, key));
-    *out = v.Scalar();
-    return Status::OK();
-  }
+  Status Line(const YAML::Node& n, std::string_view key, std::string* out) const { return Text(n, key, true, out); }
 
   // A list of plain strings (names).
   Status Names(const YAML::Node& n, std::string_view key, std::vector<std::string>* out) const {
@@ -158,6 +147,18 @@ class ConfigReader {
   const std::string& file() const { return file_; }
 
  private:
+  Status Text(const YAML::Node& n, std::string_view key, bool one_line, std::string* out) const {
+    if (!n.IsMap() || !n[std::string(key)]) return Status::OK();
+    const YAML::Node v = n[std::string(key)];
+    if (v.IsNull()) {
+      out->clear();
+      return Status::OK();
+    }
+    if (!v.IsScalar()) return At(file_, v.Mark(), std::string(key) + " must be a string");
+    if (one_line) BN_RETURN_IF_ERROR(OneLine(v, key));
+    *out = v.Scalar();
+    return Status::OK();
+  }
   // InvalidArgument at scalar `v` when it holds a control byte or, with the
   // source known, does not end on the line it starts on.
   Status OneLine(const YAML::Node& v, std::string_view key) const;

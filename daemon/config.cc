@@ -54,7 +54,7 @@ Status ParseCollectors(const ConfigReader& r, std::string_view file, const YAML:
         for (const auto& item : t) {
           BN_RETURN_IF_ERROR(r.Map(item, "a thread target", {"name", "pid"}));
           ThreadTarget target;
-          BN_RETURN_IF_ERROR(r.String(item, "name", &target.name));
+          BN_RETURN_IF_ERROR(r.Line(item, "name", &target.name));
           if (item.IsMap() && item["pid"]) {
             int64_t pid;
             if (!ParseI64(item["pid"].Scalar(), &pid) || pid <= 0 || pid > INT32_MAX)
@@ -137,7 +137,7 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
     }
     const YAML::Node web = root["web"];
     BN_RETURN_IF_ERROR(r.Map(web, "web", {"listen_address"}));
-    BN_RETURN_IF_ERROR(r.String(web, "listen_address", &c.listen_address));
+    BN_RETURN_IF_ERROR(r.Line(web, "listen_address", &c.listen_address));
     if (web.IsMap() && web["listen_address"]) {
       ListenAddress addr;
       Status s = ParseListenAddress(c.listen_address, &addr);
@@ -145,9 +145,9 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
     }
     const YAML::Node paths = root["paths"];
     BN_RETURN_IF_ERROR(r.Map(paths, "paths", {"procfs", "sysfs", "ethtool"}));
-    BN_RETURN_IF_ERROR(r.String(paths, "procfs", &c.roots.procfs));
-    BN_RETURN_IF_ERROR(r.String(paths, "sysfs", &c.roots.sysfs));
-    BN_RETURN_IF_ERROR(r.String(paths, "ethtool", &c.roots.ethtool));
+    BN_RETURN_IF_ERROR(r.Line(paths, "procfs", &c.roots.procfs));
+    BN_RETURN_IF_ERROR(r.Line(paths, "sysfs", &c.roots.sysfs));
+    BN_RETURN_IF_ERROR(r.Line(paths, "ethtool", &c.roots.ethtool));
     const YAML::Node log = root["log"];
     BN_RETURN_IF_ERROR(r.Map(log, "log", {"level"}));
     if (log.IsMap() && log["level"]) {
@@ -155,7 +155,7 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
         return At(filename, log["level"].Mark(), "log.level must be debug, info, warn or error");
     }
     BN_RETURN_IF_ERROR(ParseCollectors(r, filename, root["collectors"], &c.collectors));
-    BN_RETURN_IF_ERROR(r.String(root, "state_dir", &c.state_dir));
+    BN_RETURN_IF_ERROR(r.Line(root, "state_dir", &c.state_dir));
     if (c.state_dir.empty()) return At(filename, root["state_dir"].Mark(), "state_dir must not be empty");
     const YAML::Node soaker = root["soaker"];
     BN_RETURN_IF_ERROR(

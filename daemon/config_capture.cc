@@ -80,7 +80,7 @@ Status ParseCapture(const ConfigReader& r, const YAML::Node& n, CaptureOptions* 
   double timeout = out->timeout_ms / 1000.0;
   BN_RETURN_IF_ERROR(Seconds(r, n, "timeout", 0.001, 10, &timeout));
   out->timeout_ms = std::max(1, static_cast<int>(timeout * 1000 + 0.5));
-  BN_RETURN_IF_ERROR(r.Text(n, "filter", false, &out->filter));  // a BPF filter may span lines
+  BN_RETURN_IF_ERROR(r.String(n, "filter", &out->filter));  // a BPF filter may span lines
   if (!out->filter.empty()) {
     Status s = CheckCaptureFilter(out->filter);
     if (!s.ok()) return At(r.file(), n["filter"].Mark(), "collectors.pcap." + s.message());

@@ -33,8 +33,8 @@ Status ParseRuns(const ConfigReader& r, const YAML::Node& n, RunsConfig* out) {
                            {"control_socket", "control_group", "store", "window", "keep_windows", "segments",
                             "segment_tolerance", "segment_min_windows"}));
   if (!n.IsDefined() || n.IsNull()) return Status::OK();
-  BN_RETURN_IF_ERROR(r.String(n, "control_socket", &out->control_socket));
-  BN_RETURN_IF_ERROR(r.String(n, "control_group", &out->control_group));
+  BN_RETURN_IF_ERROR(r.Line(n, "control_socket", &out->control_socket));
+  BN_RETURN_IF_ERROR(r.Line(n, "control_group", &out->control_group));
   if (!out->control_group.empty()) {
     // Resolved now, so a typo fails --config.check and a reload, not the
     // control socket's start after the reload was taken.
