@@ -1,6 +1,10 @@
 // ConfigReader: checked access to the YAML config's nodes, shared by the
 // parsers of its sections (daemon/config.cc, daemon/config_bus_model.cc).
 // Every error names the file, line and column of the offending node.
+// Hostile input is refused before it costs much: lists longer than
+// kMaxConfigListEntries, keys given twice in one mapping, one-line values
+// (Line: paths, names, addresses) that continue on the next line, patterns RE2
+// cannot compile within its bounds (base/pattern.h).
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -10,11 +14,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <initializer_list>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/pattern.h"
 #include "base/status.h"
 
 namespace bottleneckd {
@@ -31,9 +35,26 @@ inline Status At(std::string_view file, const YAML::Mark& m, const std::string& 
   return Status::InvalidArgument(s + ": " + msg);
 }
 
+// Most entries one config list (threads.targets, netdev include/exclude,
+// interfaces, ...) may hold.
+inline constexpr size_t kMaxConfigListEntries = 1024;
+
 class ConfigReader {
  public:
-  explicit ConfigReader(std::string_view file) : file_(file) {}
+  // `source` is the YAML text the nodes were loaded from (it must outlive the
+  // reader): String and the list readers look at it to tell a value that
+  // ends on its own line from one folded over several. Without it ("") that
+  // check is skipped.
+  explicit ConfigReader(std::string_view file, std::string_view source = {}) : file_(file), source_(source) {}
+
+  // Walks every mapping under `root` (an alias's target once) and refuses a
+  // key given twice in one of them, at the second:
+  //   "x.yaml:7:1: duplicate key 'interval' (first at line 2)".
+  Status UniqueKeys(const YAML::Node& root) const;
+
+  // InvalidArgument at `v` when the sequence `v` has more than
+  // kMaxConfigListEntries entries.
+  Status ListSize(const YAML::Node& v, std::string_view key) const;
 
   // Checks that `n` is a map whose keys are all in `allowed`.
   Status Map(const YAML::Node& n, std::string_view what, std::initializer_list<std::string_view> allowed) const {
@@ -64,17 +85,12 @@ class ConfigReader {
     return Status::OK();
   }
 
-  Status String(const YAML::Node& n, std::string_view key, std::string* out) const {
-    if (!n.IsMap() || !n[std::string(key)]) return Status::OK();
-    const YAML::Node v = n[std::string(key)];
-    if (v.IsNull()) {
-      out->clear();
-      return Status::OK();
-    }
-    if (!v.IsScalar()) return At(file_, v.Mark(), std::string(key) + " must be a string");
-    *out = v.Scalar();
-    return Status::OK();
-  }
+  // Any string, as given.
+  Status String(const YAML::Node& n, std::string_view key, std::string* out) const { return Text(n, key, false, out); }
+  // A one-line string: a path, name or address. Control bytes and a value
+  // that runs on past its line in the file (an unclosed quote swallowing the
+  // next line, a plain scalar folded over two) are errors.
+  Status Line(const YAML::Node& n, std::string_view key, std::string* out) const { return Text(n, key, true, out); }
 
   // A list of plain strings (names).
   Status Names(const YAML::Node& n, std::string_view key, std::vector<std::string>* out) const {
@@ -83,28 +99,30 @@ class ConfigReader {
     out->clear();
     if (v.IsNull()) return Status::OK();
     if (!v.IsSequence()) return At(file_, v.Mark(), std::string(key) + " must be a list of names");
+    BN_RETURN_IF_ERROR(ListSize(v, key));
     for (const auto& item : v) {
       if (!item.IsScalar() || item.Scalar().empty())
         return At(file_, item.Mark(), std::string(key) + " entries must be non-empty strings");
+      BN_RETURN_IF_ERROR(OneLine(item, key));
       out->push_back(item.Scalar());
     }
     return Status::OK();
   }
 
-  // A list of regexes, each compiled to check it.
+  // A list of patterns, each compiled (Pattern::Compile) to check it.
   Status Patterns(const YAML::Node& n, std::string_view key, std::vector<std::string>* out) const {
     if (!n.IsMap() || !n[std::string(key)]) return Status::OK();
     const YAML::Node v = n[std::string(key)];
     if (v.IsNull()) return Status::OK();
     if (!v.IsSequence()) return At(file_, v.Mark(), std::string(key) + " must be a list of patterns");
+    BN_RETURN_IF_ERROR(ListSize(v, key));
     out->clear();
     for (const auto& item : v) {
       if (!item.IsScalar()) return At(file_, item.Mark(), std::string(key) + " entries must be strings");
-      try {
-        std::regex re(item.Scalar());
-      } catch (const std::regex_error& e) {
-        return At(file_, item.Mark(), "invalid pattern '" + item.Scalar() + "': " + e.what());
-      }
+      BN_RETURN_IF_ERROR(OneLine(item, key));
+      std::unique_ptr<Pattern> re;
+      Status s = Pattern::Compile(item.Scalar(), &re);
+      if (!s.ok()) return At(file_, item.Mark(), std::string(key) + ": " + s.message());
       out->push_back(item.Scalar());
     }
     return Status::OK();
@@ -129,6 +147,22 @@ class ConfigReader {
   const std::string& file() const { return file_; }
 
  private:
+  Status Text(const YAML::Node& n, std::string_view key, bool one_line, std::string* out) const {
+    if (!n.IsMap() || !n[std::string(key)]) return Status::OK();
+    const YAML::Node v = n[std::string(key)];
+    if (v.IsNull()) {
+      out->clear();
+      return Status::OK();
+    }
+    if (!v.IsScalar()) return At(file_, v.Mark(), std::string(key) + " must be a string");
+    if (one_line) BN_RETURN_IF_ERROR(OneLine(v, key));
+    *out = v.Scalar();
+    return Status::OK();
+  }
+  // InvalidArgument at scalar `v` when it holds a control byte or, with the
+  // source known, does not end on the line it starts on.
+  Status OneLine(const YAML::Node& v, std::string_view key) const;
+
   static bool ParseNumber(const std::string& s, double* out) {
     if (s.empty()) return false;
     char* end = nullptr;
@@ -144,6 +178,7 @@ class ConfigReader {
   }
 
   std::string file_;
+  std::string_view source_;
   std::string empty_;
 };
 

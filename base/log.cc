@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -22,8 +23,14 @@ const char* LevelName(LogLevel l) {
   return "info";
 }
 
+// Control bytes (below 0x20, and DEL) can never be written raw: a NUL or an
+// escape sequence would cut or forge a line on a terminal or in a collector.
+bool IsControl(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }
+
 void AppendValue(std::string* out, std::string_view v) {
-  bool quote = v.empty() || v.find_first_of(" \t\"=\n\\") != std::string_view::npos;
+  bool quote = v.empty() || std::any_of(v.begin(), v.end(), [](char c) {
+                 return c == ' ' || c == '"' || c == '=' || c == '\\' || IsControl(c);
+               });
   if (!quote) {
     out->append(v);
     return;
@@ -35,6 +42,14 @@ void AppendValue(std::string* out, std::string_view v) {
       out->push_back(c);
     } else if (c == '\n') {
       out->append("\\n");
+    } else if (c == '\r') {
+      out->append("\\r");
+    } else if (c == '\t') {
+      out->append("\\t");
+    } else if (IsControl(c)) {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "\\u%04x", static_cast<unsigned char>(c));
+      out->append(hex);
     } else {
       out->push_back(c);
     }

@@ -19,8 +19,11 @@ LogLevel GetLogLevel();
 
 using LogField = std::pair<std::string_view, std::string>;
 
-// Writes one line when `level` passes the filter. Values are quoted and escaped
-// when they hold spaces, quotes, '=' or are empty.
+// Writes one line when `level` passes the filter. Values are quoted when they
+// are empty or hold a space, '"', '=', '\\' or a control byte; inside quotes
+// '"' and '\\' are backslash-escaped, newline, CR and tab are \n \r \t and
+// every other control byte (NUL, ESC, DEL...) is \u00XX, as Go's logfmt does,
+// so a value can never end or forge a line.
 void Log(LogLevel level, std::string_view msg, std::initializer_list<LogField> fields = {});
 
 // Formats one logfmt line (no timestamp) for tests.

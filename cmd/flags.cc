@@ -7,9 +7,9 @@
 #include <memory>
 #include <string_view>
 
+#include "base/listen_address.h"
 #include "base/log.h"
 #include "collectors/collector.h"
-#include "exporters/http/listen_address.h"
 #include "sources/capture.h"
 #include "sources/source_registry.h"
 

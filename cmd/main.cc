@@ -298,6 +298,7 @@ int Main(int argc, char** argv) {
         Status rs = LoadEffectiveConfig(flags, &next);
         if (!rs.ok()) {
           Log(LogLevel::kError, "reload failed; keeping the running config", {{"err", rs.message()}});
+          malloc_trim(0);  // hand back what parsing the refused file took
           continue;
         }
         if (next.listen_address != config.listen_address)

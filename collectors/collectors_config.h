@@ -9,7 +9,8 @@
 namespace bottleneckd {
 
 struct NetdevOptions {
-  // ECMAScript regexes on the interface name; empty include = all.
+  // RE2 patterns (base/pattern.h) searched in the interface name; empty
+  // include = all.
   std::vector<std::string> include;
   std::vector<std::string> exclude;
   // Hide virtual interfaces (no /sys/class/net/IF/device) whose packet counters

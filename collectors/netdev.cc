@@ -46,14 +46,14 @@ std::optional<uint64_t> NetDev::Stat(std::string_view counter) const { return Fi
 std::optional<uint64_t> NetDev::Ethtool(std::string_view counter) const { return Find(ethtool, counter); }
 
 NetdevCollector::NetdevCollector(const NetdevOptions& options) : options_(options), max_cached_fds_(MaxCachedFds()) {
-  auto compile = [this](const std::vector<std::string>& patterns, std::vector<std::regex>* out) {
+  auto compile = [this](const std::vector<std::string>& patterns, std::vector<std::unique_ptr<Pattern>>* out) {
     for (const std::string& p : patterns) {
-      try {
-        out->emplace_back(p, std::regex::ECMAScript | std::regex::nosubs);
-      } catch (const std::regex_error& e) {
-        if (init_status_.ok()) {
-          init_status_ = Status::InvalidArgument("netdev: bad interface pattern '" + p + "': " + e.what());
-        }
+      std::unique_ptr<Pattern> re;
+      Status s = Pattern::Compile(p, &re);
+      if (s.ok()) {
+        out->push_back(std::move(re));
+      } else if (init_status_.ok()) {
+        init_status_ = Status::InvalidArgument("netdev: bad interface pattern: " + s.message());
       }
     }
   };
@@ -62,7 +62,7 @@ NetdevCollector::NetdevCollector(const NetdevOptions& options) : options_(option
 }
 
 bool NetdevCollector::Selected(std::string_view ifname) const {
-  auto matches = [ifname](const std::regex& re) { return std::regex_search(ifname.begin(), ifname.end(), re); };
+  auto matches = [ifname](const std::unique_ptr<Pattern>& re) { return re->Search(ifname); };
   if (!include_.empty() && std::none_of(include_.begin(), include_.end(), matches)) return false;
   return std::none_of(exclude_.begin(), exclude_.end(), matches);
 }

@@ -4,13 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "base/pattern.h"
 #include "base/unique_fd.h"
 #include "collectors/collector.h"
 #include "collectors/collectors_config.h"
@@ -54,9 +55,9 @@ struct NetDev {
 //   are held; interfaces beyond that are read with open+read+close.
 class NetdevCollector : public Collector {
  public:
-  // Compiles the include/exclude patterns; never throws. An invalid pattern
-  // (config validation should have refused it) makes every Collect return
-  // InvalidArgument naming it.
+  // Compiles the include/exclude patterns (RE2, base/pattern.h); never
+  // throws. An invalid pattern (config validation should have refused it)
+  // makes every Collect return InvalidArgument naming it.
   explicit NetdevCollector(const NetdevOptions& options);
   std::string_view name() const override { return "netdev"; }
   Status Collect(const HostFs& fs, HostReadings* out) override;
@@ -112,7 +113,7 @@ class NetdevCollector : public Collector {
   void CountError(const std::string& file, const Status& s);
 
   NetdevOptions options_;
-  std::vector<std::regex> include_, exclude_;
+  std::vector<std::unique_ptr<Pattern>> include_, exclude_;
   Status init_status_;
   std::string buf_;
   std::string path_;  // "class/net/IF/" of the interface being read

@@ -1,18 +1,26 @@
 #include "daemon/config.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <fstream>
-#include <regex>
-#include <sstream>
+#include <cerrno>
 
 #include "base/config_reader.h"
+#include "base/listen_address.h"
 #include "base/parse_util.h"
+#include "base/unique_fd.h"
 #include "sources/source_registry.h"
 
 namespace bottleneckd {
 namespace {
+
+Status TooLarge(std::string_view file, uint64_t bytes) {
+  return Status::InvalidArgument(std::string(file) + ": the config is " + std::to_string(bytes) +
+                                 " bytes, over the limit of " + std::to_string(kMaxConfigBytes) + " bytes");
+}
 
 Status ParseCollectors(const ConfigReader& r, std::string_view file, const YAML::Node& n, CollectorsSection* c) {
   if (!n.IsDefined() || n.IsNull()) return Status::OK();
@@ -41,11 +49,12 @@ Status ParseCollectors(const ConfigReader& r, std::string_view file, const YAML:
       if (opts.IsMap() && opts["targets"] && !opts["targets"].IsNull()) {
         const YAML::Node t = opts["targets"];
         if (!t.IsSequence()) return At(file, t.Mark(), "targets must be a list of {name: N} or {pid: P}");
+        BN_RETURN_IF_ERROR(r.ListSize(t, "collectors.threads.targets"));
         c->threads.targets.clear();
         for (const auto& item : t) {
           BN_RETURN_IF_ERROR(r.Map(item, "a thread target", {"name", "pid"}));
           ThreadTarget target;
-          BN_RETURN_IF_ERROR(r.String(item, "name", &target.name));
+          BN_RETURN_IF_ERROR(r.Line(item, "name", &target.name));
           if (item.IsMap() && item["pid"]) {
             int64_t pid;
             if (!ParseI64(item["pid"].Scalar(), &pid) || pid <= 0 || pid > INT32_MAX)
@@ -100,6 +109,7 @@ bool CollectorEnabled(const CollectorsConfig& c, std::string_view name, bool def
 }
 
 Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out) {
+  if (yaml.size() > kMaxConfigBytes) return TooLarge(filename, yaml.size());
   Config c;
   c.file = std::string(filename);
   YAML::Node root;
@@ -108,12 +118,13 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
   } catch (const YAML::Exception& e) {
     return At(filename, e.mark, e.msg);
   }
-  ConfigReader r(filename);
+  ConfigReader r(filename, yaml);
   try {
     if (root.IsNull()) {
       *out = c;
       return Status::OK();
     }
+    BN_RETURN_IF_ERROR(r.UniqueKeys(root));
     BN_RETURN_IF_ERROR(r.Map(
         root, "the top level",
         {"interval", "web", "paths", "log", "collectors", "state_dir", "soaker", "bus_model", "verdict", "runs"}));
@@ -126,12 +137,17 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
     }
     const YAML::Node web = root["web"];
     BN_RETURN_IF_ERROR(r.Map(web, "web", {"listen_address"}));
-    BN_RETURN_IF_ERROR(r.String(web, "listen_address", &c.listen_address));
+    BN_RETURN_IF_ERROR(r.Line(web, "listen_address", &c.listen_address));
+    if (web.IsMap() && web["listen_address"]) {
+      ListenAddress addr;
+      Status s = ParseListenAddress(c.listen_address, &addr);
+      if (!s.ok()) return At(filename, web["listen_address"].Mark(), "web.listen_address: " + s.message());
+    }
     const YAML::Node paths = root["paths"];
     BN_RETURN_IF_ERROR(r.Map(paths, "paths", {"procfs", "sysfs", "ethtool"}));
-    BN_RETURN_IF_ERROR(r.String(paths, "procfs", &c.roots.procfs));
-    BN_RETURN_IF_ERROR(r.String(paths, "sysfs", &c.roots.sysfs));
-    BN_RETURN_IF_ERROR(r.String(paths, "ethtool", &c.roots.ethtool));
+    BN_RETURN_IF_ERROR(r.Line(paths, "procfs", &c.roots.procfs));
+    BN_RETURN_IF_ERROR(r.Line(paths, "sysfs", &c.roots.sysfs));
+    BN_RETURN_IF_ERROR(r.Line(paths, "ethtool", &c.roots.ethtool));
     const YAML::Node log = root["log"];
     BN_RETURN_IF_ERROR(r.Map(log, "log", {"level"}));
     if (log.IsMap() && log["level"]) {
@@ -139,7 +155,7 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
         return At(filename, log["level"].Mark(), "log.level must be debug, info, warn or error");
     }
     BN_RETURN_IF_ERROR(ParseCollectors(r, filename, root["collectors"], &c.collectors));
-    BN_RETURN_IF_ERROR(r.String(root, "state_dir", &c.state_dir));
+    BN_RETURN_IF_ERROR(r.Line(root, "state_dir", &c.state_dir));
     if (c.state_dir.empty()) return At(filename, root["state_dir"].Mark(), "state_dir must not be empty");
     const YAML::Node soaker = root["soaker"];
     BN_RETURN_IF_ERROR(
@@ -184,11 +200,23 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
 }
 
 Status LoadConfigFile(const std::string& path, Config* out) {
-  std::ifstream in(path);
-  if (!in) return Status::FromErrno(errno, "config file " + path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ParseConfig(ss.str(), path, out);
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return Status::FromErrno(errno, "config file " + path);
+  struct stat st;
+  if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > kMaxConfigBytes)
+    return TooLarge(path, static_cast<uint64_t>(st.st_size));
+  // Not sized by stat alone (a pipe, a file growing): at most one byte over.
+  std::string text;
+  char buf[65536];
+  while (text.size() <= kMaxConfigBytes) {
+    ssize_t n = ::read(fd.get(), buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::FromErrno(errno, "config file " + path);
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  if (text.size() > kMaxConfigBytes) return TooLarge(path, text.size());
+  return ParseConfig(text, path, out);
 }
 
 }  // namespace bottleneckd

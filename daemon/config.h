@@ -72,11 +72,20 @@ struct Config {
   bool drop_capabilities = false;
 };
 
+// Largest config accepted (1 MiB); a bigger one is refused before it is parsed.
+inline constexpr size_t kMaxConfigBytes = 1 << 20;
+
 // Parses YAML text; `filename` only labels error messages. Starts from the
-// defaults above, so an empty document is a valid config.
+// defaults above, so an empty document is a valid config. Refused, at the
+// node's file:line:column: text over kMaxConfigBytes (before parsing), a key
+// given twice in one mapping, a one-line value that runs on to the next line,
+// a list over kMaxConfigListEntries (base/config_reader.h), an invalid pattern
+// or listen address, an unknown runs.control_group. *out is left unchanged on
+// any error.
 Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out);
 
-// Reads and parses a config file. NotFound / IOError name the path.
+// Reads and parses a config file: at most kMaxConfigBytes are read.
+// NotFound / IOError name the path.
 Status LoadConfigFile(const std::string& path, Config* out);
 
 class ConfigReader;

@@ -102,7 +102,7 @@ Status ParseProfiles(const ConfigReader& r, const YAML::Node& n, BusModelOptions
     if (name.empty()) return At(r.file(), kv.first.Mark(), "a profile needs a name");
     std::string base = out->profiles.count(name) ? name : "simple";
     if (kv.second.IsMap() && kv.second["base"]) {
-      BN_RETURN_IF_ERROR(r.String(kv.second, "base", &base));
+      BN_RETURN_IF_ERROR(r.Line(kv.second, "base", &base));
       if (!out->profiles.count(base))
         return At(r.file(), kv.second["base"].Mark(), "unknown base profile '" + base + "'");
     }

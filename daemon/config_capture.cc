@@ -20,6 +20,7 @@ Status Interfaces(const ConfigReader& r, const YAML::Node& n, std::vector<std::s
   if (!n.IsMap() || !n["interfaces"] || n["interfaces"].IsNull()) return Status::OK();
   const YAML::Node v = n["interfaces"];
   if (!v.IsSequence()) return At(r.file(), v.Mark(), "collectors.pcap.interfaces must be a list of interface names");
+  BN_RETURN_IF_ERROR(r.ListSize(v, "collectors.pcap.interfaces"));
   out->clear();
   for (const auto& item : v) {
     std::string name = item.IsScalar() ? item.Scalar() : "";
@@ -79,7 +80,7 @@ Status ParseCapture(const ConfigReader& r, const YAML::Node& n, CaptureOptions* 
   double timeout = out->timeout_ms / 1000.0;
   BN_RETURN_IF_ERROR(Seconds(r, n, "timeout", 0.001, 10, &timeout));
   out->timeout_ms = std::max(1, static_cast<int>(timeout * 1000 + 0.5));
-  BN_RETURN_IF_ERROR(r.String(n, "filter", &out->filter));
+  BN_RETURN_IF_ERROR(r.String(n, "filter", &out->filter));  // a BPF filter may span lines
   if (!out->filter.empty()) {
     Status s = CheckCaptureFilter(out->filter);
     if (!s.ok()) return At(r.file(), n["filter"].Mark(), "collectors.pcap." + s.message());

@@ -18,7 +18,7 @@ Status ParseIrqTime(const ConfigReader& r, const YAML::Node& n, IrqTimeOptions* 
     if (!v.IsScalar() || !ParseIrqTimeMode(v.Scalar(), &out->mode))
       return At(r.file(), v.Mark(), "collectors.irqtime.mode must be auto, on or off");
   }
-  BN_RETURN_IF_ERROR(r.String(n, "btf_path", &out->btf_path));
+  BN_RETURN_IF_ERROR(r.Line(n, "btf_path", &out->btf_path));
   return Status::OK();
 }
 

@@ -2,6 +2,7 @@
 // window runs and segmentation (docs/runs.md). Every key is optional.
 #include "base/config_reader.h"
 #include "daemon/config.h"
+#include "runs/control_socket.h"
 
 namespace bottleneckd {
 namespace {
@@ -32,8 +33,16 @@ Status ParseRuns(const ConfigReader& r, const YAML::Node& n, RunsConfig* out) {
                            {"control_socket", "control_group", "store", "window", "keep_windows", "segments",
                             "segment_tolerance", "segment_min_windows"}));
   if (!n.IsDefined() || n.IsNull()) return Status::OK();
-  BN_RETURN_IF_ERROR(r.String(n, "control_socket", &out->control_socket));
-  BN_RETURN_IF_ERROR(r.String(n, "control_group", &out->control_group));
+  BN_RETURN_IF_ERROR(r.Line(n, "control_socket", &out->control_socket));
+  BN_RETURN_IF_ERROR(r.Line(n, "control_group", &out->control_group));
+  if (!out->control_group.empty()) {
+    // Resolved now, so a typo fails --config.check and a reload, not the
+    // control socket's start after the reload was taken.
+    gid_t gid;
+    std::string shown;
+    Status s = ResolveGroup(out->control_group, &gid, &shown);
+    if (!s.ok()) return At(r.file(), n["control_group"].Mark(), "runs.control_group: " + s.message());
+  }
   BN_RETURN_IF_ERROR(r.Bool(n, "store", &out->store));
   RunTrackerOptions& t = out->tracker;
   BN_RETURN_IF_ERROR(Duration(r, n, "window", true, 1, 86400, &t.window_seconds));

@@ -56,7 +56,8 @@ std::vector<gid_t> PeerGroups(int fd) {
   return {};
 }
 
-// The gid of `name` ("" the effective gid) and a name for messages.
+}  // namespace
+
 Status ResolveGroup(const std::string& name, gid_t* gid, std::string* shown) {
   long hint = ::sysconf(_SC_GETGR_R_SIZE_MAX);
   std::vector<char> buf(hint > 0 ? static_cast<size_t>(hint) : 16384);
@@ -81,6 +82,8 @@ Status ResolveGroup(const std::string& name, gid_t* gid, std::string* shown) {
   *shown = name;
   return Status::OK();
 }
+
+namespace {
 
 // mkdir -p of the socket's directory; directories it creates are 0755.
 Status MakeParentDirs(const std::string& path) {

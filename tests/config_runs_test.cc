@@ -36,7 +36,7 @@ TEST(ConfigRuns, EveryKey) {
   Status s = ParseConfig(
       "runs:\n"
       "  control_socket: /tmp/b.sock\n"
-      "  control_group: perf\n"
+      "  control_group: root\n"
       "  store: false\n"
       "  window: 5m\n"
       "  keep_windows: 2d\n"
@@ -46,7 +46,7 @@ TEST(ConfigRuns, EveryKey) {
       "x.yaml", &c);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(c.runs.control_socket, "/tmp/b.sock");
-  EXPECT_EQ(c.runs.control_group, "perf");
+  EXPECT_EQ(c.runs.control_group, "root");
   EXPECT_FALSE(c.runs.store);
   EXPECT_DOUBLE_EQ(c.runs.tracker.window_seconds, 300);
   EXPECT_DOUBLE_EQ(c.runs.tracker.keep_windows_seconds, 2 * 86400);

@@ -222,6 +222,19 @@ TEST(DaemonSignals, HupReloadsAndBadReloadKeepsRunning) {
   ASSERT_TRUE(d.WaitForLog("msg=\"reload failed; keeping the running config\"", 5)) << d.Stderr();
   EXPECT_NE(d.Stderr().find("bottleneckd.yaml:4:5: unknown key 'includ'"), std::string::npos) << d.Stderr();
   EXPECT_EQ(d.Get("/healthz").status, 200);
+
+  // Hostile files (issue 17): a pattern std::regex overflowed the stack on,
+  // and a 2 MiB file; both refused, the daemon keeps serving.
+  dir.Write("bottleneckd.yaml",
+            "collectors:\n  netdev:\n    include: ['" + std::string(3000, '(') + std::string(3000, ')') + "']\n");
+  d.Signal(SIGHUP);
+  ASSERT_TRUE(d.WaitForLog("include: pattern is 6000 bytes, over the 4096-byte limit", 5)) << d.Stderr();
+  dir.Write("bottleneckd.yaml", "# " + std::string(2 << 20, 'x') + "\n");
+  d.Signal(SIGHUP);
+  ASSERT_TRUE(d.WaitForLog("over the limit of 1048576 bytes", 5)) << d.Stderr();
+  EXPECT_EQ(d.Get("/healthz").status, 200);
+  m = d.Get("/metrics").body;
+  EXPECT_EQ(m.find("collector=\"sockets\""), std::string::npos) << "the last good config still applies";
   d.Signal(SIGTERM);
   EXPECT_EQ(d.Wait(10), 0);
 }

@@ -1,5 +1,5 @@
 // --web.listen-address forms, and ProbeBind's reasons for a failed listen.
-#include "exporters/http/listen_address.h"
+#include "base/listen_address.h"
 
 #include <grp.h>
 #include <gtest/gtest.h>

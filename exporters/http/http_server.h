@@ -26,9 +26,9 @@
 #include <memory>
 #include <string>
 
+#include "base/listen_address.h"
 #include "base/status.h"
 #include "daemon/snapshot.h"
-#include "exporters/http/listen_address.h"
 
 class CivetServer;
 

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "base/listen_address.h"
 #include "daemon/config.h"
-#include "exporters/http/listen_address.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -1,4 +1,4 @@
-#include "exporters/http/listen_address.h"
+#include "base/listen_address.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

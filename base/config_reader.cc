@@ -1,0 +1,114 @@
+#include "base/config_reader.h"
+
+#include <cstdio>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+namespace bottleneckd {
+namespace {
+
+// The source text of a scalar from its mark: anchors ("&a ") and tags
+// ("!!str ") before it skipped. yaml-cpp's Mark::pos is a byte offset that
+// does not count a UTF-8 byte-order mark.
+std::string_view ScalarLine(std::string_view source, const YAML::Mark& m) {
+  size_t pos = static_cast<size_t>(m.pos);
+  if (source.substr(0, 3) == "\xEF\xBB\xBF") pos += 3;
+  if (m.is_null() || pos >= source.size()) return {};
+  std::string_view line = source.substr(pos);
+  line = line.substr(0, line.find('\n'));
+  while (!line.empty() && (line.front() == '&' || line.front() == '!')) {
+    size_t sp = line.find_first_of(" \t");
+    if (sp == std::string_view::npos) return {};
+    line.remove_prefix(sp);
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+  }
+  return line;
+}
+
+// Whether a quoted scalar starting at line[0] closes on this line.
+bool QuoteCloses(std::string_view line) {
+  const char q = line.front();
+  for (size_t i = 1; i < line.size(); ++i) {
+    if (q == '"' && line[i] == '\\') {
+      ++i;
+    } else if (line[i] == q) {
+      if (q == '\'' && i + 1 < line.size() && line[i + 1] == '\'') {
+        ++i;  // '' is a quote inside single quotes
+        continue;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Status ConfigReader::OneLine(const YAML::Node& v, std::string_view key) const {
+  const std::string& s = v.Scalar();
+  for (char c : s) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b == '\n') return At(file_, v.Mark(), std::string(key) + " must fit on one line (an unclosed quote?)");
+    if (b < 0x20 || b == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "0x%02x", b);
+      return At(file_, v.Mark(), std::string(key) + " holds a control character (" + hex + ")");
+    }
+  }
+  std::string_view line = ScalarLine(source_, v.Mark());
+  if (line.empty()) return Status::OK();
+  bool ends_here = true;
+  if (line.front() == '"' || line.front() == '\'') {
+    ends_here = QuoteCloses(line);
+  } else if (line.front() == '|' || line.front() == '>') {
+    ends_here = false;  // a block scalar
+  } else {
+    ends_here = line.substr(0, s.size()) == s;  // a plain scalar folded over lines is longer
+  }
+  if (!ends_here)
+    return At(file_, v.Mark(),
+              std::string(key) + " must fit on one line, but its value runs on to the next (an unclosed quote?)");
+  return Status::OK();
+}
+
+Status ConfigReader::ListSize(const YAML::Node& v, std::string_view key) const {
+  if (v.IsSequence() && v.size() > kMaxConfigListEntries)
+    return At(file_, v.Mark(),
+              std::string(key) + " has " + std::to_string(v.size()) + " entries, over the limit of " +
+                  std::to_string(kMaxConfigListEntries));
+  return Status::OK();
+}
+
+Status ConfigReader::UniqueKeys(const YAML::Node& root) const {
+  // Iterative, so nesting depth costs no stack; every node is visited once
+  // (an alias shares its anchor's mark), so aliases cannot multiply the work.
+  std::set<std::pair<int, YAML::NodeType::value>> seen;
+  std::vector<YAML::Node> todo{root};
+  while (!todo.empty()) {
+    YAML::Node n = todo.back();
+    todo.pop_back();
+    if (!n.IsMap() && !n.IsSequence()) continue;
+    if (!seen.insert({n.Mark().pos, n.Type()}).second) continue;
+    if (n.IsSequence()) {
+      for (const auto& item : n) todo.push_back(item);
+      continue;
+    }
+    std::unordered_map<std::string, YAML::Mark> keys;
+    for (const auto& kv : n) {
+      if (kv.first.IsScalar()) {
+        auto [it, added] = keys.emplace(kv.first.Scalar(), kv.first.Mark());
+        if (!added)
+          return At(
+              file_, kv.first.Mark(),
+              "duplicate key '" + kv.first.Scalar() + "' (first at line " + std::to_string(it->second.line + 1) + ")");
+      } else {
+        todo.push_back(kv.first);
+      }
+      todo.push_back(kv.second);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace bottleneckd
