@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include <cstdint>
+#include <string>
 
 namespace bottleneckd {
 
@@ -20,5 +21,7 @@ int64_t WallNanos();
 double WallSeconds();
 // Whole seconds since the Unix epoch (CLOCK_REALTIME), for stored timestamps.
 int64_t UnixSeconds();
+// Unix seconds as UTC "2026-12-01T22:05:17Z" (whole seconds), for messages.
+std::string FormatUtc(double unix_seconds);
 
 }  // namespace bottleneckd

@@ -105,4 +105,17 @@ void Log(LogLevel level, std::string_view msg, std::initializer_list<LogField> f
   (void)ignored;
 }
 
+bool RepeatLimiter::Admit(const std::string& message, double now, uint64_t* held_back) {
+  if (said_ && message == last_ && now - last_said_ < every_) {
+    ++held_back_;
+    return false;
+  }
+  *held_back = message == last_ ? held_back_ : 0;
+  last_ = message;
+  last_said_ = now;
+  held_back_ = 0;
+  said_ = true;
+  return true;
+}
+
 }  // namespace bottleneckd

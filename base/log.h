@@ -3,6 +3,7 @@
 // Thread-safe; a line is written with one write(2).
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -28,5 +29,26 @@ void Log(LogLevel level, std::string_view msg, std::initializer_list<LogField> f
 
 // Formats one logfmt line (no timestamp) for tests.
 std::string FormatLogFields(std::initializer_list<LogField> fields);
+
+// Keeps a failure retried every tick from writing a line every tick: a
+// message is said the first time, a changed message at once, the same one
+// again at most every `every_seconds` (with how many were held back).
+// Not thread-safe: one per retrying loop.
+class RepeatLimiter {
+ public:
+  explicit RepeatLimiter(double every_seconds) : every_(every_seconds) {}
+  // True when `message` at `now` (seconds, any monotonic origin) should be
+  // logged; *held_back is then how many identical ones were not since.
+  bool Admit(const std::string& message, double now, uint64_t* held_back);
+  // The failure is over: the next one is said at once.
+  void Reset() { last_.clear(), held_back_ = 0, said_ = false; }
+
+ private:
+  double every_;
+  std::string last_;
+  double last_said_ = 0;
+  uint64_t held_back_ = 0;
+  bool said_ = false;
+};
 
 }  // namespace bottleneckd

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 #include "base/clock.h"
 #include "base/log.h"
@@ -17,10 +18,13 @@ Daemon::Daemon(const Config& config, SnapshotStore* store, RunTracker* runs)
       analyzer_(std::make_unique<Analyzer>(config.verdict)) {
   StartCapture();  // first: it may drop capabilities, which later threads then never hold
   SyncIrqTime();
-  SyncSoaker();
+  // The soaker starts at the first Tick, after CalibrateSoakerInBackground
+  // had its chance to keep a calibration off the start-up path.
 }
 
 Daemon::~Daemon() {
+  if (calibrator_) calibrator_->CancelCalibration();
+  if (calibration_thread_.joinable()) calibration_thread_.join();
   if (soaker_) soaker_->Stop();
   if (irqtime_) irqtime_->Stop();
   if (capture_) capture_->Stop();
@@ -39,13 +43,27 @@ void Daemon::SyncSoaker() {
     return;
   }
   if (soaker_ && soaker_->running()) return;
+  if (calibrating_.load()) {  // it starts on the calibration being measured
+    if (!said_soaker_waits_) Log(LogLevel::kInfo, "the soaker starts when its calibration is done");
+    said_soaker_waits_ = true;
+    return;
+  }
   soaker_ = std::make_unique<Soaker>(fs_.get(), o);
   Status s = soaker_->Start();
   if (!s.ok()) {
-    Log(LogLevel::kError, "soaker did not start; CPU idle comes from accounting only", {{"err", s.ToString()}});
+    // Retried every tick (the cause may go away); said once, then hourly.
+    uint64_t held_back = 0;
+    if (soaker_failure_.Admit(s.ToString(), static_cast<double>(MonotonicNanos()) / 1e9, &held_back)) {
+      if (held_back == 0)
+        Log(LogLevel::kError, "soaker did not start; CPU idle comes from accounting only", {{"err", s.ToString()}});
+      else
+        Log(LogLevel::kWarn, "soaker still does not start; CPU idle comes from accounting only",
+            {{"err", s.ToString()}, {"failed_ticks_not_logged", std::to_string(held_back)}});
+    }
     soaker_.reset();
     return;
   }
+  soaker_failure_.Reset();
   Log(LogLevel::kInfo, "soaker started", {{"mode", SoakerModeName(o.mode)}, {"state_dir", o.state_dir}});
 }
 
@@ -79,20 +97,62 @@ void Daemon::SyncIrqTime() {
   irqtime_ = std::move(src);
 }
 
+namespace {
+
+// Whether a soaker with options `o` over `fs` would have to measure its
+// calibration before its first reading: it runs on this host (over recorded
+// or fixture trees the soaker measures nothing of theirs) and has no usable
+// calibration stored, by the soaker's own rule (what its Start() loads).
+bool SoakerNeedsCalibration(const Config& c, const HostFs* fs) {
+  if (c.soaker.mode == SoakerMode::kOff) return false;
+  if (c.roots.procfs != "/proc" || c.roots.sysfs != "/sys") return false;
+  Soaker probe(fs, c.soaker);
+  return !probe.StoredCalibrationUsable();
+}
+
+}  // namespace
+
 void Daemon::PrepareSoaker() {
   const SoakerOptions& o = config_.soaker;
-  if (o.mode != SoakerMode::kRuns || soaker_) return;
-  // Over recorded or fixture trees the soaker measures nothing of theirs.
-  if (config_.roots.procfs != "/proc" || config_.roots.sysfs != "/sys") return;
-  // The soaker's own rule, so what is checked here is what its Start() loads.
-  Soaker calibrator(fs_.get(), o);
-  if (calibrator.StoredCalibrationUsable()) return;
+  if (o.mode != SoakerMode::kRuns || soaker_ || !SoakerNeedsCalibration(config_, fs_.get())) return;
   Log(LogLevel::kInfo,
       "calibrating the soaker before any run (none stored, stale, or older than soaker.calibration_max_age)",
       {{"state_dir", o.state_dir}, {"per_cpu", std::to_string(o.calibration_seconds) + "s"}});
+  Soaker calibrator(fs_.get(), o);
   SoakerCalibrationFile f;
   Status s = calibrator.Calibrate(&f);
   if (!s.ok()) Log(LogLevel::kWarn, "soaker calibration", {{"err", s.ToString()}});
+}
+
+void Daemon::CalibrateSoakerInBackground() {
+  if (soaker_ || calibration_thread_.joinable() || !SoakerNeedsCalibration(config_, fs_.get())) return;
+  const SoakerOptions& o = config_.soaker;
+  calibration_fs_ = std::make_unique<HostFs>(config_.roots);
+  calibrator_ = std::make_unique<Soaker>(calibration_fs_.get(), o);
+  char per_cpu[32];
+  std::snprintf(per_cpu, sizeof(per_cpu), "%gs", o.calibration_seconds);
+  calibration_note_ = "calibrating since " + FormatUtc(WallSeconds()) + " (" + per_cpu +
+                      " of CPU time per CPU, longer on a loaded host); until it is done the soaker does not run "
+                      "and CPU idle comes from accounting only";
+  Log(LogLevel::kInfo,
+      "calibrating the soaker in the background (none stored, stale, or older than soaker.calibration_max_age); "
+      "the soaker starts when it is done",
+      {{"state_dir", o.state_dir}, {"per_cpu", per_cpu}});
+  calibrating_.store(true);
+  calibration_thread_ = std::thread([this] {
+    int64_t t0 = MonotonicNanos();
+    SoakerCalibrationFile f;
+    Status s = calibrator_->Calibrate(&f);
+    char took[32];
+    std::snprintf(took, sizeof(took), "%.1fs", static_cast<double>(MonotonicNanos() - t0) / 1e9);
+    if (s.ok()) {
+      Log(LogLevel::kInfo, "soaker calibrated", {{"cpus", std::to_string(f.cpus.size())}, {"took", took}});
+    } else {
+      // Start() measures again (in the tick) when nothing usable was stored.
+      Log(LogLevel::kWarn, "soaker calibration", {{"err", s.ToString()}, {"took", took}});
+    }
+    calibrating_.store(false);
+  });
 }
 
 void Daemon::Stop() {
@@ -162,6 +222,7 @@ void Daemon::Tick() {
     if (!soaker_caveat_.empty()) Log(LogLevel::kWarn, "soaker caveat", {{"caveat", soaker_caveat_}});
   }
   ReadCapture(&snap->sample);
+  if (calibrating_.load()) snap->soaker_state = calibration_note_;
   snap->interval_seconds = config_.interval_seconds;
   snap->per_cpu_irq_matrix = config_.collectors.interrupts.per_cpu_matrix;
   CompleteSnapshot(prev_.get(), config_.bus_model, snap.get());

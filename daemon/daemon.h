@@ -11,10 +11,14 @@
 // tick. Every analysed window goes to the RunTracker, when there is one.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
+#include <string>
+#include <thread>
 
 #include "analysis/analyzer.h"
+#include "base/log.h"
 #include "base/mutex.h"
 #include "daemon/config.h"
 #include "daemon/sampler.h"
@@ -57,8 +61,16 @@ class Daemon {
   // In soaker mode "runs": makes sure a usable calibration is stored, so a
   // run's first windows measure the workload and not the soaker calibrating
   // (the first start on a host calibrates for a second or so). Logs what it
-  // did; a failure is logged and left to the soaker's own start.
+  // did; a failure is logged and left to the soaker's own start. Blocks
+  // (`bottleneckd run` in-process, before its command starts).
   void PrepareSoaker();
+  // The daemon's start: when the soaker (mode "runs" or "always", on the
+  // real host) has no usable calibration stored, measures it in a thread of
+  // its own (0.6 s idle, up to 16 s on a loaded host) so the HTTP server
+  // listens at once. Until it is done the soaker does not start (CPU idle
+  // comes from accounting only) and each snapshot's soaker_state says so,
+  // shown on "/". The destructor cancels it within a millisecond.
+  void CalibrateSoakerInBackground();
 
   // Why the irqtime source is not loaded in mode "on" (the daemon should not
   // start: the user asked for measured interrupt time); OK otherwise,
@@ -90,7 +102,16 @@ class Daemon {
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<Analyzer> analyzer_;  // verdicts and plateau over the ticks
   std::unique_ptr<Soaker> soaker_;
-  std::string soaker_caveat_;  // last caveat logged
+  std::string soaker_caveat_;           // last caveat logged
+  RepeatLimiter soaker_failure_{3600};  // a soaker that cannot start, retried each tick
+  // The background calibration (CalibrateSoakerInBackground): its own HostFs
+  // (a reload replaces fs_), its Soaker, its thread, and what "/" says.
+  std::unique_ptr<HostFs> calibration_fs_;
+  std::unique_ptr<Soaker> calibrator_;
+  std::thread calibration_thread_;
+  std::atomic<bool> calibrating_{false};
+  std::string calibration_note_;  // set before the thread starts, read by ticks
+  bool said_soaker_waits_ = false;
   std::unique_ptr<CaptureSource> capture_;
   std::unique_ptr<IrqTimeSource> irqtime_;
   IrqTimeOptions irqtime_options_;  // what irqtime_ (or the last refusal) was made with

@@ -43,6 +43,9 @@ struct Snapshot {
   // its scores are bottleneckd_verdict_score_ratio.
   std::optional<Verdict> window_verdict;
   std::optional<Plateau> plateau;
+  // What the daemon says of its soaker beyond its reading, e.g. that it is
+  // still calibrating in the background (shown on "/"); "" when nothing.
+  std::string soaker_state;
 };
 
 // The latest Snapshot. Thread-safe: the sampling loop publishes, any number of

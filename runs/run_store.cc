@@ -86,6 +86,34 @@ Status Connect(const std::string& path, bool read_only, sqlite3** db, int* versi
   return st;
 }
 
+// SQLite opens a file this user may not write read-only, without a word,
+// and the first write (a window run, a minute later) would be the first to
+// fail. Said at the open instead: the file's mode, or the write lock a probe
+// transaction cannot take (a -wal or -shm file of another user's writer).
+Status CheckWritable(sqlite3* db, const std::string& path) {
+  auto refuse = [&](const std::string& why) {
+    struct stat st {};
+    std::string owner;
+    if (::stat(path.c_str(), &st) == 0) {
+      char mode[8];
+      std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(st.st_mode & 07777));
+      owner = " (the file is uid " + std::to_string(st.st_uid) + ", mode " + mode + ")";
+    }
+    return Status::PermissionDenied("run store " + path + " is not writable by uid " + std::to_string(::geteuid()) +
+                                    owner + ": " + why +
+                                    "; run as the user that owns the state directory, or choose another state_dir");
+  };
+  if (sqlite3_db_readonly(db, "main") == 1) return refuse("SQLite opened it read-only");
+  int rc = Exec(db, "BEGIN IMMEDIATE");
+  if (rc == SQLITE_OK) {
+    rc = Exec(db, "ROLLBACK");
+    return rc == SQLITE_OK ? Status::OK() : SqliteError(db, rc, path, "ending the write check");
+  }
+  if ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN || (rc & 0xff) == SQLITE_PERM)
+    return refuse(sqlite3_errstr(rc));
+  return SqliteError(db, rc, path, "checking that the run store is writable");
+}
+
 }  // namespace
 
 Status RunStore::Open(const std::string& path, bool read_only, std::unique_ptr<RunStore>* out) {
@@ -114,6 +142,7 @@ Status RunStore::Open(const std::string& path, bool read_only, std::unique_ptr<R
     *out = std::move(s);
     return Status::OK();
   }
+  BN_RETURN_IF_ERROR(CheckWritable(s->db_, path));
   BN_RETURN_IF_ERROR(SetWritePragmas(s->db_, path));
   BN_RETURN_IF_ERROR(s->Migrate());
   // Runs left active are dead only when no other writer has the store open:

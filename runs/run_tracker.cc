@@ -1,6 +1,7 @@
 #include "runs/run_tracker.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "base/log.h"
 
@@ -229,7 +230,7 @@ Status RunTracker::StopLocked(const std::string& name, std::optional<int> exit_c
   return Status::OK();
 }
 
-void RunTracker::Close(double now) {
+std::vector<std::string> RunTracker::Close(double now) {
   MutexLock l(&mu_);
   std::vector<std::string> names;
   for (const auto& [name, live] : active_) names.push_back(name);
@@ -238,8 +239,19 @@ void RunTracker::Close(double now) {
   // Each name is active (just listed under the lock): StopLocked cannot fail.
   for (const std::string& n : names) StopLocked(n, std::nullopt, now, "interrupted", &r, nullptr).IgnoreError();
   RetryUnsaved();
-  if (!unsaved_.empty())
-    Log(LogLevel::kError, "runs could not be stored before exit", {{"count", std::to_string(unsaved_.size())}});
+  std::vector<std::string> lost;
+  std::string joined;
+  for (const Pending& p : unsaved_) {
+    char start[32];
+    std::snprintf(start, sizeof(start), "%.3f", p.run.start);
+    lost.push_back("'" + p.run.name + "' (" + p.run.state + ", " + std::to_string(p.run.windows) +
+                   " windows, started " + start + ")");
+    joined += (joined.empty() ? "" : "; ") + lost.back();
+  }
+  if (!lost.empty())
+    Log(LogLevel::kError, "runs could not be stored before exit and are lost",
+        {{"count", std::to_string(lost.size())}, {"runs", joined}, {"store", store_ ? store_->path() : ""}});
+  return lost;
 }
 
 }  // namespace bottleneckd

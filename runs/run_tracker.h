@@ -56,9 +56,12 @@ class RunTracker {
   // Segments get no flows: their windows' flows are not kept apart.
   void OnWindow(const TimelinePoint& p, const Verdict& v, const std::vector<CaptureWindow>& captures = {})
       LOCKS_EXCLUDED(mu_);
-  // Ends every active run as "interrupted" (daemon shutdown) and the window
-  // run in progress; stores what can be stored.
-  void Close(double now) LOCKS_EXCLUDED(mu_);
+  // Ends every active run as "interrupted" (daemon shutdown) and stores
+  // what can be stored. Returns the finished runs the store would not take
+  // (each "'NAME' (STATE, N windows, started T)"), which the exit loses; an
+  // error log names them too. Empty without a store: then runs were never
+  // meant to outlive the process.
+  std::vector<std::string> Close(double now) LOCKS_EXCLUDED(mu_);
 
   bool active() const LOCKS_EXCLUDED(mu_);
   std::vector<RunReport> Active() const LOCKS_EXCLUDED(mu_);  // name, source, start, points so far

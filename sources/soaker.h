@@ -214,6 +214,10 @@ class Soaker : public Source {
   // every CPU the soaker would run on, and younger than calibration_max_age.
   // False also when the key or the CPU list cannot be read. Thread-safe.
   bool StoredCalibrationUsable() LOCKS_EXCLUDED(mu_, calibrate_mu_);
+  // Makes a Calibrate (or a Start that calibrates) in another thread return
+  // within a millisecond, with an error and nothing stored; for shutdown.
+  // Every later calibration of this Soaker fails at once. Thread-safe.
+  void CancelCalibration() { cancel_calibration_.store(true); }
 
   // Fills *out with the counters of every running thread. Also notices CPU
   // hotplug (re-reads the online list at most every hotplug_check_seconds): a
@@ -253,6 +257,7 @@ class Soaker : public Source {
   const HostFs* fs_;
   SoakerOptions options_;
   Mutex calibrate_mu_ ACQUIRED_BEFORE(mu_);  // serialises calibrations
+  std::atomic<bool> cancel_calibration_{false};
   mutable Mutex mu_;
   std::vector<std::unique_ptr<Worker>> workers_ GUARDED_BY(mu_);  // sorted by cpu
   std::vector<std::unique_ptr<Worker>> retired_ GUARDED_BY(mu_);  // stopping, not yet joined

@@ -67,12 +67,14 @@ Status Soaker::MeasureAndStore(const std::vector<int>& cpus, const SoakerCalibra
   for (size_t i = 0; i < cpus.size(); ++i) {
     results[i].cpu = cpus[i];
     try {
-      threads.emplace_back(CalibrateCpu, options_.calibration_seconds, key.percentile, &results[i]);
+      threads.emplace_back(CalibrateCpu, options_.calibration_seconds, key.percentile, &cancel_calibration_,
+                           &results[i]);
     } catch (const std::system_error& e) {
       results[i].error = "cannot start a thread: " + std::string(e.what());
     }
   }
   for (std::thread& t : threads) t.join();
+  if (cancel_calibration_.load()) return Status::IOError("soaker calibration cancelled: nothing measured is stored");
 
   SoakerCalibrationFile f;
   f.key = key;

@@ -55,7 +55,8 @@ struct CpuCalibration {
 // Pins the calling thread to r->cpu and sets r->rate: units per second of
 // thread CPU time on that CPU, the `percentile` of 5 ms slice rates, at the
 // calling thread's (normal) priority, over `cpu_seconds` of its CPU time (at
-// most 8x that + 1 s of wall time). Sets r->error instead when it cannot.
-void CalibrateCpu(double cpu_seconds, int percentile, CpuCalibration* r);
+// most 8x that + 1 s of wall time). Sets r->error instead when it cannot,
+// or when *cancel turns true (checked every batch, well under a millisecond).
+void CalibrateCpu(double cpu_seconds, int percentile, const std::atomic<bool>* cancel, CpuCalibration* r);
 
 }  // namespace bottleneckd

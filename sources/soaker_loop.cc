@@ -69,7 +69,7 @@ int PinSelf(int cpu) {
 
 }  // namespace
 
-void CalibrateCpu(double cpu_seconds, int percentile, CpuCalibration* r) {
+void CalibrateCpu(double cpu_seconds, int percentile, const std::atomic<bool>* cancel, CpuCalibration* r) {
   if (int err = PinSelf(r->cpu); err != 0) {
     r->error = "affinity refused: " + std::string(std::strerror(err));
     return;
@@ -94,8 +94,11 @@ void CalibrateCpu(double cpu_seconds, int percentile, CpuCalibration* r) {
       slice_units = units;
     }
     if (now - start >= budget_ns || ClockNanos(CLOCK_MONOTONIC) >= deadline) break;
+    if (cancel->load(std::memory_order_relaxed)) break;
   }
-  if (::sched_getcpu() != r->cpu) {
+  if (cancel->load(std::memory_order_relaxed)) {
+    r->error = "cancelled";
+  } else if (::sched_getcpu() != r->cpu) {
     r->error = "moved off the CPU during calibration (hotplug?)";
   } else if (rates.size() < kMinSlices) {
     r->error = "only " + std::to_string(rates.size()) + " slices of CPU time in the time allowed";

@@ -45,5 +45,23 @@ TEST(LogFormat, NoRawControlByteSurvives) {
   }
 }
 
+TEST(RepeatLimiter, SaysAFailureOnceThenAtMostEveryPeriod) {
+  RepeatLimiter l(600);
+  uint64_t held = 99;
+  EXPECT_TRUE(l.Admit("no cpuinfo", 0, &held));
+  EXPECT_EQ(held, 0u);
+  for (int tick = 1; tick < 600; ++tick) EXPECT_FALSE(l.Admit("no cpuinfo", tick, &held)) << tick;
+  EXPECT_TRUE(l.Admit("no cpuinfo", 600, &held));
+  EXPECT_EQ(held, 599u);  // ticks 1..599
+  // A different failure is said at once, with nothing held back for it.
+  EXPECT_TRUE(l.Admit("cpuinfo garbled", 601, &held));
+  EXPECT_EQ(held, 0u);
+  EXPECT_FALSE(l.Admit("cpuinfo garbled", 602, &held));
+  // Over, then back: said at once.
+  l.Reset();
+  EXPECT_TRUE(l.Admit("cpuinfo garbled", 603, &held));
+  EXPECT_EQ(held, 0u);
+}
+
 }  // namespace
 }  // namespace bottleneckd

@@ -1,8 +1,9 @@
 // The run store under failure: a run whose writer was SIGKILLed is
 // recovered from its timeline, a finished run survives SIGKILL right after
 // FinishRun, a full database loses no finished run and stores the run whose
-// begin failed once there is room, and an unprivileged user reads a store
-// no writer has open in a directory it may not write.
+// begin failed once there is room, an unprivileged user reads a store
+// no writer has open in a directory it may not write, and one who opens
+// another user's store for writing is told so at the open.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -252,6 +253,49 @@ TEST_F(RunStoreCrashTest, AnUnprivilegedReaderReadsAClosedStoreInAReadOnlyDirect
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "2: setuid, 3: open, 4: runs, 5: timeline";
   EXPECT_FALSE(std::filesystem::exists(DbPath() + "-shm"));
+}
+
+TEST_F(RunStoreCrashTest, AStoreThisUserCannotWriteIsRefusedAtTheOpen) {
+  // Another daemon (root here) has the store open and is writing it; its
+  // files are 0644. A second daemon as nobody must hear at start that it
+  // cannot write, not at its first window run a minute later.
+  auto w = OpenOrDie(DbPath());
+  RunReport r = MakeRun("written by root", 1);
+  ASSERT_OK(w->FinishRun(&r, {Point(2)}));
+  namespace fs = std::filesystem;
+  const fs::perms r_all = fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read;
+  const fs::perms rx_all = r_all | fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
+  for (const std::string& f : {DbPath(), DbPath() + "-wal", DbPath() + "-shm", DbPath() + ".lock"})
+    if (fs::exists(f)) fs::permissions(f, r_all | fs::perms::owner_write);
+  fs::permissions(dir_.path(), rx_all | fs::perms::owner_write);
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(pipefd[0]);
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(2);
+    std::unique_ptr<RunStore> s;
+    Status open = RunStore::Open(DbPath(), /*read_only=*/false, &s);
+    std::string msg = open.ToString();
+    if (write(pipefd[1], msg.data(), msg.size()) < 0) _exit(4);
+    _exit(open.ok() ? 3 : 0);
+  }
+  close(pipefd[1]);
+  std::string msg;
+  char buf[512];
+  for (ssize_t n; (n = read(pipefd[0], buf, sizeof(buf))) > 0;) msg.append(buf, static_cast<size_t>(n));
+  close(pipefd[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  fs::permissions(dir_.path(), fs::perms::owner_all);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: setuid, 3: the open succeeded: " << msg;
+  EXPECT_NE(msg.find("is not writable by uid 65534"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("mode 0644"), std::string::npos) << msg;
+  // The writer is unharmed.
+  RunReport more = MakeRun("still written", 3);
+  EXPECT_TRUE(w->FinishRun(&more, {}).ok());
 }
 
 }  // namespace

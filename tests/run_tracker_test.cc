@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "tests/test_util.h"
@@ -228,6 +229,36 @@ TEST(RunTracker, AFullDiskDelaysTheRunButLosesNothing) {
   ASSERT_TRUE(ro->Timeline(runs[0].id, &tl).ok());
   EXPECT_EQ(tl.size(), 394u);  // every window from 7 to 400
   EXPECT_EQ(runs[1].name, "before");
+}
+
+TEST(RunTracker, CloseNamesTheRunsTheStoreWouldNotTake) {
+  TempDir dir;
+  auto store = OpenStore(dir);
+  RunStore* raw = store.get();
+  RunTracker t(std::move(store), NoWindows());
+  ASSERT_TRUE(t.Start("saved", "control", "", 0.5).ok());
+  for (int i = 1; i <= 4; ++i) Feed(&t, At(i, 1000));
+  RunReport r;
+  ASSERT_TRUE(t.Stop("saved", std::nullopt, 4.5, &r).ok());
+  ASSERT_TRUE(t.Start("cut short", "control", "", 4.6).ok());
+  ASSERT_TRUE(t.Start("finished", "control", "", 4.7).ok());
+  ASSERT_TRUE(raw->LimitPagesForTest(1).ok());  // the disk fills
+  for (int i = 5; i <= 300; ++i) Feed(&t, At(i, 2000));
+  ASSERT_TRUE(t.Stop("finished", 0, 300.5, &r).ok());
+  std::vector<std::string> lost = t.Close(300.6);
+  ASSERT_EQ(lost.size(), 2u);
+  std::sort(lost.begin(), lost.end());
+  // Windows 5..300 are 296, of which 5 settling are left out of the figures.
+  EXPECT_EQ(lost[0], "'cut short' (interrupted, 291 windows, started 4.600)");
+  EXPECT_EQ(lost[1], "'finished' (finished, 291 windows, started 4.700)");
+}
+
+TEST(RunTracker, CloseWithEverythingStoredLosesNothing) {
+  TempDir dir;
+  RunTracker t(OpenStore(dir), NoWindows());
+  ASSERT_TRUE(t.Start("stored at close", "control", "", 0.5).ok());
+  for (int i = 1; i <= 4; ++i) Feed(&t, At(i, 1000));
+  EXPECT_TRUE(t.Close(4.2).empty());
 }
 
 TEST(RunTracker, CloseMarksActiveRunsInterrupted) {

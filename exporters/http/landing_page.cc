@@ -111,6 +111,7 @@ std::string RenderLandingPage(const Snapshot* snap, const BuildInfo& build) {
     char buf[64];
     std::snprintf(buf, sizeof(buf), "%llu", static_cast<unsigned long long>(snap->samples_total));
     h += "<p>Samples taken: " + std::string(buf) + "</p>\n";
+    if (!snap->soaker_state.empty()) h += "<p>Soaker: " + HtmlEscape(snap->soaker_state) + "</p>\n";
     AppendVerdict(*snap, &h);
     h += "<h2>Collectors</h2>\n<table>"
          "<tr><th>collector</th><th>state</th><th>last read</th></tr>\n";

@@ -10,6 +10,7 @@
 # negative); each bad file is counted in
 # bottleneckd_collector_read_errors_total or fails its collector
 # (success 0), and is named in the log. SIGTERM stops the daemon at once.
+# A soaker that cannot start there is said once, not every tick.
 #
 # usage: hostile_tree_test.sh BOTTLENECKD SOURCE_DIR
 TEST_NAME=hostile_tree_test
@@ -100,5 +101,26 @@ kill -TERM "$PID"
 stopped=no
 for ((i = 0; i < 150; i++)); do kill -0 "$PID" 2>/dev/null || { stopped=yes; break; }; sleep 0.1; done
 [ "$stopped" = yes ] && integ_pass "SIGTERM stopped the daemon within 15 s" || integ_fail "SIGTERM did not stop it in 15 s"
+
+# A soaker that cannot start over a fixture tree (it has no cpuinfo) is
+# retried every tick but said once, not every tick: 0.1 s ticks until the
+# daemon has taken 20 samples, then one "soaker did not start" line.
+printf 'interval: 0.1s\ncollectors:\n  irqtime: {mode: off}\n' >"$INTEG_TMP/fast.yaml"
+integ_start_bottleneckd PORT soakerless "$BIN" --config.file="$INTEG_TMP/fast.yaml" --path.procfs="$T/proc" \
+  --path.sysfs="$T/sys" --path.ethtool="$T/ethtool" --soaker
+PID=$INTEG_LAST_PID
+samples() {
+  local n
+  n=$(curl -fsS --max-time 5 "http://127.0.0.1:$PORT/metrics" | awk '$1 == "bottleneckd_samples_total" {print $2}')
+  [ "${n%.*}" -ge 20 ] 2>/dev/null
+}
+if integ_wait_for 30 "20 samples at 0.1 s" samples; then
+  said=$(grep -c 'soaker did not start' "$INTEG_TMP/bottleneckd-soakerless.log" || true)
+  [ "$said" = 1 ] && integ_pass "a soaker that cannot start is said once over 20 ticks" ||
+    integ_fail "soaker failure logged $said times over 20 ticks, want 1"
+else
+  integ_fail "the daemon took no 20 samples at 0.1 s"
+fi
+kill -TERM "$PID"
 
 integ_finish
