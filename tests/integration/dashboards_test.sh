@@ -123,6 +123,7 @@ printf 'interval: 1s\ncollectors:\n  threads:\n    targets:\n      - name: udpec
 integ_start_bottleneckd DPORT replay "$BIN" --config.file="$INTEG_TMP/replay.yaml" \
   --path.procfs="$TREE/proc" --path.sysfs="$TREE/sys" --path.ethtool="$TREE/ethtool"
 JOBS+=(replay); TARGETS+=("127.0.0.1:$DPORT")
+REPLAY_TARGET="127.0.0.1:$DPORT"
 
 # This host: a capture on lo, a target thread, the soaker during a run.
 LOAD="$INTEG_TMP/bnd-dash-load"
@@ -150,7 +151,8 @@ START="$(date +%s)"
 
 # The run on this host: the soaker starts with it, the target thread exists.
 integ_spawn run_pid "$INTEG_TMP/run.log" "$BIN" run --control.socket "$SOCK" --name dashboards -- "$LOAD" 15
-# Traffic for the capture's filter: a datagram a second to the discard port.
+# Traffic for the capture's filter: five datagrams a second to the discard
+# port, never echoed: the application rung's echo losses.
 integ_spawn udp_pid "$INTEG_TMP/udp.log" "$INTEG_PYTHON" -c '
 import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -236,8 +238,7 @@ for want in "pcie-box >= 1" "seed-box == 0" "large-host == 0"; do
     integ_fail "instance:bottleneckd_pci_links_downtrained:count{job=\"$job\"}: want $op $n, got ${line:-nothing}"
   fi
 done
-replay_instance="${TARGETS[$((${#TARGETS[@]} - 2))]}"
-rung_expr="$("$INTEG_PYTHON" - "$HOST_JSON" "$replay_instance" "$((END - START))" <<'PY'
+rung_expr="$("$INTEG_PYTHON" - "$HOST_JSON" "$REPLAY_TARGET" "$((END - START))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 expr = [p for p in d["panels"] if p["title"] == "First losing rung"][0]["targets"][0]["expr"]
