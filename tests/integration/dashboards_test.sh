@@ -8,7 +8,8 @@
 #   an existing doc section on every panel, the datasource and instance
 #   variables, metric names that exist; and the checker rejects deliberately
 #   broken copies, so it is shown to check;
-# - promtool check rules on the recording rules;
+# - promtool check rules on the recording rules, and promtool test rules
+#   (tests/prometheus/recording_test.yml) on their values;
 # - every panel's every query against a real Prometheus with the recording
 #   rules loaded, scraping five daemons on loopback every second: three over
 #   fixture trees (seed-box, pcie-box, large-host), one over a tree that a
@@ -85,6 +86,14 @@ if out="$(promtool check rules "$RULES" 2>&1)"; then
   integ_pass "promtool check rules: $(grep -o '[0-9]* rules found' <<<"$out")"
 else
   integ_fail "promtool check rules $RULES: $out"
+fi
+
+# Each rule's value on hand-written hosts (a shared downtrained link counted
+# once, the share of the hour bound, ...).
+if out="$(cd "$SRC/tests/prometheus" && promtool test rules recording_test.yml 2>&1)"; then
+  integ_pass "promtool test rules tests/prometheus/recording_test.yml"
+else
+  integ_fail "promtool test rules tests/prometheus/recording_test.yml: $out"
 fi
 
 # --- the daemons ------------------------------------------------------------------
