@@ -113,7 +113,7 @@ integ_start_bottleneckd() {
   integ_spawn pid "$logfile" "$bin" --web.listen-address=127.0.0.1:0 --path.state="$INTEG_TMP/state-$name" \
     --control.socket="$INTEG_TMP/state-$name/control.sock" "$@"
   for ((i = 0; i < 300; i++)); do
-    port="$(sed -n 's/.*msg=listening address=127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$logfile" | head -n 1)"
+    port="$(sed -n 's/.*msg=listening address=127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$logfile" 2>/dev/null | head -n 1)"
     [ -n "$port" ] && break
     if ! kill -0 "$pid" 2>/dev/null; then
       wait "$pid"

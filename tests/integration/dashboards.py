@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""The Grafana dashboards of etc/grafana/, checked without Grafana.
+
+  dashboards.py check SOURCE_DIR FILE...
+      Structure: schemaVersion, the `datasource` (prometheus) and `instance`
+      variables, no datasource UID literal anywhere, unique panel ids, gridPos
+      rectangles inside 24 columns that do not overlap, every panel with a
+      description linking an existing docs/*.md section and a unit, every
+      target with the ${datasource} reference and an expression whose
+      variables are defined and whose metric names exist (docs/metrics.md,
+      etc/prometheus/bottleneckd-recording.yml). Prints one line per problem;
+      exit 1 if any.
+
+  dashboards.py query PROM_URL START END FILE...
+      Every target of every panel, its variables substituted as Grafana would
+      ($instance: each value of the variable's own query, $cpu: All,
+      $__rate_interval 10s for a 1 s scrape interval, $__interval the step,
+      $__range the span), sent to /api/v1/query_range over [START, END].
+      Prints a JSON report: per panel and target, the instances whose query
+      returned series with numbers.
+
+Standard library only (tests/integration/lib.sh's rule).
+"""
+import json
+import math
+import os
+import re
+import sys
+import urllib.parse
+import urllib.request
+
+DS_REF = {"type": "prometheus", "uid": "${datasource}"}
+BUILTINS = {"__rate_interval", "__interval", "__interval_ms", "__range", "__range_s", "__range_ms"}
+RATE_INTERVAL = "10s"
+STEP = 2
+
+
+def github_slug(title):
+    s = re.sub(r"[^\w\- ]", "", title.strip().lower())
+    return s.replace(" ", "-")
+
+
+def doc_anchors(src, doc):
+    path = os.path.join(src, doc)
+    if not os.path.isfile(path):
+        return None
+    anchors = set()
+    for line in open(path, encoding="utf-8"):
+        m = re.match(r"^#+ (.*)", line)
+        if m:
+            anchors.add(github_slug(m.group(1)))
+    return anchors
+
+
+def known_metrics(src):
+    names = set(re.findall(r"`(bottleneckd_[a-z0-9_]+)`", open(os.path.join(src, "docs/metrics.md")).read()))
+    rules = os.path.join(src, "etc/prometheus/bottleneckd-recording.yml")
+    recorded = set(re.findall(r"^\s*- record:\s*(\S+)", open(rules).read(), re.M)) if os.path.isfile(rules) else set()
+    return names, recorded
+
+
+def all_panels(d):
+    for p in d.get("panels", []):
+        yield p
+        for q in p.get("panels", []):  # collapsed rows keep their panels inside
+            yield q
+
+
+def walk_datasources(node, where, problems):
+    """Every "datasource" in the JSON must be the ${datasource} reference
+    (the built-in annotation query's Grafana source excepted)."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "datasource":
+                if isinstance(v, dict) and v.get("type") == "grafana" and v.get("uid") == "-- Grafana --":
+                    pass
+                elif v != DS_REF:
+                    problems.append("%s: datasource %s is not %s" % (where, json.dumps(v), json.dumps(DS_REF)))
+            else:
+                walk_datasources(v, where, problems)
+    elif isinstance(node, list):
+        for v in node:
+            walk_datasources(v, where, problems)
+
+
+def check(src, path):
+    problems = []
+    name = os.path.relpath(path, src) if path.startswith(src) else path
+    try:
+        d = json.load(open(path, encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        return ["%s: not readable JSON: %s" % (name, e)]
+    metrics, recorded = known_metrics(src)
+    sv = d.get("schemaVersion")
+    if not isinstance(sv, int) or sv < 36:
+        problems.append("%s: schemaVersion %r missing or older than 36 (Grafana 9.x)" % (name, sv))
+    for key in ("uid", "title"):
+        if not d.get(key):
+            problems.append("%s: no dashboard %s" % (name, key))
+    variables = {v.get("name"): v for v in d.get("templating", {}).get("list", [])}
+    ds = variables.get("datasource")
+    if not ds or ds.get("type") != "datasource" or ds.get("query") != "prometheus":
+        problems.append("%s: templating has no `datasource` variable of type datasource, query prometheus" % name)
+    inst = variables.get("instance")
+    if not inst or inst.get("type") != "query" or "instance" not in json.dumps(inst.get("query")):
+        problems.append("%s: templating has no `instance` query variable over the instance label" % name)
+    for vname, v in variables.items():
+        if vname != "datasource" and v.get("type") == "query" and v.get("datasource") != DS_REF:
+            problems.append("%s: variable %s: datasource is not ${datasource}" % (name, vname))
+    # UID literals anywhere: a "uid" key inside a datasource object, or a panel
+    # or target whose datasource is a plain string (a data source name).
+    walk_datasources(d.get("panels", []), name + " panels", problems)
+    walk_datasources(d.get("templating", {}), name + " templating", problems)
+    walk_datasources(d.get("annotations", {}), name + " annotations", problems)
+
+    ids = {}
+    rects = []
+    for p in all_panels(d):
+        title = p.get("title") or "(untitled)"
+        where = "%s: panel %r" % (name, title)
+        pid = p.get("id")
+        if not isinstance(pid, int):
+            problems.append("%s: id %r is not an integer" % (where, pid))
+        elif pid in ids:
+            problems.append("%s: id %d also used by panel %r" % (where, pid, ids[pid]))
+        else:
+            ids[pid] = title
+        g = p.get("gridPos") or {}
+        if not all(isinstance(g.get(k), int) for k in "xywh"):
+            problems.append("%s: gridPos %r needs integer x, y, w, h" % (where, g))
+        else:
+            if g["w"] <= 0 or g["h"] <= 0 or g["x"] < 0 or g["y"] < 0 or g["x"] + g["w"] > 24:
+                problems.append("%s: gridPos %r does not fit in 24 columns" % (where, g))
+            for other, og in rects:
+                if (g["x"] < og["x"] + og["w"] and og["x"] < g["x"] + g["w"] and
+                        g["y"] < og["y"] + og["h"] and og["y"] < g["y"] + g["h"]):
+                    problems.append("%s: gridPos %r overlaps panel %r at %r" % (where, g, other, og))
+            rects.append((title, g))
+        if p.get("type") == "row":
+            continue
+        desc = p.get("description") or ""
+        if len(desc) < 40:
+            problems.append("%s: no description saying what the number is" % where)
+        links = re.findall(r"\]\(([^)]*)\)", desc)
+        doc_links = [l for l in links if re.search(r"(^|/)docs/[\w.-]+\.md#", l)]
+        if not doc_links:
+            problems.append("%s: description links no docs/*.md section" % where)
+        for l in doc_links:
+            doc, anchor = re.search(r"(docs/[\w.-]+\.md)#(.*)$", l).groups()
+            anchors = doc_anchors(src, doc)
+            if anchors is None:
+                problems.append("%s: description links %s, which does not exist" % (where, doc))
+            elif anchor not in anchors:
+                problems.append("%s: description links %s#%s: no such section" % (where, doc, anchor))
+        unit = p.get("fieldConfig", {}).get("defaults", {}).get("unit")
+        if not isinstance(unit, str) or not unit.strip():
+            problems.append("%s: fieldConfig.defaults.unit is not set" % where)
+        if p.get("datasource") != DS_REF:
+            problems.append("%s: panel datasource is not ${datasource}" % where)
+        if p.get("repeat") and p["repeat"] not in variables:
+            problems.append("%s: repeats over undefined variable $%s" % (where, p["repeat"]))
+        targets = p.get("targets") or []
+        if not targets:
+            problems.append("%s: no targets" % where)
+        refs = set()
+        for t in targets:
+            tw = "%s target %s" % (where, t.get("refId"))
+            if t.get("refId") in refs or not t.get("refId"):
+                problems.append("%s: refId missing or repeated" % tw)
+            refs.add(t.get("refId"))
+            if t.get("datasource") != DS_REF:
+                problems.append("%s: datasource %s is not ${datasource}" % (tw, json.dumps(t.get("datasource"))))
+            expr = t.get("expr") or ""
+            if not expr.strip():
+                problems.append("%s: empty expr" % tw)
+            for v in re.findall(r"\$\{?(\w+)", expr):
+                if v not in variables and v not in BUILTINS:
+                    problems.append("%s: uses undefined variable $%s" % (tw, v))
+            for m in re.findall(r"\b([a-z_]+:bottleneckd_[a-z0-9_]+:[a-z0-9_]+|bottleneckd_[a-z0-9_]+)\b", expr):
+                if ":" in m and m not in recorded:
+                    problems.append("%s: %s is no rule of etc/prometheus/bottleneckd-recording.yml" % (tw, m))
+                elif ":" not in m and m not in metrics:
+                    problems.append("%s: metric %s is not in docs/metrics.md" % (tw, m))
+    if not ids:
+        problems.append("%s: no panels" % name)
+    return problems
+
+
+# --- queries ------------------------------------------------------------------------------
+
+def prom_get(url, path, params):
+    q = urllib.parse.urlencode(params, doseq=True)
+    with urllib.request.urlopen("%s%s?%s" % (url, path, q), timeout=20) as r:
+        d = json.load(r)
+    if d.get("status") != "success":
+        raise RuntimeError("%s %s: %s" % (path, params, d))
+    return d["data"]
+
+
+def label_values(url, query, start, end):
+    """Grafana's label_values(METRIC{...}, LABEL) variable query."""
+    m = re.fullmatch(r"\s*label_values\((.*),\s*(\w+)\)\s*", query)
+    if not m:
+        raise RuntimeError("unsupported variable query %r" % query)
+    series = prom_get(url, "/api/v1/series", {"match[]": m.group(1), "start": start, "end": end})
+    return sorted({s[m.group(2)] for s in series if m.group(2) in s})
+
+
+def regex_escape(v):
+    # Grafana's Prometheus regex escaping, written for a PromQL string literal.
+    return re.sub(r"([\\^$*+?.()|{}\[\]])", r"\\\\\1", v)
+
+
+def substitute(expr, values, span):
+    out = expr
+    builtins = {"__rate_interval": RATE_INTERVAL, "__interval": "%ds" % STEP, "__interval_ms": str(STEP * 1000),
+                "__range": "%ds" % span, "__range_s": str(span), "__range_ms": str(span * 1000)}
+    for k, v in list(values.items()) + list(builtins.items()):
+        out = out.replace("${%s}" % k, v)
+        out = re.sub(r"\$%s\b" % re.escape(k), lambda _m: v, out)
+    return out
+
+
+def query(url, start, end, paths):
+    span = int(end - start)
+    report = []
+    for path in paths:
+        d = json.load(open(path, encoding="utf-8"))
+        variables = {v["name"]: v for v in d["templating"]["list"]}
+        inst = variables["instance"]
+        q = inst["query"]["query"] if isinstance(inst["query"], dict) else inst["query"]
+        instances = label_values(url, q, start, end)
+        if inst.get("includeAll"):
+            choices = [("All", inst.get("allValue", ".*"))]
+        else:
+            choices = [(i, regex_escape(i)) for i in instances]
+        for label, value in choices:
+            values = {"instance": value}
+            for vname, v in variables.items():
+                if vname in ("datasource", "instance"):
+                    continue
+                vq = v["query"]["query"] if isinstance(v["query"], dict) else v["query"]
+                opts = label_values(url, substitute(vq, values, span), start, end)
+                values[vname] = v.get("allValue", ".*") if v.get("includeAll") else (regex_escape(opts[0]) if opts else "")
+            for p in all_panels(d):
+                for t in p.get("targets", []):
+                    expr = substitute(t["expr"], values, span)
+                    data = prom_get(url, "/api/v1/query_range",
+                                    {"query": expr, "start": start, "end": end, "step": STEP})
+                    series = data["result"]
+                    numbers = sum(1 for s in series for _, v in s.get("values", []) if not math.isnan(float(v)))
+                    report.append({"dashboard": os.path.basename(path), "panel": p["title"], "ref": t["refId"],
+                                   "instance": label, "instances": instances, "expr": expr,
+                                   "series": len(series), "numbers": numbers})
+    json.dump(report, sys.stdout, indent=1)
+    print()
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[0] == "check":
+        src = os.path.abspath(argv[1])
+        problems = []
+        for f in argv[2:]:
+            problems += check(src, os.path.abspath(f))
+        for p in problems:
+            print(p)
+        return 1 if problems else 0
+    if len(argv) >= 5 and argv[0] == "query":
+        query(argv[1], float(argv[2]), float(argv[3]), argv[4:])
+        return 0
+    sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
