@@ -38,41 +38,23 @@ Status MakeAddress(const std::string& path, sockaddr_un* addr) {
   return Status::OK();
 }
 
-Io WaitFor(int fd, short events, Clock::time_point deadline, int wake_fd) {
-  for (;;) {
-    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left < 0) left = 0;
-    pollfd p[2] = {{fd, events, 0}, {wake_fd, POLLIN, 0}};
-    int n = ::poll(p, wake_fd >= 0 ? 2 : 1, static_cast<int>(std::min<long long>(left, 1 << 30)));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Io::kError;
-    if (wake_fd >= 0 && p[1].revents) return Io::kWoken;
-    if (p[0].revents) return Io::kDone;
-    if (left == 0) return Io::kTimeout;
-  }
-}
-
-Io WriteAll(int fd, std::string_view data, Clock::time_point deadline, int wake_fd) {
-  while (!data.empty()) {
-    ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+Io SendSome(int fd, std::string_view* data) {
+  while (!data->empty()) {
+    ssize_t n = ::send(fd, data->data(), data->size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) {
-      data.remove_prefix(static_cast<size_t>(n));
+      data->remove_prefix(static_cast<size_t>(n));
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      Io w = WaitFor(fd, POLLOUT, deadline, wake_fd);
-      if (w != Io::kDone) return w;
-      continue;
-    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return Io::kAgain;
     return n < 0 && (errno == EPIPE || errno == ECONNRESET) ? Io::kClosed : Io::kError;
   }
   return Io::kDone;
 }
 
-Io ReadUntil(int fd, std::string* out, size_t max, Clock::time_point deadline, int wake_fd, bool stop_at_newline) {
+Io RecvSome(int fd, std::string* out, size_t max) {
   char buf[4096];
-  while (!(stop_at_newline && out->find('\n') != std::string::npos)) {
+  for (;;) {
     if (out->size() >= max) return Io::kOversize;
     size_t want = std::min(sizeof(buf), max - out->size());
     ssize_t n = ::recv(fd, buf, want, MSG_DONTWAIT);
@@ -82,16 +64,37 @@ Io ReadUntil(int fd, std::string* out, size_t max, Clock::time_point deadline, i
     }
     if (n == 0 || errno == ECONNRESET) return Io::kEof;
     if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) return Io::kError;
-    Io w = WaitFor(fd, POLLIN, deadline, wake_fd);
-    if (w != Io::kDone) return w;
+    return errno == EAGAIN || errno == EWOULDBLOCK ? Io::kAgain : Io::kError;
   }
-  return Io::kDone;
 }
 
-void Drain(int fd, size_t max, Clock::time_point deadline, int wake_fd) {
-  std::string sink;
-  ReadUntil(fd, &sink, max, deadline, wake_fd, /*stop_at_newline=*/false);
+Io WaitFor(int fd, short events, Clock::time_point deadline) {
+  for (;;) {
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left < 0) left = 0;
+    pollfd p = {fd, events, 0};
+    int n = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1 << 30)));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Io::kError;
+    if (p.revents) return Io::kDone;
+    if (left == 0) return Io::kTimeout;
+  }
+}
+
+Io WriteAll(int fd, std::string_view data, Clock::time_point deadline) {
+  for (;;) {
+    Io r = SendSome(fd, &data);
+    if (r != Io::kAgain) return r;
+    if ((r = WaitFor(fd, POLLOUT, deadline)) != Io::kDone) return r;
+  }
+}
+
+Io ReadToEof(int fd, std::string* out, size_t max, Clock::time_point deadline) {
+  for (;;) {
+    Io r = RecvSome(fd, out, max);
+    if (r != Io::kAgain) return r;
+    if ((r = WaitFor(fd, POLLIN, deadline)) != Io::kDone) return r;
+  }
 }
 
 }  // namespace bottleneckd::control_io

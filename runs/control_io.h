@@ -1,7 +1,8 @@
 // Socket I/O helpers shared by the control socket's server and client
-// (runs/control_socket.cc); not an interface for other code. Every wait is
-// bounded by a deadline and, on the server, by a wake-up fd the destructor
-// signals. Sockets are non-blocking; writes never raise SIGPIPE.
+// (runs/control_socket.cc); not an interface for other code. Sockets are
+// non-blocking: the server calls the one-pass SendSome and RecvSome from its
+// poll loop, the client waits with WriteAll and ReadToEof, each bounded by a
+// deadline. Writes never raise SIGPIPE.
 #pragma once
 
 #include <sys/un.h>
@@ -41,31 +42,32 @@ Clock::time_point After(double seconds);
 Status MakeAddress(const std::string& path, sockaddr_un* addr);
 
 enum class Io {
-  kDone,      // finished (written all, or read up to the newline)
+  kDone,      // finished (written all, or read up to EOF)
+  kAgain,     // (the *Some calls) the socket takes or holds nothing more now
   kTimeout,   // the deadline passed
-  kWoken,     // wake_fd fired: the server is stopping
   kClosed,    // the peer is gone (EPIPE, ECONNRESET on write)
   kError,     // another error; errno says which
-  kEof,       // the peer closed (or reset) before the read was done
-  kOversize,  // `max` bytes arrived without the newline
+  kEof,       // the peer closed (or reset): what it sent before is all there is
+  kOversize,  // `max` bytes are in *out
 };
 
-// Waits for `events` on fd until the deadline, or until wake_fd (when >= 0)
-// becomes readable. kDone when fd is ready or has an error the next call reports.
-Io WaitFor(int fd, short events, Clock::time_point deadline, int wake_fd);
+// One non-blocking pass each, for the server's poll loop and the client's
+// waits below. SendSome sends what the socket takes now of *data and removes
+// it from *data: kDone when all is sent, kAgain when the socket is full.
+// RecvSome appends what has arrived to *out: kAgain when nothing more is
+// there now, kEof, kOversize once *out holds `max` bytes.
+Io SendSome(int fd, std::string_view* data);
+Io RecvSome(int fd, std::string* out, size_t max);
+
+// Waits for `events` on fd until the deadline. kDone when fd is ready or has
+// an error the next call reports.
+Io WaitFor(int fd, short events, Clock::time_point deadline);
 
 // Writes all of `data` before the deadline.
-Io WriteAll(int fd, std::string_view data, Clock::time_point deadline, int wake_fd);
+Io WriteAll(int fd, std::string_view data, Clock::time_point deadline);
 
-// Appends what arrives to *out until a newline is in it (when
-// stop_at_newline; bytes after it may be appended too), EOF (kEof; a reset
-// counts as EOF: what the peer sent before is all there is), `max` bytes in
-// *out (kOversize) or the deadline.
-Io ReadUntil(int fd, std::string* out, size_t max, Clock::time_point deadline, int wake_fd, bool stop_at_newline);
-
-// Discards what the peer still sends, at most `max` bytes, until EOF or the
-// deadline, so that closing does not reset a connection whose answer the
-// peer has not read yet.
-void Drain(int fd, size_t max, Clock::time_point deadline, int wake_fd);
+// Appends what arrives to *out until EOF (kEof), `max` bytes in *out
+// (kOversize) or the deadline (kTimeout).
+Io ReadToEof(int fd, std::string* out, size_t max, Clock::time_point deadline);
 
 }  // namespace bottleneckd::control_io

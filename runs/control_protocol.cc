@@ -125,6 +125,16 @@ Status CheckExitCode(std::string_view code) {
 
 }  // namespace
 
+RequestFrame FrameControlRequest(std::string_view buffered, size_t* line_len) {
+  size_t newline = buffered.substr(0, kControlMaxRequest + 1).find('\n');
+  if (newline != std::string_view::npos) {
+    if (newline + 1 > kControlMaxRequest) return RequestFrame::kOversize;
+    *line_len = newline + 1;
+    return RequestFrame::kLine;
+  }
+  return buffered.size() > kControlMaxRequest ? RequestFrame::kOversize : RequestFrame::kPartial;
+}
+
 Status ParseControlRequest(std::string_view line, ControlRequest* out) {
   if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
   if (line.size() + 1 > kControlMaxRequest)

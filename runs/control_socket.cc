@@ -1,5 +1,5 @@
-// The control socket's server (one thread, one connection at a time) and
-// client. The wire format is in control_protocol.cc.
+// The control socket's server (one thread, connections multiplexed with
+// poll()) and client. The wire format is in control_protocol.cc.
 #include "runs/control_socket.h"
 
 #include <fcntl.h>
@@ -11,7 +11,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -29,18 +31,19 @@ namespace {
 
 using control_io::After;
 using control_io::Clock;
-using control_io::Drain;
 using control_io::Io;
 using control_io::MakeAddress;
-using control_io::ReadUntil;
+using control_io::ReadToEof;
+using control_io::RecvSome;
 using control_io::Seconds;
+using control_io::SendSome;
 using control_io::UniqueFd;
-using control_io::WaitFor;
 using control_io::WriteAll;
 
 constexpr size_t kMaxAnswer = 4 << 20;  // the client's cap on an answer
 constexpr size_t kMaxDrain = 64 << 10;  // bytes the server discards after an error
-constexpr int kListenBacklog = 16;
+constexpr int kListenBacklog = static_cast<int>(kControlMaxConnections);
+constexpr double kAcceptPauseSeconds = 0.1;  // after EMFILE and the like: do not spin
 
 std::vector<gid_t> PeerGroups(int fd) {
   std::vector<gid_t> groups(64);
@@ -193,93 +196,197 @@ ControlServer::~ControlServer() {
     ::unlink(path_.c_str());
 }
 
+// One client from accept to close. kRead: its request is arriving; kWrite:
+// its answer is going out; kDrain: after the answer (SHUT_WR), what it still
+// sends is read and discarded, so that closing does not reset a connection
+// whose answer the peer has not read yet. Each phase ends by its deadline.
+struct ControlServer::Connection {
+  enum class Phase { kRead, kWrite, kDrain, kDone };
+  // After the answer: close, discard what has arrived already, or discard up
+  // to kMaxDrain bytes until EOF or the answer's deadline.
+  enum class Then { kClose, kDrainArrived, kDrainUntilDeadline };
+
+  explicit Connection(int f) : fd(f) {}
+  short events() const { return phase == Phase::kWrite ? POLLOUT : POLLIN; }
+
+  void Answer(const ControlResponse& r, Clock::time_point by, Then after) {
+    out = FormatControlResponse(r);
+    unsent = out;
+    deadline = by;
+    then = after;
+    phase = Phase::kWrite;
+    Write();
+  }
+  void Refuse(const std::string& message, Clock::time_point by, Then after) {
+    ControlResponse r;
+    r.error = message;
+    Answer(r, by, after);
+  }
+  void Write() {
+    Io w = SendSome(fd.get(), &unsent);
+    if (w == Io::kAgain) return;
+    if (w != Io::kDone || then == Then::kClose) {
+      if (w == Io::kDone) ::shutdown(fd.get(), SHUT_WR);
+      phase = Phase::kDone;
+      return;
+    }
+    ::shutdown(fd.get(), SHUT_WR);  // the client's read ends here
+    phase = Phase::kDrain;
+    if (then == Then::kDrainArrived) deadline = Clock::now();
+    Drain();
+  }
+  void Drain() {
+    std::string sink;
+    Io r = RecvSome(fd.get(), &sink, drain_left);
+    drain_left -= sink.size();
+    if (r != Io::kAgain) phase = Phase::kDone;  // EOF, kMaxDrain bytes, or an error
+  }
+
+  UniqueFd fd;
+  ucred cred{};
+  Phase phase = Phase::kRead;
+  Clock::time_point deadline;  // of the current phase
+  std::string in;              // kRead: what has arrived of the request
+  std::string out;             // the answer
+  std::string_view unsent;     // what of `out` is still to be sent
+  Then then = Then::kClose;
+  size_t drain_left = kMaxDrain;
+};
+
 void ControlServer::Serve() {
+  std::vector<std::unique_ptr<Connection>> open;  // closed on return, unanswered
+  std::vector<pollfd> p;
+  Clock::time_point accept_paused_until{};
   while (!stop_.load()) {
-    pollfd p[2] = {{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
-    int n = ::poll(p, 2, -1);
-    if (n < 0) {
+    Clock::time_point now = Clock::now();
+    bool accepting = now >= accept_paused_until;
+    Clock::time_point wake_by = accepting ? Clock::time_point::max() : accept_paused_until;
+    p.assign({{wake_fd_, POLLIN, 0}, {accepting ? listen_fd_ : -1, POLLIN, 0}});
+    for (const auto& c : open) {
+      p.push_back({c->fd.get(), c->events(), 0});
+      wake_by = std::min(wake_by, c->deadline);
+    }
+    int timeout = -1;
+    if (wake_by != Clock::time_point::max())
+      timeout = static_cast<int>(
+          std::clamp<long long>(std::chrono::ceil<std::chrono::milliseconds>(wake_by - now).count(), 0, 1 << 30));
+    if (::poll(p.data(), p.size(), timeout) < 0) {
       if (errno == EINTR) continue;
       Log(LogLevel::kError, "control socket: poll failed", {{"err", std::strerror(errno)}});
       return;
     }
-    if (p[1].revents) return;
-    if (p[0].revents & (POLLERR | POLLNVAL)) {
+    if (p[0].revents) return;
+    if (p[1].revents & (POLLERR | POLLNVAL)) {
       Log(LogLevel::kError, "control socket: listening socket failed", {{"path", path_}});
       return;
     }
-    if (!(p[0].revents & POLLIN)) continue;
-    int c = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (c < 0) {
-      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-        Log(LogLevel::kWarn, "control socket: cannot accept", {{"err", std::strerror(errno)}});
-        WaitFor(wake_fd_, POLLIN, After(0.1), -1);  // do not spin; still wakes for the destructor
+    // Bytes first, deadlines after: what arrived while the handler ran for
+    // another connection still counts as in time.
+    for (size_t i = 0; i < open.size(); ++i) {
+      if (!p[i + 2].revents) continue;
+      Connection* c = open[i].get();
+      switch (c->phase) {
+        case Connection::Phase::kRead: OnRequestBytes(c); break;
+        case Connection::Phase::kWrite: c->Write(); break;
+        case Connection::Phase::kDrain: c->Drain(); break;
+        case Connection::Phase::kDone: break;
       }
-      continue;
     }
-    ServeConnection(c);
-    ::close(c);
+    now = Clock::now();
+    for (const auto& c : open)
+      if (c->phase != Connection::Phase::kDone && now >= c->deadline) OnDeadline(c.get());
+    open.erase(
+        std::remove_if(open.begin(), open.end(), [](const auto& c) { return c->phase == Connection::Phase::kDone; }),
+        open.end());
+    if (open.size() < kControlMaxConnections) warned_busy_ = false;
+    if ((p[1].revents & POLLIN) && !Accept(&open)) accept_paused_until = After(kAcceptPauseSeconds);
   }
 }
 
-void ControlServer::ServeConnection(int fd) {
-  auto deadline = After(read_timeout_);
-  auto answer = [&](const ControlResponse& r, Clock::time_point by) {
-    WriteAll(fd, FormatControlResponse(r), by, wake_fd_);
-    ::shutdown(fd, SHUT_WR);  // the client's read ends here
-  };
-  auto refuse = [&](const std::string& message, Clock::time_point by) {
-    ControlResponse r;
-    r.error = message;
-    answer(r, by);
-  };
-
-  ucred cred{};
-  socklen_t len = sizeof(cred);
-  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return;
-  if (!PeerAllowed(cred.uid, cred.gid, PeerGroups(fd), ::geteuid(), group_)) {
-    Log(LogLevel::kWarn, "control socket refused a peer",
-        {{"uid", std::to_string(cred.uid)}, {"pid", std::to_string(cred.pid)}, {"group", group_name_}});
-    refuse("permission denied: uid " + std::to_string(cred.uid) +
-               " is neither root nor the daemon's user and is not in group " + group_name_,
-           deadline);
-    Drain(fd, kMaxDrain, deadline, wake_fd_);
-    return;
+bool ControlServer::Accept(std::vector<std::unique_ptr<Connection>>* open) {
+  // A bounded round, so that a flood of connects cannot starve the open ones.
+  for (size_t round = 0; round < kControlMaxConnections; ++round) {
+    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) {
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        Log(LogLevel::kWarn, "control socket: cannot accept", {{"err", std::strerror(errno)}});
+        return false;
+      }
+      return true;  // EAGAIN: none left; ECONNABORTED and the like: the next one
+    }
+    auto c = std::make_unique<Connection>(fd);
+    if (open->size() >= kControlMaxConnections) {
+      if (!warned_busy_)
+        Log(LogLevel::kWarn, "control socket: connection cap reached; answering busy",
+            {{"connections", std::to_string(open->size())}});
+      warned_busy_ = true;
+      c->Refuse("busy: " + std::to_string(kControlMaxConnections) + " connections are open; try again later",
+                Clock::now(), Connection::Then::kDrainArrived);
+      continue;  // closed here, whatever is left of its answer
+    }
+    socklen_t len = sizeof(c->cred);
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) != 0) continue;
+    const ucred& cred = c->cred;
+    c->deadline = After(read_timeout_);
+    if (!PeerAllowed(cred.uid, cred.gid, PeerGroups(fd), ::geteuid(), group_)) {
+      Log(LogLevel::kWarn, "control socket refused a peer",
+          {{"uid", std::to_string(cred.uid)}, {"pid", std::to_string(cred.pid)}, {"group", group_name_}});
+      c->Refuse("permission denied: uid " + std::to_string(cred.uid) +
+                    " is neither root nor the daemon's user and is not in group " + group_name_,
+                c->deadline, Connection::Then::kDrainUntilDeadline);
+    }
+    if (c->phase != Connection::Phase::kDone) open->push_back(std::move(c));
   }
+  return true;
+}
 
-  std::string line;
-  Io r = ReadUntil(fd, &line, kControlMaxRequest + 1, deadline, wake_fd_, /*stop_at_newline=*/true);
-  if (r == Io::kDone && line.find('\n') + 1 > kControlMaxRequest) r = Io::kOversize;  // newline is byte 4097
-  switch (r) {
-    case Io::kDone: break;
-    case Io::kTimeout:
-      Log(LogLevel::kDebug, "control socket: dropped a silent client", {{"pid", std::to_string(cred.pid)}});
-      refuse("request timed out: no complete line within " + Seconds(read_timeout_), Clock::now());
+void ControlServer::OnRequestBytes(Connection* c) {
+  Io r = RecvSome(c->fd.get(), &c->in, kControlMaxRequest + 1);
+  size_t len = 0;
+  switch (FrameControlRequest(c->in, &len)) {
+    case RequestFrame::kOversize:
+      c->Refuse("request longer than " + std::to_string(kControlMaxRequest) + " bytes", After(read_timeout_),
+                Connection::Then::kDrainUntilDeadline);
       return;
-    case Io::kOversize:
-      refuse("request longer than " + std::to_string(kControlMaxRequest) + " bytes", After(read_timeout_));
-      Drain(fd, kMaxDrain, After(read_timeout_), wake_fd_);
+    case RequestFrame::kPartial:
+      if (r == Io::kEof && !c->in.empty())
+        c->Refuse("incomplete request: the connection closed before the newline", Clock::now(),
+                  Connection::Then::kClose);
+      else if (r != Io::kAgain)
+        c->phase = Connection::Phase::kDone;  // closed before sending anything, or failed
       return;
-    case Io::kEof:
-      if (!line.empty()) refuse("incomplete request: the connection closed before the newline", Clock::now());
-      return;
-    default:  // woken (shutting down), closed or failed
-      return;
+    case RequestFrame::kLine: break;
   }
-  line.resize(line.find('\n') + 1);  // one request per connection: the rest is ignored
-
   ControlRequest req;
   ControlResponse resp;
-  Status st = ParseControlRequest(line, &req);
+  Status st = ParseControlRequest(std::string_view(c->in).substr(0, len), &req);  // the rest is ignored
   if (!st.ok()) {
     resp.error = st.message();
   } else {
-    req.pid = cred.pid;
-    req.uid = cred.uid;
-    req.gid = cred.gid;
+    req.pid = c->cred.pid;
+    req.uid = c->cred.uid;
+    req.gid = c->cred.gid;
+    // The handler runs here, on the poll thread. The daemon's
+    // (HandleControlRequest) can block: it takes RunTracker's mutex, which
+    // the tick thread holds while it writes a window to the SQLite run store,
+    // and a stop finishes the run in the store (an fsync; a store locked by
+    // another process waits up to its 5 s busy timeout). Meanwhile other
+    // connections wait, their deadlines running. Handler threads would not
+    // help: the tracker's mutex serialises the requests anyway.
     resp = handler_(req);
   }
-  answer(resp, After(read_timeout_));
-  Drain(fd, kMaxDrain, Clock::now(), wake_fd_);  // what is already there, without waiting
+  c->in.clear();
+  c->Answer(resp, After(read_timeout_), Connection::Then::kDrainArrived);
+}
+
+void ControlServer::OnDeadline(Connection* c) {
+  if (c->phase != Connection::Phase::kRead) {
+    c->phase = Connection::Phase::kDone;  // its answer or drain ran out of time
+    return;
+  }
+  Log(LogLevel::kDebug, "control socket: dropped a silent client", {{"pid", std::to_string(c->cred.pid)}});
+  c->Refuse("request timed out: no complete line within " + Seconds(read_timeout_), Clock::now(),
+            Connection::Then::kClose);
 }
 
 Status ControlCall(const std::string& path, const ControlRequest& req, ControlResponse* out, double timeout_seconds) {
@@ -324,14 +431,14 @@ Status ControlCall(const std::string& path, const ControlRequest& req, ControlRe
   }
   ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) | O_NONBLOCK);
 
-  Io w = WriteAll(fd.get(), line, deadline, -1);
+  Io w = WriteAll(fd.get(), line, deadline);
   if (w == Io::kTimeout) return Status::IOError("timed out sending the request to " + path);
   if (w == Io::kError) return Status::FromErrno(errno, "cannot send the request to " + path);
   // kClosed: the server answered early (a refusal); read what it said.
   ::shutdown(fd.get(), SHUT_WR);
 
   std::string text;
-  Io r = ReadUntil(fd.get(), &text, kMaxAnswer, deadline, -1, /*stop_at_newline=*/false);
+  Io r = ReadToEof(fd.get(), &text, kMaxAnswer, deadline);
   if (r == Io::kTimeout)
     return Status::IOError("no answer from bottleneckd on " + path + " within " + Seconds(timeout_seconds));
   if (r == Io::kOversize)

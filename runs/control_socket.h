@@ -14,8 +14,14 @@
 // The socket file is mode 0660, owned by the daemon's user and the configured
 // group; a peer whose uid is neither root nor the daemon's and whose groups
 // do not include that group is refused (SO_PEERCRED / SO_PEERGROUPS), in case
-// the file's mode was loosened. A client that sends nothing is dropped after
-// a timeout; requests are served one at a time.
+// the file's mode was loosened.
+//
+// One thread serves up to kControlMaxConnections connections at once,
+// multiplexed with poll(): each has its own deadline from its accept (the
+// read timeout) to send its line, and a fresh one to take its answer, so a
+// client that is silent, trickles its bytes or never reads holds up nobody
+// but itself; it is answered "request timed out" and dropped. A connection
+// beyond the cap is answered "busy" at once and closed.
 #pragma once
 
 #include <sys/types.h>
@@ -34,6 +40,7 @@ namespace bottleneckd {
 
 inline constexpr size_t kControlMaxRequest = 4096;
 inline constexpr size_t kControlMaxName = 200;
+inline constexpr size_t kControlMaxConnections = 64;
 
 struct ControlRequest {
   std::string verb;               // "start", "stop", "status"
@@ -55,6 +62,14 @@ struct ControlResponse {
 // exit code's syntax; InvalidArgument says which.
 Status ParseControlRequest(std::string_view line, ControlRequest* out);
 std::string FormatControlRequest(const ControlRequest& r);
+// Finds the request in what a connection has sent so far, however the bytes
+// were split across reads: kLine when a newline is within the first
+// kControlMaxRequest bytes (*line_len: the request with its newline; what
+// follows is ignored), kOversize when the first kControlMaxRequest + 1 bytes
+// hold none, kPartial otherwise (more may come). Once a prefix of the bytes
+// is kLine or kOversize, any longer prefix gives the same.
+enum class RequestFrame { kPartial, kLine, kOversize };
+RequestFrame FrameControlRequest(std::string_view buffered, size_t* line_len);
 std::string FormatControlResponse(const ControlResponse& r);
 // Parses an answer as read up to EOF. Corruption when the first line is
 // neither "ok" nor "error<TAB>MESSAGE" (MESSAGE non-empty, no control
@@ -83,20 +98,27 @@ class ControlServer {
  public:
   // Binds and listens; a stale socket file (nobody listening) is replaced, a
   // live one is an error (another daemon). Errors name the path.
-  // The handler runs on the server's thread, one request at a time; the
-  // same timeout bounds reading a request and writing its answer.
+  // The handler runs on the server's thread, one call at a time, as soon as
+  // a connection's line is in; while it runs no other connection is read or
+  // written (their deadlines still run), so it should not block for long.
+  // The read timeout bounds, per connection, reading its request and,
+  // afresh, writing its answer.
   static Status Start(const ControlServerOptions& o, ControlHandler handler, std::unique_ptr<ControlServer>* out);
-  // Stops the thread (after the handler call in progress, if any) and removes
-  // the socket file unless another server has replaced it since.
+  // Stops the thread (after the handler call in progress, if any), closes
+  // the connections still open, unanswered, and removes the socket file
+  // unless another server has replaced it since.
   ~ControlServer();
   ControlServer(const ControlServer&) = delete;
   ControlServer& operator=(const ControlServer&) = delete;
   const std::string& path() const { return path_; }
 
  private:
+  struct Connection;
   ControlServer() = default;
   void Serve();
-  void ServeConnection(int fd);
+  bool Accept(std::vector<std::unique_ptr<Connection>>* open);  // false: pause accepting
+  void OnRequestBytes(Connection* c);
+  void OnDeadline(Connection* c);
   std::string path_;
   std::string group_name_;  // for messages
   dev_t socket_dev_ = 0;    // the socket file we bound, so that the
@@ -105,6 +127,7 @@ class ControlServer {
   gid_t group_ = 0;
   double read_timeout_ = 2;
   ControlHandler handler_;
+  bool warned_busy_ = false;  // the server thread's: the cap was logged
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };

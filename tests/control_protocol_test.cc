@@ -120,6 +120,34 @@ TEST(ControlProtocolTest, RejectsMalformedRequests) {
   }
 }
 
+TEST(ControlProtocolTest, FramesRequestsAsTheyArrive) {
+  struct Case {
+    std::string buffered;
+    RequestFrame want;
+    size_t line_len;  // with kLine
+  };
+  const std::vector<Case> cases = {
+      {"", RequestFrame::kPartial, 0},
+      {"sta", RequestFrame::kPartial, 0},
+      {"status\n", RequestFrame::kLine, 7},
+      {"status\nstop\tx\n", RequestFrame::kLine, 7},  // the first line only
+      {"\n", RequestFrame::kLine, 1},                 // empty: ParseControlRequest refuses it
+      {std::string(4095, 'a') + "\n", RequestFrame::kLine, 4096},
+      {std::string(4095, 'a') + "\nmore", RequestFrame::kLine, 4096},
+      {std::string(4096, 'a'), RequestFrame::kPartial, 0},  // its newline may still come
+      {std::string(4096, 'a') + "\n", RequestFrame::kOversize, 0},
+      {std::string(4097, 'a'), RequestFrame::kOversize, 0},
+      {std::string(5000, 'a') + "\n", RequestFrame::kOversize, 0},
+  };
+  for (const Case& c : cases) {
+    size_t len = 0;
+    EXPECT_EQ(FrameControlRequest(c.buffered, &len), c.want) << c.buffered.size() << " bytes";
+    if (c.want == RequestFrame::kLine) {
+      EXPECT_EQ(len, c.line_len) << c.buffered.size() << " bytes";
+    }
+  }
+}
+
 TEST(ControlProtocolTest, FormatsRequests) {
   ControlRequest r;
   r.verb = "status";

@@ -12,9 +12,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/test_util.h"
@@ -63,20 +67,46 @@ ControlRequest Req(std::string verb, std::vector<std::string> args = {}) {
   return r;
 }
 
-// A blocking raw client; reads give up after 10 s so a bug cannot hang the suite.
+// A blocking raw client; connecting (while the listen backlog is full) and
+// reads give up after 10 s so a bug cannot hang the suite.
 int ConnectRaw(const std::string& path) {
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
+  timeval tv{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
     ::close(fd);
     return -1;
   }
-  timeval tv{10, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   return fd;
 }
+
+// `n` raw connections that send nothing; closed on destruction.
+class SilentClients {
+ public:
+  SilentClients(const std::string& path, int n) {
+    for (int i = 0; i < n; ++i) {
+      int fd = ConnectRaw(path);
+      if (fd < 0) {
+        error_ = "silent client " + std::to_string(i) + " could not connect: " + std::strerror(errno);
+        return;
+      }
+      fds_.push_back(fd);
+    }
+  }
+  ~SilentClients() {
+    for (int fd : fds_) ::close(fd);
+  }
+  const std::string& error() const { return error_; }
+  std::vector<int>& fds() { return fds_; }
+
+ private:
+  std::vector<int> fds_;
+  std::string error_;
+};
 
 bool SendAll(int fd, const std::string& s) {
   size_t off = 0;
@@ -113,10 +143,10 @@ class ControlSocketTest : public ::testing::Test {
     EXPECT_TRUE(st.ok()) << st.ToString();
     return s;
   }
-  // A status call that must succeed; returns its body.
-  std::string StatusBody() {
+  // A status call that must succeed within `timeout`; returns its body.
+  std::string StatusBody(double timeout = 10) {
     ControlResponse resp;
-    Status st = ControlCall(SockPath(), Req("status"), &resp);
+    Status st = ControlCall(SockPath(), Req("status"), &resp, timeout);
     EXPECT_TRUE(st.ok()) << st.ToString();
     EXPECT_TRUE(resp.ok) << resp.error;
     return resp.body;
@@ -290,11 +320,76 @@ TEST_F(ControlSocketTest, SilentClientIsDroppedAndTheNextOneServed) {
   auto server = StartServer(0.2);
   int silent = ConnectRaw(SockPath());
   ASSERT_GE(silent, 0);
-  // Queued behind the silent client: served once that one is dropped.
+  // Served beside the silent client, which is dropped on its own deadline.
   EXPECT_EQ(StatusBody(), "requests before this one: 0\n");
   EXPECT_EQ(ReadToEof(silent), "error\trequest timed out: no complete line within 0.2 s\n");
   ::close(silent);
   EXPECT_EQ(rec_.requests().size(), 1u);
+}
+
+// Issue 17: 40 clients that connect and say nothing (the server's timeout, 3 s,
+// keeps them open longer than the call below may take) must not hold up a
+// call that gives up after 1 s; each silent one still gets its refusal.
+TEST_F(ControlSocketTest, CallIsServedWhileFortySilentClientsAreOpen) {
+  auto server = StartServer(3);
+  SilentClients silent(SockPath(), 40);
+  ASSERT_EQ(silent.error(), "");
+  EXPECT_EQ(StatusBody(1), "requests before this one: 0\n");
+  for (int fd : silent.fds()) EXPECT_EQ(ReadToEof(fd), "error\trequest timed out: no complete line within 3 s\n");
+  EXPECT_EQ(rec_.requests().size(), 1u);
+}
+
+// Issue 17: a client that writes its request one byte per 100 ms, and keeps
+// at it until the call below is over, must not hold up that call (1 s);
+// its own request is served once its newline arrives.
+TEST_F(ControlSocketTest, CallIsServedWhileAnotherClientTricklesItsRequest) {
+  auto server = StartServer(30);
+  int slow = ConnectRaw(SockPath());
+  ASSERT_GE(slow, 0);
+  std::string sent = "s";  // before the call: the server has this connection first
+  ASSERT_TRUE(SendAll(slow, sent));
+  std::atomic<bool> done{false};
+  std::thread trickler([&] {
+    const std::string head = "start\t";
+    // Stops at 190 bytes (a name of 184) at the latest: within the name limit.
+    while (sent.size() < 190 && (sent.size() < head.size() + 1 || !done.load())) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      std::string next(1, sent.size() < head.size() ? head[sent.size()] : 't');
+      if (!SendAll(slow, next)) return;
+      sent += next;
+    }
+    SendAll(slow, "\n");
+  });
+  std::string body = StatusBody(1);
+  done.store(true);
+  trickler.join();
+  EXPECT_EQ(body, "requests before this one: 0\n");
+  EXPECT_EQ(ReadToEof(slow), "ok\nstarted " + sent.substr(6) + "\n");
+  ::close(slow);
+  ASSERT_EQ(rec_.requests().size(), 2u);
+  EXPECT_EQ(rec_.requests()[1].verb, "start");
+}
+
+// At most 64 connections are served at once; the one after them is answered
+// "busy" at once and closed, and a slot freed by an answered client is
+// taken again.
+TEST_F(ControlSocketTest, ConnectionBeyondTheCapIsAnsweredBusy) {
+  auto server = StartServer(30);
+  SilentClients silent(SockPath(), 64);
+  ASSERT_EQ(silent.error(), "");
+  ControlResponse resp;
+  Status st = ControlCall(SockPath(), Req("status"), &resp, 10);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_FALSE(resp.ok);
+  EXPECT_EQ(resp.error, "busy: 64 connections are open; try again later");
+  EXPECT_TRUE(rec_.requests().empty());
+
+  // One of the 64 asks and reads its answer: the server has closed its side,
+  // so its slot is free for the next call.
+  int first = silent.fds()[0];
+  ASSERT_TRUE(SendAll(first, "status\n"));
+  EXPECT_EQ(ReadToEof(first), "ok\nrequests before this one: 0\n");
+  EXPECT_EQ(StatusBody(), "requests before this one: 1\n");
 }
 
 TEST_F(ControlSocketTest, OversizeRequestGetsAnError) {
