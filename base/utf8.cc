@@ -4,10 +4,13 @@
 
 namespace bottleneckd {
 
-size_t Utf8SequenceLength(std::string_view s) {
+size_t Utf8SequenceLength(std::string_view s, uint32_t* code_point) {
   const auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
   const unsigned char c = b(0);
-  if (c < 0x80) return 1;
+  if (c < 0x80) {
+    if (code_point) *code_point = c;
+    return 1;
+  }
   size_t n;
   unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
   if (c >= 0xC2 && c <= 0xDF) {
@@ -24,8 +27,12 @@ size_t Utf8SequenceLength(std::string_view s) {
     return 0;  // a continuation byte, C0/C1 (overlong) or F5..FF
   }
   if (s.size() < n || b(1) < lo || b(1) > hi) return 0;
-  for (size_t i = 2; i < n; ++i)
+  uint32_t v = c & (0xFFu >> (n + 1));
+  for (size_t i = 1; i < n; ++i) {
     if (b(i) < 0x80 || b(i) > 0xBF) return 0;
+    v = (v << 6) | (b(i) & 0x3F);
+  }
+  if (code_point) *code_point = v;
   return n;
 }
 

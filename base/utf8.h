@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -14,8 +15,9 @@ namespace bottleneckd {
 // The length of the well-formed UTF-8 sequence at the start of s (1-4), or 0
 // when s starts with an ill-formed one: a stray continuation byte, a
 // truncated sequence, an overlong form, a surrogate (U+D800..DFFF) or a code
-// point past U+10FFFF (RFC 3629). s must not be empty.
-size_t Utf8SequenceLength(std::string_view s);
+// point past U+10FFFF (RFC 3629). s must not be empty. When given, *code_point
+// is set to the sequence's code point (when the length is not 0).
+size_t Utf8SequenceLength(std::string_view s, uint32_t* code_point = nullptr);
 
 // Appends s with every ill-formed byte replaced by U+FFFD (the replacement
 // character, EF BF BD), one per byte; well-formed text is appended as it is.

@@ -173,6 +173,7 @@ struct NicFacts {
   int mps = 0, mrrs = 0;
   int pcix_read_burst = 0;  // the NIC's PCI-X max memory read byte count; 0 unknown
   double rx_pps = 0, rx_bytes = 0, tx_pps = 0, tx_bytes = 0, interrupts = 0;
+  bool measured = false;  // the window had its packet rates
 };
 
 NicFacts ResolveNic(const BusPath& path, const NicWindow* window, const PciTopology& topo,
@@ -230,12 +231,16 @@ NicFacts ResolveNic(const BusPath& path, const NicWindow* window, const PciTopol
     AddAssumption(&notes, "PCI-X maximum memory read byte count unknown: assumed " +
                               std::to_string(options.pcix.max_read_burst) + " bytes");
   }
-  // Rates. Missing ones count as zero, and the estimate says so.
+  // Rates. Without packet rates (counters unreadable, or reset this window)
+  // the NIC's traffic is unknown, and so the load of every link it crosses
+  // (BusLinkEstimate::unmeasured): not a 0. A missing byte rate alone counts
+  // as no payload, and the estimate says so.
   auto value = [](const std::optional<double>& v) { return v ? Sane(*v) : 0.0; };
   if (window == nullptr || (!window->rx_packets_per_second && !window->tx_packets_per_second)) {
-    AddAssumption(&notes, "no rates this window: the NIC counts as idle");
+    AddAssumption(&notes, "no rates this window: its bus traffic is unknown, and so the load of its links");
     return f;
   }
+  f.measured = true;
   f.rx_pps = value(window->rx_packets_per_second);
   f.tx_pps = value(window->tx_packets_per_second);
   f.rx_bytes = value(window->rx_bits_per_second) / 8;
@@ -327,6 +332,7 @@ BusEstimate EstimateBus(const std::vector<BusPath>& paths, const std::vector<Nic
       if (w.interface == path.interface) window = &w;
     }
     const NicFacts f = ResolveNic(path, window, topo, options, &nic);
+    nic.measured = f.measured;
     nic.profile = f.profile.name;
     nic.packet_bytes_rx = f.rx_pps > 0 ? f.rx_bytes / f.rx_pps : 0;
     nic.packet_bytes_tx = f.tx_pps > 0 ? f.tx_bytes / f.tx_pps : 0;
@@ -363,6 +369,7 @@ BusEstimate EstimateBus(const std::vector<BusPath>& paths, const std::vector<Nic
       total.load.up_bytes_per_second += own.up_bytes_per_second;
       total.load.down_bytes_per_second += own.down_bytes_per_second;
       total.interfaces.push_back(path.interface);
+      if (!nic.measured) total.unmeasured.push_back(path.interface);
     }
     if (std::any_of(path.links.begin(), path.links.end(), [](const BusLink& l) { return l.kind == BusKind::kPcie; })) {
       nic.parameters.emplace_back("max_payload", f.mps);
@@ -378,16 +385,18 @@ BusEstimate EstimateBus(const std::vector<BusPath>& paths, const std::vector<Nic
     total.load.utilisation = capacity > 0 ? busiest / capacity : 0;
     std::sort(total.interfaces.begin(), total.interfaces.end());
     total.interfaces.erase(std::unique(total.interfaces.begin(), total.interfaces.end()), total.interfaces.end());
+    std::sort(total.unmeasured.begin(), total.unmeasured.end());
+    total.unmeasured.erase(std::unique(total.unmeasured.begin(), total.unmeasured.end()), total.unmeasured.end());
     est.links.push_back(std::move(total));
   }
   // The busiest link of each path, every NIC on it counted; among equals the
-  // path's narrowest link. Links of unknown capacity take no part: a path
-  // with none known has no utilisation (bottleneck_device stays "": unknown,
-  // not 0).
+  // path's narrowest link. Links of unknown capacity or load (a NIC on it not
+  // measured) take no part: a path with none known has no utilisation
+  // (bottleneck_device stays "": unknown, not 0).
   for (size_t n = 0; n < est.nics.size(); ++n) {
     BusNicEstimate& nic = est.nics[n];
     const BusPath& path = paths[n];
-    auto known = [&](size_t i) { return est.FindLink(path.links[i].device)->effective_bytes_per_second > 0; };
+    auto known = [&](size_t i) { return est.FindLink(path.links[i].device)->known(); };
     std::optional<size_t> best;
     if (path.narrowest < path.links.size() && known(path.narrowest)) best = path.narrowest;
     for (size_t i = 0; i < path.links.size(); ++i) {
@@ -398,7 +407,7 @@ BusEstimate EstimateBus(const std::vector<BusPath>& paths, const std::vector<Nic
       }
     }
     if (!best) {
-      AddAssumption(&nic.assumptions, "no link on the bus path has a known capacity: utilisation unknown");
+      AddAssumption(&nic.assumptions, "no link on the bus path has a known capacity and load: utilisation unknown");
       continue;
     }
     nic.path_utilisation = est.FindLink(path.links[*best].device)->load.utilisation;

@@ -115,6 +115,13 @@ struct BusLinkEstimate {
   double effective_bytes_per_second = 0;  // per direction (PCIe) or whole segment
   LinkLoad load;
   std::vector<std::string> interfaces;  // the NICs whose traffic is in `load`, sorted
+  // NICs crossing the link whose packet rates this window are unknown (their
+  // counters could not be read): `load` leaves them out, so it is not the
+  // link's load. Sorted.
+  std::vector<std::string> unmeasured;
+  // The capacity is known and every NIC on the link measured: load and
+  // utilisation mean what they say. Otherwise they are not exported or used.
+  bool known() const { return effective_bytes_per_second > 0 && unmeasured.empty(); }
 };
 
 // The model's answer for one NIC: its own contribution to each link of its
@@ -126,6 +133,7 @@ struct BusNicEstimate {
   std::vector<std::pair<std::string, double>> parameters;  // profile + timing / MPS, MRRS used
   std::vector<std::string> assumptions;                    // from the path's links and the model
   double packet_bytes_rx = 0, packet_bytes_tx = 0;         // mean S this window
+  bool measured = true;                                    // its packet rates this window are known
   std::vector<LinkLoad> own;                               // this NIC's share, parallel to BusPath::links
   double path_utilisation = 0;                             // max over the path's links of the link estimate
   std::string bottleneck_device;                           // the link with that maximum; "" = unknown (no

@@ -120,6 +120,7 @@ BusLink SegmentLink(const PciTopology& topo, const PciDevice& d) {
   const PciXInfo* x = bridge && bridge->config.pcix && bridge->config.pcix->bridge ? &*bridge->config.pcix : nullptr;
   if (std::string unknown = SegmentUnknown(bridge, on); !unknown.empty()) {
     l.kind = BusKind::kPci;
+    l.unknown = true;
     l.clock_mhz = 0;  // no raw capacity: utilisation is not computed on it
     l.width_bits = 0;
     l.assumptions.push_back(std::move(unknown));
@@ -219,6 +220,7 @@ const char* BusKindName(BusKind kind) {
 }
 
 std::string BusLink::SpeedLabel() const {
+  if (unknown) return "unknown";
   if (kind != BusKind::kPcie) {
     std::string s = std::to_string(clock_mhz) + "MHz";
     if (transfers_per_clock > 1) s += "x" + std::to_string(transfers_per_clock);
@@ -231,6 +233,7 @@ std::string BusLink::SpeedLabel() const {
 std::string BusLink::MaxSpeedLabel() const { return kind == BusKind::kPcie ? CompactSpeed(max_speed) : ""; }
 
 std::string BusLink::WidthLabel() const {
+  if (unknown) return "unknown";
   if (kind == BusKind::kPcie) return "x" + std::to_string(width);
   return std::to_string(width_bits) + "bit";
 }

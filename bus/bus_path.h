@@ -41,6 +41,11 @@ double BusClockHz(int mhz);
 
 struct BusLink {
   BusKind kind = BusKind::kPci;
+  // A PCI/PCI-X segment whose kind, clock and width could not be read
+  // (SegmentUnknown: its bridge's config is unreadable, short, garbage or
+  // loops): kind stays kPci for the model but the labels say "unknown" and
+  // it has no capacity.
+  bool unknown = false;
   // The link's upstream end: the PCIe port above it ("0000:3a:02.0"), the
   // bridge whose secondary bus a PCI/PCI-X segment is ("0000:01:1d.0"), or the
   // root bus ("pci0000:00") for devices directly on a root bus.
@@ -73,7 +78,9 @@ struct BusLink {
   // "bus width assumed 32-bit: conventional PCI does not show it in config space".
   std::vector<std::string> assumptions;
 
-  // "33MHz", "133MHz", "8.0GT/s": the `speed` label.
+  // "pci", "pcix", "pcie", or "unknown": the `bus` label.
+  const char* KindLabel() const { return unknown ? "unknown" : BusKindName(kind); }
+  // "33MHz", "133MHz", "8.0GT/s", "unknown": the `speed` label.
   std::string SpeedLabel() const;
   // PCIe: the max_speed as SpeedLabel writes a speed ("16.0GT/s"); "" otherwise.
   std::string MaxSpeedLabel() const;

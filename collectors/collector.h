@@ -38,6 +38,12 @@ struct ReadIssue {
   std::string reason;
 };
 
+// Appends `file` left out because of `why` to *issues, unless `why` is
+// NotFound: a file that is not there has nothing to say.
+inline void AddReadIssue(std::vector<ReadIssue>* issues, std::string file, const Status& why) {
+  if (issues && !why.IsNotFound()) issues->push_back({std::move(file), why.ToString()});
+}
+
 class Collector {
  public:
   virtual ~Collector() = default;
@@ -55,9 +61,7 @@ class Collector {
  protected:
   // Notes that `file` was left out because of `why` (NotFound is not an
   // issue: a file that is not there has nothing to say).
-  void LeftOut(std::string file, const Status& why) {
-    if (!why.IsNotFound()) read_issues_.push_back({std::move(file), why.ToString()});
-  }
+  void LeftOut(std::string file, const Status& why) { AddReadIssue(&read_issues_, std::move(file), why); }
 
  private:
   std::vector<ReadIssue> read_issues_;

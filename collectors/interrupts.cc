@@ -166,18 +166,33 @@ struct NicDevice {
   bool owner = true;           // first interface of its PCI function
 };
 
-void ReadDeviceIrqs(const HostFs& fs, const std::string& pci_path, std::vector<uint32_t>* irqs) {
+void ReadDeviceIrqs(const HostFs& fs, const std::string& pci_path, std::vector<uint32_t>* irqs,
+                    std::vector<ReadIssue>* issues) {
   std::vector<std::string> names;
-  if (fs.ListSys(pci_path + "/msi_irqs", &names).ok()) {
+  const std::string msi = pci_path + "/msi_irqs";
+  Status s = fs.ListSys(msi, &names);
+  if (s.ok()) {
     for (const std::string& n : names) {
       uint64_t v = 0;
-      if (ParseU64(n, &v) && v <= UINT32_MAX) irqs->push_back(static_cast<uint32_t>(v));
+      if (ParseU64(n, &v) && v <= UINT32_MAX) {
+        irqs->push_back(static_cast<uint32_t>(v));
+      } else {
+        AddReadIssue(issues, fs.SysPath(msi + "/" + n), Status::Corruption("not an IRQ number"));
+      }
     }
+  } else {
+    AddReadIssue(issues, fs.SysPath(msi), s);
   }
   if (irqs->empty()) {  // legacy INTx; with MSI-X on, "irq" may name a shared pin
     std::string text;
     uint64_t v = 0;
-    if (fs.ReadSys(pci_path + "/irq", &text, 64).ok() && ParseU64(Trim(text), &v) && v > 0 && v <= UINT32_MAX) {
+    const std::string irq = pci_path + "/irq";
+    s = fs.ReadSys(irq, &text, 64);
+    if (!s.ok()) {
+      AddReadIssue(issues, fs.SysPath(irq), s);
+    } else if (!ParseU64(Trim(text), &v) || v > UINT32_MAX) {
+      AddReadIssue(issues, fs.SysPath(irq), Status::Corruption("not an IRQ number: '" + std::string(Trim(text)) + "'"));
+    } else if (v > 0) {  // 0: no legacy line
       irqs->push_back(static_cast<uint32_t>(v));
     }
   }
@@ -185,19 +200,23 @@ void ReadDeviceIrqs(const HostFs& fs, const std::string& pci_path, std::vector<u
 }
 
 // NotFound for a virtual interface (no device link).
-Status DescribeInterface(const HostFs& fs, const std::string& ifname, NicDevice* d) {
+Status DescribeInterface(const HostFs& fs, const std::string& ifname, NicDevice* d, std::vector<ReadIssue>* issues) {
   std::string iface = "class/net/" + ifname;
   std::string real, dev;
   Status s = ResolveSysLink(fs, iface, &real);
   if (s.IsNotFound()) return s;
   if (!s.ok()) real = iface;  // a directory, not a link (old sysfs, hand-made trees)
-  BN_RETURN_IF_ERROR(ResolveSysLink(fs, real + "/device", &dev));
+  s = ResolveSysLink(fs, real + "/device", &dev);
+  if (!s.ok()) {
+    AddReadIssue(issues, fs.SysPath(real + "/device"), s);
+    return s;
+  }
   d->name = ifname;
   std::string_view base = Basename(dev);
   if (StartsWith(base, "virtio")) d->virtio.assign(base);
   std::string function_dir;  // the device itself, or the virtio-pci function above virtio0
   d->pci = PciFunctionOf(dev, &function_dir);
-  if (!function_dir.empty()) ReadDeviceIrqs(fs, function_dir, &d->irqs);
+  if (!function_dir.empty()) ReadDeviceIrqs(fs, function_dir, &d->irqs, issues);
   return Status::OK();
 }
 
@@ -293,12 +312,12 @@ void MatchLine(const IrqLine& l, const std::vector<NicDevice>& devs, std::vector
 }  // namespace
 
 Status MapNicIrqs(const HostFs& fs, const Interrupts& irqs, const std::vector<std::string>& interfaces,
-                  std::vector<NicIrq>* out) {
+                  std::vector<NicIrq>* out, std::vector<ReadIssue>* issues) {
   out->clear();
   std::vector<NicDevice> devs;
   for (const std::string& ifname : interfaces) {
     NicDevice d;
-    if (!DescribeInterface(fs, ifname, &d).ok()) continue;  // virtual or unreadable
+    if (!DescribeInterface(fs, ifname, &d, issues).ok()) continue;  // virtual, or unreadable (an issue)
     for (const NicDevice& e : devs) {
       if (!d.pci.empty() && e.pci == d.pci) d.owner = false;
     }
@@ -329,7 +348,11 @@ Status InterruptsCollector::Collect(const HostFs& fs, HostReadings* out) {
     out->interrupts.reset();
     return s.WithContext(fs.ProcPath("interrupts"));
   }
-  if (!fs.ListSys("class/net", &interfaces_).ok()) interfaces_.clear();  // no sysfs: no NICs
+  s = fs.ListSys("class/net", &interfaces_);
+  if (!s.ok()) {  // no sysfs: no NICs; any other failure is said
+    interfaces_.clear();
+    LeftOut(fs.SysPath("class/net"), s);
+  }
   key_scratch_.clear();
   for (const std::string& i : interfaces_) key_scratch_.append(i).push_back(' ');
   for (const IrqLine& l : irqs.lines) {
@@ -339,7 +362,9 @@ Status InterruptsCollector::Collect(const HostFs& fs, HostReadings* out) {
     for (const std::string& a : l.actions) key_scratch_.append(", ").append(a);
   }
   if (key_scratch_ != mapping_key_) {
-    s = MapNicIrqs(fs, irqs, interfaces_, &nic_irqs_);
+    // The mapping is kept while handlers and interfaces stay the same, so
+    // what it could not read is said (counted, logged) when it is made.
+    s = MapNicIrqs(fs, irqs, interfaces_, &nic_irqs_, read_issues());
     if (!s.ok()) {
       nic_irqs_.clear();
       mapping_key_.clear();

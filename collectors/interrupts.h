@@ -66,8 +66,11 @@ struct NicIrq {
 // named by PCI address only go to the first interface of that function.
 // Interfaces without a device link, or whose sysfs cannot be read, are skipped;
 // output is grouped by interface (input order), IRQs ascending. Returns OK.
+// What could not be read (a device link that cannot be resolved, an
+// msi_irqs directory that cannot be listed or holds a non-number, an irq
+// attribute that is garbage) goes to *issues when given.
 Status MapNicIrqs(const HostFs& fs, const Interrupts& irqs, const std::vector<std::string>& interfaces,
-                  std::vector<NicIrq>* out);
+                  std::vector<NicIrq>* out, std::vector<ReadIssue>* issues = nullptr);
 
 class InterruptsCollector : public Collector {
  public:

@@ -118,10 +118,25 @@ Status ReadDevice(const HostFs& fs, const std::string& name, std::string* buf, P
     problems->push_back(name + ": " + s.ToString());
   }
   PlaceDevice(dir, d);
-  ReadHex(fs, dir, "vendor", buf, &d->vendor, issues);
-  ReadHex(fs, dir, "device", buf, &d->device, issues);
-  ReadHex(fs, dir, "class", buf, &d->class_code, issues);
-  d->numa_node = ReadInt(fs, dir, "numa_node", buf, -1, issues);
+  // An identity attribute that is there but cannot be read stays unknown
+  // (d->unread), not 0: its label is "" rather than a made-up 0x0000.
+  std::vector<ReadIssue> identity;
+  auto unread_if_said = [&](const char* attr, size_t before) {
+    if (identity.size() > before) d->unread.emplace_back(attr);
+  };
+  size_t n = identity.size();
+  ReadHex(fs, dir, "vendor", buf, &d->vendor, &identity);
+  unread_if_said("vendor", n);
+  n = identity.size();
+  ReadHex(fs, dir, "device", buf, &d->device, &identity);
+  unread_if_said("device", n);
+  n = identity.size();
+  ReadHex(fs, dir, "class", buf, &d->class_code, &identity);
+  unread_if_said("class", n);
+  n = identity.size();
+  d->numa_node = ReadInt(fs, dir, "numa_node", buf, -1, &identity);
+  unread_if_said("numa_node", n);
+  if (issues) issues->insert(issues->end(), identity.begin(), identity.end());
   // Present for every PCIe function; "Unknown" (speed 0) when it has no link.
   if (fs.ReadSys(dir + "/current_link_speed", buf).ok()) {
     d->sysfs_link_attributes = true;

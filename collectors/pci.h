@@ -13,6 +13,7 @@
 // paths.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -33,6 +34,10 @@ struct PciDevice {
   uint16_t vendor = 0, device = 0;      // from sysfs (readable by anyone)
   uint32_t class_code = 0;              // 0x020000 = Ethernet controller
   int numa_node = -1;
+  // Identity attributes (vendor, device, class, numa_node) that exist but
+  // could not be read or parsed: their values above are not the device's.
+  std::vector<std::string> unread;
+  bool Unread(std::string_view attr) const { return std::find(unread.begin(), unread.end(), attr) != unread.end(); }
   // Decode of the bytes `config` gave (config.length of them): the 64-byte
   // standard header for functions off NIC paths; up to 256 bytes (the
   // conventional space, every capability the bus model uses) for the NICs and

@@ -270,7 +270,7 @@ void UpdateBusPaths(const Snapshot* prev, Snapshot* snap) {
          {"device", p.device},
          {"links", std::to_string(p.links.size())},
          {"narrowest", n.device},
-         {"bus", BusKindName(n.kind)},
+         {"bus", n.KindLabel()},
          {"speed", n.SpeedLabel()},
          {"width", n.WidthLabel()},
          {"emulated", n.emulated ? "true" : "false"}});

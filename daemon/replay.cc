@@ -279,7 +279,7 @@ std::string WindowSummaryLine(const Snapshot& snap, int64_t first_mono_ns) {
       line += "?/s";
     }
     const BusNicEstimate* b = snap.bus ? snap.bus->FindNic(n.interface) : nullptr;
-    if (b) {
+    if (b && !b->bottleneck_device.empty()) {  // "" : no link of known capacity and load
       std::snprintf(buf, sizeof(buf), " bus %.1f%%", b->path_utilisation * 100);
       line += buf;
     }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/parse_util.h"
+#include "base/utf8.h"
 #include "runs/control_socket.h"
 
 namespace bottleneckd {
@@ -22,46 +23,11 @@ std::string ControlName(uint32_t cp) {
   return buf;
 }
 
-// Length of the well-formed UTF-8 sequence (RFC 3629) starting at s[i], its
-// code point in *cp; 0 when the bytes there are not one.
-size_t Utf8Sequence(std::string_view s, size_t i, uint32_t* cp) {
-  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned c = b(i);
-  if (c < 0x80) {
-    *cp = c;
-    return 1;
-  }
-  size_t n;
-  unsigned lo = 0x80, hi = 0xbf;  // allowed range of the second byte
-  if (c >= 0xc2 && c <= 0xdf) {
-    n = 2;
-  } else if (c >= 0xe0 && c <= 0xef) {
-    n = 3;
-    if (c == 0xe0) lo = 0xa0;  // overlong
-    if (c == 0xed) hi = 0x9f;  // surrogates
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    n = 4;
-    if (c == 0xf0) lo = 0x90;  // overlong
-    if (c == 0xf4) hi = 0x8f;  // past U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  if (b(i + 1) < lo || b(i + 1) > hi) return 0;
-  uint32_t v = c & (0xffu >> (n + 1));
-  for (size_t k = 1; k < n; ++k) {
-    if ((b(i + k) & 0xc0) != 0x80) return 0;
-    v = (v << 6) | (b(i + k) & 0x3f);
-  }
-  *cp = v;
-  return n;
-}
-
 // Valid UTF-8 with no control character (C0, DEL, C1) but TAB.
 Status CheckText(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     uint32_t cp = 0;
-    size_t n = Utf8Sequence(s, i, &cp);
+    size_t n = Utf8SequenceLength(s.substr(i), &cp);
     if (n == 0)
       return Status::InvalidArgument("invalid UTF-8 at byte " + std::to_string(i) +
                                      " of the request: names and commands must be UTF-8");

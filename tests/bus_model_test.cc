@@ -146,6 +146,36 @@ TEST(BusModelTest, PciAndPcixRawCapacity) {
 //   -> 410.5 clocks
 // Per interrupt: ICR read 1 + 4 + 1 data + 1 = 7 clocks; no MSI write (INTx).
 // 36621 x 705.3125 + 8000 x 7 = 25,885,249 clocks/s of 33,333,333: 0.7766.
+// A NIC whose packet counters could not be read this window has no window:
+// its traffic is unknown, and so is the load of every link it crosses, even
+// with another NIC measured on it. The segment's utilisation is not a 0 or
+// the measured NIC's share alone: it is unknown (no bottleneck device).
+TEST(BusModelTest, ALinkWithAnUnmeasuredNicHasNoUtilisation) {
+  const BusModelOptions options = DefaultBusModelOptions();
+  const PciTopology topo = Topology({Device("0000:03:01.0"), Device("0000:03:02.0")});
+  const BusLink segment = PciLink("0000:00:1e.0", BusKind::kPci, 33, 32);
+  const std::vector<BusPath> paths = {Path("em2", "0000:03:01.0", "e1000", {segment}),
+                                      Path("fxp0", "0000:03:02.0", "e100", {segment})};
+  const BusEstimate est = EstimateBus(paths, {Window("em2", 36621, 1066, 36621, 1066, 8000)}, topo, options);
+  const BusLinkEstimate* link = est.FindLink("0000:00:1e.0");
+  ASSERT_NE(link, nullptr);
+  EXPECT_GT(link->effective_bytes_per_second, 0);
+  EXPECT_EQ(link->unmeasured, (std::vector<std::string>{"fxp0"}));
+  EXPECT_FALSE(link->known());
+  for (const char* n : {"em2", "fxp0"}) {
+    const BusNicEstimate* nic = est.FindNic(n);
+    ASSERT_NE(nic, nullptr);
+    EXPECT_EQ(nic->bottleneck_device, "") << n;
+  }
+  EXPECT_TRUE(est.FindNic("em2")->measured);
+  EXPECT_FALSE(est.FindNic("fxp0")->measured);
+  // Both measured: known again.
+  const BusEstimate both = EstimateBus(
+      paths, {Window("em2", 36621, 1066, 36621, 1066, 8000), Window("fxp0", 100, 64, 100, 64, 10)}, topo, options);
+  EXPECT_TRUE(both.FindLink("0000:00:1e.0")->known());
+  EXPECT_EQ(both.FindNic("fxp0")->bottleneck_device, "0000:00:1e.0");
+}
+
 TEST(BusModelTest, SeedEm2PciBusAboveSeventyPercent) {
   const BusModelOptions options = DefaultBusModelOptions();
   const PciTopology topo = Topology({Device("0000:02:02.0")});  // no MSI capability
@@ -324,14 +354,25 @@ TEST(BusModelTest, IdleNicAndNicWithoutRates) {
   for (const BusNicEstimate& nic : est.nics) {
     EXPECT_EQ(nic.own[0].up_bytes_per_second, 0) << nic.interface;
     EXPECT_EQ(nic.own[0].down_bytes_per_second, 0) << nic.interface;
-    EXPECT_EQ(nic.path_utilisation, 0) << nic.interface;
-    EXPECT_EQ(nic.bottleneck_device, "0000:3b:00.0");
+    // Two NICs on the link have no rates: its load, and so every path's
+    // utilisation, is unknown (issue 17: not a 0).
+    EXPECT_EQ(nic.bottleneck_device, "") << nic.interface;
     EXPECT_EQ(nic.profile, "ixgbe");
   }
+  EXPECT_TRUE(est.FindNic("idle")->measured);  // 0 packets/s is a rate
+  EXPECT_FALSE(est.FindNic("gone")->measured);
+  EXPECT_FALSE(est.FindNic("reset")->measured);
   EXPECT_FALSE(Has(est.FindNic("idle")->assumptions, "no rates this window"));
   EXPECT_TRUE(Has(est.FindNic("gone")->assumptions, "no rates this window"));
   EXPECT_TRUE(Has(est.FindNic("reset")->assumptions, "no rates this window"));
-  EXPECT_EQ(est.FindLink("0000:3b:00.0")->interfaces.size(), 3u);
+  const BusLinkEstimate* link_est = est.FindLink("0000:3b:00.0");
+  EXPECT_EQ(link_est->interfaces.size(), 3u);
+  EXPECT_EQ(link_est->unmeasured, (std::vector<std::string>{"gone", "reset"}));
+  // The idle NIC alone on the link: measured, 0 is its utilisation.
+  const BusEstimate alone =
+      EstimateBus({paths[0]}, {Window("idle", 0, 0, 0, 0, 0)}, Topology({Device("0000:3b:00.0")}), options);
+  EXPECT_EQ(alone.FindNic("idle")->path_utilisation, 0);
+  EXPECT_EQ(alone.FindNic("idle")->bottleneck_device, "0000:3b:00.0");
 }
 
 TEST(BusModelTest, UnknownMpsAndMrrsAreAssumedAndSaid) {

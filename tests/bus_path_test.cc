@@ -20,6 +20,7 @@ namespace bottleneckd {
 namespace {
 
 using testing::FixtureRoots;
+using testing::UnprivilegedFs;
 
 std::vector<BusPath> PathsOf(const std::string& scenario) {
   HostFs host(FixtureRoots(scenario));
@@ -405,16 +406,6 @@ class SysTree {
 
  private:
   std::string root_;
-};
-
-// Reads config space as an unprivileged user does: the first 64 bytes.
-class UnprivilegedFs : public HostFs {
- public:
-  using HostFs::HostFs;
-  Status ReadSysPrefix(std::string_view rel, std::string* out, size_t max_bytes) const override {
-    bool config = rel.size() >= 7 && rel.substr(rel.size() - 7) == "/config";
-    return HostFs::ReadSysPrefix(rel, out, config ? std::min<size_t>(max_bytes, 64) : max_bytes);
-  }
 };
 
 std::map<std::string, std::string> Attrs(const std::string& cls, const std::string& config, const std::string& speed,

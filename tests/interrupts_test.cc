@@ -431,6 +431,36 @@ TEST(MapNicIrqsTest, HandMadeTreeWithClassDirectories) {
             (std::vector<std::string>{"18 em0 '' 0000:02:01.0"}));
 }
 
+TEST(MapNicIrqsTest, WhatCannotBeReadIsSaid) {
+  SysTree t;
+  const std::string em0 = "devices/pci0000:00/0000:00:1e.0/0000:02:01.0";
+  const std::string em1 = "devices/pci0000:00/0000:00:1e.0/0000:02:02.0";
+  t.Netdev("em0", em0);
+  t.Sys(em0 + "/irq", "garbage\n");  // no MSI: the legacy line is all there is
+  t.Netdev("em1", em1);
+  t.Msi(em1, {65});
+  t.Sys(em1 + "/msi_irqs/bogus", "msix\n");
+  Interrupts irqs;
+  ASSERT_TRUE(ParseProcInterrupts("  CPU0\n 65:  1  PCI-MSI  1-edge  em1-TxRx-0\n", &irqs).ok());
+  HostFs fs(t.roots());
+  std::vector<NicIrq> nics;
+  std::vector<ReadIssue> issues;
+  ASSERT_TRUE(MapNicIrqs(fs, irqs, {"em0", "em1"}, &nics, &issues).ok());
+  EXPECT_EQ(Describe(nics), (std::vector<std::string>{"65 em1 'TxRx-0' 0000:02:02.0"}));
+  ASSERT_EQ(issues.size(), 2u);
+  EXPECT_EQ(issues[0].file, fs.SysPath(em0 + "/irq"));
+  EXPECT_NE(issues[0].reason.find("not an IRQ number: 'garbage'"), std::string::npos) << issues[0].reason;
+  EXPECT_EQ(issues[1].file, fs.SysPath(em1 + "/msi_irqs/bogus"));
+  // An interface with nothing wrong (a missing msi_irqs is not an issue) says nothing.
+  SysTree ok;
+  ok.Netdev("em0", em0);
+  ok.Sys(em0 + "/irq", "18\n");
+  HostFs ok_fs(ok.roots());
+  issues.clear();
+  ASSERT_TRUE(MapNicIrqs(ok_fs, irqs, {"em0"}, &nics, &issues).ok());
+  EXPECT_TRUE(issues.empty()) << issues[0].file << ": " << issues[0].reason;
+}
+
 TEST(MapNicIrqsTest, OneBrokenInterfaceDoesNotStopTheOthers) {
   SysTree t;
   t.Link("class/net/eth0", "../../devices/pci0000:00/0000:00:09.0/net/eth0");
@@ -503,6 +533,23 @@ TEST(InterruptsCollectorTest, RemapsOnlyWhenHandlersOrInterfacesChange) {
   ASSERT_TRUE(c.Collect(fs, &s4).ok());
   EXPECT_GT(fs.readlinks, before);
   EXPECT_EQ(s4.nic_irqs.size(), 4u);
+}
+
+TEST(InterruptsCollectorTest, AGarbledIrqAttributeIsAReadIssueNotASilentGap) {
+  SysTree t;
+  const std::string em0 = "devices/pci0000:00/0000:00:1e.0/0000:02:01.0";
+  t.Netdev("em0", em0);
+  t.Sys(em0 + "/irq", "1x8\n");
+  t.Proc("interrupts", "   CPU0\n 18:  75212  IO-APIC  18-fasteoi   em0\n");
+  HostFs fs(t.roots());
+  InterruptsCollector c;
+  Sample s;
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_EQ(c.read_issues()->size(), 1u);
+  EXPECT_EQ((*c.read_issues())[0].file, fs.SysPath(em0 + "/irq"));
+  // The /proc/interrupts line is still counted; only the NIC's mapping is unknown.
+  ASSERT_TRUE(s.interrupts.has_value());
+  EXPECT_EQ(s.interrupts->lines.size(), 1u);
 }
 
 TEST(InterruptsCollectorTest, MissingFileIsNotSupported) {

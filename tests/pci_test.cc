@@ -19,6 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::FixtureRoots;
 using testing::TempDir;
+using testing::UnprivilegedFs;
 
 PciTopology Read(const HostFs& host) {
   PciTopology t;
@@ -161,17 +162,6 @@ TEST(PciCollectorTest, PcieBoxAerCountersOnTheNicPaths) {
   for (const PciAerCounters& a : s.pci_aer) EXPECT_NE(a.device, "0000:84:00.0");
 }
 
-// A HostFs that reads config space as an unprivileged user does: the kernel
-// gives only the first 64 bytes.
-class UnprivilegedFs : public HostFs {
- public:
-  using HostFs::HostFs;
-  Status ReadSysPrefix(std::string_view rel, std::string* out, size_t max_bytes) const override {
-    bool config = rel.size() >= 7 && rel.substr(rel.size() - 7) == "/config";
-    return HostFs::ReadSysPrefix(rel, out, config ? std::min<size_t>(max_bytes, 64) : max_bytes);
-  }
-};
-
 TEST(PciTopologyTest, WithoutRootFallsBackToSysfsAndSaysWhatIsMissing) {
   UnprivilegedFs host(FixtureRoots("large-host"));
   PciTopology t = Read(host);
@@ -245,6 +235,29 @@ TEST(PciCollectorTest, NoPciBusIsNotSupported) {
   Sample s;
   EXPECT_TRUE(c.Collect(host, &s).IsNotSupported());
   EXPECT_EQ(s.pci, nullptr);
+}
+
+TEST(PciCollectorTest, IdentityAttributesThatCannotBeReadStayUnknown) {
+  TempDir dir;
+  HostRoots roots = FixtureRoots("seed-box");
+  roots.sysfs = CopySys(dir, "seed-box");
+  std::string em2 = roots.sysfs + "/devices/pci0000:00/0000:00:1e.0/0000:03:01.0/";
+  std::ofstream(em2 + "vendor", std::ios::trunc) << "0xzz86\n";
+  std::ofstream(em2 + "numa_node", std::ios::trunc) << "many\n";
+  HostFs host(roots);
+  PciCollector c;
+  Sample s;
+  ASSERT_TRUE(c.Collect(host, &s).ok());
+  const PciDevice* d = s.pci->FindInterface("em2");
+  ASSERT_NE(d, nullptr);
+  EXPECT_TRUE(d->Unread("vendor"));
+  EXPECT_TRUE(d->Unread("numa_node"));
+  EXPECT_FALSE(d->Unread("device"));  // good files stay known
+  EXPECT_FALSE(d->Unread("class"));
+  EXPECT_EQ(d->class_code, 0x020000u);
+  // A fixture device with nothing wrong has nothing unread.
+  EXPECT_TRUE(s.pci->FindInterface("em0")->unread.empty());
+  EXPECT_EQ(c.read_issues()->size(), 2u);
 }
 
 TEST(PciCollectorTest, DeviceGoneAndGarbledConfigAreDecodedAsFarAsValid) {

@@ -2,7 +2,9 @@
 // a scratch directory that removes itself.
 #pragma once
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 
 #include "collectors/host_fs.h"
 
@@ -34,6 +36,17 @@ class TempDir {
 
  private:
   std::string path_;
+};
+
+// A HostFs that reads PCI config space as an unprivileged user does: the
+// kernel gives only the first 64 bytes of each "config" file.
+class UnprivilegedFs : public HostFs {
+ public:
+  using HostFs::HostFs;
+  Status ReadSysPrefix(std::string_view rel, std::string* out, size_t max_bytes) const override {
+    bool config = rel.size() >= 7 && rel.substr(rel.size() - 7) == "/config";
+    return HostFs::ReadSysPrefix(rel, out, config ? std::min<size_t>(max_bytes, 64) : max_bytes);
+  }
 };
 
 }  // namespace bottleneckd::testing

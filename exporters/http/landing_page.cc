@@ -36,7 +36,8 @@ void AppendBusPaths(const Snapshot& snap, std::string* h) {
       const BusLink& l = p.links[i];
       std::snprintf(buf, sizeof(buf), "%.1f MB/s", l.raw_bytes_per_second / 1e6);
       std::string util = "-";
-      if (const BusLinkEstimate* e = bus ? bus->FindLink(l.device) : nullptr) {
+      const BusLinkEstimate* e = bus ? bus->FindLink(l.device) : nullptr;
+      if (e && e->known()) {
         char u[32];
         std::snprintf(u, sizeof(u), "%.1f %%", e->load.utilisation * 100);
         util = u;
@@ -46,9 +47,9 @@ void AppendBusPaths(const Snapshot& snap, std::string* h) {
       if (l.emulated) notes += "emulated (no physical limit); ";
       if (i == p.narrowest && p.links.size() > 1) notes += "narrowest; ";
       *h += "<tr><td>" + HtmlEscape(i == 0 ? p.interface : "") + "</td><td>" + HtmlEscape(l.device) + "</td><td>" +
-            BusKindName(l.kind) + "</td><td>" + HtmlEscape(l.SpeedLabel()) + "</td><td>" + HtmlEscape(l.WidthLabel()) +
-            "</td><td>" + buf + "</td><td" + (l.downtrained ? " class=\"bad\">" : ">") + util + "</td><td>" +
-            HtmlEscape(notes) + "</td></tr>\n";
+            l.KindLabel() + std::string("</td><td>") + HtmlEscape(l.SpeedLabel()) + "</td><td>" +
+            HtmlEscape(l.WidthLabel()) + "</td><td>" + buf + "</td><td" + (l.downtrained ? " class=\"bad\">" : ">") +
+            util + "</td><td>" + HtmlEscape(notes) + "</td></tr>\n";
     }
   }
   *h += "</table>\n";

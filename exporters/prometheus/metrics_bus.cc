@@ -44,7 +44,7 @@ void AddPathFamilies(const Snapshot& s, Families* out) {
         const BusLink& l = p.links[i];
         std::vector<prometheus::ClientMetric::Label> labels = {{"interface", p.interface},
                                                                {"device", l.device},
-                                                               {"bus", BusKindName(l.kind)},
+                                                               {"bus", l.KindLabel()},
                                                                {"speed", l.SpeedLabel()},
                                                                {"width", l.WidthLabel()},
                                                                {"downtrained", l.downtrained ? "true" : "false"},
@@ -64,9 +64,12 @@ void AddPathFamilies(const Snapshot& s, Families* out) {
                     "Raw capacity of each link on a NIC's bus path: PCI/PCI-X width x clock for the whole "
                     "(shared, half-duplex) segment; PCIe rate x lanes after line encoding, per direction.",
                     MetricType::Gauge);
+  // A link whose capacity is unknown (0: its kind, clock, width or rate
+  // could not be read) has no series rather than a 0; its assumption says why.
   for (const BusPath& p : paths)
     for (const BusLink& l : p.links)
-      cap.Add(l.raw_bytes_per_second, {{"interface", p.interface}, {"device", l.device}});
+      if (l.raw_bytes_per_second > 0)
+        cap.Add(l.raw_bytes_per_second, {{"interface", p.interface}, {"device", l.device}});
   FamilyBuilder assumed(out, "bottleneckd_bus_assumption_info",
                         "What the bus model assumed for a fact the topology lacks, per link; value 1.",
                         MetricType::Gauge);
@@ -89,8 +92,9 @@ void AddEstimateFamilies(const Snapshot& s, const BusEstimate& bus, Families* ou
   for (const BusPath& p : paths)
     for (const BusLink& l : p.links)
       if (const BusLinkEstimate* e = bus.FindLink(l.device)) {
-        eff.Add(e->effective_bytes_per_second, {{"interface", p.interface}, {"device", l.device}});
-        util.Add(e->load.utilisation, {{"interface", p.interface}, {"device", l.device}});
+        if (e->effective_bytes_per_second > 0)
+          eff.Add(e->effective_bytes_per_second, {{"interface", p.interface}, {"device", l.device}});
+        if (e->known()) util.Add(e->load.utilisation, {{"interface", p.interface}, {"device", l.device}});
       }
   FamilyBuilder path(out, "bottleneckd_bus_path_utilisation_ratio",
                      "The busiest link on each NIC's bus path (bottleneckd_bus_utilisation_ratio's maximum); "
@@ -118,7 +122,7 @@ void AddEstimateFamilies(const Snapshot& s, const BusEstimate& bus, Families* ou
     const BusPath* bp = nullptr;
     for (const BusPath& p : paths)
       if (p.interface == n.interface) bp = &p;
-    if (bp == nullptr) continue;
+    if (bp == nullptr || !n.measured) continue;  // no packet rates: its traffic is unknown, not 0
     for (size_t i = 0; i < n.own.size() && i < bp->links.size(); ++i) {
       const BusLink& l = bp->links[i];
       if (l.kind == BusKind::kPcie) {
@@ -149,13 +153,14 @@ void AddDeviceFamilies(const Snapshot& s, Families* out) {
                        "PCI functions on NIC bus paths: IDs, class, driver, parent and NUMA node; value 1.",
                        MetricType::Gauge);
     for (const PciDevice* d : on_paths)
+      // An attribute that could not be read is "" (unknown), never a 0.
       info.Add(1, {{"device", d->address},
-                   {"vendor_id", Hex(d->vendor, 4)},
-                   {"device_id", Hex(d->device, 4)},
-                   {"class_id", Hex(d->class_code, 6)},
+                   {"vendor_id", d->Unread("vendor") ? "" : Hex(d->vendor, 4)},
+                   {"device_id", d->Unread("device") ? "" : Hex(d->device, 4)},
+                   {"class_id", d->Unread("class") ? "" : Hex(d->class_code, 6)},
                    {"driver", d->driver},
                    {"parent", d->parent.empty() ? d->root_bus : d->parent},
-                   {"numa_node", std::to_string(d->numa_node)}});
+                   {"numa_node", d->Unread("numa_node") ? "" : std::to_string(d->numa_node)}});
   }
   {
     FamilyBuilder miss(out, "bottleneckd_pci_fact_missing",
