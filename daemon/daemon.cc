@@ -1,7 +1,10 @@
 #include "daemon/daemon.h"
 
+#include <malloc.h>
+
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 #include "base/clock.h"
 #include "base/log.h"
@@ -14,7 +17,9 @@ Daemon::Daemon(const Config& config, SnapshotStore* store, RunTracker* runs)
       config_(config),
       fs_(std::make_unique<HostFs>(config.roots)),
       sampler_(std::make_unique<Sampler>(fs_.get(), config.collectors)),
-      analyzer_(std::make_unique<Analyzer>(config.verdict)) {
+      analyzer_(std::make_unique<Analyzer>(config.verdict)),
+      self_fs_(HostRoots{}),
+      self_limit_(config.limits) {
   StartCapture();  // first: it may drop capabilities, which later threads then never hold
   SyncIrqTime();
   SyncSoaker();
@@ -131,6 +136,8 @@ void Daemon::ApplyPending() {
   fs_ = std::make_unique<HostFs>(config_.roots);
   sampler_ = std::make_unique<Sampler>(fs_.get(), config_.collectors);
   analyzer_ = std::make_unique<Analyzer>(config_.verdict);
+  self_limit_.SetOptions(config_.limits);
+  sampler_->SetBackoff(self_limit_.state().backoff);
   SyncIrqTime();
   SyncSoaker();
   // A window across different roots would difference unrelated counters.
@@ -154,7 +161,7 @@ void Daemon::ReadSource(Source* source, Sample* sample) {
 void Daemon::Tick() {
   SyncSoaker();  // a run may have started or stopped since the last tick
   auto snap = std::make_shared<Snapshot>();
-  sampler_->Take(&snap->sample);
+  sampler_->Take(&snap->sample, prev_ ? &prev_->sample : nullptr);
   ReadSource(soaker_.get(), &snap->sample);
   ReadSource(irqtime_.get(), &snap->sample);
   if (snap->sample.soaker && snap->sample.soaker->caveat != soaker_caveat_) {  // say it once, when it changes
@@ -171,8 +178,81 @@ void Daemon::Tick() {
     runs_->OnWindow(PointOfWindow(t, analyzer_->last_signals(), *snap->verdict), *snap->verdict,
                     snap->window->captures);
   }
+  CheckSelfLimit(snap.get());
   prev_ = snap;
   store_->Publish(std::move(snap));
+}
+
+namespace {
+
+std::string Format(const char* format, double v) {
+  char b[32];
+  std::snprintf(b, sizeof(b), format, v);
+  return b;
+}
+std::string Percent(double v) { return Format("%.4g%%", v); }
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ",") + x;
+  return s;
+}
+
+}  // namespace
+
+void Daemon::CheckSelfLimit(Snapshot* snap) {
+  SelfProcess self;
+  Status s = ReadSelfProcess(self_fs_, &self);
+  if (!s.ok()) {
+    if (s.ToString() != self_error_)
+      Log(LogLevel::kWarn, "own usage unreadable: no process_* metrics, no self-limit", {{"err", s.ToString()}});
+    self_error_ = s.ToString();
+    return;
+  }
+  self_error_.clear();
+  snap->self = self;
+  // The watchdog reads CPU time from the process CPU clock (nanoseconds):
+  // /proc/self/stat counts USER_HZ ticks, 10 ms, which over a short window
+  // reads 0 or 1 % of a CPU and nothing between.
+  const int64_t cpu_ns = ClockNanos(CLOCK_PROCESS_CPUTIME_ID);
+  const double cpu = cpu_ns >= 0 ? static_cast<double>(cpu_ns) / 1e9 : self.cpu_seconds;
+  SelfLimitChange change = self_limit_.Observe({MonotonicNanos(), cpu, self.resident_bytes});
+  const SelfLimitState& st = self_limit_.state();
+  const SelfLimitOptions& budget = self_limit_.options();
+  std::vector<std::string> names = sampler_->BackoffCollectorNames();
+  snap->self_limit = Snapshot::SelfLimitReport{budget, st, names};
+  sampler_->SetBackoff(st.backoff);
+  if (change == SelfLimitChange::kNone) return;
+  // Past the memory budget: give freed heap back to the kernel, at most once a step.
+  if (st.memory_exceeded && (change == SelfLimitChange::kEntered || change == SelfLimitChange::kDeeper))
+    ::malloc_trim(0);
+  const std::string usage = st.cpu_percent ? Percent(*st.cpu_percent) : "unknown";
+  const std::string every = "every " + std::to_string(st.backoff) + " ticks";
+  if (change == SelfLimitChange::kEntered) {
+    Log(LogLevel::kWarn, "over its own budget: the expensive collectors back off",
+        {{"resource", ExceededResources(st)},
+         {"cpu_budget", Percent(budget.cpu_percent)},
+         {"cpu_usage", usage},
+         {"cpu_window", Format("%gs", budget.cpu_window_seconds)},
+         {"memory_budget", std::to_string(budget.memory_bytes)},
+         {"memory", std::to_string(st.resident_bytes)},
+         {"collectors", Join(names)},
+         {"read", every}});
+  } else if (change == SelfLimitChange::kRecovered) {
+    Log(LogLevel::kInfo, "back under its own budget: every collector read every tick again",
+        {{"cpu_budget", Percent(budget.cpu_percent)},
+         {"cpu_usage", usage},
+         {"memory_budget", std::to_string(budget.memory_bytes)},
+         {"memory", std::to_string(st.resident_bytes)}});
+  } else {
+    Log(LogLevel::kInfo,
+        change == SelfLimitChange::kDeeper ? "still over its own budget: backing off further"
+                                           : "nearer its own budget: backing off less",
+        {{"resource", ExceededResources(st)},
+         {"cpu_usage", usage},
+         {"memory", std::to_string(st.resident_bytes)},
+         {"read", every}});
+  }
 }
 
 namespace {

@@ -9,12 +9,15 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "analysis/plateau.h"
 #include "analysis/verdict.h"
 #include "base/mutex.h"
 #include "bus/bus_model.h"
 #include "bus/bus_path.h"
+#include "collectors/self_process.h"
+#include "daemon/self_limit.h"
 #include "sources/sample.h"
 #include "window/window.h"
 
@@ -43,6 +46,15 @@ struct Snapshot {
   // its scores are bottleneckd_verdict_score_ratio.
   std::optional<Verdict> window_verdict;
   std::optional<Plateau> plateau;
+  // The daemon's own usage (the real /proc/self; process_* metrics) and the
+  // self-limit watchdog's view of it; unset in replays and when unreadable.
+  std::optional<SelfProcess> self;
+  struct SelfLimitReport {
+    SelfLimitOptions budget;
+    SelfLimitState state;
+    std::vector<std::string> collectors;  // the ones that back off by state.backoff
+  };
+  std::optional<SelfLimitReport> self_limit;
 };
 
 // The latest Snapshot. Thread-safe: the sampling loop publishes, any number of
