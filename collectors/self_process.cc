@@ -88,14 +88,17 @@ Status ParseLimitsMaxOpenFiles(std::string_view text, std::optional<uint64_t>* o
   return Status::Corruption("limits: no Max open files line");
 }
 
-Status ReadSelfProcess(const HostFs& fs, SelfProcess* out) {
+Status ReadSelfProcess(const HostFs& fs, SelfProcess* out, std::optional<uint64_t>* btime) {
   std::string text;
   SelfStat st;
   BN_RETURN_IF_ERROR(fs.ReadProc("self/stat", &text));
   BN_RETURN_IF_ERROR(ParseSelfStat(text, &st));
-  uint64_t btime = 0;
-  BN_RETURN_IF_ERROR(fs.ReadProc("stat", &text));
-  BN_RETURN_IF_ERROR(ParseStatBtime(text, &btime));
+  if (!btime->has_value()) {
+    uint64_t b = 0;
+    BN_RETURN_IF_ERROR(fs.ReadProc("stat", &text));
+    BN_RETURN_IF_ERROR(ParseStatBtime(text, &b));
+    *btime = b;
+  }
   std::optional<uint64_t> max_fds;
   BN_RETURN_IF_ERROR(fs.ReadProc("self/limits", &text));
   BN_RETURN_IF_ERROR(ParseLimitsMaxOpenFiles(text, &max_fds));
@@ -108,7 +111,7 @@ Status ReadSelfProcess(const HostFs& fs, SelfProcess* out) {
   p.virtual_bytes = st.vsize;
   p.open_fds = fds.size();
   p.max_fds = max_fds;
-  p.start_time_seconds = static_cast<double>(btime) + TicksToSeconds(st.starttime);
+  p.start_time_seconds = static_cast<double>(**btime) + TicksToSeconds(st.starttime);
   *out = p;
   return Status::OK();
 }

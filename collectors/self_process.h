@@ -54,8 +54,9 @@ struct SelfProcess {
 };
 
 // Reads this process's usage through `fs` (its procfs root must be the live
-// /proc). The first error of a read or parse is returned and *out is left
-// unchanged.
-Status ReadSelfProcess(const HostFs& fs, SelfProcess* out);
+// /proc). `btime` caches the boot time: /proc/stat (large on a big host) is
+// read only while it is unset. The first error of a read or parse is
+// returned and *out is left unchanged.
+Status ReadSelfProcess(const HostFs& fs, SelfProcess* out, std::optional<uint64_t>* btime);
 
 }  // namespace bottleneckd

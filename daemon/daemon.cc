@@ -172,8 +172,18 @@ void Daemon::Tick() {
   snap->interval_seconds = config_.interval_seconds;
   snap->per_cpu_irq_matrix = config_.collectors.interrupts.per_cpu_matrix;
   CompleteSnapshot(prev_.get(), config_.bus_model, snap.get());
-  if (prev_) AnalyzeSnapshot(analyzer_.get(), *prev_, snap.get());
-  if (runs_ && snap->verdict) {
+  // A window that lacks the backed-off collectors' rates is not analysed: the
+  // verdict stays the last one made from every collector, and runs get only
+  // whole windows.
+  const bool partial = HasCarriedReadings(snap->sample);
+  if (prev_ && partial) {
+    snap->verdict = prev_->verdict;
+    snap->window_verdict = prev_->window_verdict;
+    snap->plateau = prev_->plateau;
+  } else if (prev_) {
+    AnalyzeSnapshot(analyzer_.get(), *prev_, snap.get());
+  }
+  if (runs_ && snap->verdict && !partial) {
     double t = static_cast<double>(snap->sample.wall_ns) / 1e9;
     runs_->OnWindow(PointOfWindow(t, analyzer_->last_signals(), *snap->verdict), *snap->verdict,
                     snap->window->captures);
@@ -202,7 +212,7 @@ std::string Join(const std::vector<std::string>& v) {
 
 void Daemon::CheckSelfLimit(Snapshot* snap) {
   SelfProcess self;
-  Status s = ReadSelfProcess(self_fs_, &self);
+  Status s = ReadSelfProcess(self_fs_, &self, &btime_);
   if (!s.ok()) {
     if (s.ToString() != self_error_)
       Log(LogLevel::kWarn, "own usage unreadable: no process_* metrics, no self-limit", {{"err", s.ToString()}});
@@ -216,6 +226,12 @@ void Daemon::CheckSelfLimit(Snapshot* snap) {
   // reads 0 or 1 % of a CPU and nothing between.
   const int64_t cpu_ns = ClockNanos(CLOCK_PROCESS_CPUTIME_ID);
   const double cpu = cpu_ns >= 0 ? static_cast<double>(cpu_ns) / 1e9 : self.cpu_seconds;
+  // The soaker's threads burn every idle cycle at SCHED_IDLE: CPU time of this
+  // process, not the daemon's cost. While it runs, and from the reading after
+  // it stopped, CPU is not judged until a window has passed without it.
+  const bool soaker = soaker_ != nullptr;
+  if (soaker || soaker_at_last_check_) self_limit_.ForgetCpu();
+  soaker_at_last_check_ = soaker;
   SelfLimitChange change = self_limit_.Observe({MonotonicNanos(), cpu, self.resident_bytes});
   const SelfLimitState& st = self_limit_.state();
   const SelfLimitOptions& budget = self_limit_.options();
@@ -330,7 +346,11 @@ void CompleteSnapshot(const Snapshot* prev, const BusModelOptions& bus_model, Sn
         snap->capture_drops_total[{c.interface, "buffer"}] += c.buffer_drops.value_or(0);
         snap->capture_drops_total[{c.interface, "interface"}] += c.interface_drops.value_or(0);
       }
-      if (snap->bus_paths && snap->sample.pci)
+      // A tick whose NIC readings were carried has no NIC rates: the bus
+      // estimate stays the last one made from real readings (not zero traffic).
+      if (snap->bus_paths && snap->sample.pci && HasCarriedReadings(snap->sample))
+        snap->bus = prev->bus;
+      else if (snap->bus_paths && snap->sample.pci)
         snap->bus = EstimateBus(*snap->bus_paths, w.nics, *snap->sample.pci, bus_model);
       snap->window = std::move(w);
     }

@@ -108,7 +108,9 @@ class Daemon {
   std::shared_ptr<const Snapshot> prev_;
   HostFs self_fs_;  // the live /proc (default roots) whatever config_.roots says
   SelfLimit self_limit_;
-  std::string self_error_;  // last error reading /proc/self, logged once
+  std::string self_error_;             // last error reading /proc/self, logged once
+  std::optional<uint64_t> btime_;      // the live host's boot time, read once
+  bool soaker_at_last_check_ = false;  // the soaker ran at the previous CheckSelfLimit
 
   Mutex mu_;
   CondVar cv_;  // waited on with mu_: stop_ set or pending_ filled

@@ -57,6 +57,11 @@ class SelfLimit {
   void SetOptions(const SelfLimitOptions& options) { options_ = options; }
   const SelfLimitOptions& options() const { return options_; }
 
+  // Drops the CPU history: CPU is not judged again until a whole window of
+  // readings after this one (the daemon calls it while the soaker runs: its
+  // idle-time loop is CPU time of this process but not the daemon's cost).
+  void ForgetCpu() { history_.clear(); }
+
   // Takes one reading (mono_ns increasing; an older one is ignored) and
   // returns how the factor changed.
   SelfLimitChange Observe(const SelfUsage& usage);

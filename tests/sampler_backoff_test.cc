@@ -5,6 +5,7 @@
 // the carried rates and the next one spans the real readings.
 #include <gtest/gtest.h>
 
+#include "daemon/daemon.h"
 #include "daemon/sampler.h"
 #include "tests/test_util.h"
 #include "window/window.h"
@@ -64,6 +65,36 @@ TEST(SamplerBackoff, ExpensiveCollectorsCarriedBetweenReads) {
   Sample s3;
   sampler.Take(&s3, &s[2]);
   for (const CollectorResult& r : s3.results) EXPECT_FALSE(r.carried) << r.name;
+}
+
+TEST(SamplerBackoff, CarriedTickKeepsTheLastBusEstimate) {
+  auto topo = std::make_shared<const PciTopology>();
+  Snapshot prev;
+  prev.sample.mono_ns = 1'000'000'000;
+  prev.sample.pci = topo;
+  prev.bus_paths = std::make_shared<const std::vector<BusPath>>();
+  prev.bus.emplace().nics.emplace_back().interface = "em0";  // the last real estimate
+  auto next = [&](bool carried) {
+    Snapshot s;
+    s.sample.mono_ns = 2'000'000'000;
+    s.sample.pci = topo;
+    CollectorResult r;
+    r.name = "netdev";
+    r.success = true;
+    r.carried = carried;
+    r.read_mono_ns = carried ? prev.sample.mono_ns : 0;
+    s.sample.results = {r};
+    CompleteSnapshot(&prev, DefaultBusModelOptions(), &s);
+    return s;
+  };
+  Snapshot carried = next(true);
+  ASSERT_TRUE(carried.window.has_value());
+  ASSERT_TRUE(carried.bus.has_value());
+  ASSERT_EQ(carried.bus->nics.size(), 1u);
+  EXPECT_EQ(carried.bus->nics[0].interface, "em0") << "kept, not re-modelled from a window without NIC rates";
+  Snapshot read = next(false);
+  ASSERT_TRUE(read.bus.has_value());
+  EXPECT_TRUE(read.bus->nics.empty()) << "a real reading is modelled anew (no paths here: no NICs)";
 }
 
 }  // namespace

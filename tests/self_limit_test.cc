@@ -123,5 +123,25 @@ TEST(SelfLimit, ReadingNotLaterThanTheLastIsIgnored) {
   EXPECT_TRUE(l.state().memory_exceeded) << "the refused readings changed nothing";
 }
 
+// While the soaker runs the daemon forgets the CPU history each tick: CPU is
+// judged again only a whole window after the last ForgetCpu.
+TEST(SelfLimit, ForgottenCpuIsJudgedAgainAWindowLater) {
+  Driver d(Budget());
+  d.Run(11, 0.5);
+  ASSERT_TRUE(d.state().cpu_exceeded);
+  for (int i = 0; i < 5; ++i) {
+    d.limit().ForgetCpu();
+    d.Run(1, 1.0);  // a soaker's worth of CPU
+    EXPECT_FALSE(d.state().cpu_percent.has_value());
+    EXPECT_FALSE(d.state().cpu_exceeded);
+  }
+  d.limit().ForgetCpu();
+  EXPECT_TRUE(d.Run(10, 0.5).size() <= 1) << "at most a step back while CPU is unknown";
+  EXPECT_FALSE(d.state().cpu_percent.has_value()) << "the window since the last forget is not whole yet";
+  d.Run(1, 0.5);
+  ASSERT_TRUE(d.state().cpu_percent.has_value());
+  EXPECT_NEAR(*d.state().cpu_percent, 50, 1e-9);
+}
+
 }  // namespace
 }  // namespace bottleneckd

@@ -9,6 +9,8 @@
 
 #include <ctime>
 
+#include "tests/test_util.h"
+
 namespace bottleneckd {
 namespace {
 
@@ -88,7 +90,12 @@ TEST(ParseLimitsMaxOpenFiles, SoftLimitUnlimitedAndGarbage) {
 TEST(ReadSelfProcess, ReadsTheLiveProcess) {
   HostFs fs{HostRoots{}};
   SelfProcess p;
-  ASSERT_TRUE(ReadSelfProcess(fs, &p).ok());
+  std::optional<uint64_t> btime;
+  ASSERT_TRUE(ReadSelfProcess(fs, &p, &btime).ok());
+  ASSERT_TRUE(btime.has_value()) << "read once, then kept";
+  SelfProcess again;
+  ASSERT_TRUE(ReadSelfProcess(fs, &again, &btime).ok());
+  EXPECT_EQ(again.start_time_seconds, p.start_time_seconds);
   EXPECT_GT(p.resident_bytes, 0u);
   EXPECT_GE(p.virtual_bytes, p.resident_bytes);
   EXPECT_GE(p.open_fds, 3u) << "stdin, stdout, stderr at least";
@@ -99,6 +106,55 @@ TEST(ReadSelfProcess, ReadsTheLiveProcess) {
   EXPECT_GE(p.cpu_seconds, 0);
   EXPECT_GT(p.start_time_seconds, 1e9) << "after 2001, since the epoch";
   EXPECT_LE(p.start_time_seconds, static_cast<double>(::time(nullptr)) + 1);
+}
+
+// The same read path over a made-up procfs root: each garbled file is a
+// Corruption naming what is wrong, and nothing is half-filled.
+TEST(ReadSelfProcess, GarbledFilesAreRefused) {
+  const std::string stat = "42 (b d) S 1 2 3 4 5 6 7 8 9 10 100 50 13 14 15 16 17 18 800 4096000 10\n";
+  const std::string limits = "Max open files            1024                 4096                 files\n";
+  struct Case {
+    std::string self_stat, proc_stat, self_limits, why;
+  } cases[] = {
+      {"garbage\n", "btime 1700000000\n", limits, "without (comm)"},
+      {stat, "cpu 1 2 3\n", limits, "no btime"},
+      {stat, "btime 1700000000\n", "Max open files   many   4096   files\n", "bad Max open files"},
+  };
+  for (const Case& c : cases) {
+    testing::TempDir dir;
+    dir.Write("self/stat", c.self_stat);
+    dir.Write("stat", c.proc_stat);
+    dir.Write("self/limits", c.self_limits);
+    dir.Write("self/fd/0", "");
+    HostRoots roots;
+    roots.procfs = dir.path();
+    HostFs fs(roots);
+    SelfProcess p;
+    p.open_fds = 77;
+    std::optional<uint64_t> btime;
+    Status s = ReadSelfProcess(fs, &p, &btime);
+    EXPECT_TRUE(s.IsCorruption()) << c.why << ": " << s.ToString();
+    EXPECT_NE(s.message().find(c.why), std::string::npos) << s.ToString();
+    EXPECT_EQ(p.open_fds, 77u) << "left unchanged: " << c.why;
+  }
+  testing::TempDir dir;
+  dir.Write("self/stat", stat);
+  dir.Write("stat", "btime 1700000000\n");
+  dir.Write("self/limits", limits);
+  dir.Write("self/fd/0", "");
+  dir.Write("self/fd/1", "");
+  HostRoots roots;
+  roots.procfs = dir.path();
+  HostFs fs(roots);
+  SelfProcess p;
+  std::optional<uint64_t> btime;
+  ASSERT_TRUE(ReadSelfProcess(fs, &p, &btime).ok());
+  EXPECT_DOUBLE_EQ(p.cpu_seconds, 1.5) << "(100 + 50) ticks / USER_HZ";
+  EXPECT_DOUBLE_EQ(p.start_time_seconds, 1700000008) << "btime + 800 ticks / USER_HZ";
+  EXPECT_EQ(p.virtual_bytes, 4096000u);
+  EXPECT_EQ(p.resident_bytes, 10u * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)));
+  EXPECT_EQ(p.open_fds, 2u);
+  EXPECT_EQ(p.max_fds, 1024u);
 }
 
 }  // namespace

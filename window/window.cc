@@ -298,6 +298,10 @@ std::optional<double> PartSeconds(const Sample& p, const Sample& c, std::string_
 
 }  // namespace
 
+bool HasCarriedReadings(const Sample& s) {
+  return std::any_of(s.results.begin(), s.results.end(), [](const CollectorResult& r) { return r.carried; });
+}
+
 bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out) {
   if (cur.mono_ns <= prev.mono_ns) return false;
   Window w;

@@ -91,4 +91,8 @@ struct Window {
 // when cur is not later than prev.
 bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out);
 
+// Whether some collector's part of s was carried from an earlier tick (the
+// self-limit back-off), so s's window lacks that collector's rates.
+bool HasCarriedReadings(const Sample& s);
+
 }  // namespace bottleneckd
