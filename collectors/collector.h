@@ -28,6 +28,13 @@ struct CollectorResult {
   std::string error;               // Status::ToString() when !success
   uint64_t read_errors = 0;        // files left out this tick (degraded when > 0)
   uint64_t read_errors_total = 0;  // since the daemon started
+  // When its part of the sample was read (CLOCK_MONOTONIC), set only when
+  // `carried`; otherwise it is the sample's own time. A collector backed off by the self-limit watchdog
+  // (daemon/self_limit.h) is not read every tick: on a tick it skips, its
+  // last reading is carried into the sample (`carried`) with its old time,
+  // and window/ differences it over the time it really spans.
+  int64_t read_mono_ns = 0;
+  bool carried = false;
 };
 
 // A file a collector could not read or parse while the rest of its data
@@ -72,6 +79,9 @@ struct CollectorInfo {
   bool default_enabled;
   std::string help;
   std::function<std::unique_ptr<Collector>(const CollectorsConfig&)> make;
+  // Set for the expensive collectors, the ones the self-limit watchdog may
+  // read less often: copies this collector's part of `from` into `to`.
+  std::function<void(const HostReadings& from, HostReadings* to)> carry;
 };
 
 // All collectors this build knows, in sampling order.

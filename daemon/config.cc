@@ -125,9 +125,9 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
       return Status::OK();
     }
     BN_RETURN_IF_ERROR(r.UniqueKeys(root));
-    BN_RETURN_IF_ERROR(r.Map(
-        root, "the top level",
-        {"interval", "web", "paths", "log", "collectors", "state_dir", "soaker", "bus_model", "verdict", "runs"}));
+    BN_RETURN_IF_ERROR(r.Map(root, "the top level",
+                             {"interval", "web", "paths", "log", "collectors", "state_dir", "soaker", "bus_model",
+                              "verdict", "runs", "limits"}));
     if (root["interval"]) {
       const YAML::Node v = root["interval"];
       if (!v.IsScalar() || !ParseDuration(v.Scalar(), &c.interval_seconds))
@@ -192,6 +192,7 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
     BN_RETURN_IF_ERROR(ParseBusModel(r, root["bus_model"], &c.bus_model));
     BN_RETURN_IF_ERROR(ParseVerdict(r, root["verdict"], &c.verdict));
     BN_RETURN_IF_ERROR(ParseRuns(r, root["runs"], &c.runs));
+    BN_RETURN_IF_ERROR(ParseLimits(r, root["limits"], &c.limits));
   } catch (const YAML::Exception& e) {
     return At(filename, e.mark, e.msg);
   }

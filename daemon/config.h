@@ -13,6 +13,7 @@
 #include "bus/bus_model.h"
 #include "collectors/collectors_config.h"
 #include "collectors/host_fs.h"
+#include "daemon/self_limit.h"
 #include "runs/run_tracker.h"
 #include "sources/capture.h"
 #include "sources/irqtime.h"
@@ -67,6 +68,8 @@ struct Config {
   // Thresholds of the verdict rules (docs/verdict-rules.md).
   VerdictThresholds verdict;
   RunsConfig runs;
+  // The self-limit watchdog's budgets (the `limits` section, daemon/self_limit.h).
+  SelfLimitOptions limits;
   // Drop CAP_NET_RAW and CAP_NET_ADMIN once the live captures are open (the
   // daemon itself; not `bottleneckd run`, whose command inherits them).
   bool drop_capabilities = false;
@@ -117,6 +120,10 @@ IrqTimeMode IrqTimeWanted(const Config& c);
 // or auto over the live /proc and /sys (over fixture or recorded trees the
 // live kernel's interrupt time would be mixed into their readings).
 bool IrqTimeToLoad(const Config& c);
+
+// Parses the limits section (daemon/config_limits.cc) over *out: cpu_percent,
+// cpu_window, memory_bytes.
+Status ParseLimits(const ConfigReader& r, const YAML::Node& n, SelfLimitOptions* out);
 
 // Parses the runs section (daemon/config_runs.cc) over *out.
 Status ParseRuns(const ConfigReader& r, const YAML::Node& n, RunsConfig* out);

@@ -15,7 +15,9 @@ Daemon::Daemon(const Config& config, SnapshotStore* store, RunTracker* runs)
       config_(config),
       fs_(std::make_unique<HostFs>(config.roots)),
       sampler_(std::make_unique<Sampler>(fs_.get(), config.collectors)),
-      analyzer_(std::make_unique<Analyzer>(config.verdict)) {
+      analyzer_(std::make_unique<Analyzer>(config.verdict)),
+      self_fs_(HostRoots{}),
+      self_limit_(config.limits) {
   StartCapture();  // first: it may drop capabilities, which later threads then never hold
   SyncIrqTime();
   // The soaker starts at the first Tick, after CalibrateSoakerInBackground
@@ -191,6 +193,8 @@ void Daemon::ApplyPending() {
   fs_ = std::make_unique<HostFs>(config_.roots);
   sampler_ = std::make_unique<Sampler>(fs_.get(), config_.collectors);
   analyzer_ = std::make_unique<Analyzer>(config_.verdict);
+  self_limit_.SetOptions(config_.limits);
+  sampler_->SetBackoff(self_limit_.state().backoff);
   SyncIrqTime();
   SyncSoaker();
   // A window across different roots would difference unrelated counters.
@@ -214,7 +218,7 @@ void Daemon::ReadSource(Source* source, Sample* sample) {
 void Daemon::Tick() {
   SyncSoaker();  // a run may have started or stopped since the last tick
   auto snap = std::make_shared<Snapshot>();
-  sampler_->Take(&snap->sample);
+  sampler_->Take(&snap->sample, prev_ ? &prev_->sample : nullptr);
   ReadSource(soaker_.get(), &snap->sample);
   ReadSource(irqtime_.get(), &snap->sample);
   if (snap->sample.soaker && snap->sample.soaker->caveat != soaker_caveat_) {  // say it once, when it changes
@@ -226,12 +230,23 @@ void Daemon::Tick() {
   snap->interval_seconds = config_.interval_seconds;
   snap->per_cpu_irq_matrix = config_.collectors.interrupts.per_cpu_matrix;
   CompleteSnapshot(prev_.get(), config_.bus_model, snap.get());
-  if (prev_) AnalyzeSnapshot(analyzer_.get(), *prev_, snap.get());
-  if (runs_ && snap->verdict) {
+  // A window that lacks the backed-off collectors' rates is not analysed: the
+  // verdict stays the last one made from every collector, and runs get only
+  // whole windows.
+  const bool partial = HasCarriedReadings(snap->sample);
+  if (prev_ && partial) {
+    snap->verdict = prev_->verdict;
+    snap->window_verdict = prev_->window_verdict;
+    snap->plateau = prev_->plateau;
+  } else if (prev_) {
+    AnalyzeSnapshot(analyzer_.get(), *prev_, snap.get());
+  }
+  if (runs_ && snap->verdict && !partial) {
     double t = static_cast<double>(snap->sample.wall_ns) / 1e9;
     runs_->OnWindow(PointOfWindow(t, analyzer_->last_signals(), *snap->verdict), *snap->verdict,
                     snap->window->captures);
   }
+  CheckSelfLimit(snap.get());
   prev_ = snap;
   store_->Publish(std::move(snap));
 }
@@ -311,7 +326,11 @@ void CompleteSnapshot(const Snapshot* prev, const BusModelOptions& bus_model, Sn
         snap->capture_drops_total[{c.interface, "buffer"}] += c.buffer_drops.value_or(0);
         snap->capture_drops_total[{c.interface, "interface"}] += c.interface_drops.value_or(0);
       }
-      if (snap->bus_paths && snap->sample.pci)
+      // A tick whose NIC readings were carried has no NIC rates: the bus
+      // estimate stays the last one made from real readings (not zero traffic).
+      if (snap->bus_paths && snap->sample.pci && HasCarriedReadings(snap->sample))
+        snap->bus = prev->bus;
+      else if (snap->bus_paths && snap->sample.pci)
         snap->bus = EstimateBus(*snap->bus_paths, w.nics, *snap->sample.pci, bus_model);
       snap->window = std::move(w);
     }

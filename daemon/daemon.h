@@ -9,6 +9,9 @@
 // opened at construction (before any other thread, so the capabilities it
 // needs can be dropped from the whole process right after) and read once per
 // tick. Every analysed window goes to the RunTracker, when there is one.
+// Each tick the daemon reads its own usage from the real /proc/self and feeds
+// the self-limit watchdog (daemon/self_limit.h), whose back-off factor says
+// how often the expensive collectors are read from the next tick.
 #pragma once
 
 #include <atomic>
@@ -95,6 +98,10 @@ class Daemon {
   // After a reload: restarts the capture when its options changed (and it can:
   // once the capabilities are dropped, new captures cannot open).
   void ReconfigureCapture(const CaptureOptions& old, bool was_enabled);
+  // Reads the daemon's own usage into snap, steps the watchdog, logs and acts
+  // (malloc_trim past the memory budget) on a change of its factor, and sets
+  // the sampler's back-off for the next tick.
+  void CheckSelfLimit(Snapshot* snap);
   SnapshotStore* store_;
   RunTracker* runs_;
   Config config_;
@@ -120,6 +127,11 @@ class Daemon {
   std::vector<std::string> capture_errors_;  // last error logged per interface
   bool capabilities_dropped_ = false;
   std::shared_ptr<const Snapshot> prev_;
+  HostFs self_fs_;  // the live /proc (default roots) whatever config_.roots says
+  SelfLimit self_limit_;
+  std::string self_error_;             // last error reading /proc/self, logged once
+  std::optional<uint64_t> btime_;      // the live host's boot time, read once
+  bool soaker_at_last_check_ = false;  // the soaker ran at the previous CheckSelfLimit
 
   Mutex mu_;
   CondVar cv_;  // waited on with mu_: stop_ set or pending_ filled

@@ -8,7 +8,7 @@ namespace bottleneckd {
 Sampler::Sampler(const HostFs* fs, const CollectorsConfig& config) : fs_(fs) {
   for (const CollectorInfo& info : CollectorRegistry()) {
     if (!CollectorEnabled(config, info.name, info.default_enabled)) continue;
-    entries_.push_back({info.make(config), -1, 0});
+    entries_.push_back({info.make(config), &info, -1, 0});
   }
 }
 
@@ -34,11 +34,41 @@ std::vector<std::string> Sampler::CollectorNames() const {
   return names;
 }
 
-void Sampler::Take(Sample* out) {
+std::vector<std::string> Sampler::BackoffCollectorNames() const {
+  std::vector<std::string> names;
+  for (const Entry& e : entries_)
+    if (e.info->carry) names.emplace_back(e.collector->name());
+  return names;
+}
+
+namespace {
+
+const CollectorResult* FindResult(const Sample& s, std::string_view name) {
+  for (const CollectorResult& r : s.results)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+void Sampler::Take(Sample* out, const Sample* prev) {
   *out = Sample();
   out->mono_ns = MonotonicNanos();
   out->wall_ns = WallNanos();
+  const bool due = backoff_ == 1 || ticks_ % static_cast<uint64_t>(backoff_) == 0;
+  ++ticks_;
   for (Entry& e : entries_) {
+    const CollectorResult* last = prev && !due && e.info->carry ? FindResult(*prev, e.collector->name()) : nullptr;
+    if (last) {  // skipped this tick: its last reading stands, with its own time
+      e.info->carry(*prev, out);
+      CollectorResult r = *last;
+      r.duration_seconds = 0;
+      r.read_errors = 0;
+      r.carried = true;
+      if (!last->carried) r.read_mono_ns = prev->mono_ns;
+      out->results.push_back(std::move(r));
+      continue;
+    }
     int64_t t0 = MonotonicNanos();
     Status s = e.collector->Collect(*fs_, out);
     CollectorResult r;

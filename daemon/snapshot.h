@@ -9,12 +9,15 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "analysis/plateau.h"
 #include "analysis/verdict.h"
 #include "base/mutex.h"
 #include "bus/bus_model.h"
 #include "bus/bus_path.h"
+#include "collectors/self_process.h"
+#include "daemon/self_limit.h"
 #include "sources/sample.h"
 #include "window/window.h"
 
@@ -46,6 +49,15 @@ struct Snapshot {
   // What the daemon says of its soaker beyond its reading, e.g. that it is
   // still calibrating in the background (shown on "/"); "" when nothing.
   std::string soaker_state;
+  // The daemon's own usage (the real /proc/self; process_* metrics) and the
+  // self-limit watchdog's view of it; unset in replays and when unreadable.
+  std::optional<SelfProcess> self;
+  struct SelfLimitReport {
+    SelfLimitOptions budget;
+    SelfLimitState state;
+    std::vector<std::string> collectors;  // the ones that back off by state.backoff
+  };
+  std::optional<SelfLimitReport> self_limit;
 };
 
 // The latest Snapshot. Thread-safe: the sampling loop publishes, any number of

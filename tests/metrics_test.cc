@@ -30,13 +30,14 @@ std::shared_ptr<const Snapshot> TwoTicks(const std::string& scenario, bool matri
 using testing::Find;
 using testing::Label;
 
-// Every family listed, prefixed, _total on counters only, with help, and
+// Every family listed, prefixed (bottleneckd_, or process_ for the names every
+// client library exports), _total on counters only, with help, and
 // ratios in [0, 1].
 void ExpectConventions(const std::vector<prometheus::MetricFamily>& fams) {
   std::set<std::string> known(ExportedMetricNames().begin(), ExportedMetricNames().end());
   for (const auto& f : fams) {
     EXPECT_TRUE(known.count(f.name)) << f.name << " is emitted but not in ExportedMetricNames()";
-    EXPECT_EQ(f.name.rfind("bottleneckd_", 0), 0u) << f.name;
+    EXPECT_TRUE(f.name.rfind("bottleneckd_", 0) == 0 || f.name.rfind("process_", 0) == 0) << f.name;
     bool total = f.name.size() > 6 && f.name.substr(f.name.size() - 6) == "_total";
     EXPECT_EQ(total, f.type == prometheus::MetricType::Counter)
         << f.name << ": counters and only counters end in _total";

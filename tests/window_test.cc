@@ -332,5 +332,41 @@ TEST(NicDropCountersFor, RowsByDriver) {
   EXPECT_TRUE(NicDropCountersFor("").ethtool.empty());
 }
 
+// A thread reading carried over skipped ticks (the self-limit back-off): the
+// tick that carries it has no thread window (not a zero rate), and the next
+// real reading is differenced over the time since the real one it follows.
+TEST(ComputeWindow, CarriedReadingIsSkippedThenSpansItsRealTime) {
+  auto sample = [](int64_t t, uint64_t ticks, bool carried, int64_t read_ns) {
+    Sample s = At(t);
+    ThreadSample th;
+    th.pid = th.task.tid = 812;
+    th.task.utime = ticks;
+    s.threads = std::vector<ThreadSample>{th};
+    s.stat = ProcStat();
+    s.stat->cpus = {Cpu(0, t / kSec * 50, 0, t / kSec * 50, 0, 0)};
+    CollectorResult r;
+    r.name = "threads";
+    r.success = true;
+    r.carried = carried;
+    r.read_mono_ns = read_ns;
+    s.results = {r};
+    return s;
+  };
+  Sample a = sample(10 * kSec, 100, false, 0);
+  Sample b = sample(11 * kSec, 100, true, 10 * kSec);  // skipped: a's reading carried, read at 10 s
+  Sample c = sample(12 * kSec, 100, true, 10 * kSec);  // skipped again
+  Sample d = sample(13 * kSec, 250, false, 0);         // read: 150 ticks more since 10 s
+  Window w;
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  EXPECT_TRUE(w.threads.empty()) << "a carried reading is no window of its own";
+  ASSERT_EQ(w.cpus.size(), 1u) << "the collectors read every tick still have theirs";
+  ASSERT_TRUE(ComputeWindow(c, d, &w));
+  ASSERT_EQ(w.threads.size(), 1u);
+  EXPECT_DOUBLE_EQ(w.threads[0].cpu_ratio, 0.5) << "1.5 s of CPU over the 3 s since the real reading, not over 1 s";
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  EXPECT_TRUE(w.threads.empty());
+  EXPECT_DOUBLE_EQ(w.seconds, 1);
+}
+
 }  // namespace
 }  // namespace bottleneckd

@@ -277,7 +277,30 @@ void IrqTimeRates(const Sample& p, const Sample& c, Window* w) {
   }
 }
 
+// The seconds over which `collector`'s part of c differences against p's:
+// from when p's part was read (an earlier tick's time when it was carried) to
+// c. Nullopt when c's part was carried (not read this tick): a window across
+// it would difference a reading with itself, or span more than one interval
+// as if it were one.
+std::optional<double> PartSeconds(const Sample& p, const Sample& c, std::string_view collector) {
+  auto find = [&](const Sample& s) -> const CollectorResult* {
+    for (const CollectorResult& r : s.results)
+      if (r.name == collector) return &r;
+    return nullptr;
+  };
+  const CollectorResult* cr = find(c);
+  if (cr && cr->carried) return std::nullopt;
+  const CollectorResult* pr = find(p);
+  const int64_t start = pr && pr->carried ? pr->read_mono_ns : p.mono_ns;
+  if (c.mono_ns <= start) return std::nullopt;
+  return static_cast<double>(c.mono_ns - start) / 1e9;
+}
+
 }  // namespace
+
+bool HasCarriedReadings(const Sample& s) {
+  return std::any_of(s.results.begin(), s.results.end(), [](const CollectorResult& r) { return r.carried; });
+}
 
 bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out) {
   if (cur.mono_ns <= prev.mono_ns) return false;
@@ -285,13 +308,15 @@ bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out) {
   w.start_mono_ns = prev.mono_ns;
   w.end_mono_ns = cur.mono_ns;
   w.seconds = static_cast<double>(cur.mono_ns - prev.mono_ns) / 1e9;
-  CpuWindows(prev, cur, w.seconds, &w);
+  // Each collector's part over the time it spans (PartSeconds): the same as
+  // the window's unless the self-limit watchdog backed the collector off.
+  if (auto s = PartSeconds(prev, cur, "cpu")) CpuWindows(prev, cur, *s, &w);
   std::map<std::string, double> nic_irq_rate;
-  InterruptRates(prev, cur, w.seconds, &w, &nic_irq_rate);
-  SoftirqRates(prev, cur, w.seconds, &w);
-  NicRates(prev, cur, w.seconds, nic_irq_rate, &w);
-  SocketRates(prev, cur, w.seconds, &w);
-  ThreadRates(prev, cur, w.seconds, &w);
+  if (auto s = PartSeconds(prev, cur, "interrupts")) InterruptRates(prev, cur, *s, &w, &nic_irq_rate);
+  if (auto s = PartSeconds(prev, cur, "softirqs")) SoftirqRates(prev, cur, *s, &w);
+  if (auto s = PartSeconds(prev, cur, "netdev")) NicRates(prev, cur, *s, nic_irq_rate, &w);
+  if (auto s = PartSeconds(prev, cur, "sockets")) SocketRates(prev, cur, *s, &w);
+  if (auto s = PartSeconds(prev, cur, "threads")) ThreadRates(prev, cur, *s, &w);
   SoakerRates(prev, cur, &w);
   IrqTimeRates(prev, cur, &w);
   if (prev.capture && cur.capture)

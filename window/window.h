@@ -2,7 +2,11 @@
 // one place where counters are differenced; wrap and reset are detected here
 // (window/counter.h), reported in `issues`, and leave the affected rate unset
 // instead of producing a spike. CPUs, interfaces, IRQs and threads present in
-// only one of the two samples are left out of the window.
+// only one of the two samples are left out of the window. A collector's part
+// carried over a tick it skipped (CollectorResult::carried, the self-limit
+// watchdog's back-off) is left out of that tick's window, and the next
+// reading is differenced against the carried one over the time between the
+// two real reads, never as if it were one interval.
 #pragma once
 
 #include <cstdint>
@@ -86,5 +90,9 @@ struct Window {
 // Computes the window from prev to cur. Returns false (and leaves *out alone)
 // when cur is not later than prev.
 bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out);
+
+// Whether some collector's part of s was carried from an earlier tick (the
+// self-limit back-off), so s's window lacks that collector's rates.
+bool HasCarriedReadings(const Sample& s);
 
 }  // namespace bottleneckd

@@ -83,6 +83,7 @@ std::vector<prometheus::MetricFamily> BuildMetricFamilies(const Snapshot* snap, 
   internal::AddThreadFamilies(*snap, &out);
   internal::AddBusFamilies(*snap, &out);
   internal::AddCaptureFamilies(*snap, &out);
+  internal::AddSelfFamilies(*snap, &out);
   return out;
 }
 
@@ -175,6 +176,18 @@ const std::vector<std::string>& ExportedMetricNames() {
       "bottleneckd_capture_turnaround_seconds",
       "bottleneckd_capture_trusted",
       "bottleneckd_capture_window_turnaround_seconds",
+      "process_cpu_seconds_total",
+      "process_resident_memory_bytes",
+      "process_virtual_memory_bytes",
+      "process_open_fds",
+      "process_start_time_seconds",
+      "process_max_fds",
+      "bottleneckd_self_limit_exceeded",
+      "bottleneckd_self_limit_cpu_budget_cores",
+      "bottleneckd_self_limit_cpu_window_seconds",
+      "bottleneckd_self_limit_memory_budget_bytes",
+      "bottleneckd_self_cpu_usage_cores",
+      "bottleneckd_collector_backoff",
   };
   return kNames;
 }

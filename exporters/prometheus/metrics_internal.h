@@ -22,5 +22,7 @@ void AddThreadFamilies(const Snapshot& s, Families* out);
 void AddBusFamilies(const Snapshot& s, Families* out);
 void AddVerdictFamilies(const Snapshot& s, Families* out);
 void AddCaptureFamilies(const Snapshot& s, Families* out);
+// The process_* families and the self-limit watchdog's (metrics_self.cc).
+void AddSelfFamilies(const Snapshot& s, Families* out);
 
 }  // namespace bottleneckd::internal

@@ -1,0 +1,119 @@
+#include "collectors/self_process.h"
+
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "base/kernel_units.h"
+#include "base/parse_util.h"
+
+namespace bottleneckd {
+namespace {
+
+// Fields after "(comm)", counted from field 3 (state).
+constexpr size_t kUtimeField = 11;      // field 14
+constexpr size_t kStimeField = 12;      // field 15
+constexpr size_t kStarttimeField = 19;  // field 22
+constexpr size_t kVsizeField = 20;      // field 23
+constexpr size_t kRssField = 21;        // field 24
+
+// The next line of *text (without its newline), consumed.
+std::string_view NextLine(std::string_view* text) {
+  size_t nl = text->find('\n');
+  std::string_view line = text->substr(0, nl);
+  text->remove_prefix(nl == std::string_view::npos ? text->size() : nl + 1);
+  return line;
+}
+
+}  // namespace
+
+Status ParseSelfStat(std::string_view text, SelfStat* out) {
+  size_t open = text.find('(');
+  size_t close = text.rfind(')');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open)
+    return Status::Corruption("process stat without (comm)");
+  uint64_t pid = 0;
+  std::string_view pid_text = Trim(text.substr(0, open));
+  if (!ParseU64(pid_text, &pid) || pid == 0) return Status::Corruption("bad pid '" + std::string(pid_text) + "'");
+  std::string_view rest = Trim(text.substr(close + 1));
+  SelfStat s;
+  uint64_t* fields[] = {&s.utime, &s.stime, nullptr,      nullptr,  nullptr, nullptr,
+                        nullptr,  nullptr,  &s.starttime, &s.vsize, &s.rss};
+  static_assert(sizeof(fields) / sizeof(fields[0]) == kRssField - kUtimeField + 1);
+  size_t i = 0;
+  for (std::string_view tok = NextToken(&rest); !tok.empty() && i <= kRssField; tok = NextToken(&rest), ++i) {
+    if (i < kUtimeField) continue;
+    uint64_t* f = fields[i - kUtimeField];
+    if (f && !ParseU64(tok, f))
+      return Status::Corruption("process stat: bad field " + std::to_string(i + 3) + " '" + std::string(tok) + "'");
+  }
+  if (i <= kRssField) return Status::Corruption("process stat: truncated after " + std::to_string(i + 2) + " fields");
+  static_assert(kStimeField == kUtimeField + 1 && kStarttimeField == kUtimeField + 8 &&
+                kVsizeField == kStarttimeField + 1 && kRssField == kVsizeField + 1);
+  *out = s;
+  return Status::OK();
+}
+
+Status ParseStatBtime(std::string_view text, uint64_t* out) {
+  while (!text.empty()) {
+    std::string_view line = NextLine(&text);
+    std::string_view key = NextToken(&line);
+    if (key != "btime") continue;
+    std::string_view v = Trim(line);
+    uint64_t b = 0;
+    if (!ParseU64(v, &b)) return Status::Corruption("stat: bad btime '" + std::string(v) + "'");
+    *out = b;
+    return Status::OK();
+  }
+  return Status::Corruption("stat: no btime line");
+}
+
+Status ParseLimitsMaxOpenFiles(std::string_view text, std::optional<uint64_t>* out) {
+  constexpr std::string_view kKey = "Max open files";
+  while (!text.empty()) {
+    std::string_view line = NextLine(&text);
+    if (!StartsWith(line, kKey)) continue;
+    line.remove_prefix(kKey.size());
+    std::string_view soft = NextToken(&line);
+    if (soft == "unlimited") {
+      *out = std::nullopt;
+      return Status::OK();
+    }
+    uint64_t v = 0;
+    if (!ParseU64(soft, &v)) return Status::Corruption("limits: bad Max open files '" + std::string(soft) + "'");
+    *out = v;
+    return Status::OK();
+  }
+  return Status::Corruption("limits: no Max open files line");
+}
+
+Status ReadSelfProcess(const HostFs& fs, SelfProcess* out, std::optional<uint64_t>* btime) {
+  std::string text;
+  SelfStat st;
+  BN_RETURN_IF_ERROR(fs.ReadProc("self/stat", &text));
+  BN_RETURN_IF_ERROR(ParseSelfStat(text, &st));
+  if (!btime->has_value()) {
+    uint64_t b = 0;
+    BN_RETURN_IF_ERROR(fs.ReadProc("stat", &text));
+    BN_RETURN_IF_ERROR(ParseStatBtime(text, &b));
+    *btime = b;
+  }
+  std::optional<uint64_t> max_fds;
+  BN_RETURN_IF_ERROR(fs.ReadProc("self/limits", &text));
+  BN_RETURN_IF_ERROR(ParseLimitsMaxOpenFiles(text, &max_fds));
+  std::vector<std::string> fds;
+  BN_RETURN_IF_ERROR(fs.ListProc("self/fd", &fds));
+  const long page = ::sysconf(_SC_PAGESIZE);
+  SelfProcess p;
+  p.cpu_seconds = TicksToSeconds(st.utime + st.stime);
+  p.resident_bytes = st.rss * static_cast<uint64_t>(page > 0 ? page : 4096);
+  p.virtual_bytes = st.vsize;
+  p.open_fds = fds.size();
+  p.max_fds = max_fds;
+  p.start_time_seconds = static_cast<double>(**btime) + TicksToSeconds(st.starttime);
+  *out = p;
+  return Status::OK();
+}
+
+}  // namespace bottleneckd

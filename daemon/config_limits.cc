@@ -1,0 +1,73 @@
+// The limits section: the self-limit watchdog's budgets (daemon/self_limit.h,
+// docs/architecture.md "Self-limit watchdog").
+//   limits:
+//     cpu_percent: 10     # of one CPU, averaged over cpu_window
+//     cpu_window: 60s
+//     memory_bytes: 512MiB  # resident set size; a whole number of bytes, or KiB/MiB/GiB
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+
+#include "base/config_reader.h"
+#include "base/parse_util.h"
+#include "daemon/config.h"
+
+namespace bottleneckd {
+namespace {
+
+constexpr double kMinMemory = 1 << 20;                // 1 MiB: below it the daemon cannot run at all
+constexpr double kMaxMemory = 1024.0 * (1ull << 30);  // 1 TiB
+
+// "536870912", "512MiB", "64KiB", "2GiB" in bytes; false on anything else.
+bool ParseBytes(std::string_view s, double* out) {
+  s = Trim(s);
+  struct Unit {
+    std::string_view suffix;
+    double bytes;
+  };
+  static constexpr Unit kUnits[] = {{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}};
+  double scale = 1;
+  for (const Unit& u : kUnits) {
+    if (s.size() > u.suffix.size() && s.substr(s.size() - u.suffix.size()) == u.suffix) {
+      scale = u.bytes;
+      s.remove_suffix(u.suffix.size());
+      break;
+    }
+  }
+  uint64_t v = 0;
+  if (!ParseU64(Trim(s), &v)) return false;
+  *out = static_cast<double>(v) * scale;
+  return true;
+}
+
+}  // namespace
+
+Status ParseLimits(const ConfigReader& r, const YAML::Node& n, SelfLimitOptions* out) {
+  BN_RETURN_IF_ERROR(r.Map(n, "limits", {"cpu_percent", "cpu_window", "memory_bytes"}));
+  if (!n.IsDefined() || n.IsNull()) return Status::OK();
+  SelfLimitOptions o = *out;
+  // Up to all of 4096 CPUs; 0.0001 % lets a test trip it.
+  BN_RETURN_IF_ERROR(r.Number(n, "cpu_percent", 0.0001, 409600, false, &o.cpu_percent));
+  if (n["cpu_window"]) {
+    const YAML::Node v = n["cpu_window"];
+    double d = 0;
+    if (!v.IsScalar() || !ParseDuration(v.Scalar(), &d) || d < 1 || d > 3600)
+      return At(r.file(), v.Mark(),
+                "limits.cpu_window must be a duration from 1s to 1h, like 60s, got '" +
+                    (v.IsScalar() ? v.Scalar() : std::string("a non-scalar")) + "'");
+    o.cpu_window_seconds = d;
+  }
+  if (n["memory_bytes"]) {
+    const YAML::Node v = n["memory_bytes"];
+    double b = 0;
+    if (!v.IsScalar() || !ParseBytes(v.Scalar(), &b) || b < kMinMemory || b > kMaxMemory)
+      return At(r.file(), v.Mark(),
+                "limits.memory_bytes must be a size from 1MiB to 1024GiB, in bytes or with KiB, MiB or GiB, got '" +
+                    (v.IsScalar() ? v.Scalar() : std::string("a non-scalar")) + "'");
+    o.memory_bytes = static_cast<uint64_t>(b);
+  }
+  *out = o;
+  return Status::OK();
+}
+
+}  // namespace bottleneckd
