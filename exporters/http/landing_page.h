@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "base/html_escape.h"
 #include "daemon/snapshot.h"
 #include "exporters/prometheus/metrics.h"
 
@@ -13,7 +14,5 @@ namespace bottleneckd {
 
 // `snap` may be null (no sample yet). Every dynamic string is HTML-escaped.
 std::string RenderLandingPage(const Snapshot* snap, const BuildInfo& build);
-
-std::string HtmlEscape(std::string_view s);
 
 }  // namespace bottleneckd
