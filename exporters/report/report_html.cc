@@ -164,8 +164,9 @@ void AppendTimelines(const Report& r, std::string* o) {
     cpu.push_back(p.cpu_busy * 100);
     acct.push_back(p.accounting_busy * 100);
     idle.push_back(Or(p.soaker_idle, 100));
-    // Hidden: busy the soaker saw that /proc/stat did not account (only with the soaker).
-    hidden.push_back(p.soaker_idle ? (p.cpu_busy - p.accounting_busy) * 100 : kNaN);
+    // Hidden: busy the soaker saw that /proc/stat did not account (only with
+    // the soaker; at least 0: accounting above the soaker's busy hides nothing).
+    hidden.push_back(p.soaker_idle ? std::max(p.cpu_busy - p.accounting_busy, 0.0) * 100 : kNaN);
     drops.push_back(p.drops_per_second);
     intr.push_back(p.interrupts_per_second);
     bus.push_back(Or(p.bus_utilisation, 100));
@@ -203,6 +204,7 @@ std::string ReportHtml(const Report& r) {
        "\" data-runs=\"" + std::to_string(r.runs.size()) + "\" data-plateau=\"" + (r.plateau.detected ? "1" : "0") +
        "\"></p></section>\n";
   AppendSweep(r, &o);
+  AppendTimelines(r, &o);
   o += "<section id=\"runs\"><h2>Runs</h2>\n";
   if (r.parent) {
     AppendVerdict(*r.parent, &o);
@@ -211,7 +213,6 @@ std::string ReportHtml(const Report& r) {
   if (r.runs.empty()) o += "<p>(no runs)</p>\n";
   for (const RunReport& x : r.runs) AppendVerdict(x, &o);
   o += "</section>\n";
-  AppendTimelines(r, &o);
   return HtmlPage("bottleneckd report: " + ReportHeading(r), o);
 }
 

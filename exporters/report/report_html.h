@@ -18,9 +18,9 @@ namespace bottleneckd {
 // the sweep plot (offered on x; delivered, application and echoed rates
 // left, CPU busy, /proc/stat busy and soaker idle right; the knee and the
 // MLFRR marked, the plateau shaded) over the loss per run, the sweep table
-// (SweepTableCells), each run's verdict with its evidence, and the
-// timelines of r.timeline (load, CPU with soaker idle and hidden time,
-// drops, interrupts, bus) with the runs shaded.
+// (SweepTableCells), the timelines of r.timeline (load, CPU with soaker
+// idle and hidden time, drops, interrupts, bus) with the runs shaded, and
+// each run's verdict with its evidence.
 std::string ReportHtml(const Report& r);
 
 // Each capture: its counts, applied vs echoed per second, the turnaround
