@@ -270,7 +270,10 @@ int Main(int argc, char** argv) {
   ListenAddress addr;
   s = ParseListenAddress(config.listen_address, &addr);  // checked by LoadEffectiveConfig already
   std::unique_ptr<HttpServer> http;
-  if (s.ok()) s = HttpServer::Start(addr, &store, &http);
+  RunReportSource reports;  // "/" and "/report" read the store the tracker writes, when it has one
+  if (runs.has_store()) reports.runs_db = config.state_dir + "/runs.db";
+  reports.loss = config.verdict.loss();
+  if (s.ok()) s = HttpServer::Start(addr, &store, &http, reports);
   if (!s.ok()) {
     Log(LogLevel::kError, "cannot start HTTP server", {{"err", s.message()}});
     return 1;

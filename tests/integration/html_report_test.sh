@@ -117,4 +117,28 @@ with open(sys.argv[1], "wb") as f:
 PY
 report pcap pcap pcap "$cap"
 
+# (d) A daemon with 2 s window runs: a run through its control socket, then
+# /report (the same page as --report --format html of its store) and /.
+printf 'runs:\n  window: 2s\n' >"$INTEG_TMP/live.yaml"
+integ_start_bottleneckd live_port live "$BIN" --config.file="$INTEG_TMP/live.yaml"
+"$BIN" run --control.socket="$INTEG_TMP/state-live/control.sock" --name html-live -- sleep 3 >/dev/null \
+  2>"$INTEG_TMP/run-live.err" || integ_die "bottleneckd run through the daemon failed: $(tail -3 "$INTEG_TMP/run-live.err")"
+history_rows() {
+  curl -s --max-time 5 "http://127.0.0.1:$live_port/" >"$INTEG_TMP/landing.html" &&
+    grep -q '<tr data-label=' "$INTEG_TMP/landing.html"
+}
+if integ_wait_for 15 "window runs on /" history_rows; then
+  integ_pass "/: $(grep -c '<tr data-label=' "$INTEG_TMP/landing.html") window verdicts of the last hour"
+else
+  integ_fail "/ lists no window run: $(grep -A2 'last hour' "$INTEG_TMP/landing.html" | head -3)"
+fi
+grep -q '<a href="/report">' "$INTEG_TMP/landing.html" && integ_pass "/ links /report" || integ_fail "/ has no /report link"
+curl -s --max-time 10 -o "$INTEG_TMP/live.html" "http://127.0.0.1:$live_port/report" || integ_fail "GET /report failed"
+"$BIN" --report --path.state="$INTEG_TMP/state-live" --format json >"$INTEG_TMP/live.json" 2>"$INTEG_TMP/live.err" ||
+  integ_die "--report of the daemon's store failed: $(cat "$INTEG_TMP/live.err")"
+grep -q 'data-run="html-live"' "$INTEG_TMP/live.html" && integ_pass "/report shows run html-live" ||
+  integ_fail "/report does not show run html-live"
+browse live "$INTEG_TMP/live.html"
+compare live report "$INTEG_TMP/live.json"
+
 integ_finish
