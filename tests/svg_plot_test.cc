@@ -144,6 +144,8 @@ TEST(RenderPlot, BarsCategoriesMarksAndBands) {
   std::string svg = RenderPlot(p);
   EXPECT_EQ(SeriesAttr(svg, "frames", "data-kind"), "bars");
   EXPECT_EQ(SeriesAttr(svg, "frames", "data-total"), "7");
+  p.series[0].y = {123456789, 1};  // a capture's packet count: exact, not rounded to 6 digits
+  EXPECT_EQ(SeriesAttr(RenderPlot(p), "frames", "data-total"), "123456790");
   size_t rects = 0;
   for (size_t at = svg.find("<rect", svg.find("data-series=\"frames\""));
        at != std::string::npos && at < svg.find("</g>", svg.find("data-series=\"frames\""));

@@ -89,6 +89,13 @@ std::string Num(double v) {
   return b;
 }
 
+// Exact for integers up to 2^53 (a capture's packet counts), so tests can compare totals.
+std::string Total(double v) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
+}
+
 struct Axis {
   double lo = 0, hi = 1;
   std::vector<double> ticks;
@@ -149,7 +156,7 @@ void DrawSeries(const PlotSeries& s, const Points& p, const Frame& f, std::strin
   for (const auto& pt : p) total += pt.second;
   const char* kind = s.kind == SeriesKind::kBars ? "bars" : s.kind == SeriesKind::kArea ? "area" : "line";
   *o += "<g class=\"series\" data-series=\"" + HtmlEscape(s.name) + "\" data-kind=\"" + kind + "\" data-points=\"" +
-        std::to_string(p.size()) + "\" data-total=\"" + Num(total) + "\">";
+        std::to_string(p.size()) + "\" data-total=\"" + Total(total) + "\">";
   double base = f.Y(a, std::clamp(0.0, a.lo, a.hi));
   if (s.kind == SeriesKind::kBars) {
     // Categories are one apart; else the narrower of the closest gap and a 25th of the axis.
