@@ -129,6 +129,24 @@ TEST(RenderPlot, OnePointIsAMarkerAndNoPointSaysNoData) {
   EXPECT_NE(svg.find(">no data<"), std::string::npos);
 }
 
+TEST(RenderPlot, AllZeroSitsOnTheBottom) {
+  PlotSpec p;
+  p.id = "zero";
+  PlotSeries s;
+  s.name = "drops";
+  s.x = {0, 1, 2};
+  s.y = {0, 0, 0};
+  p.series = {s};
+  std::string svg = RenderPlot(p);
+  EXPECT_EQ(svg.find(">-"), std::string::npos) << svg;  // no negative tick
+  std::smatch frame, path;
+  ASSERT_TRUE(std::regex_search(
+      svg, frame,
+      std::regex("<rect x=\"[0-9.]+\" y=\"([0-9.]+)\" width=\"[0-9.]+\" height=\"([0-9.]+)\" fill=\"none\"")));
+  ASSERT_TRUE(std::regex_search(svg, path, std::regex("<path d=\"M[0-9.]+ ([0-9.]+)")));
+  EXPECT_NEAR(std::stod(path[1]), std::stod(frame[1]) + std::stod(frame[2]), 0.06);
+}
+
 TEST(RenderPlot, BarsCategoriesMarksAndBands) {
   PlotSpec p;
   p.id = "bars";
