@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The HTML report as a browser shows it: `--report --format html` of (a) a
 # replayed lab recording (the seeds' sweep, lab/simulate.py), (b) the run
-# store after runs taken with `bottleneckd run`, and (c) `pcap --format
-# html` of a capture written here, each loaded in headless Chromium
+# store after runs taken with `bottleneckd run`, (c) `pcap --format html`
+# of a capture written here, and (d) a daemon's /report after a run taken
+# through its control socket, each loaded in headless Chromium
 # (--dump-dom, offline: the page fetches nothing). Fails on any console
 # message or load error Chromium logs; the dumped DOM must hold every plot
 # with as many series and points as the JSON report of the same input has
 # runs, windows, seconds and frames, the same verdicts and the same MLFRR
-# (tests/integration/html_check.py). A screenshot of each page is kept in the
-# temporary directory (INTEG_KEEP=1 keeps it; docs/images/ has committed
-# ones).
+# (tests/integration/html_check.py). The daemon's landing page must link
+# /report and list the last hour's window runs. A screenshot of each page is
+# kept in the temporary directory (INTEG_KEEP=1 keeps it; docs/images/ has
+# committed ones).
 #
 # usage: html_report_test.sh BOTTLENECKD SOURCE_DIR
 TEST_NAME=html_report_test
