@@ -221,10 +221,10 @@ std::vector<Spec> BuildSpecs() {
          st->f->pcap_files.push_back(v);
          return Status::OK();
        }},
-      {"--format", "FORMAT", Kind::kValue, kReport | kPcap, "text or json (default text)", g_report,
+      {"--format", "FORMAT", Kind::kValue, kReport | kPcap, "text, json or html (default text)", g_report,
        [](State* st, const std::string& v) {
-         if (v != "text" && v != "json")
-           return Status::InvalidArgument("--format must be text or json, got '" + v + "'");
+         if (v != "text" && v != "json" && v != "html")
+           return Status::InvalidArgument("--format must be text, json or html, got '" + v + "'");
          st->f->format = v;
          return Status::OK();
        }},
@@ -439,7 +439,7 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
   if (mode == kRecord && f.record_out.empty())
     return Status::InvalidArgument("record needs --out DIR (a new or empty directory)");
   if (mode == kPcap && f.pcap_files.empty())
-    return Status::InvalidArgument("pcap needs capture files: bottleneckd pcap FILE... [--format text|json]");
+    return Status::InvalidArgument("pcap needs capture files: bottleneckd pcap FILE... [--format text|json|html]");
   if (mode == kRun && f.run_argv.empty())
     return Status::InvalidArgument("run needs a command: bottleneckd run [--name N] -- CMD [ARGS...]");
   if (mode == kReport && !f.pcap_files.empty() && f.replay)

@@ -24,6 +24,7 @@
 #include "exporters/prometheus/text_format.h"
 #include "exporters/report/pcap_report.h"
 #include "exporters/report/report.h"
+#include "exporters/report/report_html.h"
 
 namespace bottleneckd {
 namespace {
@@ -132,7 +133,14 @@ int RunReplay(const Config& config, const std::string& dir) {
   return 0;
 }
 
-// `bottleneckd --report [--run NAME] [--last N] [--format json]`: the run
+// The report in `format` (flags.cc checked it: text, json or html).
+std::string FormatReport(const Report& report, const std::string& format) {
+  if (format == "json") return ReportJson(report);
+  if (format == "html") return ReportHtml(report);
+  return ReportText(report);
+}
+
+// `bottleneckd --report [--run NAME] [--last N] [--format json|html]`: the run
 // store, read-only (the daemon may be writing it: WAL lets both).
 int RunStoreReport(const Config& config, const Flags& flags) {
   std::string path = config.state_dir + "/runs.db";
@@ -148,12 +156,12 @@ int RunStoreReport(const Config& config, const Flags& flags) {
                      : "");
     return 2;
   }
-  std::string text = flags.format == "json" ? ReportJson(report) : ReportText(report);
+  std::string text = FormatReport(report, flags.format);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }
 
-// `bottleneckd --report --replay DIR [--format json]`.
+// `bottleneckd --report --replay DIR [--format json|html]`.
 int RunReplayReport(const Config& config, const std::string& dir, const std::string& format) {
   Report report;
   Status s = BuildReplayReport(dir, config, &report);
@@ -161,7 +169,7 @@ int RunReplayReport(const Config& config, const std::string& dir, const std::str
     std::fprintf(stderr, "bottleneckd: report: %s\n", s.message().c_str());
     return 2;
   }
-  std::string text = format == "json" ? ReportJson(report) : ReportText(report);
+  std::string text = FormatReport(report, format);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }
@@ -262,7 +270,10 @@ int Main(int argc, char** argv) {
   ListenAddress addr;
   s = ParseListenAddress(config.listen_address, &addr);  // checked by LoadEffectiveConfig already
   std::unique_ptr<HttpServer> http;
-  if (s.ok()) s = HttpServer::Start(addr, &store, &http);
+  RunReportSource reports;  // "/" and "/report" read the store the tracker writes, when it has one
+  if (runs.has_store()) reports.runs_db = config.state_dir + "/runs.db";
+  reports.loss = config.verdict.loss();
+  if (s.ok()) s = HttpServer::Start(addr, &store, &http, reports);
   if (!s.ok()) {
     Log(LogLevel::kError, "cannot start HTTP server", {{"err", s.message()}});
     return 1;

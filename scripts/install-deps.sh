@@ -14,6 +14,8 @@ PACKAGES=(
   libbpf-dev bpftool
   # tests: GoogleTest, clang for libFuzzer + sanitizers, the real Prometheus/promtool
   libgtest-dev libgmock-dev clang libclang-rt-14-dev prometheus curl python3 iproute2
+  # the HTML report's browser test (tests/integration/html_report_test.sh): headless Chromium
+  chromium
   # style: the formatting check (.clang-format)
   clang-format
   # benchmarks: the peer tool, Google Benchmark, hyperfine

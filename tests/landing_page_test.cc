@@ -58,3 +58,50 @@ TEST(LandingPage, BeforeTheFirstWindow) {
 
 }  // namespace
 }  // namespace bottleneckd
+
+namespace bottleneckd {
+namespace {
+
+RunReport Window(double start, Bound label, const std::string& resource, double confidence) {
+  RunReport r;
+  r.source = "window";
+  r.start = start;
+  r.end = start + 60;
+  r.verdict.label = label;
+  r.verdict.resource = resource;
+  r.verdict.confidence = confidence;
+  return r;
+}
+
+TEST(LandingPage, VerdictHistoryAndReportLinkWithARunStore) {
+  VerdictHistory history;
+  // 2026-12-01 10:00:00 and 10:01:00 UTC.
+  history.windows = {Window(1796119200, Bound::kCpu, "thread <udpecho>", 0.91),
+                     Window(1796119260, Bound::kBus, "em0 (0000:02:01.0)", 0.7)};
+  std::string h = RenderLandingPage(nullptr, Build(), &history);
+  EXPECT_NE(h.find("<a href=\"/report\">"), std::string::npos);
+  EXPECT_NE(h.find("<h2>Verdicts, the last hour</h2>"), std::string::npos);
+  size_t first = h.find(
+      "<tr data-label=\"cpu\"><td>10:00:00</td><td>10:01:00</td><td><b>cpu</b> thread "
+      "&lt;udpecho&gt;</td><td>0.91</td></tr>");
+  size_t second = h.find(
+      "<tr data-label=\"bus\"><td>10:01:00</td><td>10:02:00</td><td><b>bus</b> em0 "
+      "(0000:02:01.0)</td><td>0.70</td></tr>");
+  ASSERT_NE(first, std::string::npos) << h;
+  ASSERT_NE(second, std::string::npos) << h;
+  EXPECT_LT(first, second);  // oldest first, as given
+
+  history.windows.clear();
+  h = RenderLandingPage(nullptr, Build(), &history);
+  EXPECT_NE(h.find("No window run ended in the last hour"), std::string::npos);
+  history.error = "cannot open <runs.db>";
+  h = RenderLandingPage(nullptr, Build(), &history);
+  EXPECT_NE(h.find("Run store not read: cannot open &lt;runs.db&gt;"), std::string::npos);
+
+  h = RenderLandingPage(nullptr, Build());  // no run store: neither
+  EXPECT_EQ(h.find("/report"), std::string::npos);
+  EXPECT_EQ(h.find("Verdicts, the last hour"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bottleneckd

@@ -3,7 +3,9 @@
 #include <CivetServer.h>
 
 #include <algorithm>
+#include <ctime>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +15,8 @@
 #include "exporters/http/landing_page.h"
 #include "exporters/prometheus/metrics.h"
 #include "exporters/prometheus/text_format.h"
+#include "exporters/report/report.h"
+#include "exporters/report/report_html.h"
 
 namespace bottleneckd {
 namespace {
@@ -134,20 +138,75 @@ class HealthHandler : public ReadOnlyHandler {
   const SnapshotStore* store_;
 };
 
+// The window runs that ended in the last hour, oldest first.
+VerdictHistory ReadHistory(const RunReportSource& src) {
+  VerdictHistory h;
+  std::unique_ptr<RunStore> store;
+  Status s = RunStore::Open(src.runs_db, true, &store);
+  std::vector<RunReport> runs;
+  if (s.ok()) {
+    RunQuery q;
+    q.include_windows = true;
+    q.parent_id = 0;
+    q.limit = 240;  // an hour of 15 s windows
+    s = store->ListRuns(q, &runs);
+  }
+  if (!s.ok()) {
+    h.error = s.message();
+    return h;
+  }
+  double since = static_cast<double>(std::time(nullptr)) - 3600;
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it)
+    if (it->source == "window" && it->end >= since) h.windows.push_back(*it);
+  return h;
+}
+
 class RootHandler : public ReadOnlyHandler {
  public:
-  explicit RootHandler(const SnapshotStore* store) : ReadOnlyHandler("/"), store_(store), build_(GetBuildInfo()) {}
+  RootHandler(const SnapshotStore* store, const RunReportSource& runs)
+      : ReadOnlyHandler("/"), store_(store), runs_(runs), build_(GetBuildInfo()) {}
 
  protected:
   bool Serve(mg_connection* conn, bool head) override {
     auto s = store_->Latest();
-    Send(conn, 200, "OK", "text/html; charset=utf-8", RenderLandingPage(s.get(), build_), head);
+    std::optional<VerdictHistory> history;
+    if (!runs_.runs_db.empty()) history = ReadHistory(runs_);
+    Send(conn, 200, "OK", "text/html; charset=utf-8", RenderLandingPage(s.get(), build_, history ? &*history : nullptr),
+         head);
     return true;
   }
 
  private:
   const SnapshotStore* store_;
+  RunReportSource runs_;
   BuildInfo build_;
+};
+
+// `bottleneckd --report --format html` of the run store, served.
+class ReportHandler : public ReadOnlyHandler {
+ public:
+  explicit ReportHandler(const RunReportSource& runs) : ReadOnlyHandler("/report"), runs_(runs) {}
+
+ protected:
+  bool Serve(mg_connection* conn, bool head) override {
+    if (runs_.runs_db.empty()) {
+      Send(conn, 404, "Not Found", "text/plain", "no run store\n", head);
+      return true;
+    }
+    std::unique_ptr<RunStore> store;
+    Report report;
+    Status s = RunStore::Open(runs_.runs_db, true, &store);
+    if (s.ok()) s = BuildStoreReport(store.get(), "", runs_.last, runs_.loss, &report);
+    if (!s.ok()) {
+      Send(conn, 503, "Service Unavailable", "text/plain", "report: " + s.message() + "\n", head);
+      return true;
+    }
+    Send(conn, 200, "OK", "text/html; charset=utf-8", ReportHtml(report), head);
+    return true;
+  }
+
+ private:
+  RunReportSource runs_;
 };
 
 // civetweb options: the limits in the header's "Hostile clients" note.
@@ -159,21 +218,24 @@ constexpr const char* kLimits[] = {
 }  // namespace
 
 struct HttpServer::Handlers {
-  explicit Handlers(const SnapshotStore* store) : metrics(store), health(store), root(store) {}
+  Handlers(const SnapshotStore* store, const RunReportSource& runs)
+      : metrics(store), health(store), root(store, runs), report(runs) {}
   MetricsHandler metrics;
   HealthHandler health;
   RootHandler root;
-  std::vector<ReadOnlyHandler*> All() { return {&metrics, &health, &root}; }
+  ReportHandler report;
+  std::vector<ReadOnlyHandler*> All() { return {&metrics, &health, &root, &report}; }
 };
 
 HttpServer::~HttpServer() {
   if (server_) server_->close();
 }
 
-Status HttpServer::Start(const ListenAddress& address, const SnapshotStore* store, std::unique_ptr<HttpServer>* out) {
+Status HttpServer::Start(const ListenAddress& address, const SnapshotStore* store, std::unique_ptr<HttpServer>* out,
+                         const RunReportSource& runs) {
   std::unique_ptr<HttpServer> s(new HttpServer());
   s->address_ = address;
-  s->handlers_ = std::make_unique<Handlers>(store);
+  s->handlers_ = std::make_unique<Handlers>(store, runs);
   std::vector<std::string> options = {"listening_ports", address.CivetPorts()};
   options.insert(options.end(), std::begin(kLimits), std::end(kLimits));
   try {

@@ -1,6 +1,7 @@
 // HttpServer: the daemon's HTTP endpoint (civetweb), read-only:
 //   GET /metrics  Prometheus text exposition of the latest snapshot
-//   GET /         landing page (links, collector status)
+//   GET /         landing page (links, collector status, the last hour's verdicts)
+//   GET /report   the HTML report of the last runs (docs/report.md), from the run store
 //   GET /healthz  200 "ok" while samples are fresh, 503 with the reason otherwise
 // Paths match exactly ("/metricsXYZ", "/metrics/x" are 404); other methods get
 // 405 at once, the connection closed without reading the request body. Nothing
@@ -26,6 +27,7 @@
 #include <memory>
 #include <string>
 
+#include "analysis/loss_tolerance.h"
 #include "base/listen_address.h"
 #include "base/status.h"
 #include "daemon/snapshot.h"
@@ -34,6 +36,15 @@ class CivetServer;
 
 namespace bottleneckd {
 
+// Where / and /report read the runs: runs.db, opened read-only for each
+// request (the daemon writes it; WAL lets both). An empty path: no /report,
+// no history on /.
+struct RunReportSource {
+  std::string runs_db;
+  LossTolerance loss;
+  size_t last = 10;  // runs in /report
+};
+
 class HttpServer {
  public:
   ~HttpServer();
@@ -41,7 +52,8 @@ class HttpServer {
   // Starts serving on `address`. `store` must outlive the server. When the
   // address cannot be bound the error says why (ProbeBind: permission denied,
   // address in use).
-  static Status Start(const ListenAddress& address, const SnapshotStore* store, std::unique_ptr<HttpServer>* out);
+  static Status Start(const ListenAddress& address, const SnapshotStore* store, std::unique_ptr<HttpServer>* out,
+                      const RunReportSource& runs = {});
 
   // The address actually bound, with the kernel-chosen port when 0 was asked
   // ("127.0.0.1:40123").

@@ -1,24 +1,9 @@
 #include "exporters/http/landing_page.h"
 
 #include <cstdio>
+#include <ctime>
 
 namespace bottleneckd {
-
-std::string HtmlEscape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 namespace {
 
@@ -93,9 +78,39 @@ void AppendVerdict(const Snapshot& snap, std::string* h) {
   *h += "<p>Runs: <code>bottleneckd run -- CMD</code>, <code>bottleneckd --report</code>.</p>\n";
 }
 
+// The last hour's window runs, one row each: when (UTC), the verdict, its
+// confidence.
+void AppendHistory(const VerdictHistory& history, std::string* h) {
+  *h += "<h2>Verdicts, the last hour</h2>\n";
+  if (!history.error.empty()) {
+    *h += "<p>Run store not read: " + HtmlEscape(history.error) + "</p>\n";
+    return;
+  }
+  if (history.windows.empty()) {
+    *h += "<p>No window run ended in the last hour (runs.window sets their length).</p>\n";
+    return;
+  }
+  *h += "<table class=\"history\"><tr><th>from (UTC)</th><th>to</th><th>verdict</th><th>confidence</th></tr>\n";
+  for (const RunReport& r : history.windows) {
+    char from[32], to[32], conf[32];
+    time_t a = static_cast<time_t>(r.start), b = static_cast<time_t>(r.end);
+    struct tm ta, tb;
+    gmtime_r(&a, &ta);
+    gmtime_r(&b, &tb);
+    std::strftime(from, sizeof from, "%H:%M:%S", &ta);
+    std::strftime(to, sizeof to, "%H:%M:%S", &tb);
+    std::snprintf(conf, sizeof conf, "%.2f", r.verdict.confidence);
+    *h += "<tr data-label=\"" + std::string(BoundName(r.verdict.label)) + "\"><td>" + from + "</td><td>" + to +
+          "</td><td><b>" + BoundName(r.verdict.label) + "</b>" +
+          (r.verdict.resource.empty() ? "" : " " + HtmlEscape(r.verdict.resource)) + "</td><td>" + conf +
+          "</td></tr>\n";
+  }
+  *h += "</table>\n";
+}
+
 }  // namespace
 
-std::string RenderLandingPage(const Snapshot* snap, const BuildInfo& build) {
+std::string RenderLandingPage(const Snapshot* snap, const BuildInfo& build, const VerdictHistory* history) {
   std::string h =
       "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>bottleneckd</title>\n"
       "<style>body{font-family:sans-serif;margin:2em}td,th{padding:2px 10px;text-align:left}"
@@ -105,7 +120,9 @@ std::string RenderLandingPage(const Snapshot* snap, const BuildInfo& build) {
       HtmlEscape(build.version) + " (" + HtmlEscape(build.revision) +
       ")</p>\n"
       "<ul><li><a href=\"/metrics\">/metrics</a> (Prometheus)</li>"
-      "<li><a href=\"/healthz\">/healthz</a></li></ul>\n";
+      "<li><a href=\"/healthz\">/healthz</a></li>";
+  if (history) h += "<li><a href=\"/report\">/report</a> (the HTML report of the last runs)</li>";
+  h += "</ul>\n";
   if (snap == nullptr) {
     h += "<p>No sample taken yet.</p>\n";
   } else {
@@ -124,6 +141,7 @@ std::string RenderLandingPage(const Snapshot* snap, const BuildInfo& build) {
     h += "</table>\n";
     AppendBusPaths(*snap, &h);
   }
+  if (history) AppendHistory(*history, &h);
   h += "</body></html>\n";
   return h;
 }

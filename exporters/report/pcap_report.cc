@@ -9,6 +9,7 @@
 #include <string>
 
 #include "exporters/report/pcap_report_internal.h"
+#include "exporters/report/report_html.h"
 
 namespace bottleneckd {
 namespace {
@@ -181,8 +182,8 @@ std::string PcapReportText(const std::vector<PcapReport>& reports) {
 }
 
 int RunPcapCommand(const std::vector<std::string>& files, const std::string& format, const TrafficOptions& o) {
-  if (format != "text" && format != "json") {
-    std::fprintf(stderr, "bottleneckd: pcap: unknown format \"%s\" (text or json)\n", format.c_str());
+  if (format != "text" && format != "json" && format != "html") {
+    std::fprintf(stderr, "bottleneckd: pcap: unknown format \"%s\" (text, json or html)\n", format.c_str());
     return 2;
   }
   if (files.empty()) {
@@ -212,7 +213,7 @@ int RunPcapCommand(const std::vector<std::string>& files, const std::string& for
     WritePcapReportJson(reports, &w);
     written = w.Finish();
   } else {
-    std::string out = PcapReportText(reports);
+    std::string out = format == "html" ? PcapReportHtml(reports) : PcapReportText(reports);
     written = std::fwrite(out.data(), 1, out.size(), stdout) == out.size() && std::fflush(stdout) == 0;
   }
   if (!written) {

@@ -23,6 +23,16 @@ void SetSweep(const LossTolerance& loss, Report* r) {
   r->throughput_tracks_cpu_cost = sweep.throughput_tracks_cpu_cost;
 }
 
+// Appends the run's stored windows to `timeline`, keeping it in time order.
+Status AppendTimeline(RunStore* store, int64_t run_id, std::vector<TimelinePoint>* timeline) {
+  std::vector<TimelinePoint> points;
+  BN_RETURN_IF_ERROR(store->Timeline(run_id, &points));
+  timeline->insert(timeline->end(), points.begin(), points.end());
+  std::stable_sort(timeline->begin(), timeline->end(),
+                   [](const TimelinePoint& a, const TimelinePoint& b) { return a.t < b.t; });
+  return Status::OK();
+}
+
 }  // namespace
 
 Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, const LossTolerance& loss, Report* out) {
@@ -35,6 +45,7 @@ Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, co
     BN_RETURN_IF_ERROR(store->ListRuns(q, &out->runs));
     std::reverse(out->runs.begin(), out->runs.end());  // oldest first, like a sweep
     SetSweep(loss, out);
+    for (const RunReport& x : out->runs) BN_RETURN_IF_ERROR(AppendTimeline(store, x.id, &out->timeline));
     return Status::OK();
   }
   q.name = run;
@@ -49,7 +60,7 @@ Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, co
   BN_RETURN_IF_ERROR(store->ListRuns(segs, &segments));
   *out = ReportOfRun(found[0], std::move(segments), loss);
   out->store = store->path();
-  return Status::OK();
+  return AppendTimeline(store, found[0].id, &out->timeline);
 }
 
 Report ReportOfRun(const RunReport& run, std::vector<RunReport> segments, const LossTolerance& loss) {
@@ -70,70 +81,6 @@ Report ReportOfRun(const RunReport& run, std::vector<RunReport> segments, const 
 std::string FinishedRunText(const RunReport& run, const std::vector<RunReport>& segments, const LossTolerance& loss) {
   return ReportBody(ReportOfRun(run, segments, loss));
 }
-
-namespace {
-
-std::string Kpps(double packets) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1fkpps", packets / 1e3);
-  return b;
-}
-
-std::string Mbps(double bits) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1fMbps", bits / 1e6);
-  return b;
-}
-
-// Unix seconds as local "2026-11-30 14:02:11".
-std::string FormatTime(double t) {
-  time_t secs = static_cast<time_t>(t);
-  struct tm tm;
-  localtime_r(&secs, &tm);
-  char b[32];
-  std::strftime(b, sizeof b, "%Y-%m-%d %H:%M:%S", &tm);
-  return b;
-}
-
-std::string FormatSeconds(double s) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f s", s);
-  return b;
-}
-
-std::string U(uint64_t v) { return std::to_string(v); }
-
-bool HasCapture(const RunReport& x) {
-  return x.applied_per_second || x.echoed_per_second || x.echo_loss_ratio || x.turnaround_p99_seconds ||
-         x.capture_drops_per_second;
-}
-
-// "%.<digits>f" of v x scale with `unit`, or "-" when unset.
-std::string Fixed(const std::optional<double>& v, double scale, int digits, const char* unit) {
-  if (!v) return "-";
-  char b[48];
-  std::snprintf(b, sizeof b, "%.*f%s", digits, *v * scale, unit);
-  return b;
-}
-
-// The run's flows as a small table under its evidence.
-void AppendFlows(const RunReport& x, std::string* o) {
-  if (x.flows.empty()) return;
-  int width = 4;
-  for (const RunFlow& f : x.flows) width = std::max(width, static_cast<int>(f.flow.size()));
-  char b[512];
-  *o += "    flows (most packets first):\n";
-  std::snprintf(b, sizeof b, "      %-*s %10s %10s %10s %12s\n", width, "flow", "requests", "replies", "lost",
-                "packets");
-  *o += b;
-  for (const RunFlow& f : x.flows) {
-    std::snprintf(b, sizeof b, "      %-*s %10s %10s %10s %12s\n", width, f.flow.c_str(), U(f.requests).c_str(),
-                  U(f.replies).c_str(), U(f.lost).c_str(), U(f.packets).c_str());
-    *o += b;
-  }
-}
-
-}  // namespace
 
 Status BuildReplayReport(const std::string& dir, const Config& config, Report* out) {
   *out = Report();
@@ -157,6 +104,7 @@ Status BuildReplayReport(const std::string& dir, const Config& config, Report* o
         prev = snap.sample;
       },
       &out->info));
+  out->timeline = points;
   std::vector<RecordingRun> runs = out->info.runs;
   if (runs.empty()) {
     // No runs given: the steady load phases, like a live run's segments.
@@ -211,102 +159,47 @@ Status BuildReplayReport(const std::string& dir, const Config& config, Report* o
   return Status::OK();
 }
 
-std::string RunTable(const std::vector<RunReport>& runs, bool flows) {
-  std::string o;
+std::string ReportHeading(const Report& r) {
+  if (!r.store.empty()) return "run store " + r.store;
   char b[512];
-  int width = 22;
-  for (const RunReport& x : runs) width = std::max(width, static_cast<int>(x.name.size()));
-  const bool capture = std::any_of(runs.begin(), runs.end(), HasCapture);
-  std::string head = "run";
-  head.resize(static_cast<size_t>(width) + 1, ' ');
-  o += head + "   offered     received  application   CPU %  (acct)  soaker idle  intr/s    bus %   drops/s";
-  if (capture) {
-    std::snprintf(b, sizeof b, " %10s %10s %7s %9s", "applied/s", "echoed/s", "loss", "p99");
-    o += b;
-  }
-  o += "  verdict\n";
-  for (const RunReport& x : runs) {
-    // Offered in bits when the run says (a recording's), else the packets that reached the box.
-    std::string offered =
-        x.offered_bits_per_second ? Mbps(*x.offered_bits_per_second) : Kpps(x.offered_packets_per_second);
-    std::string idle = x.soaker_idle ? std::to_string(static_cast<int>(std::lround(*x.soaker_idle * 100))) + " %" : "-";
-    std::string bus = "-";
-    if (x.bus_utilisation) {
-      char t[16];
-      std::snprintf(t, sizeof t, "%.1f", *x.bus_utilisation * 100);
-      bus = t;
-    }
-    std::snprintf(b, sizeof b, "%-*s %10s %12s %12s %6.1f %7.1f %12s %7.0f %8s %9.0f", width, x.name.c_str(),
-                  offered.c_str(), Mbps(x.delivered_bits_per_second).c_str(),
-                  Kpps(x.application_packets_per_second).c_str(), x.cpu_busy * 100, x.accounting_busy * 100,
-                  idle.c_str(), x.interrupts_per_second, bus.c_str(), x.drops_per_second);
-    o += b;
-    if (capture) {
-      std::snprintf(b, sizeof b, " %10s %10s %7s %9s", Fixed(x.applied_per_second, 1, 0, "").c_str(),
-                    Fixed(x.echoed_per_second, 1, 0, "").c_str(), Fixed(x.echo_loss_ratio, 100, 2, "%").c_str(),
-                    Fixed(x.turnaround_p99_seconds, 1e3, 3, "ms").c_str());
-      o += b;
-    }
-    std::snprintf(b, sizeof b, "  %s %.2f%s%s\n", BoundName(x.verdict.label), x.verdict.confidence,
-                  x.verdict.resource.empty() ? "" : " ", x.verdict.resource.c_str());
-    o += b;
-    if (!x.source.empty() && x.source != "recording") {
-      std::string when = FormatTime(x.start) + ", " + FormatSeconds(x.end - x.start) + ", " + x.state;
-      if (x.exit_code) when += ", exit " + std::to_string(*x.exit_code);
-      if (!x.command.empty()) when += ", command: " + x.command;
-      o += "    (" + x.source + " run, " + when + ", " + std::to_string(x.windows) + " windows)\n";
-    }
-    for (const std::string& e : x.verdict.evidence) o += "    - " + e + "\n";
-    for (const std::string& e : x.verdict.reasons) o += "    ? " + e + "\n";
-    if (flows) AppendFlows(x, &o);
-    if (!x.expected_label.empty()) {
-      bool ok = x.expected_label == BoundName(x.verdict.label) &&
-                (x.expected_resource.empty() || x.expected_resource == x.verdict.resource);
-      o += "    expected " + x.expected_label + (x.expected_resource.empty() ? "" : " " + x.expected_resource) +
-           (ok ? " (matches)\n" : " (DIFFERS)\n");
-    }
-  }
-  return o;
+  std::snprintf(b, sizeof b, "recording %s: %s, %zu samples every %gs%s%s", r.recording.c_str(), r.info.source.c_str(),
+                r.info.samples, r.info.interval_seconds, r.info.hostname.empty() ? "" : ", host ",
+                r.info.hostname.c_str());
+  return b;
 }
 
-std::string ReportText(const Report& r) {
-  if (!r.store.empty()) return "run store " + r.store + "\n\n" + ReportBody(r);
-  char b[512];
-  std::snprintf(b, sizeof b, "recording %s: %s, %zu samples every %gs%s%s\n\n", r.recording.c_str(),
-                r.info.source.c_str(), r.info.samples, r.info.interval_seconds,
-                r.info.hostname.empty() ? "" : ", host ", r.info.hostname.c_str());
-  return b + ReportBody(r);
-}
+std::string ReportText(const Report& r) { return ReportHeading(r) + "\n\n" + ReportBody(r); }
 
 std::string ReportBody(const Report& r) {
   std::string o;
-  char b[512];
   if (r.parent) o += RunTable({*r.parent}, r.flows) + "\nits steady load phases (segments):\n\n";
   if (r.runs.empty())
     o += "(no runs)\n";
   else
     o += RunTable(r.runs, r.flows);
   o += "\n";
-  if (r.plateau.detected) {
-    o += "plateau: " + r.plateau.evidence + "\n";
-  } else {
-    o += "plateau: none across the runs\n";
-  }
+  for (const std::string& line : SweepLines(r)) o += line + "\n";
+  return o;
+}
+
+std::vector<std::string> SweepLines(const Report& r) {
+  std::vector<std::string> lines;
+  char b[512];
+  lines.push_back(r.plateau.detected ? "plateau: " + r.plateau.evidence : "plateau: none across the runs");
   if (r.runs.empty()) {
-    o += "MLFRR: no runs\n";  // nothing was offered, so nothing was lost either
+    lines.push_back("MLFRR: no runs");  // nothing was offered, so nothing was lost either
   } else if (r.mlfrr.rate) {
     std::snprintf(b, sizeof b, "MLFRR: %.0f packets/s offered with no loss", *r.mlfrr.rate);
-    o += b;
+    lines.push_back(b);
     if (r.mlfrr.knee && *r.mlfrr.knee < r.runs.size())
-      o += "; above it packets are lost, first at the " + r.mlfrr.first_losing_rung + " rung";
-    o += "\n";
+      lines.back() += "; above it packets are lost, first at the " + r.mlfrr.first_losing_rung + " rung";
   } else {
-    o += "MLFRR: every run lost packets\n";
+    lines.push_back("MLFRR: every run lost packets");
   }
   if (r.throughput_tracks_cpu_cost)
-    o += std::string("throughput x CPU cost per packet constant across runs: ") +
-         (*r.throughput_tracks_cpu_cost ? "yes (the CPU is the limit)\n" : "no\n");
-  return o;
+    lines.push_back(std::string("throughput x CPU cost per packet constant across runs: ") +
+                    (*r.throughput_tracks_cpu_cost ? "yes (the CPU is the limit)" : "no"));
+  return lines;
 }
 
 namespace {
@@ -404,6 +297,7 @@ std::string ReportJson(const Report& r) {
   w.EndObject();
   w.Key("mlfrr_packets_per_second").Optional(r.mlfrr.rate);
   w.Key("throughput_tracks_cpu_cost").Optional(r.throughput_tracks_cpu_cost);
+  w.Key("timeline_points").Integer(r.timeline.size());
   w.EndObject();
   w.Finish();
   return o;

@@ -32,6 +32,10 @@ struct Report {
   Plateau plateau;  // across the runs, in order
   Mlfrr mlfrr;
   std::optional<bool> throughput_tracks_cpu_cost;
+  // The windows the runs were taken from, in time order (the HTML report's
+  // timelines): every window of a recording; a run store's listed runs'
+  // (the parent's with --run).
+  std::vector<TimelinePoint> timeline;
 };
 
 // Replays `dir` and builds its report. Errors are OpenRecording's/replay's.
@@ -55,11 +59,25 @@ Report ReportOfRun(const RunReport& run, std::vector<RunReport> segments, const 
 // follow its evidence.
 std::string RunTable(const std::vector<RunReport>& runs, bool flows = false);
 
+// The sweep table's cells as RunTable prints them (unpadded): the header
+// and one row per run (with the capture columns when a run has them). The
+// HTML report's table.
+struct SweepTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+SweepTable SweepTableCells(const std::vector<RunReport>& runs);
+
+// ReportBody's lines across the runs: the plateau, the MLFRR and the
+// sensitivity check (without newlines).
+std::vector<std::string> SweepLines(const Report& r);
+
 // A report's text and JSON. The text is its first line (the run store or
 // the recording), a blank line, then ReportBody: the parent's table and
 // "its steady load phases (segments):" when there is a parent, the runs'
 // table, and the plateau, MLFRR and sensitivity lines.
 std::string ReportText(const Report& r);
+std::string ReportHeading(const Report& r);  // that first line, without its newline
 std::string ReportBody(const Report& r);
 std::string ReportJson(const Report& r);
 

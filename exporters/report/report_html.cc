@@ -1,0 +1,219 @@
+#include "exporters/report/report_html.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "base/html_escape.h"
+#include "exporters/report/svg_plot.h"
+
+namespace bottleneckd {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+const char* const kCss = R"(body{font:14px/1.4 sans-serif;margin:1.5em;color:#222;max-width:1500px}
+h1{font-size:1.5em;margin:0 0 .2em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}
+h3{font-size:1.05em;margin:.8em 0 .2em}.source{color:#555;margin:0}
+table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
+td:first-child,th:first-child,td:last-child,th:last-child{text-align:left}
+.row{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}
+.verdict .label{font-weight:bold;text-transform:uppercase}.run{margin-bottom:1em}
+ul{margin:.2em 0}.reason{color:#8a5a00}.differs{color:#b00;font-weight:bold}
+svg.plot{background:#fff;border:1px solid #eee;margin:.3em 0}
+svg .title{font-size:13px;font-weight:bold}svg .tick,svg .legend,svg .band-label,svg .mark-label{font-size:11px}
+svg .label{font-size:12px;fill:#444}svg .nodata{font-size:16px;fill:#999}svg .mark-label{fill:#c0392b}
+)";
+
+std::string F(const char* fmt, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, fmt, v);
+  return b;
+}
+
+double Or(const std::optional<double>& v, double scale = 1) { return v ? *v * scale : kNaN; }
+
+void AppendVerdict(const RunReport& x, std::string* o) {
+  *o += "<div class=\"run\" data-run=\"" + HtmlEscape(x.name) + "\"><h3>" + HtmlEscape(x.name) + "</h3>\n";
+  *o += "<p class=\"verdict\" data-label=\"" + std::string(BoundName(x.verdict.label)) + "\" data-resource=\"" +
+        HtmlEscape(x.verdict.resource) + "\" data-confidence=\"" + F("%.2f", x.verdict.confidence) +
+        "\">bound: <span class=\"label\">" + BoundName(x.verdict.label) + "</span>" +
+        (x.verdict.resource.empty() ? "" : " <span class=\"resource\">" + HtmlEscape(x.verdict.resource) + "</span>") +
+        ", confidence <span class=\"confidence\">" + F("%.2f", x.verdict.confidence) + "</span> (" +
+        std::to_string(x.verdict_windows) + " of " + std::to_string(x.windows) +
+        " settled windows); first losing rung: " + HtmlEscape(x.first_losing_rung) + "</p>\n";
+  if (!x.verdict.evidence.empty() || !x.verdict.reasons.empty()) {
+    *o += "<ul class=\"evidence\">\n";
+    for (const std::string& e : x.verdict.evidence) *o += "<li>" + HtmlEscape(e) + "</li>\n";
+    for (const std::string& e : x.verdict.reasons) *o += "<li class=\"reason\">? " + HtmlEscape(e) + "</li>\n";
+    *o += "</ul>\n";
+  }
+  if (!x.expected_label.empty()) {
+    bool ok = x.expected_label == BoundName(x.verdict.label) &&
+              (x.expected_resource.empty() || x.expected_resource == x.verdict.resource);
+    *o += "<p class=\"expected\">expected " + HtmlEscape(x.expected_label) +
+          (x.expected_resource.empty() ? "" : " " + HtmlEscape(x.expected_resource)) +
+          (ok ? " (matches)" : " <span class=\"differs\">(DIFFERS)</span>") + "</p>\n";
+  }
+  *o += "</div>\n";
+}
+
+void AppendTable(const std::vector<RunReport>& runs, std::string* o) {
+  SweepTable t = SweepTableCells(runs);
+  *o += "<table class=\"sweep-table\"><tr>";
+  for (const std::string& h : t.header) *o += "<th>" + HtmlEscape(h) + "</th>";
+  *o += "</tr>\n";
+  for (const auto& row : t.rows) {
+    *o += "<tr>";
+    for (const std::string& c : row) *o += "<td>" + HtmlEscape(c) + "</td>";
+    *o += "</tr>\n";
+  }
+  *o += "</table>\n";
+}
+
+// Across the runs by offered rate: the sweep and, below it, the loss.
+void AppendSweep(const Report& r, std::string* o) {
+  // The knee indexes the runs by offered rate (AnalyseSweep); the curves keep the runs' order.
+  std::vector<RunReport> by_offered = r.runs;
+  std::stable_sort(by_offered.begin(), by_offered.end(), [](const RunReport& a, const RunReport& b) {
+    return a.offered_packets_per_second < b.offered_packets_per_second;
+  });
+  PlotSpec sweep =
+      MakePlot("sweep", "sweep: delivered and CPU against offered load", "offered (packets/s)", "packets/s");
+  sweep.y2_label = "% of a CPU";
+  sweep.height = 340;
+  sweep.series = {MakeSeries("offered", "#bbb"),
+                  MakeSeries("delivered", "#1f77b4"),
+                  MakeSeries("application", "#2ca02c"),
+                  MakeSeries("echoed", "#17becf"),
+                  MakeSeries("cpu", "#d62728", SeriesKind::kLine, true),
+                  MakeSeries("accounting", "#ff7f0e", SeriesKind::kLine, true),
+                  MakeSeries("soaker-idle", "#9467bd", SeriesKind::kLine, true)};
+  PlotSpec loss = MakePlot("loss", "loss per run (drops/s, all rungs)", "offered (packets/s)", "drops/s");
+  loss.height = 200;
+  loss.series = {MakeSeries("drops", "#c0392b", SeriesKind::kBars)};
+  for (const RunReport& x : r.runs) {
+    double off = x.offered_packets_per_second;
+    const double ys[] = {off,
+                         x.delivered_packets_per_second,
+                         x.application_packets_per_second,
+                         Or(x.echoed_per_second),
+                         x.cpu_busy * 100,
+                         x.accounting_busy * 100,
+                         Or(x.soaker_idle, 100)};
+    for (size_t i = 0; i < sweep.series.size(); ++i) {
+      sweep.series[i].x.push_back(off);
+      sweep.series[i].y.push_back(ys[i]);
+      sweep.series[i].markers = true;
+      sweep.series[i].sort_by_x = false;  // in run order: a sweep repeated (more work per packet) stays two curves
+    }
+    loss.series[0].x.push_back(off);
+    loss.series[0].y.push_back(x.drops_per_second);
+  }
+  if (r.mlfrr.rate) sweep.marks.push_back({"mlfrr", *r.mlfrr.rate, "MLFRR " + F("%.0f", *r.mlfrr.rate)});
+  if (r.mlfrr.knee && *r.mlfrr.knee < by_offered.size()) {
+    PlotMark knee{"knee", by_offered[*r.mlfrr.knee].offered_packets_per_second, "knee"};
+    sweep.marks.push_back(knee);
+    loss.marks.push_back(knee);
+  }
+  if (r.plateau.detected && r.plateau.last < r.runs.size() && r.plateau.first <= r.plateau.last) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (size_t i = r.plateau.first; i <= r.plateau.last; ++i) {
+      lo = std::min(lo, r.runs[i].offered_packets_per_second);
+      hi = std::max(hi, r.runs[i].offered_packets_per_second);
+    }
+    sweep.bands.push_back({"plateau", lo, hi, "plateau " + F("%.0f %%", r.plateau.level * 100)});
+  }
+  *o += "<section id=\"sweep\"><h2>Across the runs</h2>\n<div class=\"row\"><div>" + RenderPlot(sweep) +
+        RenderPlot(loss) + "</div><div>\n";
+  AppendTable(r.runs, o);
+  *o += "</div></div></section>\n";
+}
+
+void AppendTimelines(const Report& r, std::string* o) {
+  const std::vector<TimelinePoint>& tl = r.timeline;
+  double t0 = tl.empty() ? 0 : tl.front().t;
+  PlotSpec base;
+  base.x_label = "seconds since the first window";
+  base.height = 240;
+  base.width = 1100;
+  std::vector<RunReport> shaded = r.runs;
+  if (r.parent && r.runs.empty()) shaded.push_back(*r.parent);
+  for (const RunReport& x : shaded) base.bands.push_back({"run", x.start - t0, x.end - t0, x.name});
+  auto plot = [&](const char* id, const char* title, const char* y_label, std::vector<PlotSeries> series,
+                  const std::vector<std::vector<double>>& ys) {
+    PlotSpec p = base;
+    p.id = id;
+    p.title = title;
+    p.y_label = y_label;
+    for (size_t i = 0; i < series.size(); ++i) {
+      for (size_t k = 0; k < tl.size(); ++k) series[i].x.push_back(tl[k].t - t0);
+      series[i].y = ys[i];
+    }
+    p.series = std::move(series);
+    *o += RenderPlot(p);
+  };
+  std::vector<double> offered, delivered, application, echoed, cpu, acct, idle, hidden, drops, intr, bus;
+  for (const TimelinePoint& p : tl) {
+    offered.push_back(p.offered_packets_per_second);
+    delivered.push_back(p.delivered_packets_per_second);
+    application.push_back(p.application_packets_per_second);
+    echoed.push_back(Or(p.echoed_per_second));
+    cpu.push_back(p.cpu_busy * 100);
+    acct.push_back(p.accounting_busy * 100);
+    idle.push_back(Or(p.soaker_idle, 100));
+    // Hidden: busy the soaker saw that /proc/stat did not account (only with
+    // the soaker; at least 0: accounting above the soaker's busy hides nothing).
+    hidden.push_back(p.soaker_idle ? std::max(p.cpu_busy - p.accounting_busy, 0.0) * 100 : kNaN);
+    drops.push_back(p.drops_per_second);
+    intr.push_back(p.interrupts_per_second);
+    bus.push_back(Or(p.bus_utilisation, 100));
+  }
+  *o += "<section id=\"timeline\"><h2>Timeline</h2>\n<p>One point per window; the runs (or load steps) shaded.</p>\n";
+  plot("timeline-load", "load (packets/s)", "packets/s",
+       {MakeSeries("offered", "#bbb"), MakeSeries("delivered", "#1f77b4"), MakeSeries("application", "#2ca02c"),
+        MakeSeries("echoed", "#17becf")},
+       {offered, delivered, application, echoed});
+  plot("timeline-cpu", "busiest CPU: busy, soaker idle and hidden time (%)", "%",
+       {MakeSeries("cpu", "#d62728"), MakeSeries("accounting", "#ff7f0e"),
+        MakeSeries("soaker-idle", "#9467bd", SeriesKind::kArea), MakeSeries("hidden", "#8c564b", SeriesKind::kArea)},
+       {cpu, acct, idle, hidden});
+  plot("timeline-drops", "drops per second (all rungs)", "drops/s", {MakeSeries("drops", "#c0392b", SeriesKind::kArea)},
+       {drops});
+  plot("timeline-interrupts", "interrupts per second (all NICs)", "interrupts/s", {MakeSeries("interrupts", "#e377c2")},
+       {intr});
+  plot("timeline-bus", "bus utilisation of the busiest NIC path (%)", "%",
+       {MakeSeries("bus", "#7f7f7f", SeriesKind::kArea)}, {bus});
+  *o += "</section>\n";
+}
+
+}  // namespace
+
+std::string HtmlPage(const std::string& title, const std::string& body) {
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" + HtmlEscape(title) +
+         "</title>\n<style>" + kCss + "</style></head>\n<body>\n" + body + "</body></html>\n";
+}
+
+std::string ReportHtml(const Report& r) {
+  std::string o = "<h1>bottleneckd report</h1>\n<p class=\"source\">" + HtmlEscape(ReportHeading(r)) + "</p>\n";
+  o += "<section id=\"summary\"><ul class=\"sweep-lines\">\n";
+  for (const std::string& line : SweepLines(r)) o += "<li>" + HtmlEscape(line) + "</li>\n";
+  o += "</ul>\n<p class=\"mlfrr\" data-mlfrr=\"" + (r.mlfrr.rate ? F("%.0f", *r.mlfrr.rate) : std::string()) +
+       "\" data-runs=\"" + std::to_string(r.runs.size()) + "\" data-plateau=\"" + (r.plateau.detected ? "1" : "0") +
+       "\"></p></section>\n";
+  AppendSweep(r, &o);
+  AppendTimelines(r, &o);
+  o += "<section id=\"runs\"><h2>Runs</h2>\n";
+  if (r.parent) {
+    AppendVerdict(*r.parent, &o);
+    o += "<p>its steady load phases (segments):</p>\n";
+  }
+  if (r.runs.empty()) o += "<p>(no runs)</p>\n";
+  for (const RunReport& x : r.runs) AppendVerdict(x, &o);
+  o += "</section>\n";
+  return HtmlPage("bottleneckd report: " + ReportHeading(r), o);
+}
+
+}  // namespace bottleneckd

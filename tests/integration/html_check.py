@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Checks a DOM that headless Chromium dumped from bottleneckd's HTML report
+against the JSON report of the same input (html_report_test.sh).
+
+usage: html_check.py report|pcap DOM.html REPORT.json
+Prints one line per check ("ok: ..." or "FAIL: ...") and exits 1 on a failure.
+"""
+import json
+import sys
+from html.parser import HTMLParser
+
+
+class Dom(HTMLParser):
+    """The plots with their series, the verdict cards and the MLFRR line."""
+
+    def __init__(self):
+        super().__init__()
+        self.plots = {}  # data-plot -> {"empty": bool, "series": {name: (points, total)}}
+        self.plot = None
+        self.verdicts = []  # data-label, data-resource of each p.verdict
+        self.mlfrr = None
+        self.text = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        cls = (a.get("class") or "").split()
+        if tag == "svg" and "plot" in cls:
+            self.plot = {"empty": a.get("data-empty") == "1", "series": {}, "declared": int(a["data-series"])}
+            self.plots[a["data-plot"]] = self.plot
+        elif tag == "g" and "series" in cls and self.plot is not None:
+            self.plot["series"][a["data-series"]] = (int(a["data-points"]), float(a["data-total"]))
+        elif tag == "p" and "verdict" in cls:
+            self.verdicts.append((a["data-label"], a["data-resource"]))
+        elif tag == "p" and "mlfrr" in cls:
+            self.mlfrr = a["data-mlfrr"]
+
+    def handle_endtag(self, tag):
+        if tag == "svg":
+            self.plot = None
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+failures = 0
+
+
+def check(ok, what):
+    global failures
+    print(("ok: " if ok else "FAIL: ") + what)
+    if not ok:
+        failures += 1
+
+
+def points(dom, plot, series):
+    return dom.plots.get(plot, {}).get("series", {}).get(series, (None, None))
+
+
+def check_report(dom, r):
+    runs = r["runs"]
+    for plot in ("sweep", "loss", "timeline-load", "timeline-cpu", "timeline-drops", "timeline-interrupts",
+                 "timeline-bus"):
+        check(plot in dom.plots, "plot %s present" % plot)
+        if plot in dom.plots:
+            p = dom.plots[plot]
+            check(len(p["series"]) == p["declared"], "%s: %d series drawn of %d" % (plot, len(p["series"]),
+                                                                                   p["declared"]))
+    check(len(dom.plots["sweep"]["series"]) == 7, "sweep: 7 series")
+    for s in ("offered", "delivered", "application", "cpu", "accounting"):
+        got = points(dom, "sweep", s)[0]
+        check(got == len(runs), "sweep %s: %s points for %d runs" % (s, got, len(runs)))
+    idle = sum(1 for x in runs if x["soaker_idle_ratio"] is not None)
+    echoed = sum(1 for x in runs if x["echoed_per_second"] is not None)
+    check(points(dom, "sweep", "soaker-idle")[0] == idle, "sweep soaker-idle: %d points" % idle)
+    check(points(dom, "sweep", "echoed")[0] == echoed, "sweep echoed: %d points" % echoed)
+    drops = sum(x["drops_per_second"] for x in runs)
+    got = points(dom, "loss", "drops")
+    check(got[0] == len(runs) and abs(got[1] - drops) <= 1e-5 * max(1, drops),
+          "loss: %s bars totalling %s drops/s (JSON %g)" % (got[0], got[1], drops))
+    n = r["timeline_points"]
+    for plot, s in (("timeline-load", "offered"), ("timeline-load", "delivered"), ("timeline-cpu", "cpu"),
+                    ("timeline-drops", "drops"), ("timeline-interrupts", "interrupts")):
+        got = points(dom, plot, s)[0]
+        check(got == n, "%s %s: %s points for %d windows" % (plot, s, got, n))
+    check(n == 0 or not dom.plots["timeline-cpu"]["empty"], "timeline-cpu drawn")
+    want = ([(r["parent"]["verdict"]["label"], r["parent"]["verdict"]["resource"])] if r.get("parent") else []) + \
+        [(x["verdict"]["label"], x["verdict"]["resource"]) for x in runs]
+    check(dom.verdicts == want, "verdicts %s" % want)
+    m = r["mlfrr_packets_per_second"]
+    want = "" if m is None else "%.0f" % m
+    check(dom.mlfrr == want, "MLFRR '%s'" % want)
+    text = "".join(dom.text)
+    if m is not None:
+        check(("MLFRR: %s packets/s" % want) in text, "MLFRR line says %s packets/s" % want)
+    for x in runs:
+        check(x["name"] in text, "run %s named" % x["name"])
+
+
+def check_pcap(dom, r):
+    f = r["files"][0]
+    for plot in ("pcap-rate", "pcap-turnaround", "pcap-sizes"):
+        check(plot in dom.plots, "plot %s present" % plot)
+    sec = f["seconds"]
+    for s, key in (("applied", "requests"), ("echoed", "replies")):
+        got = points(dom, "pcap-rate", s)
+        total = sum(x[key] for x in sec)
+        check(got == (len(sec), total), "pcap-rate %s: %s for %d seconds, %d %s" % (s, got, len(sec), total, key))
+    t = f["turnaround_seconds"]["count"]
+    got = points(dom, "pcap-turnaround", "pairs")[1]
+    check(got == t, "turnaround: %s pairs in the bins, JSON %d" % (got, t))
+    sizes = f["sizes"]
+    got = points(dom, "pcap-sizes", "frames")
+    want = (len(sizes), sum(x["frames"] for x in sizes))
+    check(got == want, "sizes: %s, JSON %s" % (got, want))
+    check(f["path"] in "".join(dom.text), "capture named")
+
+
+def main():
+    kind, dom_path, json_path = sys.argv[1:4]
+    dom = Dom()
+    dom.feed(open(dom_path, encoding="utf-8").read())
+    r = json.load(open(json_path))
+    check(bool(dom.plots), "%d plots in the DOM" % len(dom.plots))
+    (check_report if kind == "report" else check_pcap)(dom, r)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,238 @@
+// The HTML report (exporters/report/report_html.h) over hand-built Reports
+// and capture summaries: one series per drawn quantity with as many points
+// as the input has values (runs for the sweep, windows for the timelines,
+// seconds, bins and size buckets for a capture), the figures of the table,
+// the verdict and the MLFRR as the input gives them and as ReportJson
+// writes them, a page with nothing to plot saying "no data", nothing
+// fetched from outside, and every dynamic string escaped.
+#include "exporters/report/report_html.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace bottleneckd {
+namespace {
+
+// The <svg> element whose data-plot is `id` ("" when absent).
+std::string Plot(const std::string& html, const std::string& id) {
+  size_t at = html.find("data-plot=\"" + id + "\"");
+  if (at == std::string::npos) return "";
+  size_t begin = html.rfind("<svg", at);
+  return html.substr(begin, html.find("</svg>", at) - begin);
+}
+
+// data-points (or another attribute) of a series of a plot; -1 when absent.
+double SeriesAttr(const std::string& html, const std::string& plot, const std::string& series,
+                  const std::string& attr = "data-points") {
+  std::string svg = Plot(html, plot);
+  std::smatch m;
+  std::regex re("<g class=\"series\" data-series=\"" + series + "\"[^>]* " + attr + "=\"([^\"]*)\"");
+  return std::regex_search(svg, m, re) ? std::stod(m[1].str()) : -1;
+}
+
+std::string Fmt(const char* fmt, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, fmt, v);
+  return b;
+}
+
+RunReport MakeRun(const std::string& name, double offered, double delivered, std::optional<double> idle) {
+  RunReport r;
+  r.name = name;
+  r.source = "recording";
+  r.offered_packets_per_second = offered;
+  r.delivered_packets_per_second = delivered;
+  r.application_packets_per_second = delivered * 0.99;
+  r.delivered_bits_per_second = delivered * 8 * 1024;
+  r.cpu_busy = 0.5 + offered / 1e6;
+  r.accounting_busy = 0.45 + offered / 1e6;
+  r.soaker_idle = idle;
+  r.interrupts_per_second = offered / 4;
+  r.drops_per_second = offered - delivered;
+  r.windows = 10;
+  r.verdict.label = Bound::kCpu;
+  r.verdict.resource = "cpu1";
+  r.verdict.confidence = 0.87;
+  r.verdict_windows = 9;
+  r.verdict.evidence = {"cpu1 <busy> & \"saturated\""};
+  return r;
+}
+
+Report Sweep() {
+  Report r;
+  r.recording = "/rec/<sweep>";
+  r.info.source = "simulated";
+  r.info.samples = 40;
+  r.info.interval_seconds = 1;
+  r.runs = {MakeRun("10k", 10000, 10000, 0.4), MakeRun("20k", 20000, 20000, std::nullopt),
+            MakeRun("<script>alert(1)</script>", 30000, 24000, 0.02)};
+  r.runs[2].echoed_per_second = 23000;
+  r.mlfrr.rate = 20000;
+  r.mlfrr.knee = 2;
+  r.mlfrr.first_losing_rung = "socket";
+  r.plateau.detected = true;
+  r.plateau.first = 1;
+  r.plateau.last = 2;
+  r.plateau.level = 0.81;
+  r.plateau.evidence = "utilisation 81 %";
+  for (int i = 0; i < 7; ++i) {
+    TimelinePoint p;
+    p.t = i;
+    p.offered_packets_per_second = 1000.0 * i;
+    p.cpu_busy = 0.1 * i;
+    p.accounting_busy = 0.08 * i;
+    if (i % 3 == 0) p.soaker_idle = 1 - 0.1 * i;
+    if (i == 4) p.bus_utilisation = std::numeric_limits<double>::quiet_NaN();  // skipped, not drawn
+    if (i == 5) p.bus_utilisation = 0.3;
+    r.timeline.push_back(p);
+  }
+  return r;
+}
+
+TEST(ReportHtml, SeriesHaveOnePointPerRunAndPerWindow) {
+  Report r = Sweep();
+  std::string html = ReportHtml(r);
+  size_t runs = r.runs.size(), idle = 0, echoed = 0;
+  for (const RunReport& x : r.runs) idle += x.soaker_idle.has_value(), echoed += x.echoed_per_second.has_value();
+  for (const char* s : {"offered", "delivered", "application", "cpu", "accounting"})
+    EXPECT_EQ(SeriesAttr(html, "sweep", s), runs) << s;
+  EXPECT_EQ(SeriesAttr(html, "sweep", "soaker-idle"), idle);
+  EXPECT_EQ(SeriesAttr(html, "sweep", "echoed"), echoed);
+  EXPECT_EQ(SeriesAttr(html, "loss", "drops"), runs);
+  double drops = 0;
+  for (const RunReport& x : r.runs) drops += x.drops_per_second;
+  EXPECT_EQ(SeriesAttr(html, "loss", "drops", "data-total"), drops);
+
+  size_t windows = r.timeline.size(), soaker = 0, bus = 0;
+  for (const TimelinePoint& p : r.timeline) {
+    soaker += p.soaker_idle.has_value();
+    bus += p.bus_utilisation && std::isfinite(*p.bus_utilisation);
+  }
+  for (const char* s : {"offered", "delivered", "application"})
+    EXPECT_EQ(SeriesAttr(html, "timeline-load", s), windows);
+  EXPECT_EQ(SeriesAttr(html, "timeline-load", "echoed"), 0);
+  EXPECT_EQ(SeriesAttr(html, "timeline-cpu", "cpu"), windows);
+  EXPECT_EQ(SeriesAttr(html, "timeline-cpu", "soaker-idle"), soaker);
+  EXPECT_EQ(SeriesAttr(html, "timeline-cpu", "hidden"), soaker);
+  EXPECT_EQ(SeriesAttr(html, "timeline-drops", "drops"), windows);
+  EXPECT_EQ(SeriesAttr(html, "timeline-interrupts", "interrupts"), windows);
+  EXPECT_EQ(SeriesAttr(html, "timeline-bus", "bus"), bus);
+  // Each run shaded on the timelines, the plateau and the two marks on the sweep.
+  std::string cpu = Plot(html, "timeline-cpu");
+  size_t bands = 0;
+  for (size_t at = cpu.find("data-band=\"run\""); at != std::string::npos; at = cpu.find("data-band=\"run\"", at + 1))
+    ++bands;
+  EXPECT_EQ(bands, runs);
+  EXPECT_NE(Plot(html, "sweep").find("data-band=\"plateau\""), std::string::npos);
+  EXPECT_NE(Plot(html, "sweep").find("data-mark=\"mlfrr\" data-x=\"" + Fmt("%g", *r.mlfrr.rate) + "\""),
+            std::string::npos);
+  EXPECT_NE(
+      Plot(html, "sweep").find("data-mark=\"knee\" data-x=\"" + Fmt("%g", r.runs[2].offered_packets_per_second) + "\""),
+      std::string::npos);
+  EXPECT_EQ(html.find("nan"), std::string::npos);
+}
+
+TEST(ReportHtml, FiguresMatchTheInputAndTheJson) {
+  Report r = Sweep();
+  std::string html = ReportHtml(r);
+  std::string json = ReportJson(r);
+  std::string mlfrr = Fmt("%.0f", *r.mlfrr.rate);
+  EXPECT_NE(html.find("data-mlfrr=\"" + mlfrr + "\""), std::string::npos);
+  EXPECT_NE(html.find("MLFRR: " + mlfrr + " packets/s offered with no loss"), std::string::npos);
+  EXPECT_NE(json.find("\"mlfrr_packets_per_second\":" + mlfrr), std::string::npos) << json;
+  EXPECT_NE(html.find("first at the socket rung"), std::string::npos);
+  EXPECT_NE(json.find("\"timeline_points\":" + std::to_string(r.timeline.size())), std::string::npos);
+  for (const RunReport& x : r.runs) {
+    // The table: received in Mbps, application in kpps, CPU % to one decimal.
+    EXPECT_NE(html.find("<td>" + Fmt("%.1fMbps", x.delivered_bits_per_second / 1e6) + "</td>"), std::string::npos);
+    EXPECT_NE(html.find("<td>" + Fmt("%.1fkpps", x.application_packets_per_second / 1e3) + "</td>"), std::string::npos);
+    EXPECT_NE(html.find("<td>" + Fmt("%.1f", x.cpu_busy * 100) + "</td>"), std::string::npos);
+  }
+  std::string verdict = "data-label=\"cpu\" data-resource=\"cpu1\" data-confidence=\"0.87\"";
+  size_t cards = 0;
+  for (size_t at = html.find(verdict); at != std::string::npos; at = html.find(verdict, at + 1)) ++cards;
+  EXPECT_EQ(cards, r.runs.size());
+  EXPECT_NE(json.find("\"label\":\"cpu\",\"resource\":\"cpu1\",\"confidence\":0.87"), std::string::npos) << json;
+}
+
+TEST(ReportHtml, EscapedAndSelfContained) {
+  std::string html = ReportHtml(Sweep());
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("cpu1 &lt;busy&gt; &amp; &quot;saturated&quot;"), std::string::npos);
+  EXPECT_NE(html.find("/rec/&lt;sweep&gt;"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_EQ(html.find("src="), std::string::npos);
+  EXPECT_EQ(html.find("url("), std::string::npos);
+  EXPECT_EQ(html.find("@import"), std::string::npos);
+  // The only address is SVG's namespace name, which is never fetched.
+  std::string rest = std::regex_replace(html, std::regex("http://www.w3.org/2000/svg"), "");
+  EXPECT_EQ(rest.find("http"), std::string::npos);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+}
+
+TEST(ReportHtml, NothingToPlotSaysNoData) {
+  Report r;
+  r.store = "/var/lib/bottleneckd/runs.db";
+  std::string html = ReportHtml(r);
+  for (const char* p : {"sweep", "loss", "timeline-load", "timeline-cpu", "timeline-bus"}) {
+    std::string svg = Plot(html, p);
+    ASSERT_FALSE(svg.empty()) << p;
+    EXPECT_NE(svg.find("data-empty=\"1\""), std::string::npos) << p;
+    EXPECT_NE(svg.find(">no data<"), std::string::npos) << p;
+  }
+  EXPECT_NE(html.find("(no runs)"), std::string::npos);
+  EXPECT_NE(html.find("MLFRR: no runs"), std::string::npos);
+  EXPECT_NE(html.find("data-mlfrr=\"\""), std::string::npos);
+
+  // One run: one point on every sweep series.
+  r.runs = {MakeRun("only", 5000, 5000, 0.5)};
+  html = ReportHtml(r);
+  EXPECT_EQ(SeriesAttr(html, "sweep", "delivered"), 1);
+  EXPECT_EQ(Plot(html, "sweep").find("data-empty"), std::string::npos);
+}
+
+TEST(PcapReportHtml, RateTurnaroundAndSizes) {
+  PcapReport r;
+  r.info.path = "/tmp/<cap>.pcap";
+  r.info.frames = 12;
+  TrafficSummary& s = r.summary;
+  s.packets = 12;
+  uint64_t requests = 0, replies = 0;
+  for (int i = 0; i < 3; ++i) {
+    TrafficSecond sec;
+    sec.second = 1700000000 + i;
+    sec.requests = 2 + i;
+    sec.replies = 1 + i;
+    requests += sec.requests, replies += sec.replies;
+    s.seconds.push_back(sec);
+  }
+  s.sizes[0] = 5;
+  s.sizes[5] = 7;
+  const double turnarounds[] = {0.0001, 0.0002, 0.0002, 0.0009, 0.004};
+  for (double t : turnarounds) s.turnaround.Add(t);
+  std::string html = PcapReportHtml({r});
+  EXPECT_EQ(SeriesAttr(html, "pcap-rate", "applied"), s.seconds.size());
+  EXPECT_EQ(SeriesAttr(html, "pcap-rate", "echoed"), s.seconds.size());
+  EXPECT_EQ(SeriesAttr(html, "pcap-rate", "applied", "data-total"), requests);
+  EXPECT_EQ(SeriesAttr(html, "pcap-rate", "echoed", "data-total"), replies);
+  EXPECT_EQ(SeriesAttr(html, "pcap-turnaround", "pairs", "data-total"), std::size(turnarounds));
+  EXPECT_EQ(SeriesAttr(html, "pcap-sizes", "frames"), kSizeBuckets);
+  EXPECT_EQ(SeriesAttr(html, "pcap-sizes", "frames", "data-total"), 12);
+  EXPECT_NE(html.find("/tmp/&lt;cap&gt;.pcap"), std::string::npos);
+  EXPECT_EQ(html.find("<cap>"), std::string::npos);
+
+  // No pairs: the turnaround plot says so.
+  r.summary.turnaround = LatencyHistogram();
+  html = PcapReportHtml({r});
+  EXPECT_NE(Plot(html, "pcap-turnaround").find(">no data<"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bottleneckd
