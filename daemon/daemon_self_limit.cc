@@ -47,10 +47,11 @@ void Daemon::CheckSelfLimit(Snapshot* snap) {
   // reads 0 or 1 % of a CPU and nothing between.
   const int64_t cpu_ns = ClockNanos(CLOCK_PROCESS_CPUTIME_ID);
   const double cpu = cpu_ns >= 0 ? static_cast<double>(cpu_ns) / 1e9 : self.cpu_seconds;
-  // The soaker's threads burn every idle cycle at SCHED_IDLE: CPU time of this
-  // process, not the daemon's cost. While it runs, and from the reading after
-  // it stopped, CPU is not judged until a window has passed without it.
-  const bool soaker = soaker_ != nullptr;
+  // The soaker's threads burn every idle cycle at SCHED_IDLE, and its
+  // background calibration a CPU per CPU for a while: CPU time of this
+  // process, not the daemon's cost. While either runs, and from the reading
+  // after it stopped, CPU is not judged until a window has passed without it.
+  const bool soaker = soaker_ != nullptr || calibrating_.load();
   if (soaker || soaker_at_last_check_) self_limit_.ForgetCpu();
   soaker_at_last_check_ = soaker;
   SelfLimitChange change = self_limit_.Observe({MonotonicNanos(), cpu, self.resident_bytes});
