@@ -16,6 +16,9 @@ PACKAGES=(
   libgtest-dev libgmock-dev clang libclang-rt-14-dev prometheus curl python3 iproute2
   # the HTML report's browser test (tests/integration/html_report_test.sh): headless Chromium
   chromium
+  # the Debian package (debian/, tests/integration/package_test.sh) and the
+  # unit's system-call check (tests/integration/systemd_unit_test.sh)
+  debhelper lintian strace
   # style: the formatting check (.clang-format)
   clang-format
   # benchmarks: the peer tool, Google Benchmark, hyperfine

@@ -239,3 +239,23 @@ integ_wait_for() {
     sleep 0.5
   done
 }
+
+# The systemd unit's settings, for tests that run the daemon the way the unit
+# does without a systemd to start it (tests/integration/systemd_unit_test.sh,
+# package_test.sh).
+# integ_unit_values UNIT KEY: every value of KEY in UNIT, one line each.
+integ_unit_values() { sed -n "s/^$2=//p" "$1"; }
+
+# integ_unit_setpriv UNIT USER: setpriv's options for USER with exactly the
+# unit's ambient and bounding capabilities and no new privileges, as
+# User=/AmbientCapabilities=/CapabilityBoundingSet=/NoNewPrivileges= give them.
+integ_unit_setpriv() {
+  local unit="$1" user="$2" caps bound
+  caps=$(integ_unit_values "$unit" AmbientCapabilities | tr ' ' '\n' | grep . |
+    sed 's/^CAP_//' | tr 'A-Z' 'a-z' | sed 's/^/+/' | paste -sd, -)
+  bound=$(integ_unit_values "$unit" CapabilityBoundingSet | tr ' ' '\n' | grep . |
+    sed 's/^CAP_//' | tr 'A-Z' 'a-z' | sed 's/^/+/' | paste -sd, -)
+  printf '%s\n' "--reuid=$(id -u "$user")" "--regid=$(id -g "$user")" --init-groups \
+    "--inh-caps=-all${caps:+,$caps}" "--ambient-caps=-all${caps:+,$caps}" \
+    "--bounding-set=-all${bound:+,$bound}" --no-new-privs
+}
