@@ -16,6 +16,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev clang libclang-rt-14-dev prometheus curl python3 iproute2
   # the HTML report's browser test (tests/integration/html_report_test.sh): headless Chromium
   chromium
+  # the man page and the bash completion (tests/integration/manpage_test.sh): man, groff, bash-completion
+  man-db groff-base bash-completion
   # style: the formatting check (.clang-format)
   clang-format
   # benchmarks: the peer tool, Google Benchmark, hyperfine
