@@ -62,6 +62,8 @@ struct Command {
   const char* name;
   Mode mode;
   const char* summary;
+  const char* operands = "";  // what follows its flags
+  const char* operands_help = "";
 };
 
 constexpr Command kCommands[] = {
@@ -72,11 +74,20 @@ constexpr Command kCommands[] = {
     {"run", kRun,
      "Run CMD as a named run of the daemon (or, with no daemon, sample in-process) and print its verdict. Exits "
      "with CMD's exit code (125: bottleneckd failed, 126: CMD cannot run, 127: CMD not found). Usage: "
-     "bottleneckd run [--name N] [flags] -- CMD [ARGS...]"},
+     "bottleneckd run [--name N] [flags] -- CMD [ARGS...]",
+     "-- CMD [ARGS...]", "the command to run as the run (its own flags stay its own)"},
     {"pcap", kPcap,
      "Analyse captures (pcap, pcapng; - is standard input): applied vs echoed rate, loss per flow, turnaround, "
-     "sizes (docs/pcap.md)."},
+     "sizes (docs/pcap.md).",
+     "FILE...", "capture files (pcap, pcapng); - is standard input"},
 };
+
+constexpr const char* kDescription =
+    "Samples this host's CPU, interrupt, softirq, NIC, PCI and socket counters, labels each window CPU-, "
+    "interrupt- or bus-bound, and serves it all as Prometheus metrics.";
+constexpr const char* kSignals = "Signals: SIGHUP reloads the config file, SIGTERM/SIGINT stop.";
+const std::vector<std::string> kFormats = {"text", "json", "html"};
+const std::vector<std::string> kLogLevels = {"debug", "info", "warn", "error"};
 
 enum class Kind { kFlag, kValue, kRepeated };
 
@@ -100,6 +111,7 @@ struct Spec {
   std::string help;
   std::string group;  // "" hides it from the option list (the collector switches: listed in the footer)
   std::function<Status(State*, const std::string&)> set;
+  std::vector<std::string> choices = {};  // the only values the setter takes, for the completion
 };
 
 Status NonEmpty(const std::string& flag, const std::string& v, const char* what) {
@@ -141,7 +153,8 @@ std::vector<Spec> BuildSpecs() {
            return Status::InvalidArgument("--log.level must be debug, info, warn or error, got '" + v + "'");
          st->f->log_level = v;
          return Status::OK();
-       }},
+       },
+       kLogLevels},
       {"--path.procfs", "DIR", Kind::kValue, kHost | kCalibrate, "procfs mount point (default /proc)", g_host,
        Into(&Flags::procfs)},
       {"--path.sysfs", "DIR", Kind::kValue, kHost | kCalibrate, "sysfs mount point (default /sys)", g_host,
@@ -223,11 +236,12 @@ std::vector<Spec> BuildSpecs() {
        }},
       {"--format", "FORMAT", Kind::kValue, kReport | kPcap, "text, json or html (default text)", g_report,
        [](State* st, const std::string& v) {
-         if (v != "text" && v != "json" && v != "html")
+         if (std::find(kFormats.begin(), kFormats.end(), v) == kFormats.end())
            return Status::InvalidArgument("--format must be text, json or html, got '" + v + "'");
          st->f->format = v;
          return Status::OK();
-       }},
+       },
+       kFormats},
       {"--out", "DIR", Kind::kValue, kRecord, "the recording's directory (new or empty; required)", g_main,
        [](State* st, const std::string& v) {
          BN_RETURN_IF_ERROR(NonEmpty("--out", v, "a directory"));
@@ -321,26 +335,21 @@ void AddSpecs(CLI::App* app, unsigned modes, bool top_level, State* st) {
 // The whole command line's parser: the top level (the daemon and its
 // modes) and one subcommand per command, each with its own flags and help.
 std::unique_ptr<CLI::App> BuildApp(State* st) {
-  auto app = std::make_unique<CLI::App>(
-      "Samples this host's CPU, interrupt, softirq, NIC, PCI and socket counters, labels each window CPU-, "
-      "interrupt- or bus-bound, and serves it all as Prometheus metrics.",
-      "bottleneckd");
+  auto app = std::make_unique<CLI::App>(kDescription, "bottleneckd");
   app->allow_extras();  // reported by ParseFlags with the command they were given to
   app->get_formatter()->column_width(30);
   AddSpecs(app.get(), kTopLevel, true, st);
-  app->footer(CollectorsFooter() + "\nSignals: SIGHUP reloads the config file, SIGTERM/SIGINT stop.\n");
+  app->footer(CollectorsFooter() + "\n" + kSignals + "\n");
   for (const Command& c : kCommands) {
     CLI::App* sub = app->add_subcommand(c.name, c.summary);
     sub->allow_extras();
     AddSpecs(sub, c.mode, false, st);
     if (c.mode == kPcap) {
       sub->add_option_function<std::vector<std::string>>(
-          "FILE", [st](const std::vector<std::string>& v) { st->f->pcap_files = v; },
-          "capture files (pcap, pcapng); - is standard input");
+          "FILE", [st](const std::vector<std::string>& v) { st->f->pcap_files = v; }, c.operands_help);
     }
     std::string footer;  // a subcommand inherits the top level's otherwise
-    if (c.mode == kRun)
-      footer = "After `--`: CMD [ARGS...], the command to run as the run (its own flags stay its own).\n\n";
+    if (c.mode == kRun) footer = std::string("After `--`: CMD [ARGS...], ") + c.operands_help + ".\n\n";
     if (c.mode == kRecord || c.mode == kRun) footer += CollectorsFooter();
     sub->footer(footer);
   }
@@ -488,6 +497,35 @@ std::string Usage(const std::string& command) {
   for (CLI::App* sub : app->get_subcommands([](const CLI::App*) { return true; }))
     if (sub->get_name() == command) return sub->help("bottleneckd");
   return app->help();
+}
+
+CliDescription DescribeCli() {
+  CliDescription d;
+  d.program = "bottleneckd";
+  d.description = kDescription;
+  for (unsigned m = kDaemon; m <= kReplay; m <<= 1) {
+    const Spec* s = FindSpec(ModeName(m));
+    d.modes.push_back({ModeName(m), s ? s->help : kDescription, s ? s->value : "", ""});
+  }
+  for (const Command& c : kCommands) d.commands.push_back({c.name, c.summary, c.operands, c.operands_help});
+  Flags f;
+  State st;
+  st.f = &f;
+  std::unique_ptr<CLI::App> app = BuildApp(&st);
+  const CLI::Option* help = app->get_help_ptr();
+  CliFlag h{"--help", "", help->get_description(), help->get_group(), {}, "every command", true, {}};
+  for (const Command& c : kCommands) h.commands.push_back(c.name);
+  d.flags.push_back(std::move(h));
+  for (const Spec& s : Specs()) {
+    CliFlag cf{s.name, s.value, s.help, s.group, s.choices, ModeList(s.modes), (s.modes & kTopLevel) != 0, {}};
+    for (const Command& c : kCommands)
+      if (s.modes & c.mode) cf.commands.push_back(c.name);
+    d.flags.push_back(std::move(cf));
+  }
+  for (const CollectorInfo& c : CollectorRegistry())
+    d.collectors.push_back({c.name, c.default_enabled ? "on" : "off", c.help});
+  for (const SourceInfo& c : SourceRegistry()) d.collectors.push_back({c.name, c.default_state, c.help});
+  return d;
 }
 
 }  // namespace bottleneckd

@@ -55,4 +55,43 @@ Status ApplyFlags(const Flags& flags, Config* config);
 // The generated help of the top level ("") or of a subcommand.
 std::string Usage(const std::string& command = "");
 
+// The command line as data, for what is generated from it besides --help
+// (the man page and the shell completion, cmd/manpage.h): the same table
+// that parses the flags and writes Usage(), so none of them can drift.
+struct CliFlag {
+  std::string name;                   // "--path.procfs"
+  std::string value;                  // "DIR"; empty for a switch
+  std::string help;                   // as --help shows it
+  std::string group;                  // --help's heading; "" for the --collector.NAME switches
+  std::vector<std::string> choices;   // the only values it takes ("text", "json", "html"); empty: any
+  std::string modes;                  // the modes it goes with, in words: "the daemon, --once and record"
+  bool top_level = false;             // the top level's parser takes it
+  std::vector<std::string> commands;  // the subcommands whose parsers take it
+};
+
+struct CliCommand {
+  std::string name;           // "calibrate"; a top-level mode: "the daemon", "--once", "--replay"
+  std::string summary;        // as --help shows it
+  std::string operands;       // what follows its name: "FILE..." (pcap), "-- CMD [ARGS...]" (run), "DIR" (--replay)
+  std::string operands_help;  // what they are
+};
+
+struct CliCollector {
+  std::string name;           // "softnet": --collector.softnet, --no-collector.softnet
+  std::string default_state;  // "on", "off", "auto"
+  std::string help;
+};
+
+struct CliDescription {
+  std::string program;            // "bottleneckd"
+  std::string description;        // the top level's (the daemon's) description
+  std::vector<CliCommand> modes;  // the top level's: the daemon, --once, --config.check, --report, --replay
+  std::vector<CliCommand> commands;
+  std::vector<CliFlag> flags;  // --help (-h) first, then the table's order, collector switches last
+  std::vector<CliCollector> collectors;
+};
+
+// The description of this build's command line (the collectors included).
+CliDescription DescribeCli();
+
 }  // namespace bottleneckd

@@ -19,6 +19,8 @@ PACKAGES=(
   # the Debian package (debian/, tests/integration/package_test.sh) and the
   # unit's system-call check (tests/integration/systemd_unit_test.sh)
   debhelper lintian strace
+  # the man page and the bash completion (tests/integration/manpage_test.sh): man, groff, bash-completion
+  man-db groff-base bash-completion
   # style: the formatting check (.clang-format)
   clang-format
   # benchmarks: the peer tool, Google Benchmark, hyperfine
