@@ -53,8 +53,11 @@ fi
 # warning; what was copied is what builds.
 integ_log "dpkg-buildpackage -b of $version in $tree"
 build_path=$PATH
-[ -d /usr/lib/ccache ] && build_path=/usr/lib/ccache:$PATH  # faster reruns where ccache is installed; same result
-if (cd "$tree" && PATH=$build_path DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" \
+# Faster reruns where ccache is installed (a developer's machine; CI has none):
+# the same compiler and flags, paths made relative to the temporary tree.
+[ -d /usr/lib/ccache ] && build_path=/usr/lib/ccache:$PATH
+if (cd "$tree" && PATH=$build_path CCACHE_BASEDIR="$INTEG_TMP/build" CCACHE_NOHASHDIR=1 \
+      DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" \
       dpkg-buildpackage -us -uc -b) >"$INTEG_TMP/build.log" 2>&1; then
   integ_pass "dpkg-buildpackage -b built $(cd "$INTEG_TMP/build" && ls ./*.deb | tr '\n' ' ')"
 else
