@@ -50,6 +50,12 @@ struct Column {
 // Columns of schema version 2: the live capture's figures.
 #define BN_RUN_V2(member) BN_COLUMN_SINCE(RunReport, #member, member, 2)
 #define BN_POINT_V2(member) BN_COLUMN_SINCE(TimelinePoint, #member, member, 2)
+// Columns of schema version 3: drops per rung ("nic_drops_per_second" is rungs.nic).
+#define BN_RUNGS_V3(Row)                                                  \
+  BN_COLUMN_SINCE(Row, "nic_drops_per_second", rungs.nic, 3),             \
+      BN_COLUMN_SINCE(Row, "backlog_drops_per_second", rungs.backlog, 3), \
+      BN_COLUMN_SINCE(Row, "socket_drops_per_second", rungs.socket, 3),   \
+      BN_COLUMN_SINCE(Row, "application_drops_per_second", rungs.application, 3)
 
 const Column<RunReport> kRunColumns[] = {
     {"parent_id",
@@ -99,6 +105,7 @@ const Column<RunReport> kRunColumns[] = {
     BN_RUN_V2(turnaround_p50_seconds),
     BN_RUN_V2(turnaround_p99_seconds),
     BN_RUN_V2(capture_drops_per_second),
+    BN_RUNGS_V3(RunReport),
 };
 static_assert(kBoundCount == 5, "one score_<label> column per Bound (a new label needs a migration)");
 
@@ -125,8 +132,10 @@ const Column<TimelinePoint> kPointColumns[] = {
     BN_POINT_V2(turnaround_p50_seconds),
     BN_POINT_V2(turnaround_p99_seconds),
     BN_POINT_V2(capture_drops_per_second),
+    BN_RUNGS_V3(TimelinePoint),
 };
 
+#undef BN_RUNGS_V3
 #undef BN_POINT_V2
 #undef BN_RUN_V2
 #undef BN_POINT

@@ -114,9 +114,24 @@ CREATE TABLE run_flows (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 3: drops per second on each rung of the receive drop ladder, on
+// runs and timeline points (NULL on rows written before it: unknown, not 0).
+constexpr const char* kSchemaV3 = R"sql(
+ALTER TABLE runs ADD COLUMN nic_drops_per_second REAL;
+ALTER TABLE runs ADD COLUMN backlog_drops_per_second REAL;
+ALTER TABLE runs ADD COLUMN socket_drops_per_second REAL;
+ALTER TABLE runs ADD COLUMN application_drops_per_second REAL;
+
+ALTER TABLE timeline ADD COLUMN nic_drops_per_second REAL;
+ALTER TABLE timeline ADD COLUMN backlog_drops_per_second REAL;
+ALTER TABLE timeline ADD COLUMN socket_drops_per_second REAL;
+ALTER TABLE timeline ADD COLUMN application_drops_per_second REAL;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {"create runs, run_evidence and timeline", kSchemaV1},
     {"capture figures on runs and timeline, run_flows", kSchemaV2},
+    {"drops per rung on runs and timeline", kSchemaV3},
 };
 static_assert(std::size(kMigrations) == kRunStoreSchemaVersion,
               "kRunStoreSchemaVersion must equal the number of migrations");

@@ -1,6 +1,7 @@
 #include "runs/run_summary.h"
 
 #include <algorithm>
+#include <functional>
 #include <tuple>
 
 namespace bottleneckd {
@@ -35,6 +36,9 @@ TimelinePoint PointOfWindow(double t, const Signals& s, const Verdict& v) {
   p.drops_per_second = s.ladder.nic + s.ladder.backlog + s.ladder.socket;
   p.application_packets_per_second = s.delivered_packets_per_second;
   p.first_losing_rung = RungName(s.ladder.first_losing);
+  p.rungs.nic = s.ladder.nic;
+  p.rungs.backlog = s.ladder.backlog;
+  p.rungs.socket = s.ladder.socket;
   p.label = v.label;
   p.resource = v.resource;
   p.confidence = v.confidence;
@@ -55,6 +59,7 @@ TimelinePoint PointOfWindow(double t, const Signals& s, const Verdict& v) {
     }
   }
   if (paired + lost > 0) p.echo_loss_ratio = lost / (paired + lost);
+  if (p.applied_per_second) p.rungs.application = lost;
   return p;
 }
 
@@ -129,11 +134,11 @@ void Summarise(const std::vector<TimelinePoint>& settled, const VerdictEvidence*
   r->soaker_idle.reset();
   if (idle_n) r->soaker_idle = idle_sum / static_cast<double>(idle_n);
   // The capture's figures: each the mean over the windows that have it.
-  auto mean_of = [&settled](std::optional<double> TimelinePoint::*field) {
+  auto mean_of = [&settled](auto field) {
     double sum = 0;
     size_t k = 0;
     for (const TimelinePoint& p : settled)
-      if (p.*field) sum += *(p.*field), ++k;
+      if (std::optional<double> v = std::invoke(field, p)) sum += *v, ++k;
     return k ? std::optional<double>(sum / static_cast<double>(k)) : std::nullopt;
   };
   r->applied_per_second = mean_of(&TimelinePoint::applied_per_second);
@@ -142,6 +147,10 @@ void Summarise(const std::vector<TimelinePoint>& settled, const VerdictEvidence*
   r->turnaround_p50_seconds = mean_of(&TimelinePoint::turnaround_p50_seconds);
   r->turnaround_p99_seconds = mean_of(&TimelinePoint::turnaround_p99_seconds);
   r->capture_drops_per_second = mean_of(&TimelinePoint::capture_drops_per_second);
+  r->rungs.nic = mean_of([](const TimelinePoint& p) { return p.rungs.nic; });
+  r->rungs.backlog = mean_of([](const TimelinePoint& p) { return p.rungs.backlog; });
+  r->rungs.socket = mean_of([](const TimelinePoint& p) { return p.rungs.socket; });
+  r->rungs.application = mean_of([](const TimelinePoint& p) { return p.rungs.application; });
   auto more = [](auto& a, auto& b) { return a.second < b.second; };
   // The rung most losing windows lost at first; "none" only when no window lost.
   std::map<std::string, size_t> losing = rungs;

@@ -21,6 +21,16 @@
 
 namespace bottleneckd {
 
+// Packets lost per second on each rung of the receive drop ladder
+// (DESIGN.md 3), in the order a received packet meets them. nic, backlog and
+// socket are always set for a window (LadderSignal); a run store row written
+// before schema version 3 reads them unset. application: echo requests never
+// answered, over the trusted live captures (CaptureWindow::lost_per_second),
+// unset without one. drops_per_second sums nic, backlog and socket only.
+struct RungDrops {
+  std::optional<double> nic, backlog, socket, application;
+};
+
 // One window of a run, reduced to what reports and the store need.
 struct TimelinePoint {
   double t = 0;                             // window end: seconds since the recording's first sample, or Unix time live
@@ -36,6 +46,7 @@ struct TimelinePoint {
   std::optional<double> bus_utilisation;      // busiest non-emulated NIC bus path
   double drops_per_second = 0;                // all rungs
   std::string first_losing_rung = "none";     // RungName
+  RungDrops rungs;                            // drops per second on each rung
   Bound label = Bound::kUndetermined;         // the window's verdict (after hysteresis)
   std::string resource;
   double confidence = 0;
@@ -102,6 +113,7 @@ struct RunReport {
   std::optional<double> bus_utilisation;  // busiest NIC bus path, highest window
   double drops_per_second = 0;
   std::string first_losing_rung = "none";  // the rung most losing windows lost at first ("none": none lost)
+  RungDrops rungs;                         // each rung's mean over the settled windows that have it
   // The live capture's figures (TimelinePoint's), each the mean over the
   // settled windows that have it; unset when none has it. The turnaround
   // percentiles are the mean of the windows' p50 and p99, not percentiles

@@ -12,8 +12,11 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
+#include <optional>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bottleneckd {
@@ -73,6 +76,10 @@ Report Sweep() {
   r.runs = {MakeRun("10k", 10000, 10000, 0.4), MakeRun("20k", 20000, 20000, std::nullopt),
             MakeRun("<script>alert(1)</script>", 30000, 24000, 0.02)};
   r.runs[2].echoed_per_second = 23000;
+  // Drops per rung: none at 10k (no capture: application unknown), unknown
+  // at 20k (a run stored before schema version 3), every rung losing at 30k.
+  r.runs[0].rungs = {0.0, 0.0, 0.0, std::nullopt};
+  r.runs[2].rungs = {100.0, 900.0, 5000.0, 120.0};
   r.mlfrr.rate = 20000;
   r.mlfrr.knee = 2;
   r.mlfrr.first_losing_rung = "socket";
@@ -90,6 +97,14 @@ Report Sweep() {
     if (i % 3 == 0) p.soaker_idle = 1 - 0.1 * i;
     if (i == 4) p.bus_utilisation = std::numeric_limits<double>::quiet_NaN();  // skipped, not drawn
     if (i == 5) p.bus_utilisation = 0.3;
+    if (i < 6) {  // the last window: a row stored before drops per rung were kept
+      p.rungs.nic = 2.0 * i;
+      p.rungs.backlog = i >= 4 ? 50.0 * i : 0;
+      p.rungs.socket = i >= 3 ? 300.0 * i : 0;
+      if (i % 2) p.rungs.application = 10.0 * i;
+    }
+    p.drops_per_second = 400.0 * i;
+    p.first_losing_rung = i == 5 ? "backlog" : i >= 3 ? "socket" : "none";
     r.timeline.push_back(p);
   }
   return r;
@@ -104,10 +119,6 @@ TEST(ReportHtml, SeriesHaveOnePointPerRunAndPerWindow) {
     EXPECT_EQ(SeriesAttr(html, "sweep", s), runs) << s;
   EXPECT_EQ(SeriesAttr(html, "sweep", "soaker-idle"), idle);
   EXPECT_EQ(SeriesAttr(html, "sweep", "echoed"), echoed);
-  EXPECT_EQ(SeriesAttr(html, "loss", "drops"), runs);
-  double drops = 0;
-  for (const RunReport& x : r.runs) drops += x.drops_per_second;
-  EXPECT_EQ(SeriesAttr(html, "loss", "drops", "data-total"), drops);
 
   size_t windows = r.timeline.size(), soaker = 0, bus = 0;
   for (const TimelinePoint& p : r.timeline) {
@@ -136,6 +147,89 @@ TEST(ReportHtml, SeriesHaveOnePointPerRunAndPerWindow) {
       Plot(html, "sweep").find("data-mark=\"knee\" data-x=\"" + Fmt("%g", r.runs[2].offered_packets_per_second) + "\""),
       std::string::npos);
   EXPECT_EQ(html.find("nan"), std::string::npos);
+}
+
+// A rung's drops of a run or a window, by its name.
+std::optional<double> Rung(const RungDrops& d, const std::string& rung) {
+  return rung == "nic" ? d.nic : rung == "backlog" ? d.backlog : rung == "socket" ? d.socket : d.application;
+}
+
+// How many of `rows` (runs or timeline points) have the rung, and its total.
+template <typename Row>
+std::pair<size_t, double> CountAndTotal(const std::vector<Row>& rows, const std::string& rung) {
+  std::pair<size_t, double> out{0, 0};
+  for (const Row& x : rows)
+    if (std::optional<double> v = Rung(x.rungs, rung)) ++out.first, out.second += *v;
+  return out;
+}
+
+// The data-series count of a plot; -1 when absent.
+int DeclaredSeries(const std::string& html, const std::string& plot) {
+  std::smatch m;
+  std::string svg = Plot(html, plot);
+  return std::regex_search(svg, m, std::regex("data-series=\"([0-9]+)\"")) ? std::stoi(m[1].str()) : -1;
+}
+
+TEST(ReportHtml, DropsPerRungPerRunAndPerWindow) {
+  Report r = Sweep();
+  std::string html = ReportHtml(r);
+  const std::vector<std::string> rungs = {"nic", "backlog", "socket", "application"};
+  // Below the sweep: one stacked bar series per rung, a bar per run that has the rung.
+  EXPECT_EQ(DeclaredSeries(html, "loss"), 4);
+  for (const std::string& rung : rungs) {
+    auto [n, total] = CountAndTotal(r.runs, rung);
+    EXPECT_EQ(SeriesAttr(html, "loss", rung), n) << rung;
+    EXPECT_EQ(SeriesAttr(html, "loss", rung, "data-total"), total) << rung;
+  }
+  // The knee's first losing rung is the one emphasised, and named in the legend.
+  std::string loss = Plot(html, "loss");
+  EXPECT_NE(loss.find("data-series=\"" + r.mlfrr.first_losing_rung + "\" data-kind=\"bars\""), std::string::npos);
+  EXPECT_TRUE(
+      std::regex_search(loss, std::regex("data-series=\"" + r.mlfrr.first_losing_rung + "\"[^>]*data-emphasis=\"1\"")));
+  EXPECT_NE(loss.find(r.mlfrr.first_losing_rung + " (first to lose at the knee)"), std::string::npos);
+  EXPECT_NE(loss.find("data-mark=\"knee\""), std::string::npos);
+
+  // The timeline: the all-rungs total and one series per rung, a point per window that has it.
+  EXPECT_EQ(DeclaredSeries(html, "timeline-drops"), 5);
+  EXPECT_EQ(SeriesAttr(html, "timeline-drops", "drops"), r.timeline.size());
+  std::map<std::string, size_t> first;
+  for (const TimelinePoint& p : r.timeline)
+    if (p.first_losing_rung != "none") ++first[p.first_losing_rung];
+  std::string most;
+  for (const auto& [rung, n] : first)
+    if (most.empty() || n > first[most]) most = rung;
+  for (const std::string& rung : rungs) {
+    auto [n, total] = CountAndTotal(r.timeline, rung);
+    EXPECT_EQ(SeriesAttr(html, "timeline-drops", rung), n) << rung;
+    EXPECT_DOUBLE_EQ(SeriesAttr(html, "timeline-drops", rung, "data-total"), total) << rung;
+    bool emphasised = std::regex_search(Plot(html, "timeline-drops"),
+                                        std::regex("data-series=\"" + rung + "\"[^>]*data-emphasis=\"1\""));
+    EXPECT_EQ(emphasised, rung == most) << rung;
+  }
+  EXPECT_NE(Plot(html, "timeline-drops")
+                .find("first to lose " + most + " (" + std::to_string(first[most]) + " of " +
+                      std::to_string(r.timeline.size()) + " windows)"),
+            std::string::npos);
+
+  // The JSON report carries the same figures: each run's and each window's.
+  std::string json = ReportJson(r);
+  EXPECT_NE(json.find("\"rung_drops_per_second\":{\"nic\":100,\"backlog\":900,\"socket\":5000,\"application\":120}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"rung_drops_per_second\":{\"nic\":null,\"backlog\":null,\"socket\":null,\"application\":null}"),
+            std::string::npos);
+  size_t entries = 0;
+  for (size_t at = json.find("\"first_losing_rung\"", json.find("\"timeline\":[")); at != std::string::npos;
+       at = json.find("\"first_losing_rung\"", at + 1))
+    ++entries;
+  EXPECT_EQ(entries, r.timeline.size());
+}
+
+TEST(ReportHtml, CaptionsSayHowHiddenTimeAndLossAreDerived) {
+  std::string html = ReportHtml(Sweep());
+  EXPECT_NE(html.find("hidden is derived here, not stored: /proc/stat idle less the soaker&#39;s delivered idle"),
+            std::string::npos);
+  EXPECT_NE(html.find("nic, backlog and socket stack to the run&#39;s drops/s"), std::string::npos);
 }
 
 TEST(ReportHtml, FiguresMatchTheInputAndTheJson) {

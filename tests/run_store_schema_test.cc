@@ -213,7 +213,7 @@ TEST_F(RunStoreTest, RoundTripsCaptureFiguresAndFlows) {
   ExpectSameFlows(got.flows, r.flows);
 }
 
-TEST_F(RunStoreTest, RecoveryRecomputesCaptureFiguresFromTheTimeline) {
+TEST_F(RunStoreTest, RecoveryRecomputesCaptureFiguresAndDropsPerRungFromTheTimeline) {
   int64_t id = 0;
   {
     auto s = OpenOrDie(DbPath());
@@ -223,7 +223,9 @@ TEST_F(RunStoreTest, RecoveryRecomputesCaptureFiguresFromTheTimeline) {
     for (int i = 1; i <= 3; ++i) {
       TimelinePoint p = Point(100 + i);
       p.applied_per_second = 100.0 * i;  // 100, 200, 300
-      if (i == 3) p.turnaround_p99_seconds = 0.004;
+      p.rungs.nic = 0;
+      p.rungs.socket = 10.0 * i;  // 10, 20, 30 (schema version 3)
+      if (i == 3) p.turnaround_p99_seconds = 0.004, p.rungs.application = 7;
       ASSERT_OK(s->AppendPoint(r.id, p));
     }
   }  // closed without finishing: its writer died
@@ -235,6 +237,10 @@ TEST_F(RunStoreTest, RecoveryRecomputesCaptureFiguresFromTheTimeline) {
   EXPECT_EQ(got.applied_per_second, std::optional<double>(250));        // (200 + 300) / 2
   EXPECT_EQ(got.turnaround_p99_seconds, std::optional<double>(0.004));  // the one window that had it
   EXPECT_FALSE(got.echoed_per_second);
+  EXPECT_EQ(got.rungs.nic, std::optional<double>(0));
+  EXPECT_FALSE(got.rungs.backlog);  // no window had it
+  EXPECT_EQ(got.rungs.socket, std::optional<double>(25));
+  EXPECT_EQ(got.rungs.application, std::optional<double>(7));
   EXPECT_TRUE(got.flows.empty());  // flows are not in the timeline
 }
 
@@ -313,7 +319,7 @@ TEST_F(RunStoreTest, AVersionOneFileMigratesKeepingItsRuns) {
   WriteVersionOneStore(DbPath());
   auto s = OpenOrDie(DbPath());
   ASSERT_TRUE(s);
-  EXPECT_EQ(s->schema_version(), 2);
+  EXPECT_EQ(s->schema_version(), kRunStoreSchemaVersion);
   EXPECT_EQ(s->recovered(), 0u);  // a finished run is left as it was
   ExpectTheOldRun(s.get());
   // The new columns and table take writes next to the old run.
@@ -325,7 +331,7 @@ TEST_F(RunStoreTest, AVersionOneFileMigratesKeepingItsRuns) {
   EXPECT_EQ(got.applied_per_second, std::optional<double>(5));
   ExpectSameFlows(got.flows, r.flows);
   s.reset();
-  EXPECT_EQ(UserVersion(DbPath()), 2);
+  EXPECT_EQ(UserVersion(DbPath()), kRunStoreSchemaVersion);
   auto ro = OpenOrDie(DbPath(), /*read_only=*/true);
   ExpectTheOldRun(ro.get());
 }

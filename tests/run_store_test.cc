@@ -224,13 +224,13 @@ TEST_F(RunStoreTest, MigratesAnEmptyFileToTheCurrentSchema) {
   auto s = OpenOrDie(DbPath());
   ASSERT_TRUE(s);
   EXPECT_EQ(s->schema_version(), kRunStoreSchemaVersion);
-  EXPECT_EQ(s->schema_version(), 2);
+  EXPECT_EQ(s->schema_version(), 3);
   RunReport r = MakeRun("after migration", 1);
   ASSERT_OK(s->FinishRun(&r, {Point(1), Point(2)}));
   s.reset();
-  EXPECT_EQ(UserVersion(DbPath()), 2);
+  EXPECT_EQ(UserVersion(DbPath()), kRunStoreSchemaVersion);
   s = OpenOrDie(DbPath());  // a second open applies nothing
-  EXPECT_EQ(s->schema_version(), 2);
+  EXPECT_EQ(s->schema_version(), kRunStoreSchemaVersion);
   EXPECT_EQ(Fetch(s.get(), r.id).name, "after migration");
 }
 
@@ -264,7 +264,7 @@ TEST_F(RunStoreTest, RefusesASchemaNewerThanThisBuild) {
     std::unique_ptr<RunStore> s;
     Status st = RunStore::Open(DbPath(), read_only, &s);
     EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << st.ToString();
-    EXPECT_EQ(st.message(), DbPath() + " schema version 7 is newer than this bottleneckd (2)");
+    EXPECT_EQ(st.message(), DbPath() + " schema version 7 is newer than this bottleneckd (3)");
     EXPECT_FALSE(s);
   }
   EXPECT_EQ(UserVersion(DbPath()), 7);  // left as it was
@@ -297,7 +297,7 @@ TEST_F(RunStoreTest, ReadOnlyOpenNeitherRecoversNorWrites) {
   ASSERT_OK(w->BeginRun(&active));
   auto ro = OpenOrDie(DbPath(), /*read_only=*/true);
   EXPECT_EQ(ro->recovered(), 0u);
-  EXPECT_EQ(ro->schema_version(), 2);
+  EXPECT_EQ(ro->schema_version(), kRunStoreSchemaVersion);
   EXPECT_EQ(Fetch(ro.get(), active.id).state, "active");
   RunReport r = MakeRun("refused", 6);
   EXPECT_FALSE(ro->BeginRun(&r).ok());

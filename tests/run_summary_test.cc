@@ -64,6 +64,10 @@ TEST(RunSummary, PointOfWindowTakesTheBusiestCpuAndSumsNics) {
   EXPECT_DOUBLE_EQ(p.delivered_packets_per_second, 50000);  // received by the NICs
   EXPECT_DOUBLE_EQ(p.application_packets_per_second, 50000 - 100 - 2000);
   EXPECT_EQ(p.first_losing_rung, "nic");
+  EXPECT_EQ(p.rungs.nic, std::optional<double>(500));
+  EXPECT_EQ(p.rungs.backlog, std::optional<double>(100));
+  EXPECT_EQ(p.rungs.socket, std::optional<double>(2000));
+  EXPECT_FALSE(p.rungs.application);  // no capture
   EXPECT_EQ(p.label, Bound::kCpu);
   EXPECT_EQ(p.resource, "cpu1");
 }
@@ -125,12 +129,14 @@ TEST(RunSummary, PointOfWindowTakesCaptureFiguresFromTrustedCapturesOnly) {
   ASSERT_TRUE(p.turnaround_p99_seconds);
   EXPECT_DOUBLE_EQ(*p.turnaround_p99_seconds, 0.0009);
   ASSERT_TRUE(p.capture_drops_per_second);
-  EXPECT_DOUBLE_EQ(*p.capture_drops_per_second, 20);  // (30 + 10) / 2 s from eth1, 0 from eth0
+  EXPECT_DOUBLE_EQ(*p.capture_drops_per_second, 20);          // (30 + 10) / 2 s from eth1, 0 from eth0
+  EXPECT_EQ(p.rungs.application, std::optional<double>(10));  // eth0's lost; eth1's 400 untrusted
 
   // Only the dropping capture: its drops, nothing else.
   s.captures = {dropping};
   p = PointOfWindow(1, s, Verdict());
   EXPECT_FALSE(p.applied_per_second);
+  EXPECT_FALSE(p.rungs.application);
   EXPECT_FALSE(p.echoed_per_second);
   EXPECT_FALSE(p.echo_loss_ratio);
   EXPECT_FALSE(p.turnaround_p99_seconds);
@@ -183,6 +189,20 @@ TimelinePoint Point(double t, double offered, double busy, Bound label, std::str
   p.resource = std::move(resource);
   p.confidence = confidence;
   return p;
+}
+
+TEST(RunSummary, DropsPerRungAreMeansOverTheWindowsThatHaveThem) {
+  std::vector<TimelinePoint> pts = {Point(1, 1, 0.5, Bound::kNone, "", 1), Point(2, 1, 0.5, Bound::kNone, "", 1),
+                                    Point(3, 1, 0.5, Bound::kNone, "", 1)};
+  pts[0].rungs = {10.0, 0.0, 300.0, std::nullopt};
+  pts[1].rungs = {20.0, 0.0, 600.0, 6.0};  // a capture ran in this window only
+  RunReport r;
+  r.rungs.application = 99;  // overwritten, not kept
+  Summarise(pts, nullptr, &r);
+  EXPECT_EQ(r.rungs.nic, std::optional<double>(15));  // the third window has none (a pre-version-3 row)
+  EXPECT_EQ(r.rungs.backlog, std::optional<double>(0));
+  EXPECT_EQ(r.rungs.socket, std::optional<double>(450));
+  EXPECT_EQ(r.rungs.application, std::optional<double>(6));
 }
 
 TEST(RunSummary, SettleWindowsIsFiveButAtMostHalf) {

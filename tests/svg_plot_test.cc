@@ -2,7 +2,7 @@
 // ticks for ordinary, degenerate and non-finite ranges, tick labels with
 // their k/M/G suffixes, points mapped onto the plot frame, NaN and inf
 // skipped (counted out of data-points, never written), one point and no
-// point, and every string escaped.
+// point, stacked bars and an emphasised series, and every string escaped.
 #include "exporters/report/svg_plot.h"
 
 #include <gtest/gtest.h>
@@ -173,6 +173,86 @@ TEST(RenderPlot, BarsCategoriesMarksAndBands) {
   EXPECT_NE(svg.find(">&lt;=64<"), std::string::npos);  // the category escaped
   EXPECT_NE(svg.find("data-mark=\"knee\" data-x=\"0.5\""), std::string::npos);
   EXPECT_NE(svg.find("data-band=\"plateau\""), std::string::npos);
+}
+
+// The <rect> bars of series `name`, in order.
+struct Bar {
+  double x, y, width, height;
+  double Top() const { return y; }
+  double Bottom() const { return y + height; }
+};
+std::vector<Bar> Bars(const std::string& svg, const std::string& name) {
+  size_t begin = svg.find("data-series=\"" + name + "\""), end = svg.find("</g>", begin);
+  std::string g = svg.substr(begin, end - begin);
+  std::vector<Bar> out;
+  std::regex re("<rect x=\"([0-9.]+)\" y=\"([0-9.]+)\" width=\"([0-9.]+)\" height=\"([0-9.]+)\"");
+  for (auto it = std::sregex_iterator(g.begin(), g.end(), re); it != std::sregex_iterator(); ++it)
+    out.push_back({std::stod((*it)[1]), std::stod((*it)[2]), std::stod((*it)[3]), std::stod((*it)[4])});
+  return out;
+}
+
+TEST(RenderPlot, StackedBarsSitOnTheBarsBeforeThem) {
+  PlotSpec p;
+  p.id = "stack";
+  p.stack_bars = true;
+  PlotSeries a = MakeSeries("a", "#111", SeriesKind::kBars), b = MakeSeries("b", "#222", SeriesKind::kBars);
+  a.x = {10, 20};
+  a.y = {30, 10};
+  b.x = {10, 20};
+  b.y = {70, kNaN};  // no bar at 20: nothing stacks there
+  b.emphasis = true;
+  b.note = "(first to lose)";
+  p.series = {a, b};
+  std::string svg = RenderPlot(p);
+  // Totals are each series' own heights, not the stacks' tops.
+  EXPECT_EQ(SeriesAttr(svg, "a", "data-total"), "40");
+  EXPECT_EQ(SeriesAttr(svg, "b", "data-total"), "70");
+  EXPECT_EQ(SeriesAttr(svg, "b", "data-points"), "1");
+  EXPECT_EQ(SeriesAttr(svg, "b", "data-emphasis"), "1");
+  EXPECT_EQ(SeriesAttr(svg, "a", "data-emphasis"), "(none)");
+  EXPECT_NE(svg.find("b (first to lose)</text>"), std::string::npos);
+  std::vector<Bar> under = Bars(svg, "a"), over = Bars(svg, "b");
+  ASSERT_EQ(under.size(), 2u);
+  ASSERT_EQ(over.size(), 1u);
+  // b's bar at x 10 starts where a's ends, and is 70/30 as tall; the axis
+  // reaches the stack's top (100), so it ends on the frame's top edge.
+  EXPECT_NEAR(over[0].Bottom(), under[0].Top(), 0.11);
+  EXPECT_NEAR(over[0].height / under[0].height, 70.0 / 30.0, 0.01);
+  EXPECT_NEAR(under[1].height / under[0].height, 10.0 / 30.0, 0.01);
+  std::smatch frame;
+  ASSERT_TRUE(std::regex_search(svg, frame,
+                                std::regex("<rect x=\"[0-9.]+\" y=\"([0-9.]+)\" width=\"[0-9.]+\" "
+                                           "height=\"[0-9.]+\" fill=\"none\"")));
+  EXPECT_NEAR(over[0].Top(), std::stod(frame[1]), 0.06);
+
+  // Without stacking both start at 0.
+  p.stack_bars = false;
+  svg = RenderPlot(p);
+  EXPECT_NEAR(Bars(svg, "a")[0].Bottom(), Bars(svg, "b")[0].Bottom(), 0.11);
+}
+
+TEST(RenderPlot, BarsAtOneXSitSideBySideAndStackInTheirOrder) {
+  // Two runs at one offered load (a sweep repeated), then one run at another.
+  PlotSpec p;
+  p.id = "repeat";
+  p.stack_bars = true;
+  PlotSeries a = MakeSeries("a", "#111", SeriesKind::kBars), b = MakeSeries("b", "#222", SeriesKind::kBars);
+  a.x = b.x = {20, 20, 30};
+  a.y = {10, 40, 5};
+  b.y = {20, 50, 5};
+  p.series = {a, b};
+  p.marks = {{"lo", 0, ""}, {"hi", 50, ""}};  // the bars inside the frame, not clipped at its edges
+  std::string svg = RenderPlot(p);
+  std::vector<Bar> under = Bars(svg, "a");
+  ASSERT_EQ(under.size(), 3u);
+  EXPECT_NEAR(under[0].x + under[0].width, under[1].x, 0.11);  // the second beside the first
+  EXPECT_NEAR(under[0].width, under[2].width / 2, 0.11);       // each half a lone bar's width
+  // b's second bar at 20 sits on a's second (40), not on a's first (10) nor on both (50).
+  std::vector<Bar> over = Bars(svg, "b");
+  ASSERT_EQ(over.size(), 3u);
+  EXPECT_NEAR(over[1].Bottom(), under[1].Top(), 0.11);
+  EXPECT_NEAR(over[0].Bottom(), under[0].Top(), 0.11);
+  EXPECT_EQ(over[1].x, under[1].x);
 }
 
 TEST(RenderPlot, EveryStringIsEscaped) {

@@ -204,6 +204,16 @@ std::vector<std::string> SweepLines(const Report& r) {
 
 namespace {
 
+// {"nic": ..., "backlog": ..., "socket": ..., "application": ...}, null where unknown.
+void WriteRungsJson(const RungDrops& d, JsonWriter* w) {
+  w->BeginObject();
+  w->Key("nic").Optional(d.nic);
+  w->Key("backlog").Optional(d.backlog);
+  w->Key("socket").Optional(d.socket);
+  w->Key("application").Optional(d.application);
+  w->EndObject();
+}
+
 void WriteRunJson(const RunReport& x, JsonWriter* w) {
   w->BeginObject();
   w->Key("name").String(x.name);
@@ -221,6 +231,8 @@ void WriteRunJson(const RunReport& x, JsonWriter* w) {
   w->Key("bus_utilisation_ratio").Optional(x.bus_utilisation);
   w->Key("drops_per_second").Number(x.drops_per_second);
   w->Key("first_losing_rung").String(x.first_losing_rung);
+  w->Key("rung_drops_per_second");
+  WriteRungsJson(x.rungs, w);
   w->Key("windows").Integer(x.windows);
   w->Key("applied_per_second").Optional(x.applied_per_second);
   w->Key("echoed_per_second").Optional(x.echoed_per_second);
@@ -298,6 +310,18 @@ std::string ReportJson(const Report& r) {
   w.Key("mlfrr_packets_per_second").Optional(r.mlfrr.rate);
   w.Key("throughput_tracks_cpu_cost").Optional(r.throughput_tracks_cpu_cost);
   w.Key("timeline_points").Integer(r.timeline.size());
+  // The timeline's drops (the HTML report's timeline-drops plot), one entry per window.
+  w.Key("timeline").BeginArray();
+  for (const TimelinePoint& p : r.timeline) {
+    w.BeginObject();
+    w.Key("t").Number(p.t);
+    w.Key("drops_per_second").Number(p.drops_per_second);
+    w.Key("first_losing_rung").String(p.first_losing_rung);
+    w.Key("rung_drops_per_second");
+    WriteRungsJson(p.rungs, &w);
+    w.EndObject();
+  }
+  w.EndArray();
   w.EndObject();
   w.Finish();
   return o;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 
 #include "base/html_escape.h"
 #include "exporters/report/svg_plot.h"
@@ -24,6 +25,7 @@ td:first-child,th:first-child,td:last-child,th:last-child{text-align:left}
 ul{margin:.2em 0}.reason{color:#8a5a00}.differs{color:#b00;font-weight:bold}
 svg.plot{background:#fff;border:1px solid #eee;margin:.3em 0}
 svg .title{font-size:13px;font-weight:bold}svg .tick,svg .legend,svg .band-label,svg .mark-label{font-size:11px}
+p.caption{color:#555;font-size:12px;max-width:1100px;margin:0 0 .8em}
 svg .label{font-size:12px;fill:#444}svg .nodata{font-size:16px;fill:#999}svg .mark-label{fill:#c0392b}
 )";
 
@@ -34,6 +36,30 @@ std::string F(const char* fmt, double v) {
 }
 
 double Or(const std::optional<double>& v, double scale = 1) { return v ? *v * scale : kNaN; }
+
+// The drop ladder's rungs in the order a received packet meets them, with
+// their colours (the loss and timeline-drops plots).
+struct RungStyle {
+  const char* name;
+  const char* color;
+  std::optional<double> RungDrops::*drops;
+};
+constexpr RungStyle kRungs[] = {{"nic", "#8c564b", &RungDrops::nic},
+                                {"backlog", "#ff7f0e", &RungDrops::backlog},
+                                {"socket", "#d62728", &RungDrops::socket},
+                                {"application", "#9467bd", &RungDrops::application}};
+
+// One series per rung, `first` (a RungName) emphasised with `note`.
+std::vector<PlotSeries> RungSeries(SeriesKind kind, const std::string& first, const std::string& note) {
+  std::vector<PlotSeries> out;
+  for (const RungStyle& rung : kRungs) {
+    out.push_back(MakeSeries(rung.name, rung.color, kind));
+    if (first == rung.name) out.back().emphasis = true, out.back().note = note;
+  }
+  return out;
+}
+
+std::string Caption(const std::string& text) { return "<p class=\"caption\">" + HtmlEscape(text) + "</p>\n"; }
 
 void AppendVerdict(const RunReport& x, std::string* o) {
   *o += "<div class=\"run\" data-run=\"" + HtmlEscape(x.name) + "\"><h3>" + HtmlEscape(x.name) + "</h3>\n";
@@ -91,9 +117,11 @@ void AppendSweep(const Report& r, std::string* o) {
                   MakeSeries("cpu", "#d62728", SeriesKind::kLine, true),
                   MakeSeries("accounting", "#ff7f0e", SeriesKind::kLine, true),
                   MakeSeries("soaker-idle", "#9467bd", SeriesKind::kLine, true)};
-  PlotSpec loss = MakePlot("loss", "loss per run (drops/s, all rungs)", "offered (packets/s)", "drops/s");
-  loss.height = 200;
-  loss.series = {MakeSeries("drops", "#c0392b", SeriesKind::kBars)};
+  PlotSpec loss = MakePlot("loss", "loss per rung (packets/s lost, stacked)", "offered (packets/s)", "drops/s");
+  loss.height = 220;
+  loss.stack_bars = true;
+  const std::string knee_rung = r.mlfrr.knee ? r.mlfrr.first_losing_rung : "";
+  loss.series = RungSeries(SeriesKind::kBars, knee_rung, "(first to lose at the knee)");
   for (const RunReport& x : r.runs) {
     double off = x.offered_packets_per_second;
     const double ys[] = {off,
@@ -109,8 +137,10 @@ void AppendSweep(const Report& r, std::string* o) {
       sweep.series[i].markers = true;
       sweep.series[i].sort_by_x = false;  // in run order: a sweep repeated (more work per packet) stays two curves
     }
-    loss.series[0].x.push_back(off);
-    loss.series[0].y.push_back(x.drops_per_second);
+    for (size_t i = 0; i < std::size(kRungs); ++i) {
+      loss.series[i].x.push_back(off);
+      loss.series[i].y.push_back(Or(x.rungs.*kRungs[i].drops));
+    }
   }
   if (r.mlfrr.rate) sweep.marks.push_back({"mlfrr", *r.mlfrr.rate, "MLFRR " + F("%.0f", *r.mlfrr.rate)});
   if (r.mlfrr.knee && *r.mlfrr.knee < by_offered.size()) {
@@ -127,7 +157,13 @@ void AppendSweep(const Report& r, std::string* o) {
     sweep.bands.push_back({"plateau", lo, hi, "plateau " + F("%.0f %%", r.plateau.level * 100)});
   }
   *o += "<section id=\"sweep\"><h2>Across the runs</h2>\n<div class=\"row\"><div>" + RenderPlot(sweep) +
-        RenderPlot(loss) + "</div><div>\n";
+        RenderPlot(loss) +
+        Caption(
+            "Under each run's offered load, the packets per second lost on each rung of the drop ladder, "
+            "the mean over the run's settled windows: nic, backlog and socket stack to the run's drops/s; "
+            "application (echo requests never answered, from the live capture) sits on top. A rung with no "
+            "bar has no drops or was not measured (a run stored before drops per rung were kept).") +
+        "</div><div>\n";
   AppendTable(r.runs, o);
   *o += "</div></div></section>\n";
 }
@@ -142,7 +178,7 @@ void AppendTimelines(const Report& r, std::string* o) {
   std::vector<RunReport> shaded = r.runs;
   if (r.parent && r.runs.empty()) shaded.push_back(*r.parent);
   for (const RunReport& x : shaded) base.bands.push_back({"run", x.start - t0, x.end - t0, x.name});
-  auto plot = [&](const char* id, const char* title, const char* y_label, std::vector<PlotSeries> series,
+  auto plot = [&](const char* id, const std::string& title, const char* y_label, std::vector<PlotSeries> series,
                   const std::vector<std::vector<double>>& ys) {
     PlotSpec p = base;
     p.id = id;
@@ -156,7 +192,11 @@ void AppendTimelines(const Report& r, std::string* o) {
     *o += RenderPlot(p);
   };
   std::vector<double> offered, delivered, application, echoed, cpu, acct, idle, hidden, drops, intr, bus;
+  std::vector<std::vector<double>> rungs(std::size(kRungs));
+  std::map<std::string, size_t> first_losing;  // windows by the rung that lost first
   for (const TimelinePoint& p : tl) {
+    for (size_t i = 0; i < rungs.size(); ++i) rungs[i].push_back(Or(p.rungs.*kRungs[i].drops));
+    if (p.first_losing_rung != "none") ++first_losing[p.first_losing_rung];
     offered.push_back(p.offered_packets_per_second);
     delivered.push_back(p.delivered_packets_per_second);
     application.push_back(p.application_packets_per_second);
@@ -180,8 +220,31 @@ void AppendTimelines(const Report& r, std::string* o) {
        {MakeSeries("cpu", "#d62728"), MakeSeries("accounting", "#ff7f0e"),
         MakeSeries("soaker-idle", "#9467bd", SeriesKind::kArea), MakeSeries("hidden", "#8c564b", SeriesKind::kArea)},
        {cpu, acct, idle, hidden});
-  plot("timeline-drops", "drops per second (all rungs)", "drops/s", {MakeSeries("drops", "#c0392b", SeriesKind::kArea)},
-       {drops});
+  *o += Caption(
+      "cpu is the busiest CPU's busy as the soaker measured it (its /proc/stat busy where no soaker ran), accounting "
+      "that CPU's /proc/stat busy, soaker-idle the least delivered idle among CPUs. hidden is derived here, not "
+      "stored: /proc/stat idle less the soaker's delivered idle, i.e. cpu - accounting, at least 0, only in windows "
+      "where the soaker ran. It stands for the soaker's own hidden time (CPU time charged to the soaker that its "
+      "loop did not get: bottleneckd_cpu_hidden_ratio, soaker.md), which the timeline does not keep.");
+  // The rung most losing windows lost at first (ties: the first in name order), as Summarise names a run's.
+  std::string first;
+  size_t first_windows = 0;
+  for (const auto& [rung, n] : first_losing)
+    if (n > first_windows) first = rung, first_windows = n;
+  std::vector<PlotSeries> drop_series = RungSeries(SeriesKind::kLine, first, "(first to lose)");
+  drop_series.insert(drop_series.begin(), MakeSeries("drops", "#bbb", SeriesKind::kArea));
+  rungs.insert(rungs.begin(), drops);
+  plot("timeline-drops",
+       first.empty() ? std::string("drops per second per rung: no rung lost packets")
+                     : "drops per second per rung: first to lose " + first + " (" + std::to_string(first_windows) +
+                           " of " + std::to_string(tl.size()) + " windows)",
+       "drops/s", std::move(drop_series), rungs);
+  std::string per_run;
+  for (const RunReport& x : shaded) per_run += (per_run.empty() ? "" : "; ") + x.name + " " + x.first_losing_rung;
+  *o += Caption(
+      "drops (grey) is nic + backlog + socket; application is echo requests never answered (live capture only). "
+      "The first losing rung is the lowest rung losing more than the loss tolerance in a window; by run: " +
+      (per_run.empty() ? std::string("no runs") : per_run) + ".");
   plot("timeline-interrupts", "interrupts per second (all NICs)", "interrupts/s", {MakeSeries("interrupts", "#e377c2")},
        {intr});
   plot("timeline-bus", "bus utilisation of the busiest NIC path (%)", "%",

@@ -17,10 +17,12 @@ namespace bottleneckd {
 // The run report: ReportHeading, the plateau / MLFRR / sensitivity lines,
 // the sweep plot (offered on x; delivered, application and echoed rates
 // left, CPU busy, /proc/stat busy and soaker idle right; the knee and the
-// MLFRR marked, the plateau shaded) over the loss per run, the sweep table
+// MLFRR marked, the plateau shaded) over the loss per rung per run (stacked
+// bars, the knee's first losing rung emphasised), the sweep table
 // (SweepTableCells), the timelines of r.timeline (load, CPU with soaker
-// idle and hidden time, drops, interrupts, bus) with the runs shaded, and
-// each run's verdict with its evidence.
+// idle and hidden time, drops per rung with the first losing rung named,
+// interrupts, bus) with the runs shaded, and each run's verdict with its
+// evidence.
 std::string ReportHtml(const Report& r);
 
 // Each capture: its counts, applied vs echoed per second, the turnaround

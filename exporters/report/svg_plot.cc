@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <tuple>
 #include <utility>
 
 #include "base/html_escape.h"
@@ -150,23 +152,43 @@ double MinGap(const Points& p, double fallback) {
   return gap;
 }
 
-void DrawSeries(const PlotSeries& s, const Points& p, const Frame& f, std::string* o) {
+// For each point, how many points before it have its x.
+std::vector<size_t> Occurrences(const Points& p) {
+  std::map<double, size_t> seen;
+  std::vector<size_t> out;
+  for (const auto& pt : p) out.push_back(seen[pt.first]++);
+  return out;
+}
+
+// `bases`: where each of p's bars starts (stacked bars), else 0.
+void DrawSeries(const PlotSeries& s, const Points& p, const std::vector<double>& bases, const Frame& f,
+                std::string* o) {
   const Axis& a = s.right_axis ? f.y2 : f.y;
   std::string color = HtmlEscape(s.color.empty() ? "#555" : s.color);
   double total = 0;
   for (const auto& pt : p) total += pt.second;
   const char* kind = s.kind == SeriesKind::kBars ? "bars" : s.kind == SeriesKind::kArea ? "area" : "line";
   *o += "<g class=\"series\" data-series=\"" + HtmlEscape(s.name) + "\" data-kind=\"" + kind + "\" data-points=\"" +
-        std::to_string(p.size()) + "\" data-total=\"" + Total(total) + "\">";
+        std::to_string(p.size()) + "\" data-total=\"" + Total(total) + "\"" +
+        (s.emphasis ? " data-emphasis=\"1\"" : "") + ">";
   double base = f.Y(a, std::clamp(0.0, a.lo, a.hi));
+  const std::string stroke_width = s.emphasis ? "3" : "1.5";
   if (s.kind == SeriesKind::kBars) {
     // Categories are one apart; else the narrower of the closest gap and a 25th of the axis.
     double w = f.x_categories_empty ? std::min(MinGap(p, f.x.hi - f.x.lo), (f.x.hi - f.x.lo) / 25) * 0.8 : 0.8;
-    for (const auto& [x, y] : p) {
-      double x0 = std::max(f.X(x - w / 2), f.left), x1 = std::min(f.X(x + w / 2), f.right), yy = f.Y(a, y);
-      *o += "<rect x=\"" + C(x0) + "\" y=\"" + C(std::min(yy, base)) + "\" width=\"" + C(std::max(x1 - x0, 1.0)) +
-            "\" height=\"" + C(std::fabs(base - yy)) + "\" fill=\"" + color + "\"><title>" + HtmlEscape(s.name) + ": " +
-            Num(y) + "</title></rect>";
+    const std::string outline = s.emphasis ? "\" stroke=\"#222\" stroke-width=\"1.5" : "";
+    std::vector<size_t> nth = Occurrences(p);  // bars at one x share its width, side by side
+    std::map<double, size_t> at_x;
+    for (const auto& pt : p) ++at_x[pt.first];
+    for (size_t i = 0; i < p.size(); ++i) {
+      const auto& [x, y] = p[i];
+      double from = i < bases.size() ? f.Y(a, std::clamp(bases[i], a.lo, a.hi)) : base;
+      double share = w / static_cast<double>(at_x[x]), left = x - w / 2 + share * static_cast<double>(nth[i]);
+      double x0 = std::max(f.X(left), f.left), x1 = std::min(f.X(left + share), f.right);
+      double yy = f.Y(a, i < bases.size() ? bases[i] + y : y);
+      *o += "<rect x=\"" + C(x0) + "\" y=\"" + C(std::min(yy, from)) + "\" width=\"" + C(std::max(x1 - x0, 1.0)) +
+            "\" height=\"" + C(std::fabs(from - yy)) + "\" fill=\"" + color + outline + "\"><title>" +
+            HtmlEscape(s.name) + ": " + Num(y) + "</title></rect>";
     }
   } else if (!p.empty()) {
     std::string d;
@@ -176,7 +198,7 @@ void DrawSeries(const PlotSeries& s, const Points& p, const Frame& f, std::strin
           d + " L" + C(f.X(p.back().first)) + " " + C(base) + " L" + C(f.X(p.front().first)) + " " + C(base) + " Z";
       *o += "<path d=\"" + area + "\" fill=\"" + color + "\" fill-opacity=\"0.25\" stroke=\"none\"/>";
     }
-    *o += "<path d=\"" + d + "\" fill=\"none\" stroke=\"" + color + "\" stroke-width=\"1.5\"/>";
+    *o += "<path d=\"" + d + "\" fill=\"none\" stroke=\"" + color + "\" stroke-width=\"" + stroke_width + "\"/>";
     if (s.markers || p.size() == 1)
       for (const auto& [x, y] : p)
         *o += "<circle cx=\"" + C(f.X(x)) + "\" cy=\"" + C(f.Y(a, y)) + "\" r=\"3\" fill=\"" + color + "\"><title>" +
@@ -226,7 +248,8 @@ void DrawAxes(const PlotSpec& spec, const Frame& f, std::string* o) {
 
 // The legend's entry widths (estimated from the name) and the rows they wrap into.
 double LegendWidth(const PlotSeries& s) {
-  return 30 + 6.5 * static_cast<double>(s.name.size() + (s.right_axis ? 8 : 0));
+  return 30 +
+         6.5 * static_cast<double>(s.name.size() + (s.right_axis ? 8 : 0) + (s.note.empty() ? 0 : s.note.size() + 1));
 }
 
 int LegendRows(const PlotSpec& spec) {
@@ -245,7 +268,8 @@ void DrawLegend(const PlotSpec& spec, double y, std::string* o) {
     if (x + LegendWidth(s) > spec.width && x > 60) y += 14, x = 60;
     *o += "<rect x=\"" + C(x) + "\" y=\"" + C(y - 9) + "\" width=\"12\" height=\"10\" fill=\"" +
           HtmlEscape(s.color.empty() ? "#555" : s.color) + "\"/><text class=\"legend\" x=\"" + C(x + 16) + "\" y=\"" +
-          C(y) + "\">" + HtmlEscape(s.name) + (s.right_axis ? " (right)" : "") + "</text>";
+          C(y) + "\"" + (s.emphasis ? " font-weight=\"bold\"" : "") + ">" + HtmlEscape(s.name) +
+          (s.right_axis ? " (right)" : "") + (s.note.empty() ? "" : " " + HtmlEscape(s.note)) + "</text>";
     x += LegendWidth(s);
   }
 }
@@ -254,13 +278,25 @@ void DrawLegend(const PlotSpec& spec, double y, std::string* o) {
 
 std::string RenderPlot(const PlotSpec& spec) {
   std::vector<Points> points;
+  std::vector<std::vector<double>> bases(spec.series.size());  // stacked bars' starts
+  std::map<std::tuple<bool, double, size_t>, double> stacked;  // (right axis, x, nth at x) -> the stack's top
   std::vector<double> xs, ys, y2s;
   size_t drawn = 0;
-  for (const PlotSeries& s : spec.series) {
+  for (size_t i = 0; i < spec.series.size(); ++i) {
+    const PlotSeries& s = spec.series[i];
     points.push_back(FinitePoints(s));
-    for (const auto& [x, y] : points.back()) {
+    bool stack = spec.stack_bars && s.kind == SeriesKind::kBars;
+    std::vector<size_t> nth = Occurrences(points.back());
+    for (size_t k = 0; k < points.back().size(); ++k) {
+      const auto& [x, y] = points.back()[k];
       xs.push_back(x);
-      (s.right_axis ? y2s : ys).push_back(y);
+      double top = y;
+      if (stack) {
+        double& height = stacked[{s.right_axis, x, nth[k]}];
+        bases[i].push_back(height);
+        top = height += y;
+      }
+      (s.right_axis ? y2s : ys).push_back(top);
     }
     drawn += points.back().size();
   }
@@ -279,7 +315,7 @@ std::string RenderPlot(const PlotSpec& spec) {
   if (!drawn) {
     o += "<text class=\"nodata\" x=\"" + C(spec.width / 2.0) + "\" y=\"" + C(spec.height / 2.0) +
          "\" text-anchor=\"middle\">no data</text>\n";
-    for (size_t i = 0; i < spec.series.size(); ++i) DrawSeries(spec.series[i], points[i], f, &o);
+    for (size_t i = 0; i < spec.series.size(); ++i) DrawSeries(spec.series[i], points[i], bases[i], f, &o);
     return o + "</svg>\n";
   }
   for (const PlotMark& m : spec.marks)
@@ -307,7 +343,7 @@ std::string RenderPlot(const PlotSpec& spec) {
   }
   DrawAxes(spec, f, &o);
   o += "\n";
-  for (size_t i = 0; i < spec.series.size(); ++i) DrawSeries(spec.series[i], points[i], f, &o);
+  for (size_t i = 0; i < spec.series.size(); ++i) DrawSeries(spec.series[i], points[i], bases[i], f, &o);
   for (size_t i = 0; i < spec.marks.size(); ++i) {
     const PlotMark& m = spec.marks[i];
     if (!std::isfinite(m.x)) continue;

@@ -8,7 +8,8 @@
 //   <g class="series" data-series="NAME" data-kind="line|area|bars"
 //      data-points="P" data-total="SUM">
 // where P is the number of points drawn (finite x and y) and SUM their y
-// total. Non-finite values (NaN, inf) are skipped, never written as
+// total (a stacked bar's own height, not its top); an emphasised series
+// has data-emphasis="1". Non-finite values (NaN, inf) are skipped, never written as
 // coordinates. A plot with no finite point says "no data" (data-empty="1").
 #pragma once
 
@@ -26,6 +27,8 @@ struct PlotSeries {
   bool right_axis = false;
   bool markers = false;      // a dot at every point (lines)
   bool sort_by_x = true;     // lines and areas joined in x order, else in the given order
+  bool emphasis = false;     // drawn thicker (bars outlined), `note` after its legend name
+  std::string note;          // legend only ("first to lose")
   std::vector<double> x, y;  // same length; extra values of the longer one are ignored
 };
 
@@ -54,6 +57,11 @@ struct PlotSpec {
   std::vector<PlotBand> bands;
   int width = 720, height = 280;
   bool y_from_zero = true;  // include 0 in the y range(s)
+  // Bars of one series at one x are drawn side by side in their order (two
+  // runs at the same offered load). With stack_bars, bars series stack in
+  // series order: the n-th bar at an x sits on the n-th bars at that x of
+  // the series before it (per axis); else each is drawn from 0.
+  bool stack_bars = false;
 };
 
 // A series or plot with its names set (the rest defaulted).

@@ -5,7 +5,12 @@
       Structure: schemaVersion, the `datasource` (prometheus) and `instance`
       variables, no datasource UID literal anywhere, unique panel ids, gridPos
       rectangles inside 24 columns that do not overlap, every panel with a
-      description linking an existing docs/*.md section and a unit, every
+      unit and a description naming an existing doc section as
+      "/usr/share/doc/bottleneckd/FILE.md § SECTION" (where the package
+      installs docs/FILE.md; SECTION a heading or its start up to a space or
+      colon; "; " between several), no description anywhere
+      with a link Grafana cannot follow (a markdown link, a relative path
+      such as ../ or docs/FILE.md, a #anchor), every
       target with the ${datasource} reference and an expression whose
       variables are defined and whose metric names exist (docs/metrics.md,
       etc/prometheus/bottleneckd-recording.yml). Prints one line per problem;
@@ -35,21 +40,43 @@ RATE_INTERVAL = "10s"
 STEP = 2
 
 
-def github_slug(title):
-    s = re.sub(r"[^\w\- ]", "", title.strip().lower())
-    return s.replace(" ", "-")
+DOC_DIR = "/usr/share/doc/bottleneckd/"
+# What Grafana shows as text but cannot open: markdown links, paths relative
+# to the repository, anchors.
+RELATIVE_LINK = re.compile(r"\]\(|(?<![\w/.])\.\.?/|(?<![\w/])docs/[\w.-]+\.md|\.md#")
 
 
-def doc_anchors(src, doc):
-    path = os.path.join(src, doc)
+def doc_headings(src, doc):
+    """The heading texts of docs/DOC, None when it does not exist."""
+    path = os.path.join(src, "docs", doc)
     if not os.path.isfile(path):
         return None
-    anchors = set()
-    for line in open(path, encoding="utf-8"):
-        m = re.match(r"^#+ (.*)", line)
-        if m:
-            anchors.add(github_slug(m.group(1)))
-    return anchors
+    return [m.group(1).strip() for m in re.finditer(r"^#+ (.*)$", open(path, encoding="utf-8").read(), re.M)]
+
+
+def doc_refs(desc):
+    """(FILE.md, SECTION) of each "/usr/share/doc/bottleneckd/FILE.md § SECTION" in desc."""
+    refs = []
+    for chunk in desc.split(DOC_DIR)[1:]:
+        m = re.match(r"([\w.-]+\.md) § (.*?)(?:; |$)", chunk.split("; ")[0] + "; ")
+        refs.append((m.group(1), m.group(2).rstrip(".)").strip()) if m else (chunk[:30], None))
+    return refs
+
+
+def walk_descriptions(node, where, problems):
+    """Every "description" in the JSON (dashboard, panels, variables) without a relative link."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "description" and isinstance(v, str):
+                m = RELATIVE_LINK.search(v)
+                if m:
+                    problems.append("%s: description has a link Grafana cannot follow: ...%s..." %
+                                    (where, v[max(0, m.start() - 20):m.end() + 20]))
+            else:
+                walk_descriptions(v, where, problems)
+    elif isinstance(node, list):
+        for v in node:
+            walk_descriptions(v, where, problems)
 
 
 def known_metrics(src):
@@ -112,6 +139,7 @@ def check(src, path):
     walk_datasources(d.get("panels", []), name + " panels", problems)
     walk_datasources(d.get("templating", {}), name + " templating", problems)
     walk_datasources(d.get("annotations", {}), name + " annotations", problems)
+    walk_descriptions(d, name, problems)
 
     ids = {}
     rects = []
@@ -141,17 +169,15 @@ def check(src, path):
         desc = p.get("description") or ""
         if len(desc) < 40:
             problems.append("%s: no description saying what the number is" % where)
-        links = re.findall(r"\]\(([^)]*)\)", desc)
-        doc_links = [l for l in links if re.search(r"(^|/)docs/[\w.-]+\.md#", l)]
-        if not doc_links:
-            problems.append("%s: description links no docs/*.md section" % where)
-        for l in doc_links:
-            doc, anchor = re.search(r"(docs/[\w.-]+\.md)#(.*)$", l).groups()
-            anchors = doc_anchors(src, doc)
-            if anchors is None:
-                problems.append("%s: description links %s, which does not exist" % (where, doc))
-            elif anchor not in anchors:
-                problems.append("%s: description links %s#%s: no such section" % (where, doc, anchor))
+        refs = doc_refs(desc)
+        if not refs:
+            problems.append("%s: description names no doc section (%sFILE.md § SECTION)" % (where, DOC_DIR))
+        for doc, section in refs:
+            headings = doc_headings(src, doc) if section is not None else None
+            if headings is None:
+                problems.append("%s: description names %s%s, which is no docs/ file" % (where, DOC_DIR, doc))
+            elif not any(h == section or re.match(re.escape(section) + r"[ :]", h) for h in headings):
+                problems.append("%s: description names %s § %s: no such section" % (where, doc, section))
         unit = p.get("fieldConfig", {}).get("defaults", {}).get("unit")
         if not isinstance(unit, str) or not unit.strip():
             problems.append("%s: fieldConfig.defaults.unit is not set" % where)

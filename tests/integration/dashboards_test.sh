@@ -4,8 +4,10 @@
 # without Grafana (not in Debian 12):
 # - structure (tests/integration/dashboards.py check): unique panel ids,
 #   gridPos without overlap inside 24 columns, ${datasource} on every panel
-#   and target, no datasource UID literal, a unit and a description linking
-#   an existing doc section on every panel, the datasource and instance
+#   and target, no datasource UID literal, a unit and a description naming
+#   an existing doc section by its installed path on every panel
+#   (/usr/share/doc/bottleneckd/FILE.md § SECTION), no relative or markdown
+#   link in any description (Grafana cannot follow one), the datasource and instance
 #   variables, metric names that exist; and the checker rejects deliberately
 #   broken copies, so it is shown to check;
 # - promtool check rules on the recording rules, and promtool test rules
@@ -75,7 +77,11 @@ mutate uid-literal "is not" 'p[4]["targets"][0]["datasource"] = {"type": "promet
 mutate panel-uid "is not" 'p[5]["datasource"] = "Prometheus"'
 mutate no-unit "unit is not set" 'del p[6]["fieldConfig"]["defaults"]["unit"]'
 mutate no-description "no description" 'p[7]["description"] = ""'
-mutate dead-doc-link "no such section" 'p[8]["description"] = p[8]["description"].replace("docs/metrics.md#", "docs/metrics.md#no-such-")'
+mutate dead-doc-section "no such section" 'p[8]["description"] = p[8]["description"].replace(" § ", " § No such ", 1)'
+mutate missing-doc "which is no docs/ file" 'p[8]["description"] = p[8]["description"].replace("/usr/share/doc/bottleneckd/", "/usr/share/doc/bottleneckd/no-", 1)'
+mutate markdown-link "link Grafana cannot follow" 'p[8]["description"] += " [docs/metrics.md § CPU](../../docs/metrics.md#cpu-collector-cpu-procstat-procpressurecpu)"'
+mutate relative-doc-path "link Grafana cannot follow" 'p[11]["description"] += " See docs/metrics.md."'
+mutate relative-dashboard-link "link Grafana cannot follow" 'd["description"] += " (../README.md)"'
 mutate invented-metric "is not in docs/metrics.md" 'p[9]["targets"][0]["expr"] = "bottleneckd_made_up_ratio"'
 mutate no-datasource-var "no \`datasource\` variable" 'd["templating"]["list"] = [v for v in d["templating"]["list"] if v["name"] != "datasource"]'
 mutate no-instance-var "no \`instance\` query variable" 'd["templating"]["list"] = [v for v in d["templating"]["list"] if v["name"] != "instance"]'

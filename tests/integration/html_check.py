@@ -25,10 +25,13 @@ class Dom(HTMLParser):
         a = dict(attrs)
         cls = (a.get("class") or "").split()
         if tag == "svg" and "plot" in cls:
-            self.plot = {"empty": a.get("data-empty") == "1", "series": {}, "declared": int(a["data-series"])}
+            self.plot = {"empty": a.get("data-empty") == "1", "series": {}, "declared": int(a["data-series"]),
+                         "emphasis": []}
             self.plots[a["data-plot"]] = self.plot
         elif tag == "g" and "series" in cls and self.plot is not None:
             self.plot["series"][a["data-series"]] = (int(a["data-points"]), float(a["data-total"]))
+            if a.get("data-emphasis") == "1":
+                self.plot["emphasis"].append(a["data-series"])
         elif tag == "p" and "verdict" in cls:
             self.verdicts.append((a["data-label"], a["data-resource"]))
         elif tag == "p" and "mlfrr" in cls:
@@ -56,6 +59,24 @@ def points(dom, plot, series):
     return dom.plots.get(plot, {}).get("series", {}).get(series, (None, None))
 
 
+RUNGS = ("nic", "backlog", "socket", "application")
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-5 * max(1, abs(b))
+
+
+def check_rungs(dom, plot, rows, what):
+    """Each rung's series of `plot`: a point per row (run or window) whose JSON
+    rung_drops_per_second has the rung, and their total."""
+    for rung in RUNGS:
+        values = [x["rung_drops_per_second"][rung] for x in rows if x["rung_drops_per_second"][rung] is not None]
+        got = points(dom, plot, rung)
+        check(got[0] == len(values) and got[1] is not None and close(got[1], sum(values)),
+              "%s %s: %s points totalling %s drops/s (JSON: %d %s, %g)" % (plot, rung, got[0], got[1], len(values),
+                                                                           what, sum(values)))
+
+
 def check_report(dom, r):
     runs = r["runs"]
     for plot in ("sweep", "loss", "timeline-load", "timeline-cpu", "timeline-drops", "timeline-interrupts",
@@ -73,11 +94,32 @@ def check_report(dom, r):
     echoed = sum(1 for x in runs if x["echoed_per_second"] is not None)
     check(points(dom, "sweep", "soaker-idle")[0] == idle, "sweep soaker-idle: %d points" % idle)
     check(points(dom, "sweep", "echoed")[0] == echoed, "sweep echoed: %d points" % echoed)
-    drops = sum(x["drops_per_second"] for x in runs)
-    got = points(dom, "loss", "drops")
-    check(got[0] == len(runs) and abs(got[1] - drops) <= 1e-5 * max(1, drops),
-          "loss: %s bars totalling %s drops/s (JSON %g)" % (got[0], got[1], drops))
+    # Loss per rung under the sweep: stacked bars per run, nic + backlog + socket the run's drops/s.
+    check(dom.plots["loss"]["declared"] == len(RUNGS), "loss: a series per rung")
+    check_rungs(dom, "loss", runs, "runs")
+    measured = [x for x in runs if all(x["rung_drops_per_second"][k] is not None for k in RUNGS[:3])]
+    drops = sum(x["drops_per_second"] for x in measured)
+    stacked = sum(x["rung_drops_per_second"][k] for x in measured for k in RUNGS[:3])
+    check(close(stacked, drops), "loss: nic + backlog + socket %g drops/s = the runs' drops/s %g" % (stacked, drops))
+    knee = [k for k in RUNGS if k in dom.plots["loss"]["emphasis"]]
+    check(len(knee) <= 1, "loss: at most one rung emphasised (%s)" % knee)
     n = r["timeline_points"]
+    # Drops per rung over time, against the JSON's windows.
+    tl = r["timeline"]
+    check(len(tl) == n, "timeline: %d JSON windows for %d points" % (len(tl), n))
+    check(dom.plots["timeline-drops"]["declared"] == 1 + len(RUNGS), "timeline-drops: all rungs and a series per rung")
+    check_rungs(dom, "timeline-drops", tl, "windows")
+    total = sum(x["drops_per_second"] for x in tl)
+    got = points(dom, "timeline-drops", "drops")
+    check(got[0] == n and close(got[1], total), "timeline-drops drops: %s points totalling %s (JSON %g)" %
+          (got[0], got[1], total))
+    first = {}
+    for x in tl:
+        if x["first_losing_rung"] != "none":
+            first[x["first_losing_rung"]] = first.get(x["first_losing_rung"], 0) + 1
+    want = [max(sorted(first), key=lambda k: first[k])] if first else []
+    check(dom.plots["timeline-drops"]["emphasis"] == want, "timeline-drops: first losing rung emphasised %s (JSON %s)" %
+          (dom.plots["timeline-drops"]["emphasis"], want))
     for plot, s in (("timeline-load", "offered"), ("timeline-load", "delivered"), ("timeline-cpu", "cpu"),
                     ("timeline-drops", "drops"), ("timeline-interrupts", "interrupts")):
         got = points(dom, plot, s)[0]

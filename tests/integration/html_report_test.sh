@@ -7,11 +7,14 @@
 # (--dump-dom, offline: the page fetches nothing). Fails on any console
 # message or load error Chromium logs; the dumped DOM must hold every plot
 # with as many series and points as the JSON report of the same input has
-# runs, windows, seconds and frames, the same verdicts and the same MLFRR
-# (tests/integration/html_check.py). The daemon's landing page must link
+# runs, windows, seconds and frames, the same verdicts and the same MLFRR,
+# and the drops per rung (the loss bars under the sweep per run, the
+# timeline's per window, the first losing rung emphasised) as its
+# rung_drops_per_second and timeline say (tests/integration/html_check.py). The daemon's landing page must link
 # /report and list the last hour's window runs. A screenshot of each page is
 # kept in the temporary directory (INTEG_KEEP=1 keeps it; docs/images/ has
-# committed ones).
+# committed ones: docs/images/report-replay.png is (a)'s page shot with
+# --window-size=1280,2000, down to the drops per rung).
 #
 # usage: html_report_test.sh BOTTLENECKD SOURCE_DIR
 TEST_NAME=html_report_test
@@ -87,10 +90,13 @@ rec="$INTEG_TMP/seed-sweep"
 report replay report --config.file="$SRC/lab/replay.yaml" --report --replay "$rec"
 
 # (b) The run store after two runs taken with `bottleneckd run` (sampling
-# this host in its own process: no daemon needed).
+# this host in its own process: no daemon needed). The control socket is
+# one no daemon listens on, so a daemon running on this host at the default
+# socket does not take the runs into its own store.
 state="$INTEG_TMP/state"
 for n in 1 2; do
-  "$BIN" run --path.state="$state" --name "html-$n" -- sleep 3 >/dev/null 2>"$INTEG_TMP/run-$n.err" ||
+  "$BIN" run --control.socket="$INTEG_TMP/no-daemon.sock" --path.state="$state" --name "html-$n" -- sleep 3 \
+    >/dev/null 2>"$INTEG_TMP/run-$n.err" ||
     integ_die "bottleneckd run html-$n failed: $(tail -3 "$INTEG_TMP/run-$n.err")"
 done
 report store report --report --path.state="$state"
