@@ -117,7 +117,7 @@ class BodyPool {
 // Measured by bench/scrape_compare.sh on the fixture trees (docs/performance.md,
 // "gzip on /metrics"): level 6 makes the body only 10-16 % smaller than level
 // 1 (seed-box 8973 -> 7847 B of 61007) for 2.1-3.1x the compression CPU
-// (seed-box: 0.44 -> 1.05 ms a scrape, where building the exposition takes
+// (seed-box: 0.33-0.44 -> 0.81-1.05 ms a scrape; building the exposition takes
 // ~0.3 ms). A scrape's bytes are cheap on any network Prometheus scrapes
 // over; the CPU is taken from the host this daemon exists to measure.
 constexpr int kMetricsGzipLevel = kGzipFastest;
