@@ -17,6 +17,15 @@
 #                   baseline included in the figure above.
 #   latency         curl's time_total, median and p95 over the N scrapes.
 #   series, bytes   of one response (non-comment lines; uncompressed body).
+#   wire bytes      the body as sent: the same for identity, the gzip body for
+#                   the "gzip" rows.
+# Each exporter is scraped twice over, as two targets of the same process in
+# the same rounds: identity (no Accept-Encoding) and gzip (curl -H
+# 'Accept-Encoding: gzip', as Prometheus sends; the body is kept as sent).
+# bottleneckd's level (1) against zlib's default (6) is measured on its identity
+# body with Python's zlib module (the same library and stream format as
+# exporters/http/gzip_body.cc): bytes, and CPU ms per compression
+# (time.process_time over ZREPS compressions); printed as a second table.
 # node_exporter's netdev collector reads /proc/net/dev, which the fixture trees
 # do not record, so each tree's proc/ is copied to a scratch directory and a
 # net/dev is written from its sys/class/net/*/statistics (the kernel's column
@@ -28,6 +37,7 @@
 #        the counterpart of node_exporter's per-CPU x per-IRQ interrupts series)
 #        IDLE_MAX=60 (cap of the idle baseline's wall time, seconds)
 #        OUT=FILE (also write the markdown table there)
+#        ZREPS=20 (compressions per level in the level table)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -42,9 +52,11 @@ SCENARIOS=${SCENARIOS:-"vm seed-box large-host"}
 MATRIX=${MATRIX:-1}
 IDLE_MAX=${IDLE_MAX:-60}
 OUT=${OUT:-}
+ZREPS=${ZREPS:-20}
 
 [[ -x "$BIN" ]] || bench_die "no bottleneckd binary at $BIN (build it with bench/run.sh)"
 command -v prometheus-node-exporter >/dev/null || bench_die "prometheus-node-exporter is not installed"
+command -v gzip >/dev/null || bench_die "gzip is not installed"
 (( N >= ROUNDS && ROUNDS >= 1 )) || bench_die "need N >= ROUNDS >= 1"
 PER_ROUND=$(( N / ROUNDS ))
 N=$(( PER_ROUND * ROUNDS ))
@@ -77,6 +89,24 @@ write_net_dev() {
 }
 
 ROWS=()
+LEVEL_ROWS=()
+
+# zlib level 1 and 6 of FILE: "BYTES1 MS1 BYTES6 MS6" (CPU ms per compression).
+zlib_levels() {
+  python3 - "$1" "$ZREPS" <<'PY'
+import sys, time, zlib
+body = open(sys.argv[1], "rb").read()
+reps = int(sys.argv[2])
+out = []
+for level in (1, 6):
+    t0 = time.process_time()
+    for _ in range(reps):
+        c = zlib.compressobj(level, zlib.DEFLATED, 31)  # 15 + 16: gzip wrapper
+        gz = c.compress(body) + c.flush()
+    out += [str(len(gz)), "%.3f" % ((time.process_time() - t0) * 1000 / reps)]
+print(" ".join(out))
+PY
+}
 
 run_scenario() {
   local scenario=$1 fixture=$SRC/tests/fixtures/$1 dir=$BENCH_TMP/$1
@@ -87,33 +117,44 @@ run_scenario() {
   write_net_dev "$fixture/sys" "$dir/proc/net/dev"
   local paths=(--path.procfs="$dir/proc" --path.sysfs="$fixture/sys")
 
-  # Targets: parallel arrays of name, pid, url.
-  local names=() pids=() urls=()
+  # Targets: parallel arrays of name, pid, url, Accept-Encoding ("" for none).
+  local names=() pids=() urls=() codings=()
   printf 'interval: 1s\n' >"$dir/bottleneckd.yaml"
   start_bottleneckd "$BIN" "$dir/bottleneckd.log" --config.file="$dir/bottleneckd.yaml" \
     "${paths[@]}" --path.ethtool="$fixture/ethtool"
-  names+=("bottleneckd"); pids+=("$BN_PID"); urls+=("$BN_URL/metrics")
+  names+=("bottleneckd" "bottleneckd gzip"); pids+=("$BN_PID" "$BN_PID")
+  urls+=("$BN_URL/metrics" "$BN_URL/metrics"); codings+=("" gzip)
   if [[ "$scenario" == large-host && "$MATRIX" == 1 ]]; then
     printf 'interval: 1s\ncollectors:\n  interrupts:\n    per_cpu_matrix: true\n' >"$dir/matrix.yaml"
     start_bottleneckd "$BIN" "$dir/matrix.log" --config.file="$dir/matrix.yaml" \
       "${paths[@]}" --path.ethtool="$fixture/ethtool"
-    names+=("bottleneckd per_cpu_matrix"); pids+=("$BN_PID"); urls+=("$BN_URL/metrics")
+    names+=("bottleneckd per_cpu_matrix" "bottleneckd per_cpu_matrix gzip"); pids+=("$BN_PID" "$BN_PID")
+    urls+=("$BN_URL/metrics" "$BN_URL/metrics"); codings+=("" gzip)
   fi
   start_node_exporter "$dir/node_exporter.log" --collector.disable-defaults \
     --collector.netdev --no-collector.netdev.netlink --collector.interrupts \
     --collector.softnet --collector.stat --collector.stat.softirq "${paths[@]}"
-  names+=("node_exporter 1.5"); pids+=("$NE_PID"); urls+=("$NE_URL/metrics")
+  local ne=${#names[@]}  # node_exporter identity: the ratio's reference
+  names+=("node_exporter 1.5" "node_exporter 1.5 gzip"); pids+=("$NE_PID" "$NE_PID")
+  urls+=("$NE_URL/metrics" "$NE_URL/metrics"); codings+=("" gzip)
   sleep 2.5  # bottleneckd: at least two samples, so the window families exist
 
   local k t r
+  local -a hdr=()
   for k in "${!names[@]}"; do
-    curl -fs --max-time 60 -o "$dir/body.$k" "${urls[$k]}" || bench_die "scrape of ${names[$k]} failed"
+    hdr[k]="Accept-Encoding: ${codings[$k]}"  # "Accept-Encoding: " (identity): curl sends none
+    curl -fs --max-time 60 -H "${hdr[k]}" -o "$dir/wire.$k" "${urls[$k]}" || bench_die "scrape of ${names[$k]} failed"
+    if [[ -n "${codings[$k]}" ]]; then
+      gzip -dc <"$dir/wire.$k" >"$dir/body.$k" || bench_die "${names[$k]}: the body is not gzip"
+    else
+      cp "$dir/wire.$k" "$dir/body.$k"
+    fi
     : >"$dir/lat.$k"
   done
   # node_exporter reports a failing collector in its own output.
-  if grep -q '^node_scrape_collector_success{[^}]*} 0' "$dir/body.$(( ${#names[@]} - 1 ))"; then
+  if grep -q '^node_scrape_collector_success{[^}]*} 0' "$dir/body.$ne"; then
     echo "warning: $scenario: node_exporter collectors failing:" \
-      "$(grep '^node_scrape_collector_success{[^}]*} 0' "$dir/body.$(( ${#names[@]} - 1 ))" | tr '\n' ' ')" >&2
+      "$(grep '^node_scrape_collector_success{[^}]*} 0' "$dir/body.$ne" | tr '\n' ' ')" >&2
   fi
 
   local -a cpu=() wall=()
@@ -123,7 +164,7 @@ run_scenario() {
       local c0 c1 w0 w1
       c0=$(cpu_ticks "${pids[$k]}"); w0=$(now)
       for ((t = 0; t < PER_ROUND; t++)); do
-        curl -fs --max-time 60 -o /dev/null -w '%{time_total}\n' "${urls[$k]}" >>"$dir/lat.$k" ||
+        curl -fs --max-time 60 -H "${hdr[k]}" -o /dev/null -w '%{time_total}\n' "${urls[$k]}" >>"$dir/lat.$k" ||
           bench_die "scrape of ${names[$k]} failed"
       done
       c1=$(cpu_ticks "${pids[$k]}"); w1=$(now)
@@ -144,19 +185,26 @@ run_scenario() {
   sleep "$wmax"
   for k in "${!names[@]}"; do i1[k]=$(cpu_ticks "${pids[$k]}"); done
 
-  local ne=$(( ${#names[@]} - 1 ))
   local ne_cpu_ms
   ne_cpu_ms=$(awk -v c="${cpu[ne]}" -v hz="$CLK_TCK" -v n="$N" 'BEGIN {printf "%.3f", c * 1000 / hz / n}')
   for k in "${!names[@]}"; do
-    local series bytes cpu_ms idle_ms lat_med lat_p95 ratio
+    local series bytes wire cpu_ms idle_ms lat_med lat_p95 ratio
     series=$(count_series "$dir/body.$k")
     bytes=$(stat -c %s "$dir/body.$k")
+    wire=$(stat -c %s "$dir/wire.$k")
     cpu_ms=$(awk -v c="${cpu[k]}" -v hz="$CLK_TCK" -v n="$N" 'BEGIN {printf "%.3f", c * 1000 / hz / n}')
     idle_ms=$(awk -v c="$(( i1[k] - i0[k] ))" -v hz="$CLK_TCK" -v n="$N" -v w="${wall[k]}" -v wm="$wmax" \
       'BEGIN {printf "%.3f", (wm > 0 ? c * w / wm : 0) * 1000 / hz / n}')
     read -r lat_med lat_p95 < <(median_p95 "$dir/lat.$k" 1000)
     ratio=$(awk -v a="$cpu_ms" -v b="$ne_cpu_ms" 'BEGIN {if (b > 0) printf "%.3f", a / b; else print "n/a"}')
-    ROWS+=("| $scenario | ${names[$k]} | $series | $bytes | $cpu_ms | $idle_ms | $ratio | $lat_med | $lat_p95 | $(peak_rss_kb "${pids[$k]}") | ${wall[k]} |")
+    ROWS+=("| $scenario | ${names[$k]} | $series | $bytes | $wire | $cpu_ms | $idle_ms | $ratio | $lat_med | $lat_p95 | $(peak_rss_kb "${pids[$k]}") | ${wall[k]} |")
+  done
+
+  for k in "${!names[@]}"; do
+    [[ -z "${codings[$k]}" && "${names[$k]}" == bottleneckd* ]] || continue
+    local l1 m1 l6 m6
+    read -r l1 m1 l6 m6 < <(zlib_levels "$dir/body.$k")
+    LEVEL_ROWS+=("| $scenario | ${names[$k]} | $(stat -c %s "$dir/body.$k") | $l1 | $m1 | $l6 | $m6 | $(awk -v a="$l1" -v b="$l6" 'BEGIN {printf "%.1f", (a - b) * 100 / a}') | $(awk -v a="$m1" -v b="$m6" 'BEGIN {if (a > 0) printf "%.2f", b / a; else print "n/a"}') |")
   done
 
   for k in "${!names[@]}"; do kill "${pids[$k]}" 2>/dev/null || true; done
@@ -170,9 +218,15 @@ for s in $SCENARIOS; do
 done
 
 {
-  echo "N=$N scrapes per exporter, CLK_TCK=$CLK_TCK; CPU = utime+stime of the exporter process; ratio = CPU/scrape over node_exporter's in the same scenario."
+  echo "N=$N scrapes per exporter, CLK_TCK=$CLK_TCK; CPU = utime+stime of the exporter process; ratio = CPU/scrape over node_exporter's (identity) in the same scenario; gzip rows: Accept-Encoding: gzip."
   echo
-  echo "| scenario | exporter | series | bytes | CPU ms/scrape | idle CPU ms (same wall time) / N | CPU ratio vs node_exporter | latency median ms | latency p95 ms | peak RSS kB | scrape wall s |"
-  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| scenario | exporter | series | bytes | wire bytes | CPU ms/scrape | idle CPU ms (same wall time) / N | CPU ratio vs node_exporter | latency median ms | latency p95 ms | peak RSS kB | scrape wall s |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   printf '%s\n' "${ROWS[@]}"
+  echo
+  echo "zlib on bottleneckd's identity body (Python zlib, gzip wrapper, ZREPS=$ZREPS compressions per level):"
+  echo
+  echo "| scenario | exporter | bytes | level 1 bytes | level 1 CPU ms | level 6 bytes | level 6 CPU ms | level 6 smaller by % | level 6 CPU / level 1 |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+  printf '%s\n' "${LEVEL_ROWS[@]}"
 } | tee ${OUT:+"$OUT"}

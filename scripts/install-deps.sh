@@ -8,6 +8,8 @@ PACKAGES=(
   build-essential cmake g++ git pkg-config
   # libraries
   prometheus-cpp-dev libcivetweb-dev libyaml-cpp-dev libpcap-dev libsqlite3-dev libcli11-dev
+  # gzip-coded /metrics (exporters/http/gzip_body.h)
+  zlib1g-dev
   # user patterns (collectors.netdev.include/exclude): RE2, linear-time matching
   libre2-dev
   # irqtime: libbpf, and bpftool for the skeleton (clang, below, builds the BPF object)

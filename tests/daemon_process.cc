@@ -39,11 +39,11 @@ int ConnectLoopback(int port) {
   return fd;
 }
 
-HttpResponse HttpRequest(int port, const std::string& method, const std::string& path) {
+HttpResponse HttpRequest(int port, const std::string& method, const std::string& path, const std::string& headers) {
   HttpResponse r;
   int fd = ConnectLoopback(port);
   if (fd < 0) return r;
-  std::string req = method + " " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+  std::string req = method + " " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n" + headers + "\r\n";
   if (::write(fd, req.data(), req.size()) != static_cast<ssize_t>(req.size())) {
     ::close(fd);
     return r;

@@ -21,7 +21,8 @@ struct HttpResponse {
 int ConnectLoopback(int port);
 
 // One HTTP/1.0 request to 127.0.0.1:port (raw socket, 5 s timeout).
-HttpResponse HttpRequest(int port, const std::string& method, const std::string& path);
+// `headers`: more request header lines, each ending in "\r\n".
+HttpResponse HttpRequest(int port, const std::string& method, const std::string& path, const std::string& headers = "");
 
 class DaemonProcess {
  public:

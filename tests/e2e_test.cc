@@ -34,25 +34,6 @@ std::vector<std::string> FixtureArgs(const std::string& scenario, const std::str
           "--path.sysfs=" + r.sysfs, "--path.ethtool=" + r.ethtool};
 }
 
-// Replaces values that change from run to run (timings, sample counts,
-// wall-clock time, build revision) with placeholders. The process_* values
-// are the daemon's own live usage (the real /proc/self, not the fixture
-// tree), so only their presence is compared: the families stay in the golden
-// file (and under promtool), their values do not.
-std::string Normalize(const std::string& metrics) {
-  static const std::regex kVolatile(
-      R"(^(bottleneckd_collector_duration_seconds\{[^}]*\}|bottleneckd_samples_total|bottleneckd_last_sample_timestamp_seconds|process_[a-z_]+) .*$)");
-  static const std::regex kRevision(R"(revision="[^"]*")");
-  std::istringstream in(metrics);
-  std::string line, out;
-  while (std::getline(in, line)) {
-    line = std::regex_replace(line, kVolatile, "$1 <volatile>");
-    line = std::regex_replace(line, kRevision, "revision=\"<revision>\"");
-    out += line + "\n";
-  }
-  return out;
-}
-
 // Polls /metrics until it contains `needle` (the snapshot is published at the
 // end of a tick, after the tick's log lines).
 bool WaitForMetric(const DaemonProcess& d, const std::string& needle, double timeout_s) {
@@ -87,7 +68,7 @@ TEST_P(GoldenTest, MetricsMatchGoldenAndPassPromtool) {
   std::string promtool_out;
   EXPECT_EQ(RunPromtoolCheckMetrics(r.body, &promtool_out), 0) << promtool_out;
 
-  std::string got = Normalize(r.body);
+  std::string got = NormalizeVolatileMetrics(r.body);
   std::string golden_path = std::string(BOTTLENECKD_SOURCE_DIR) + "/tests/golden/" + scenario + ".metrics";
   const char* update = std::getenv("BOTTLENECKD_UPDATE_GOLDEN");
   if (update && std::string(update) == "1") {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 namespace bottleneckd::testing {
@@ -30,6 +31,20 @@ std::string ReadFileOrDie(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::string NormalizeVolatileMetrics(const std::string& metrics) {
+  static const std::regex kVolatile(
+      R"(^(bottleneckd_collector_duration_seconds\{[^}]*\}|bottleneckd_samples_total|bottleneckd_last_sample_timestamp_seconds|process_[a-z_]+) .*$)");
+  static const std::regex kRevision(R"(revision="[^"]*")");
+  std::istringstream in(metrics);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    line = std::regex_replace(line, kVolatile, "$1 <volatile>");
+    line = std::regex_replace(line, kRevision, "revision=\"<revision>\"");
+    out += line + "\n";
+  }
+  return out;
 }
 
 int RunPromtoolCheckMetrics(const std::string& metrics, std::string* output) {

@@ -23,6 +23,13 @@ std::string ReadFileOrDie(const std::string& path);
 // could not run) and appends what it printed to *output.
 int RunPromtoolCheckMetrics(const std::string& metrics, std::string* output);
 
+// Replaces values that change from run to run (timings, sample counts,
+// wall-clock time, build revision) with placeholders. The process_* values
+// are the daemon's own live usage (the real /proc/self, not the fixture
+// tree), so only their presence is compared: the families stay in the golden
+// file (and under promtool), their values do not.
+std::string NormalizeVolatileMetrics(const std::string& metrics);
+
 // A fresh directory under $TMPDIR, removed (recursively) on destruction.
 class TempDir {
  public:

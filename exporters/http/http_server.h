@@ -3,6 +3,11 @@
 //   GET /         landing page (links, collector status, the last hour's verdicts)
 //   GET /report   the HTML report of the last runs (docs/report.md), from the run store
 //   GET /healthz  200 "ok" while samples are fresh, 503 with the reason otherwise
+// /metrics is gzip-coded (Content-Encoding: gzip, zlib level 1) when the
+// request's Accept-Encoding accepts gzip (AcceptsGzip, gzip_body.h), identity
+// otherwise; both answers carry "Vary: Accept-Encoding". HEAD gets GET's
+// headers. A zlib failure logs a warning and sends the identity body. Other
+// paths and every error answer are identity.
 // Paths match exactly ("/metricsXYZ", "/metrics/x" are 404); other methods get
 // 405 at once, the connection closed without reading the request body. Nothing
 // here can change the daemon: control (runs) lives on a Unix socket only.
