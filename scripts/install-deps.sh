@@ -19,8 +19,9 @@ PACKAGES=(
   # the HTML report's browser test (tests/integration/html_report_test.sh): headless Chromium
   chromium
   # the Debian package (debian/, tests/integration/package_test.sh) and the
-  # unit's system-call check (tests/integration/systemd_unit_test.sh)
-  debhelper lintian strace
+  # unit's system-call check (tests/integration/systemd_unit_test.sh); systemd-nspawn
+  # boots this system in a container to run the installed unit under systemd
+  debhelper lintian strace systemd-container
   # the man page and the bash completion (tests/integration/manpage_test.sh): man, groff, bash-completion
   man-db groff-base bash-completion
   # style: the formatting check (.clang-format)

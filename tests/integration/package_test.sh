@@ -13,9 +13,14 @@
 #      chroot: no systemd there, like a container or a chroot build): the
 #      system user and the state directory are created, nothing is started,
 #      and the unit's command, run as the unit would run it (its user,
-#      capabilities, umask), serves scrapes; `dpkg --purge` removes it all.
-# Nothing of the install reaches this machine: the overlay's upper layer is
-# a temporary directory, and the mounts live in a private mount namespace.
+#      capabilities, umask), serves scrapes; `dpkg --purge` removes it all;
+#   4. `dpkg -i` under systemd: this machine's system booted in systemd-nspawn
+#      over another such view; the maintainer scripts enable and start the
+#      unit, whose process runs as bottleneckd with only the unit's
+#      capabilities, no new privileges and a seccomp filter, serves scrapes,
+#      loads irqtime, reloads, takes a run, and is stopped by the purge.
+# Nothing of the install reaches this machine: the overlays' upper layers are
+# temporary directories, and the mounts live in private mount namespaces.
 #
 # usage: package_test.sh BOTTLENECKD SOURCE_DIR  (BOTTLENECKD is unused: the
 # package builds its own)
@@ -25,7 +30,7 @@ SRC=${2:?usage: package_test.sh BOTTLENECKD SOURCE_DIR}
 . "$SRC/tests/integration/lib.sh"
 integ_bound_time 1500 "$@"
 integ_init
-integ_require_tools dpkg-buildpackage dh lintian dpkg-deb promtool systemd-analyze setpriv unshare curl
+integ_require_tools dpkg-buildpackage dh lintian dpkg-deb promtool systemd-analyze setpriv unshare nsenter systemd-nspawn curl
 [ "$(id -u)" -eq 0 ] || integ_die "needs root: dpkg -i into an overlay of / (scripts/test.sh runs as root)"
 chmod 0755 "$INTEG_TMP"
 
@@ -143,10 +148,23 @@ else
 fi
 
 # --- 3. dpkg -i into an overlay of this machine --------------------------------------
+# fresh_view DIR [PATH...]: DIR/{upper,work,merged} for an overlay of / that
+# looks like a fresh machine: whatever an earlier install or a root run left
+# on this one (and each extra PATH) is hidden behind an overlay whiteout (a
+# character device 0:0 in the upper layer).
+fresh_view() {
+  local dir="$1" p; shift
+  mkdir -p "$dir/upper" "$dir/work" "$dir/merged"
+  for p in etc/bottleneckd var/lib/bottleneckd usr/sbin/bottleneckd lib/systemd/system/bottleneckd.service \
+           etc/systemd/system/multi-user.target.wants/bottleneckd.service \
+           usr/share/bottleneckd usr/share/doc/bottleneckd run/bottleneckd "$@"; do
+    if [ -e "/$p" ] || [ -L "/$p" ]; then mkdir -p "$dir/upper/$(dirname "$p")" && mknod "$dir/upper/$p" c 0 0; fi
+  done
+}
 ov="$INTEG_TMP/overlay"
 had_user=0; getent passwd bottleneckd >/dev/null && had_user=1
 had_binary=0; [ -e /usr/sbin/bottleneckd ] && had_binary=1
-mkdir -p "$ov/upper" "$ov/work" "$ov/merged"
+fresh_view "$ov"
 cp "$deb" "$ov/bottleneckd.deb"
 port=$(integ_free_port)
 mapfile -t priv < <(integ_unit_setpriv "$unit" nobody)  # the shape; the user is swapped inside
@@ -156,6 +174,8 @@ cat >"$ov/inside.sh" <<EOF
 set -u
 say() { printf '%s\n' "\$*"; }
 export DEBIAN_FRONTEND=noninteractive
+# State a root run of bottleneckd left before the package (./scripts/run.sh).
+mkdir -p /var/lib/bottleneckd && echo 'from a root run' >/var/lib/bottleneckd/soaker-calibration
 if dpkg -i /bottleneckd.deb >/tmp/dpkg-i.log 2>&1; then say "PASS dpkg -i succeeded without systemd"; else
   say "FAIL dpkg -i failed: \$(tail -n 5 /tmp/dpkg-i.log | tr '\n' ' ')"; exit 0; fi
 if grep -qiE 'starting|failed|error' /tmp/dpkg-i.log; then
@@ -169,6 +189,9 @@ if [ "\$uid" -lt 1000 ] && [ "\$uid" -gt 0 ] && [ "\$shell" = /usr/sbin/nologin 
   say "FAIL user bottleneckd: uid \$uid shell \$shell"; fi
 st=\$(stat -c '%U:%G %a' /var/lib/bottleneckd 2>&1)
 if [ "\$st" = "bottleneckd:bottleneckd 750" ]; then say "PASS /var/lib/bottleneckd: \$st"; else say "FAIL /var/lib/bottleneckd: \$st"; fi
+old=\$(stat -c %U /var/lib/bottleneckd/soaker-calibration)
+[ "\$old" = bottleneckd ] && say "PASS state a root run left is given to bottleneckd" ||
+  say "FAIL state a root run left is still \$old's"
 if dpkg-query -W -f='\${Conffiles}' bottleneckd | grep -q '/etc/bottleneckd/bottleneckd.yaml'; then
   say "PASS dpkg knows the conffile"; else say "FAIL dpkg does not list the conffile"; fi
 # The unit's command as systemd would run it (User=, capabilities, UMask=);
@@ -219,12 +242,6 @@ done
 [ -z "\$left" ] && say "PASS purge left none of the package's files or its state" || say "FAIL purge left:\$left"
 EOF
 chmod 0755 "$ov/inside.sh"
-# A fresh machine's view: whatever an earlier install or a root run left on
-# this one is hidden behind overlay whiteouts (character devices 0:0).
-for p in etc/bottleneckd var/lib/bottleneckd usr/sbin/bottleneckd lib/systemd/system/bottleneckd.service \
-         usr/share/bottleneckd usr/share/doc/bottleneckd run/bottleneckd; do
-  if [ -e "/$p" ]; then mkdir -p "$ov/upper/$(dirname "$p")" && mknod "$ov/upper/$p" c 0 0; fi
-done
 # Its own PID namespace, so the chroot sees only its own processes.
 unshare -m -p -f bash -c '
   set -e
@@ -251,6 +268,100 @@ elif [ -e /usr/sbin/bottleneckd ] && [ "$had_binary" -eq 0 ]; then
   integ_fail "the install in the overlay left /usr/sbin/bottleneckd on this machine"
 else
   integ_pass "this machine is untouched by the install in the overlay"
+fi
+
+# --- 4. under systemd, in a container --------------------------------------------
+# This machine's own system booted by systemd-nspawn over a fresh overlay
+# view (without policy-rc.d: Docker images carry one that refuses service
+# starts, a fresh Debian has none), to basic.target only, in its own network
+# namespace. The container gets CAP_BPF, CAP_PERFMON and the bpf call, which
+# nspawn withholds by default, so the unit's own limits are what is tested.
+# dpkg -i must leave the unit running, hardened, and serving.
+sd="$INTEG_TMP/systemd"
+fresh_view "$sd" usr/sbin/policy-rc.d
+cp "$deb" "$sd/upper/bottleneckd.deb"
+cat >"$sd/boot.sh" <<'BOOT'
+#!/bin/bash
+sd=$1
+mount -t overlay overlay -o lowerdir=/,upperdir=$sd/upper,workdir=$sd/work $sd/merged || exit 1
+exec systemd-nspawn -q -D "$sd/merged" -b --register=no --keep-unit --private-network \
+  --capability=CAP_BPF,CAP_PERFMON --system-call-filter=bpf --resolv-conf=off --timezone=off \
+  --link-journal=no -- systemd.unit=basic.target
+BOOT
+chmod 0755 "$sd/boot.sh"
+integ_spawn NSPAWN_PID "$INTEG_TMP/nspawn.log" unshare -m "$sd/boot.sh" "$sd"
+c1="" state=""
+alive() { ps -p "$1" -o stat= 2>/dev/null | grep -qv Z; }  # a zombie has exited
+for ((i = 0; i < 300; i++)); do
+  c1=$(ps --ppid "$NSPAWN_PID" -o pid= 2>/dev/null | head -n 1 | tr -d ' ')
+  if [ -n "$c1" ]; then
+    state=$(nsenter -t "$c1" -a systemctl is-system-running 2>/dev/null)
+    [ "$state" = running ] || [ "$state" = degraded ] && break
+  fi
+  alive "$NSPAWN_PID" || break
+  sleep 0.2
+done
+in_c() { nsenter -t "$c1" -a -- "$@"; }
+if [ "$state" != running ] && [ "$state" != degraded ]; then
+  integ_fail "systemd-nspawn did not boot this machine's system ('$state'): $(tail -n 5 "$INTEG_TMP/nspawn.log")"
+else
+  integ_log "systemd booted in a container (pid $c1 here): $state"
+  in_c env DEBIAN_FRONTEND=noninteractive dpkg -i /bottleneckd.deb >"$INTEG_TMP/sd-dpkg.log" 2>&1 ||
+    integ_fail "systemd: dpkg -i failed: $(tail -n 5 "$INTEG_TMP/sd-dpkg.log")"
+  active=""
+  for ((i = 0; i < 100; i++)); do
+    active=$(in_c systemctl is-active bottleneckd 2>/dev/null)
+    [ "$active" = active ] && in_c curl -fsS -o /dev/null http://127.0.0.1:9858/metrics 2>/dev/null && break
+    sleep 0.2
+  done
+  if [ "$active" = active ] && in_c systemctl is-enabled bottleneckd >/dev/null 2>&1; then
+    integ_pass "systemd: dpkg -i left bottleneckd.service enabled and active"
+  else
+    integ_fail "systemd: bottleneckd.service is '$active' after dpkg -i: $(in_c journalctl -u bottleneckd -o cat --no-pager 2>&1 | tail -n 5)"
+  fi
+  main=$(in_c systemctl show -p MainPID --value bottleneckd)
+  status=$(in_c cat "/proc/$main/status" 2>/dev/null)
+  uid=$(in_c id -u bottleneckd)
+  want_caps=$(printf '%016x' $(((1 << 13) | (1 << 38) | (1 << 39))))  # CAP_NET_RAW, CAP_PERFMON, CAP_BPF
+  got=$(awk '/^(Uid|CapEff|CapBnd|NoNewPrivs|Seccomp):/ { printf "%s%s ", $1, $2 }' <<<"$status")
+  if [ "$got" = "Uid:$uid CapEff:$want_caps CapBnd:$want_caps NoNewPrivs:1 Seccomp:2 " ]; then
+    integ_pass "systemd: the service runs as bottleneckd (uid $uid) with only CAP_NET_RAW, CAP_BPF and CAP_PERFMON, no new privileges, under a seccomp filter"
+  else
+    integ_fail "systemd: the service's process: '$got', want Uid:$uid CapEff and CapBnd $want_caps NoNewPrivs:1 Seccomp:2"
+  fi
+  in_c curl -fsS http://127.0.0.1:9858/metrics >"$INTEG_TMP/sd-scrape" 2>&1
+  journal=$(in_c journalctl -u bottleneckd -o cat --no-pager 2>&1)
+  if grep -q '^bottleneckd_cpu' "$INTEG_TMP/sd-scrape" && grep -q 'irqtime loaded' <<<"$journal" &&
+     ! grep -E 'level=(error|warn)' <<<"$journal" | grep -qv 'PCI facts unknown'; then
+    integ_pass "systemd: inside the sandbox it serves $(grep -c '^bottleneckd_' "$INTEG_TMP/sd-scrape") series, irqtime's eBPF program loads, nothing but the PCI-facts warning is logged"
+  else
+    integ_fail "systemd: scrape or journal wrong: $(grep -E 'irqtime|level=(error|warn)' <<<"$journal" | head -n 3)"
+  fi
+  score=$(in_c systemd-analyze security bottleneckd 2>&1 | sed -n 's/.*Overall exposure level for bottleneckd.service: \([0-9.]*\).*/\1/p')
+  if [ -n "$score" ] && awk -v s="$score" 'BEGIN { exit !(s <= 2.5) }'; then
+    integ_pass "systemd: systemd-analyze security on the loaded service: $score"
+  else
+    integ_fail "systemd: systemd-analyze security on the loaded service: '$score'"
+  fi
+  in_c systemctl reload bottleneckd
+  reloaded() { in_c journalctl -u bottleneckd -o cat --no-pager 2>/dev/null | grep -q 'configuration applied'; }
+  if integ_wait_for 10 "the reload" reloaded &&
+     in_c bottleneckd run --name under-systemd -- true >"$INTEG_TMP/sd-run" 2>&1 &&
+     in_c test -s /var/lib/bottleneckd/runs.db; then
+    integ_pass "systemd: systemctl reload applies the config; a run through /run/bottleneckd/control.sock goes to /var/lib/bottleneckd/runs.db"
+  else
+    integ_fail "systemd: reload or run failed: $(tail -n 3 "$INTEG_TMP/sd-run" 2>/dev/null)"
+  fi
+  in_c env DEBIAN_FRONTEND=noninteractive dpkg --purge bottleneckd >"$INTEG_TMP/sd-purge.log" 2>&1
+  if [ "$(in_c systemctl is-active bottleneckd 2>/dev/null)" != active ] && ! in_c test -e /var/lib/bottleneckd &&
+     ! in_c pgrep -x bottleneckd >/dev/null; then
+    integ_pass "systemd: dpkg --purge stopped the service and removed its state"
+  else
+    integ_fail "systemd: after dpkg --purge: $(in_c systemctl is-active bottleneckd 2>&1) $(tail -n 3 "$INTEG_TMP/sd-purge.log")"
+  fi
+  in_c systemctl poweroff >/dev/null 2>&1
+  for ((i = 0; i < 100; i++)); do alive "$NSPAWN_PID" || break; sleep 0.2; done
+  alive "$NSPAWN_PID" && integ_fail "the container did not power off within 20 s"
 fi
 
 integ_finish
