@@ -259,3 +259,9 @@ integ_unit_setpriv() {
     "--inh-caps=-all${caps:+,$caps}" "--ambient-caps=-all${caps:+,$caps}" \
     "--bounding-set=-all${bound:+,$bound}" --no-new-privs
 }
+
+# integ_exposure: the overall exposure from `systemd-analyze security`'s
+# output on stdin ("" when there is none); integ_exposure_ok SCORE: true when
+# SCORE is at most 2.5 ("OK"), the limit docs/install.md promises.
+integ_exposure() { sed -n 's/.*Overall exposure level for bottleneckd.service: \([0-9.]*\).*/\1/p'; }
+integ_exposure_ok() { [ -n "$1" ] && awk -v s="$1" 'BEGIN { exit !(s <= 2.5) }'; }

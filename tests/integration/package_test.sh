@@ -134,9 +134,9 @@ else
   integ_fail "unpacked --once over the fixture: $(tail -n 3 "$INTEG_TMP/once.err") $(head -n 3 "$INTEG_TMP/promtool" 2>/dev/null)"
 fi
 unit="$root/$unit_dir/bottleneckd.service"
-score=$(systemd-analyze security --offline=yes "$unit" 2>&1 | sed -n 's/.*Overall exposure level for bottleneckd.service: \([0-9.]*\).*/\1/p')
+score=$(systemd-analyze security --offline=yes "$unit" 2>&1 | integ_exposure)
 exec_start=$(integ_unit_values "$unit" ExecStart | awk '{print $1}')
-if [ -n "$score" ] && awk -v s="$score" 'BEGIN { exit !(s <= 2.5) }' && [ "$exec_start" = /usr/sbin/bottleneckd ]; then
+if integ_exposure_ok "$score" && [ "$exec_start" = /usr/sbin/bottleneckd ]; then
   integ_pass "the installed unit: exposure $score, ExecStart=$exec_start"
 else
   integ_fail "the installed unit: exposure '$score' (want <= 2.5), ExecStart '$exec_start' (want /usr/sbin/bottleneckd)"
@@ -337,8 +337,8 @@ else
   else
     integ_fail "systemd: scrape or journal wrong: $(grep -E 'irqtime|level=(error|warn)' <<<"$journal" | head -n 3)"
   fi
-  score=$(in_c systemd-analyze security bottleneckd 2>&1 | sed -n 's/.*Overall exposure level for bottleneckd.service: \([0-9.]*\).*/\1/p')
-  if [ -n "$score" ] && awk -v s="$score" 'BEGIN { exit !(s <= 2.5) }'; then
+  score=$(in_c systemd-analyze security bottleneckd 2>&1 | integ_exposure)
+  if integ_exposure_ok "$score"; then
     integ_pass "systemd: systemd-analyze security on the loaded service: $score"
   else
     integ_fail "systemd: systemd-analyze security on the loaded service: '$score'"

@@ -31,10 +31,10 @@ UNIT="$SRC/etc/systemd/bottleneckd.service"
 
 # --- 1. the exposure score ---------------------------------------------------
 systemd-analyze security --offline=yes "$UNIT" >"$INTEG_TMP/security" 2>&1
-score=$(sed -n 's/.*Overall exposure level for bottleneckd.service: \([0-9.]*\).*/\1/p' "$INTEG_TMP/security")
+score=$(integ_exposure <"$INTEG_TMP/security")
 if [ -z "$score" ]; then
   integ_fail "systemd-analyze security printed no overall exposure: $(tail -n 3 "$INTEG_TMP/security")"
-elif awk -v s="$score" 'BEGIN { exit !(s <= 2.5) }'; then
+elif integ_exposure_ok "$score"; then
   integ_pass "systemd-analyze security: exposure $score (at most 2.5, OK)"
 else
   grep '✗' "$INTEG_TMP/security" | sed 's/^/  /'
