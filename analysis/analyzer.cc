@@ -11,11 +11,10 @@ LoadStep StepOfWindow(const Signals& s) {
   step.offered_packets_per_second = s.offered_packets_per_second;
   step.delivered_packets_per_second = s.delivered_packets_per_second;  // what the applications got
   // Utilisation as /proc/stat reports it (what top shows: the seed's
-  // 80-85 %): the plateau is that symptom, whatever the soaker says.
-  for (const CpuSignal& c : s.cpus) {
-    step.utilisation = std::max(step.utilisation, c.accounting_busy);
-    step.cpu_seconds_per_second += c.busy;
-  }
+  // 80-85 %) of the application's CPU: the plateau is that symptom,
+  // whatever the soaker says.
+  if (const CpuSignal* app = ApplicationCpu(s)) step.utilisation = app->accounting_busy;
+  for (const CpuSignal& c : s.cpus) step.cpu_seconds_per_second += c.busy;
   step.drops_per_second = s.ladder.nic + s.ladder.backlog + s.ladder.socket;
   return step;
 }
@@ -28,6 +27,7 @@ Analysis Analyzer::Analyze(const WindowInput& in) {
   Analysis out;
   out.window = Classify(signals_, thresholds_);
   out.verdict = tracker_.Update(out.window);
+  out.cpu_budget = CpuBudgets(signals_);
   for (std::string& e : CaptureEvidence(signals_.captures)) {
     out.window.evidence.push_back(e);
     out.verdict.evidence.push_back(std::move(e));

@@ -8,6 +8,7 @@
 #include <deque>
 #include <vector>
 
+#include "analysis/cpu_budget.h"
 #include "analysis/plateau.h"
 #include "analysis/signals.h"
 #include "analysis/verdict.h"
@@ -43,6 +44,7 @@ struct Analysis {
   // pending.
   Verdict window;
   Plateau plateau;
+  std::vector<CpuBudget> cpu_budget;  // each CPU's time over the window
 };
 
 class Analyzer {
@@ -68,8 +70,9 @@ class Analyzer {
 };
 
 // One window's load as a plateau step: offered and delivered packets, the
-// busiest CPU's /proc/stat busy ratio (the utilisation users see, which is
-// what plateaus), all CPUs' busy time per second, drops on every rung.
+// application CPU's /proc/stat busy ratio (ApplicationCpu: the utilisation
+// users see, which is what plateaus), all CPUs' busy time per second, drops
+// on every rung.
 LoadStep StepOfWindow(const Signals& s);
 
 }  // namespace bottleneckd

@@ -28,9 +28,24 @@ struct Rule {
   ScoreFn score;
 };
 
-// The rule table: cpu, interrupt, bus, none (undetermined is what is left
-// when none of them wins clearly).
+// The rule table: cpu, interrupt, bus, wait, none (undetermined is what is
+// left when none of them wins clearly).
 std::span<const Rule> VerdictRules();
+
+// The wait rule (analysis/rule_wait.cc).
+RuleResult WaitRule(const Signals& s, const VerdictThresholds& t);
+
+// What the rules share (rules.cc).
+// 0 at or below lo, 1 at or above hi, linear between.
+double Ramp(double x, double lo, double hi);
+std::string CpuName(int cpu);  // "cpu1"
+// How saturated a CPU is: 0 below 1 - 2 x cpu_idle_max busy, full at
+// 1 - cpu_idle_max, weighted down when only accounting measured it.
+double CpuSaturation(const CpuSignal& c, const VerdictThresholds& t);
+// "cpu0: 2.1 % delivered idle (soaker), 81.0 % accounting busy, 18.6 % hidden time"
+std::string CpuSentence(const CpuSignal& c);
+// "losses at the socket rung: 122 datagrams/s", or every rung's rate when none loses.
+std::string LadderSentence(const LadderSignal& l);
 
 // Number formatting shared by the rules: 0.81 -> "81.0 %", 122.4 -> "122",
 // 31200 -> "31.2 k", 2.25 -> "2.2" (plain printf rounding).

@@ -6,6 +6,8 @@
 #include <set>
 #include <string_view>
 
+#include "collectors/task_state.h"
+
 namespace bottleneckd {
 namespace {
 
@@ -13,6 +15,25 @@ namespace {
 // corrupt window) count as 0.
 double Finite(double x) { return std::isfinite(x) ? x : 0.0; }
 double Finite(const std::optional<double>& x) { return x ? Finite(*x) : 0.0; }
+
+std::optional<double> FiniteOrNull(const std::optional<double>& x) {
+  if (!x || !std::isfinite(*x)) return std::nullopt;
+  return std::max(0.0, *x);
+}
+
+// The thread's window split three ways (window/window.h ThreadWindow).
+std::optional<ThreadState> StateOf(const ThreadWindow& t) {
+  if (!t.running_ratio || !t.runnable_ratio || !t.waiting_ratio) return std::nullopt;
+  ThreadState st;
+  st.running = std::clamp(Finite(*t.running_ratio), 0.0, 1.0);
+  st.runnable = std::clamp(Finite(*t.runnable_ratio), 0.0, 1.0);
+  st.waiting = std::clamp(Finite(*t.waiting_ratio), 0.0, 1.0);
+  st.voluntary_per_second = FiniteOrNull(t.voluntary_per_second);
+  st.involuntary_per_second = FiniteOrNull(t.involuntary_per_second);
+  st.wchan = t.wait.wchan;
+  if (t.wait.syscall) st.syscall = SyscallName(*t.wait.syscall);
+  return st;
+}
 
 const SoakerCpuWindow* SoakerFor(const Window& w, int cpu) {
   for (const SoakerCpuWindow& s : w.soaker)
@@ -59,6 +80,7 @@ CpuSignal MakeCpu(const Window& w, const CpuWindow& c, const SoakerCpuWindow* so
     s.hidden = std::clamp(Finite(soak->hidden_ratio), 0.0, 1.0);
   }
   s.interrupt_ratio = std::clamp(Finite(c.interrupt_ratio), 0.0, 1.0);
+  s.accounting_interrupt_ratio = s.interrupt_ratio;
   s.softirq_ratio = std::clamp(Finite(c.softirq_ratio), 0.0, 1.0);
   if (const IrqTimeCpuWindow* m = IrqTimeFor(w, c.cpu)) UseMeasuredInterrupts(w, *m, &s);
   // Interrupt time comes from accounting or irqtime while busy may come from
@@ -183,7 +205,8 @@ Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, c
     ts.process = t.process;
     ts.thread = t.thread;
     ts.tid = t.tid;
-    ts.cpu_share = std::max(0.0, Finite(t.cpu_ratio));
+    ts.state = StateOf(t);
+    ts.cpu_share = ts.state ? ts.state->running : std::max(0.0, Finite(t.cpu_ratio));
     ts.cpu = t.processor;
     for (const CpuSignal& c : s.cpus)
       if (c.cpu == ts.cpu) ts.cpu_interrupt_share = c.interrupt_share;
@@ -249,6 +272,15 @@ Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, c
   s.reader_cpus.assign(readers.begin(), readers.end());
   s.rx_cpus.assign(rx.begin(), rx.end());
   return s;
+}
+
+const CpuSignal* ApplicationCpu(const Signals& s) {
+  const CpuSignal* best = nullptr;
+  for (const CpuSignal& c : s.cpus) {
+    bool app = s.reader_cpus.empty() || std::binary_search(s.reader_cpus.begin(), s.reader_cpus.end(), c.cpu);
+    if (app && (!best || c.busy > best->busy)) best = &c;
+  }
+  return best;
 }
 
 }  // namespace bottleneckd

@@ -32,10 +32,11 @@ struct CpuSignal {
   int cpu = -1;
   double busy = 0;  // soaker busy when measured, else accounting busy
   bool busy_from_soaker = false;
-  double accounting_busy = 0;         // /proc/stat, soaker time removed
-  std::optional<double> soaker_idle;  // delivered idle (soaker), when it ran
-  double interrupt_share = 0;         // (irq + softirq) / busy time (0 when busy is 0)
-  double interrupt_ratio = 0;         // (irq + softirq) / elapsed
+  double accounting_busy = 0;             // /proc/stat, soaker time removed
+  std::optional<double> soaker_idle;      // delivered idle (soaker), when it ran
+  double interrupt_share = 0;             // (irq + softirq) / busy time (0 when busy is 0)
+  double interrupt_ratio = 0;             // (irq + softirq) / elapsed
+  double accounting_interrupt_ratio = 0;  // /proc/stat's irq + softirq ticks / elapsed, whatever measured it
   // interrupt_ratio and softirq_ratio were measured by irqtime (eBPF, the
   // handlers' own time) rather than sampled by /proc/stat's ticks.
   bool interrupt_measured = false;
@@ -52,11 +53,26 @@ struct CpuSignal {
   double rx_packets_per_second = 0;  // packets its receive processing handled (softnet processed)
 };
 
+// Where a target thread's window went (schedstat's nanoseconds): on a CPU,
+// runnable but waiting on a run queue, and off the CPU in its own waits (a
+// sleep, a lock, a peer, an empty socket): the rest. The shares sum to 1.
+struct ThreadState {
+  double running = 0, runnable = 0, waiting = 0;
+  std::optional<double> voluntary_per_second, involuntary_per_second;  // context switches (status)
+  // Sampled once, at the window's end: the kernel function it slept in and
+  // the system call ("clock_nanosleep"); "" when it was running or they
+  // were hidden (no ptrace access).
+  std::string wchan, syscall;
+};
+
 struct ThreadSignal {
   std::string process, thread;
   int tid = 0;
-  double cpu_share = 0;  // of one CPU, as the kernel charged it
-  int cpu = -1;          // last CPU it ran on
+  // Of one CPU: schedstat's running share when the kernel gives it, else
+  // utime + stime ticks.
+  double cpu_share = 0;
+  std::optional<ThreadState> state;  // nullopt without schedstat
+  int cpu = -1;                      // last CPU it ran on
   // The interrupt share (hardirq+softirq of busy time) of the CPU it ran on.
   // Without CONFIG_IRQ_TIME_ACCOUNTING the kernel charges softirq work done
   // on exit from an interrupt to the thread it interrupted, so a thread on a
@@ -136,6 +152,13 @@ struct Signals {
 // finite: a missing or non-finite input counts as 0.
 Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, const std::vector<BusPath>* paths,
                        const BusEstimate* bus, const SignalOptions& o);
+
+// The CPU whose utilisation the plateau and the run timeline follow: the
+// busiest (soaker busy when it ran) of the CPUs the target threads ran on,
+// or of every CPU without target threads. A load generator on the same
+// host, or a CPU the application never runs on, does not hide the
+// application's plateau. nullptr when no CPU was measured.
+const CpuSignal* ApplicationCpu(const Signals& s);
 
 // A CPU whose softnet handled at least this share of all CPUs' packets is a
 // receive-processing CPU (RPS, or the sender's CPU for veth and loopback).

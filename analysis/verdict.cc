@@ -7,7 +7,7 @@
 namespace bottleneckd {
 namespace {
 
-constexpr const char* kBoundNames[kBoundCount] = {"cpu", "interrupt", "bus", "none", "undetermined"};
+constexpr const char* kBoundNames[kBoundCount] = {"cpu", "interrupt", "bus", "wait", "none", "undetermined"};
 
 size_t Index(Bound b) { return static_cast<size_t>(b); }
 
@@ -33,6 +33,7 @@ Verdict Classify(const Signals& s, const VerdictThresholds& t) {
   std::vector<RuleResult> results;
   results.reserve(rules.size());
   Verdict v;
+  v.losing = s.ladder.first_losing != Rung::kNone;
   for (const Rule& rule : rules) {
     results.push_back(rule.score(s, t));
     v.scores[Index(rule.bound)] = std::clamp(results.back().score, 0.0, 1.0);
@@ -93,11 +94,13 @@ const Verdict& VerdictTracker::Update(const Verdict& raw) {
     return current_;
   }
   // From undetermined, a confident verdict is published at once; from none,
-  // a confident bound (cpu, interrupt, bus): a load step shows within a
-  // window, and a bound is not held back behind `none` while packets are lost.
+  // a confident bound in a window that loses packets: a load step shows
+  // within a window, and a bound is not held back behind `none` while packets
+  // are lost. A bound that loses nothing (one busy second of a log
+  // compressor) must hold `needed` windows like any other change.
   bool bound = raw.label != Bound::kUndetermined && raw.label != Bound::kNone;
   bool at_once = current_.label == Bound::kUndetermined ? raw.label != Bound::kUndetermined
-                                                        : current_.label == Bound::kNone && bound;
+                                                        : current_.label == Bound::kNone && bound && raw.losing;
   if (at_once && raw.confidence >= t_.switch_confidence) {
     current_ = raw;
     pending_count_ = 0;

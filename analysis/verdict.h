@@ -17,9 +17,11 @@
 
 namespace bottleneckd {
 
-enum class Bound : uint8_t { kCpu, kInterrupt, kBus, kNone, kUndetermined };
-inline constexpr int kBoundCount = 5;
-// "cpu", "interrupt", "bus", "none", "undetermined": the `bound` label value.
+// kWait: the limit is a target thread's own waits (a sleep, a lock, a peer)
+// while no CPU, interrupt or bus resource is full: the plateau below 100 %.
+enum class Bound : uint8_t { kCpu, kInterrupt, kBus, kWait, kNone, kUndetermined };
+inline constexpr int kBoundCount = 6;
+// "cpu", "interrupt", "bus", "wait", "none", "undetermined": the `bound` label value.
 const char* BoundName(Bound b);
 bool ParseBound(std::string_view s, Bound* out);
 
@@ -32,6 +34,7 @@ struct VerdictThresholds {
   double bus_utilisation_min = 0.70;  // modelled utilisation of the NIC's busiest link
   double bus_cpu_idle_min = 0.20;     // every CPU on the path keeps this much idle for `bus`
   double busy_min_for_none = 0.80;    // `none` needs every CPU below this busy
+  double thread_wait_min = 0.50;      // a target thread off-CPU in its own waits this share of a window: `wait`
   double drop_floor_per_second = 1;   // drops at or below this rate are noise
   double loss_ratio_min = 0.002;      // and so are drops of at most this share of the offered load
   double margin = 0.15;               // winner's score - runner-up's below this: undetermined
@@ -48,6 +51,9 @@ struct VerdictThresholds {
 
 struct Verdict {
   Bound label = Bound::kUndetermined;
+  // The window lost packets (a rung over the loss tolerance): a bound that
+  // costs packets is published at once; one that costs none must hold.
+  bool losing = false;
   std::string resource;               // "cpu1", "thread udpecho", "em0 (0000:02:01.0)", "segment 0000:02"; "" for none
   double confidence = 0;              // [0, 1]: how clearly the winner beats the runner-up
   std::vector<std::string> evidence;  // the sentences that fired, with numbers
@@ -63,7 +69,8 @@ Verdict Classify(const Signals& s, const VerdictThresholds& t);
 // current one only after `hysteresis_windows` windows in a row named it; but
 // at once when its confidence is at least switch_confidence and the current
 // label is undetermined, or the current label is none and the new one is a
-// bound (cpu, interrupt, bus).
+// bound (cpu, interrupt, bus, wait) in a window that loses packets (a busy
+// second that costs nothing is not a bottleneck until it holds).
 // A window that agrees with the current label and resource refreshes the
 // published verdict (evidence, confidence) and clears any pending change;
 // until a change is accepted the old verdict stays published (with the

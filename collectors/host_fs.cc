@@ -58,8 +58,17 @@ void ReleaseSlack(std::string* out) {
 // How a read treats a file longer than its cap.
 enum class Cap { kError, kPrefix };
 
+// /proc/PID/task/TID/wchan (and /proc/PID/wchan) is the one /proc text file
+// the kernel writes without a newline: a single symbol name, read as it is.
+bool Unterminated(std::string_view rel) {
+  constexpr std::string_view kWchan = "wchan";
+  return rel == kWchan || (rel.size() > kWchan.size() && rel.substr(rel.size() - kWchan.size() - 1) == "/wchan");
+}
+
 // Reads until EOF or max_bytes; out keeps its capacity between calls.
-Status ReadFile(const std::string& path, std::string* out, size_t max_bytes, bool whole, Cap cap = Cap::kError) {
+// `lines`: the file is text whose every line ends with a newline.
+Status ReadFile(const std::string& path, std::string* out, size_t max_bytes, bool whole, Cap cap = Cap::kError,
+                bool lines = true) {
   UniqueFd fd;
   out->clear();
   BN_RETURN_IF_ERROR(OpenRegular(path, &fd));
@@ -96,7 +105,7 @@ Status ReadFile(const std::string& path, std::string* out, size_t max_bytes, boo
   // The kernel ends every line of a text file, /proc's and sysfs's, with a
   // newline: text that stops mid-line was cut (a write in progress, a file
   // truncated), and its last number would read as a smaller one.
-  if (cap == Cap::kError && !out->empty() && out->back() != '\n') {
+  if (cap == Cap::kError && lines && !out->empty() && out->back() != '\n') {
     out->clear();
     return Status::Corruption(path + ": ends mid-line (cut short?): not read");
   }
@@ -128,7 +137,7 @@ std::string HostFs::ProcPath(std::string_view rel) const { return Join(roots_.pr
 std::string HostFs::SysPath(std::string_view rel) const { return Join(roots_.sysfs, rel); }
 
 Status HostFs::ReadProc(std::string_view rel, std::string* out) const {
-  return ReadFile(ProcPath(rel), out, kMaxProcBytes, /*whole=*/true);
+  return ReadFile(ProcPath(rel), out, kMaxProcBytes, /*whole=*/true, Cap::kError, !Unterminated(rel));
 }
 
 Status HostFs::ReadSys(std::string_view rel, std::string* out, size_t max_bytes) const {

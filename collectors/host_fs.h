@@ -48,7 +48,8 @@ class HostFs {
   // InvalidArgument naming it), so no read waits for a writer. A buffer
   // that grew far past what the file holds gives its memory back. Text
   // (everything but ReadSysPrefix) that does not end with a newline was cut
-  // mid-line: Corruption, never a shorter number.
+  // mid-line: Corruption, never a shorter number; except a task's `wchan`,
+  // which the kernel writes as one word without a newline.
 
   // Reads the whole file `rel` under the procfs root ("stat", "net/snmp",
   // "1234/task/1234/stat") into *out, replacing its contents (its capacity is

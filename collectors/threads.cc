@@ -135,8 +135,40 @@ Status ThreadsCollector::CollectPid(const HostFs& fs, int pid, std::vector<Threa
     t.process = process_;
     s = ParseTaskStat(buf_, &t.task);
     if (!s.ok()) return s.WithContext(fs.ProcPath(path_));
+    ReadTaskState(fs, pid_text, tid, &t);
   }
   return Status::OK();
+}
+
+// Reads one file of the task directory into buf_; false (with the reason
+// noted, unless it is an expected absence) when it cannot be read.
+// `private_file`: wchan and syscall, which need ptrace access to the task.
+bool ThreadsCollector::ReadTaskFile(const HostFs& fs, const std::string& pid, const std::string& tid,
+                                    std::string_view name, bool private_file) {
+  path_.assign(pid).append("/task/").append(tid).append("/").append(name);
+  Status s = fs.ReadProc(path_, &buf_);
+  if (s.ok()) return true;
+  // Not ours to inspect (no ptrace access): unknown, as the kernel's "0" is.
+  if (!(private_file && s.IsPermissionDenied())) LeftOut(fs.ProcPath(path_), s);
+  return false;
+}
+
+void ThreadsCollector::ReadTaskState(const HostFs& fs, const std::string& pid, const std::string& tid,
+                                     ThreadSample* t) {
+  auto parsed = [&](const Status& s) {
+    if (!s.ok()) LeftOut(fs.ProcPath(path_), s);
+    return s.ok();
+  };
+  if (ReadTaskFile(fs, pid, tid, "schedstat", false)) {
+    TaskSchedstat st;
+    if (parsed(ParseTaskSchedstat(buf_, &st))) t->schedstat = st;
+  }
+  if (ReadTaskFile(fs, pid, tid, "status", false)) {
+    TaskSwitches sw;
+    if (parsed(ParseTaskStatusSwitches(buf_, &sw))) t->switches = sw;
+  }
+  if (ReadTaskFile(fs, pid, tid, "wchan", true)) t->wait.wchan = ParseTaskWchan(buf_);
+  if (ReadTaskFile(fs, pid, tid, "syscall", true)) parsed(ParseTaskSyscall(buf_, &t->wait.syscall));
 }
 
 bool ThreadsCollector::TaskExists(const HostFs& fs, const std::string& pid, const std::string& tid) {

@@ -1,17 +1,21 @@
 // threads collector: CPU time and last CPU of each thread of configured target
-// processes (by comm name or pid).
+// processes (by comm name or pid), and what it does off the CPU.
 // Reads /proc/PID/comm and /proc/PID/task/TID/stat:
 //   1234 (udpecho) R 1 1234 1234 0 -1 4194304 ... 42 17 ... 1 ...
 //         field 14 utime, 15 stime (USER_HZ ticks), 39 processor
+// and the same task's schedstat, status, wchan and syscall
+// (collectors/task_state.h).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "collectors/collector.h"
 #include "collectors/collectors_config.h"
+#include "collectors/task_state.h"
 
 namespace bottleneckd {
 
@@ -33,6 +37,12 @@ struct ThreadSample {
   int pid = 0;
   std::string process;  // comm of the pid
   TaskStat task;
+  // Each nullopt (wait: empty) when its file is missing or unreadable: a
+  // kernel without CONFIG_SCHED_INFO, a recording made before they were read,
+  // or (wchan, syscall) a reader without ptrace access to the task.
+  std::optional<TaskSchedstat> schedstat;
+  std::optional<TaskSwitches> switches;
+  TaskWait wait;
 };
 
 class ThreadsCollector : public Collector {
@@ -44,6 +54,9 @@ class ThreadsCollector : public Collector {
   // characters matches its 15-character prefix); their pids are cached and the
   // procfs root is rescanned every 10 calls or when a cached pid disappears. A
   // process or thread that vanishes while being read is skipped, not an error.
+  // A task's schedstat, status, wchan or syscall file that cannot be read or
+  // parsed leaves that part unknown (counted in unreadable_files()); only a
+  // bad stat line is an error.
   Status Collect(const HostFs& fs, HostReadings* out) override;
 
  private:
@@ -51,6 +64,9 @@ class ThreadsCollector : public Collector {
   // Appends pid's threads to *out; *vanished when the process is gone.
   Status CollectPid(const HostFs& fs, int pid, std::vector<ThreadSample>* out, bool* vanished);
   static bool TaskExists(const HostFs& fs, const std::string& pid, const std::string& tid);
+  void ReadTaskState(const HostFs& fs, const std::string& pid, const std::string& tid, ThreadSample* t);
+  bool ReadTaskFile(const HostFs& fs, const std::string& pid, const std::string& tid, std::string_view name,
+                    bool private_file);
 
   ThreadsOptions options_;
   std::string buf_;

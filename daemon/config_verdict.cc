@@ -21,6 +21,7 @@ Status ParseVerdict(const ConfigReader& r, const YAML::Node& n, VerdictThreshold
       {"bus_utilisation_min", &VerdictThresholds::bus_utilisation_min, 0, 10},
       {"bus_cpu_idle_min", &VerdictThresholds::bus_cpu_idle_min, 0, 1},
       {"busy_min_for_none", &VerdictThresholds::busy_min_for_none, 0, 1},
+      {"thread_wait_min", &VerdictThresholds::thread_wait_min, 0, 1},
       {"drop_floor_per_second", &VerdictThresholds::drop_floor_per_second, 0, 1e9},
       {"loss_ratio_min", &VerdictThresholds::loss_ratio_min, 0, 1},
       {"margin", &VerdictThresholds::margin, 0, 1},
@@ -30,8 +31,8 @@ Status ParseVerdict(const ConfigReader& r, const YAML::Node& n, VerdictThreshold
   BN_RETURN_IF_ERROR(
       r.Map(n, "verdict",
             {"cpu_idle_max", "thread_busy_min", "interrupt_share_min", "bus_utilisation_min", "bus_cpu_idle_min",
-             "busy_min_for_none", "drop_floor_per_second", "loss_ratio_min", "margin", "min_score", "switch_confidence",
-             "hysteresis_windows", "packet_path_interfaces"}));
+             "busy_min_for_none", "thread_wait_min", "drop_floor_per_second", "loss_ratio_min", "margin", "min_score",
+             "switch_confidence", "hysteresis_windows", "packet_path_interfaces"}));
   if (!n.IsDefined() || n.IsNull()) return Status::OK();
   double v = 0;
   for (const Ratio& f : kFields) {

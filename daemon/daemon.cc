@@ -238,6 +238,7 @@ void Daemon::Tick() {
     snap->verdict = prev_->verdict;
     snap->window_verdict = prev_->window_verdict;
     snap->plateau = prev_->plateau;
+    snap->cpu_budget = prev_->cpu_budget;
   } else if (prev_) {
     AnalyzeSnapshot(analyzer_.get(), *prev_, snap.get());
   }
@@ -345,6 +346,7 @@ void AnalyzeSnapshot(Analyzer* analyzer, const Snapshot& prev, Snapshot* snap) {
   snap->verdict = std::move(a.verdict);
   snap->window_verdict = std::move(a.window);
   snap->plateau = std::move(a.plateau);
+  snap->cpu_budget = std::move(a.cpu_budget);
 }
 
 void Daemon::Run() {

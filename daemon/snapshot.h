@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/cpu_budget.h"
 #include "analysis/plateau.h"
 #include "analysis/verdict.h"
 #include "base/mutex.h"
@@ -46,6 +47,9 @@ struct Snapshot {
   // its scores are bottleneckd_verdict_score_ratio.
   std::optional<Verdict> window_verdict;
   std::optional<Plateau> plateau;
+  // Each CPU's time budget over the window (analysis/cpu_budget.h); empty
+  // until there is an analysed window.
+  std::vector<CpuBudget> cpu_budget;
   // What the daemon says of its soaker beyond its reading, e.g. that it is
   // still calibrating in the background (shown on "/"); "" when nothing.
   std::string soaker_state;

@@ -15,7 +15,9 @@ namespace bottleneckd {
 namespace {
 
 constexpr std::string_view kFormatName = "bottleneckd-recording";
-constexpr const char* kLabels[] = {"cpu", "interrupt", "bus", "none", "undetermined"};
+// analysis/verdict.h's BoundName values (this stage does not link analysis/;
+// tests/recording_test.cc checks the two lists agree).
+constexpr const char* kLabels[] = {"cpu", "interrupt", "bus", "wait", "none", "undetermined"};
 
 // Reads the YAML of one recording.yaml; `r` labels errors with the file.
 class InfoParser {
@@ -179,13 +181,14 @@ class InfoParser {
       BN_RETURN_IF_ERROR(Keys(expected, "expected", {"label", "resource"}));
       if (expected.IsMap()) {
         if (!expected["label"])
-          return Error(expected, "expected needs a label (cpu, interrupt, bus, none, undetermined)");
+          return Error(expected, "expected needs a label (cpu, interrupt, bus, wait, none, undetermined)");
         BN_RETURN_IF_ERROR(r_.String(expected, "label", &run.expected_label));
         bool known = false;
         for (const char* l : kLabels) known = known || run.expected_label == l;
         if (!known)
-          return Error(expected["label"], "expected label must be cpu, interrupt, bus, none or undetermined, got '" +
-                                              run.expected_label + "'");
+          return Error(expected["label"],
+                       "expected label must be cpu, interrupt, bus, wait, none or undetermined, got '" +
+                           run.expected_label + "'");
         BN_RETURN_IF_ERROR(r_.String(expected, "resource", &run.expected_resource));
       }
       out->push_back(std::move(run));

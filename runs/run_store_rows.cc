@@ -45,6 +45,7 @@ struct Column {
         [](const Stmt& s, int i, Row* r) { Get(s, i, &r->member); }, version \
   }
 #define BN_COLUMN(Row, col, member) BN_COLUMN_SINCE(Row, col, member, 1)
+constexpr size_t BoundIndex(Bound b) { return static_cast<size_t>(b); }
 #define BN_RUN(member) BN_COLUMN(RunReport, #member, member)
 #define BN_POINT(member) BN_COLUMN(TimelinePoint, #member, member)
 // Columns of schema version 2: the live capture's figures.
@@ -91,11 +92,11 @@ const Column<RunReport> kRunColumns[] = {
     BN_COLUMN(RunReport, "label", verdict.label),
     BN_COLUMN(RunReport, "resource", verdict.resource),
     BN_COLUMN(RunReport, "confidence", verdict.confidence),
-    BN_COLUMN(RunReport, "score_cpu", verdict.scores[0]),
-    BN_COLUMN(RunReport, "score_interrupt", verdict.scores[1]),
-    BN_COLUMN(RunReport, "score_bus", verdict.scores[2]),
-    BN_COLUMN(RunReport, "score_none", verdict.scores[3]),
-    BN_COLUMN(RunReport, "score_undetermined", verdict.scores[4]),
+    BN_COLUMN(RunReport, "score_cpu", verdict.scores[BoundIndex(Bound::kCpu)]),
+    BN_COLUMN(RunReport, "score_interrupt", verdict.scores[BoundIndex(Bound::kInterrupt)]),
+    BN_COLUMN(RunReport, "score_bus", verdict.scores[BoundIndex(Bound::kBus)]),
+    BN_COLUMN(RunReport, "score_none", verdict.scores[BoundIndex(Bound::kNone)]),
+    BN_COLUMN(RunReport, "score_undetermined", verdict.scores[BoundIndex(Bound::kUndetermined)]),
     BN_RUN(verdict_windows),
     BN_RUN(expected_label),
     BN_RUN(expected_resource),
@@ -106,8 +107,14 @@ const Column<RunReport> kRunColumns[] = {
     BN_RUN_V2(turnaround_p99_seconds),
     BN_RUN_V2(capture_drops_per_second),
     BN_RUNGS_V3(RunReport),
+    // NULL in rows judged before the label existed: a score of 0, not unknown.
+    {"score_wait", [](Stmt& s, int i, const RunReport& r) { Put(s, i, r.verdict.scores[BoundIndex(Bound::kWait)]); },
+     [](const Stmt& s, int i, RunReport* r) {
+       r->verdict.scores[BoundIndex(Bound::kWait)] = s.IsNull(i) ? 0.0 : s.Double(i);
+     },
+     4},
 };
-static_assert(kBoundCount == 5, "one score_<label> column per Bound (a new label needs a migration)");
+static_assert(kBoundCount == 6, "one score_<label> column per Bound (a new label needs a migration)");
 
 const Column<TimelinePoint> kPointColumns[] = {
     BN_POINT(t),

@@ -128,10 +128,17 @@ ALTER TABLE timeline ADD COLUMN socket_drops_per_second REAL;
 ALTER TABLE timeline ADD COLUMN application_drops_per_second REAL;
 )sql";
 
+// Version 4: the wait label's score (analysis/verdict.h Bound::kWait); NULL
+// on rows written before it.
+constexpr const char* kSchemaV4 = R"sql(
+ALTER TABLE runs ADD COLUMN score_wait REAL;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {"create runs, run_evidence and timeline", kSchemaV1},
     {"capture figures on runs and timeline, run_flows", kSchemaV2},
     {"drops per rung on runs and timeline", kSchemaV3},
+    {"the wait label's score on runs", kSchemaV4},
 };
 static_assert(std::size(kMigrations) == kRunStoreSchemaVersion,
               "kRunStoreSchemaVersion must equal the number of migrations");

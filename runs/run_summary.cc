@@ -27,9 +27,8 @@ TimelinePoint PointOfWindow(double t, const Signals& s, const Verdict& v) {
     if (nic.bus_utilisation && !nic.bus_emulated) bus_max = std::max(bus_max, *nic.bus_utilisation);
   }
   if (bus_max >= 0) p.bus_utilisation = bus_max;
-  double busiest = -1;
+  if (const CpuSignal* app = ApplicationCpu(s)) p.cpu_busy = app->busy, p.accounting_busy = app->accounting_busy;
   for (const CpuSignal& c : s.cpus) {
-    if (c.busy > busiest) busiest = c.busy, p.cpu_busy = c.busy, p.accounting_busy = c.accounting_busy;
     p.cpu_seconds_per_second += c.busy;
     if (c.soaker_idle) p.soaker_idle = std::min(p.soaker_idle.value_or(1.0), *c.soaker_idle);
   }

@@ -38,7 +38,7 @@ struct TimelinePoint {
   double delivered_packets_per_second = 0;  // received by the NICs
   double delivered_bits_per_second = 0;
   double application_packets_per_second = 0;  // received less backlog and socket drops
-  double cpu_busy = 0;                        // busiest CPU (soaker when it ran)
+  double cpu_busy = 0;                        // the application's busiest CPU (ApplicationCpu; soaker when it ran)
   double accounting_busy = 0;                 // that CPU's /proc/stat busy
   double cpu_seconds_per_second = 0;          // all CPUs' busy time per second
   std::optional<double> soaker_idle;          // least delivered idle among CPUs
@@ -105,8 +105,8 @@ struct RunReport {
   double delivered_packets_per_second = 0;
   double delivered_bits_per_second = 0;
   double application_packets_per_second = 0;
-  double cpu_busy = 0;         // busiest CPU's mean busy (soaker when it ran)
-  double accounting_busy = 0;  // busiest CPU's /proc/stat busy
+  double cpu_busy = 0;         // the application's busiest CPU's mean busy (ApplicationCpu; soaker when it ran)
+  double accounting_busy = 0;  // that CPU's /proc/stat busy
   double cpu_seconds_per_second = 0;
   std::optional<double> soaker_idle;  // least delivered idle among CPUs, mean
   double interrupts_per_second = 0;

@@ -12,6 +12,8 @@ PACKAGES=(
   zlib1g-dev
   # user patterns (collectors.netdev.include/exclude): RE2, linear-time matching
   libre2-dev
+  # system call names of what a target thread waits in (collectors/task_state.h)
+  libseccomp-dev
   # irqtime: libbpf, and bpftool for the skeleton (clang, below, builds the BPF object)
   libbpf-dev bpftool
   # tests: GoogleTest, clang for libFuzzer + sanitizers, the real Prometheus/promtool

@@ -237,5 +237,56 @@ TEST(DetectPlateau, LiveStepsCountWhatTheApplicationGot) {
   EXPECT_EQ(p.last, 3u);
 }
 
+// The echo lab's waiting echo on cpu1 with the generator on cpu0 of the same
+// host: as offered load rises the generator's CPU climbs (50 % -> 85 %)
+// while the echo's stays at 45 %. The plateau is the application's: with the
+// echo thread a target its CPU is the utilisation, and the plateau is found;
+// before, the busiest CPU of the host (the generator's) hid it.
+std::vector<LoadStep> WaitingEchoSteps(bool target_thread) {
+  std::vector<LoadStep> steps;
+  const double offered[] = {18000, 24000, 30000, 36000};
+  const double generator_busy[] = {0.50, 0.60, 0.70, 0.85};
+  for (int i = 0; i < 4; ++i) {
+    Window w;
+    w.seconds = 1;
+    CpuWindow gen, echo;
+    gen.cpu = 0;
+    gen.busy_ratio = generator_busy[i];
+    echo.cpu = 1;
+    echo.busy_ratio = 0.45;
+    w.cpus = {gen, echo};
+    NicWindow n;
+    n.interface = "veth0";
+    n.rx_packets_per_second = offered[i];
+    w.nics = {n};
+    w.drops.nic = w.drops.backlog = 0;
+    w.drops.socket = offered[i] - 14000;
+    if (target_thread) {
+      ThreadWindow t;
+      t.thread = t.process = "udpecho";
+      t.processor = 1;
+      t.cpu_ratio = 0.4;
+      w.threads = {t};
+    }
+    Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{});
+    EXPECT_EQ(ApplicationCpu(s)->cpu, target_thread ? 1 : 0);
+    steps.push_back(StepOfWindow(s));
+  }
+  return steps;
+}
+
+TEST(DetectPlateau, TheApplicationsCpuPlateausNotTheGenerators) {
+  std::vector<LoadStep> steps = WaitingEchoSteps(true);
+  for (const LoadStep& st : steps) EXPECT_DOUBLE_EQ(st.utilisation, 0.45);
+  Plateau p = DetectPlateau(steps, PlateauOptions());
+  EXPECT_TRUE(p.detected) << p.evidence;
+  EXPECT_DOUBLE_EQ(p.level, 0.45);
+  // Without a target thread the host's busiest CPU is the utilisation, as
+  // before: the generator's climb is no plateau.
+  steps = WaitingEchoSteps(false);
+  EXPECT_DOUBLE_EQ(steps.back().utilisation, 0.85);
+  EXPECT_FALSE(DetectPlateau(steps, PlateauOptions()).detected);
+}
+
 }  // namespace
 }  // namespace bottleneckd

@@ -108,7 +108,7 @@ TEST_F(RunStoreTest, AVersionTwoFileMigratesKeepingItsRows) {
   WriteVersionTwoStore(DbPath());
   auto s = OpenOrDie(DbPath());
   ASSERT_TRUE(s);
-  EXPECT_EQ(s->schema_version(), 3);
+  EXPECT_EQ(s->schema_version(), kRunStoreSchemaVersion);
   EXPECT_EQ(s->recovered(), 0u);
   ExpectTheVersionTwoRun(s.get());
   // The new columns take writes next to the old rows.
@@ -119,7 +119,7 @@ TEST_F(RunStoreTest, AVersionTwoFileMigratesKeepingItsRows) {
   ASSERT_OK(s->FinishRun(&r, {p}));
   ExpectRungs(Fetch(s.get(), r.id).rungs, 5.0, 0.0, 0.0, std::nullopt);
   s.reset();
-  EXPECT_EQ(UserVersion(DbPath()), 3);
+  EXPECT_EQ(UserVersion(DbPath()), kRunStoreSchemaVersion);
   auto ro = OpenOrDie(DbPath(), /*read_only=*/true);
   ExpectTheVersionTwoRun(ro.get());
   std::vector<TimelinePoint> tl;

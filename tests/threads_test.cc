@@ -123,6 +123,14 @@ class ProcTree {
               const std::string& cpu) const {
     dir_.Write(TaskDir(pid, tid) + "/stat", StatLine(tid, comm, 'S', utime, stime, cpu));
   }
+  // The task's schedstat, status, wchan and syscall files (absent unless written).
+  void State(int pid, int tid, const std::string& schedstat, const std::string& status, const std::string& wchan,
+             const std::string& syscall) const {
+    dir_.Write(TaskDir(pid, tid) + "/schedstat", schedstat);
+    dir_.Write(TaskDir(pid, tid) + "/status", status);
+    dir_.Write(TaskDir(pid, tid) + "/wchan", wchan);
+    dir_.Write(TaskDir(pid, tid) + "/syscall", syscall);
+  }
   void Remove(const std::string& rel) const {
     std::filesystem::remove_all(std::filesystem::path(dir_.path()) / "proc" / rel);
   }
@@ -231,6 +239,94 @@ TEST(ThreadsCollectorTest, CorruptStatIsAnError) {
   Status st = c.Collect(fs, &s);
   EXPECT_TRUE(st.IsCorruption()) << st.ToString();
   EXPECT_FALSE(s.threads.has_value());
+}
+
+TEST(ThreadsCollectorTest, TaskStateFilesAreRead) {
+  ProcTree p;
+  BuildHost(p);
+  // Recorded from a `sleep 30` on this VM (kernel 6.18.44).
+  p.State(200, 200, "1742769 2960251 2\n",
+          "Name:\tsshd\nvoluntary_ctxt_switches:\t14201\nnonvoluntary_ctxt_switches:\t3\n", "hrtimer_nanosleep",
+          "230 0x0 0x0 0x7ffe9bd979e0 0x7ffe9bd97a20 0x0 0x0 0x7ffe9bd979c8 0x7f3ef8228503\n");
+  HostFs fs(p.roots());
+  ThreadsCollector c(Targets({ByPid(200)}));
+  Sample s;
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_EQ(s.threads->size(), 1u);
+  const ThreadSample& t = s.threads->front();
+  ASSERT_TRUE(t.schedstat.has_value());
+  EXPECT_EQ(t.schedstat->run_ns, 1742769u);
+  EXPECT_EQ(t.schedstat->wait_ns, 2960251u);
+  ASSERT_TRUE(t.switches.has_value());
+  EXPECT_EQ(t.switches->voluntary, 14201u);
+  EXPECT_EQ(t.switches->involuntary, 3u);
+  EXPECT_EQ(t.wait.wchan, "hrtimer_nanosleep");
+  EXPECT_EQ(t.wait.syscall, 230);
+  EXPECT_TRUE(c.read_issues()->empty());
+}
+
+TEST(ThreadsCollectorTest, MissingTaskStateFilesAreUnknownNotErrors) {
+  // A recording made before they were read, or a kernel without schedstats.
+  ProcTree p;
+  BuildHost(p);
+  HostFs fs(p.roots());
+  ThreadsCollector c(Targets({ByPid(200)}));
+  Sample s;
+  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_EQ(s.threads->size(), 1u);
+  EXPECT_FALSE(s.threads->front().schedstat.has_value());
+  EXPECT_FALSE(s.threads->front().switches.has_value());
+  EXPECT_EQ(s.threads->front().wait.wchan, "");
+  EXPECT_FALSE(s.threads->front().wait.syscall.has_value());
+  EXPECT_TRUE(c.read_issues()->empty());
+}
+
+TEST(ThreadsCollectorTest, CorruptTaskStateFilesAreLeftOutAndNoted) {
+  ProcTree p;
+  BuildHost(p);
+  p.State(200, 200, "12 x 3\n", "voluntary_ctxt_switches:\t1\n", "0", "garbage\n");
+  HostFs fs(p.roots());
+  ThreadsCollector c(Targets({ByPid(200)}));
+  Sample s;
+  ASSERT_TRUE(c.Collect(fs, &s).ok());  // the stat line stood: the thread is there
+  ASSERT_EQ(s.threads->size(), 1u);
+  EXPECT_EQ(s.threads->front().task.utime, 10u);
+  EXPECT_FALSE(s.threads->front().schedstat.has_value());
+  EXPECT_FALSE(s.threads->front().switches.has_value());
+  EXPECT_EQ(s.threads->front().wait.wchan, "");
+  EXPECT_FALSE(s.threads->front().wait.syscall.has_value());
+  std::vector<std::string> files;
+  for (const ReadIssue& i : *c.read_issues()) files.push_back(i.file.substr(i.file.rfind('/') + 1));
+  EXPECT_EQ(files, (std::vector<std::string>{"schedstat", "status", "syscall"}));
+}
+
+TEST(ThreadsCollectorTest, LiveSleeperWaitsInClockNanosleep) {
+  // A thread of this process asleep in clock_nanosleep: schedstat and the
+  // switches move, and (as root, who may ptrace it) wchan and syscall say where.
+  std::atomic<bool> stop{false};
+  std::thread sleeper([&stop] {
+    while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  });
+  ASSERT_EQ(pthread_setname_np(sleeper.native_handle(), "bn-sleeper"), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  HostFs fs(HostRoots{});
+  ThreadsCollector c(Targets({ByPid(static_cast<int>(::getpid()))}));
+  Sample s;
+  Status st = c.Collect(fs, &s);
+  stop = true;
+  sleeper.join();
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  const ThreadSample* found = nullptr;
+  for (const ThreadSample& t : *s.threads)
+    if (t.task.comm == "bn-sleeper") found = &t;
+  ASSERT_NE(found, nullptr);
+  ASSERT_TRUE(found->schedstat.has_value());
+  ASSERT_TRUE(found->switches.has_value());
+  EXPECT_GE(found->switches->voluntary, 2u);  // one per sleep
+  if (::geteuid() == 0) {
+    EXPECT_NE(found->wait.wchan, "");
+    EXPECT_EQ(found->wait.syscall.has_value() ? SyscallName(*found->wait.syscall) : "", "clock_nanosleep");
+  }
 }
 
 // Counts scans of the procfs root.

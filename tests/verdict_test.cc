@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <string_view>
 
 namespace bottleneckd {
@@ -556,6 +557,117 @@ TEST(Classify, SoftirqChargedToTheReaderIsInterrupt) {
   EXPECT_EQ(v.resource, "cpu1");
   EXPECT_NEAR(Score(v, Bound::kCpu), 0, 1e-12);
   EXPECT_TRUE(HasSubstring(v.evidence, "socket drops 450.0 k/s; thread udpecho reads here"));
+}
+
+// The echo that waits after every datagram (echo lab scenario wait, simulator
+// waiting-server): the generator offers 24 k/s, the echo delivers 14 k/s
+// and the socket drops the rest; the echo thread runs 40 % of cpu1 and is
+// asleep in clock_nanosleep 58 % of the window; cpu1 is 45 % busy.
+Signals WaitingEcho() {
+  Signals s;
+  s.cpus = {SoakerCpu(0, 0.30, 0.68, 0.2), SoakerCpu(1, 0.55, 0.44, 0.02)};
+  s.threads = {Thread("udpecho", 0.40, 1)};
+  s.threads[0].state = ThreadState{0.40, 0.02, 0.58, 14200, 3, "hrtimer_nanosleep", "clock_nanosleep"};
+  s.reader_cpus = {1};
+  s.rx_cpus = {0};
+  Lose(&s, Rung::kSocket, 0, 0, 10000);
+  return s;
+}
+
+TEST(Classify, ThreadWaitingWhileTheSocketLosesIsWait) {
+  Verdict v = Classify(WaitingEcho(), kT);
+  // wait: ramp(0.58, 0.35, 0.50) = 1 x (1 - saturation of cpu1 at 45 %) = 1;
+  // cpu: nothing saturated, the lean is 0.45 x ramp(0.45, 0.5, 0.95) = 0.
+  EXPECT_EQ(v.label, Bound::kWait);
+  EXPECT_EQ(v.resource, "thread udpecho");
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kWait), 1.0);
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kCpu), 0.0);
+  EXPECT_DOUBLE_EQ(v.confidence, 1.0);
+  EXPECT_TRUE(HasLine(v.evidence,
+                      "thread udpecho: 58.0 % of the window off the CPU in its own waits (running 40.0 %, runnable "
+                      "2.0 %, schedstat; 14.2 k voluntary, 3.0 involuntary switches/s), sampled in hrtimer_nanosleep "
+                      "(system call clock_nanosleep)"));
+  EXPECT_TRUE(HasLine(v.evidence, "losses at the socket rung: 10.0 k datagrams/s"));
+  EXPECT_TRUE(HasSubstring(v.evidence, "cpu1: 55.0 % delivered idle (soaker)"));
+  // No "receive livelock": cpu1 is neither saturated nor busy with interrupts.
+  for (const std::string& e : v.evidence) EXPECT_EQ(e.find("livelock"), std::string::npos) << e;
+}
+
+TEST(Classify, WaitingThreadThatLosesNothingIsNone) {
+  // A light echo sleeps most of the time: it keeps up, nothing is a limit.
+  Signals s = WaitingEcho();
+  Lose(&s, Rung::kNone, 0, 0, 0);
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kNone);
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kWait), 0.0);
+}
+
+TEST(Classify, WaitNeedsLossesAtTheSocket) {
+  // Losses below the socket are the receive path's, not the reader's waits.
+  Signals s = WaitingEcho();
+  Lose(&s, Rung::kBacklog, 0, 9000, 0);
+  Verdict v = Classify(s, kT);
+  EXPECT_NE(v.label, Bound::kWait);
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kWait), 0.0);
+  EXPECT_TRUE(HasSubstring(v.reasons, "wait: losses start below the socket"));
+}
+
+TEST(Classify, ThreadOnASaturatedCpuIsRunnableNotWaiting) {
+  // The same waiting share on a CPU the soaker finds full: the CPU is the
+  // limit, the wait rule gives way (1 - saturation 1 = 0).
+  Signals s = WaitingEcho();
+  s.cpus[1] = SoakerCpu(1, 0.01, 0.95, 0.02);
+  Verdict v = Classify(s, kT);
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kWait), 0.0);
+  EXPECT_EQ(v.label, Bound::kCpu);
+}
+
+TEST(Classify, IdleThreadsOfAProcessAreNotTheWait) {
+  // A pool's spare thread asleep the whole window (running 1 %) is not waiting
+  // on the work; the worker that runs 40 % and waits 58 % is.
+  Signals s = WaitingEcho();
+  ThreadSignal spare = Thread("udppool", 0.01, 0);
+  spare.state = ThreadState{0.01, 0, 0.99, 1, 0, "futex_wait_queue", "futex"};
+  s.threads.insert(s.threads.begin(), spare);
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kWait);
+  EXPECT_EQ(v.resource, "thread udpecho");
+}
+
+TEST(Classify, WaitWithoutSchedstatSaysSo) {
+  Signals s = WaitingEcho();
+  s.threads[0].state.reset();
+  Verdict v = Classify(s, kT);
+  EXPECT_NE(v.label, Bound::kWait);
+  EXPECT_TRUE(HasLine(v.reasons, "wait: the target threads' schedstat was not read"));
+  s.threads.clear();
+  v = Classify(s, kT);
+  EXPECT_TRUE(HasLine(v.reasons, "wait: no target thread (collectors.threads.targets) to see waiting"));
+}
+
+TEST(Classify, WaitPlaceNotSeenIsSaid) {
+  Signals s = WaitingEcho();
+  s.threads[0].state->wchan.clear();
+  s.threads[0].state->syscall.clear();
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kWait);
+  EXPECT_TRUE(HasSubstring(v.evidence, "where it waits was not seen (running when sampled, or no ptrace access)"));
+}
+
+// The echo lab's CPU-bound echo (scenario cpu): the thread holds 91-97 % of
+// cpu1, which the soaker finds full. Before, the resource followed whichever
+// read fuller (thread at >= 95 %, else cpu1): 23 changes in 494 windows.
+TEST(Classify, ThreadHoldingItsSaturatedCpuNamesItEveryWindow) {
+  for (double share : {0.91, 0.93, 0.95, 0.97}) {
+    Signals s;
+    s.cpus = {SoakerCpu(0, 0.0, 1.0, 0.35), SoakerCpu(1, 0.0, 0.99, 0.01)};
+    s.threads = {Thread("udpecho", share, 1)};
+    s.reader_cpus = {1};
+    Lose(&s, Rung::kSocket, 0, 0, 500000);
+    Verdict v = Classify(s, kT);
+    EXPECT_EQ(v.label, Bound::kCpu) << share;
+    EXPECT_EQ(v.resource, "thread udpecho") << share;
+  }
 }
 
 TEST(Classify, EmptySignalsAreUndetermined) {

@@ -221,6 +221,48 @@ TEST(ComputeWindow, SocketRungAndThreads) {
   EXPECT_EQ(w.threads[0].processor, 1);
 }
 
+// The waiting echo of the echo lab, 2 s: 0.8 s on a CPU, 0.04 s on a run
+// queue, the rest asleep; 28 000 voluntary switches (one per datagram).
+TEST(ComputeWindow, ThreadStateSharesFromSchedstat) {
+  Sample a = At(0), b = At(2 * kSec);
+  ThreadSample t;
+  t.pid = t.task.tid = 812;
+  t.process = t.task.comm = "udpecho";
+  t.schedstat = TaskSchedstat{5'000'000'000, 100'000'000, 10};
+  t.switches = TaskSwitches{1000, 7};
+  a.threads = std::vector<ThreadSample>{t};
+  t.schedstat = TaskSchedstat{5'800'000'000, 140'000'000, 28'010};
+  t.switches = TaskSwitches{29'000, 9};
+  t.wait = TaskWait{"hrtimer_nanosleep", 230};
+  b.threads = std::vector<ThreadSample>{t};
+  Window w;
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  ASSERT_EQ(w.threads.size(), 1u);
+  const ThreadWindow& tw = w.threads[0];
+  EXPECT_DOUBLE_EQ(*tw.running_ratio, 0.4);
+  EXPECT_DOUBLE_EQ(*tw.runnable_ratio, 0.02);
+  EXPECT_DOUBLE_EQ(*tw.waiting_ratio, 0.58);
+  EXPECT_DOUBLE_EQ(*tw.voluntary_per_second, 14000);
+  EXPECT_DOUBLE_EQ(*tw.involuntary_per_second, 1);
+  EXPECT_EQ(tw.wait.wchan, "hrtimer_nanosleep");
+  EXPECT_EQ(tw.wait.syscall, 230);
+
+  // The scheduler's clock ran 1 % past the window: running and runnable are
+  // scaled to fill it, nothing is left waiting, nothing goes negative.
+  b.threads->front().schedstat = TaskSchedstat{6'980'000'000, 120'000'000, 11};
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  EXPECT_NEAR(*w.threads[0].running_ratio + *w.threads[0].runnable_ratio, 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(*w.threads[0].waiting_ratio, 0);
+
+  // Only one sample has schedstat (a recording older than the files): unknown.
+  a.threads->front().schedstat.reset();
+  a.threads->front().switches.reset();
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  EXPECT_FALSE(w.threads[0].running_ratio.has_value());
+  EXPECT_FALSE(w.threads[0].waiting_ratio.has_value());
+  EXPECT_FALSE(w.threads[0].voluntary_per_second.has_value());
+}
+
 TEST(ComputeWindow, IrqTimeFlowsThroughOnItsOwnClock) {
   Sample a = At(10 * kSec), b = At(12 * kSec);
   a.irqtime = IrqTimeReading{};

@@ -229,6 +229,32 @@ void SocketRates(const Sample& p, const Sample& c, double secs, Window* w) {
   if (any) w->drops.socket = total;
 }
 
+// schedstat's and status's counters of one task between two samples.
+void ThreadStateRates(const ThreadSample& a, const ThreadSample& b, double secs, Window* w, ThreadWindow* t) {
+  const std::string tid = std::to_string(b.task.tid);
+  auto rate = [&](uint64_t from, uint64_t to, const char* what, double unit) -> std::optional<double> {
+    auto d = CounterDelta(from, to, CounterWidth::k64, &w->issues, "threads", tid, what);
+    if (!d) return std::nullopt;
+    return static_cast<double>(*d) * unit / secs;
+  };
+  if (a.schedstat && b.schedstat) {
+    auto running = rate(a.schedstat->run_ns, b.schedstat->run_ns, "run_ns", 1e-9);
+    auto runnable = rate(a.schedstat->wait_ns, b.schedstat->wait_ns, "wait_ns", 1e-9);
+    if (running && runnable) {
+      double on = *running + *runnable;
+      double scale = on > 1 ? 1 / on : 1;
+      t->running_ratio = *running * scale;
+      t->runnable_ratio = *runnable * scale;
+      t->waiting_ratio = std::max(0.0, 1 - on * scale);
+    }
+  }
+  if (a.switches && b.switches) {
+    t->voluntary_per_second = rate(a.switches->voluntary, b.switches->voluntary, "voluntary_ctxt_switches", 1);
+    t->involuntary_per_second = rate(a.switches->involuntary, b.switches->involuntary, "nonvoluntary_ctxt_switches", 1);
+  }
+  t->wait = b.wait;
+}
+
 void ThreadRates(const Sample& p, const Sample& c, double secs, Window* w) {
   if (!p.threads || !c.threads) return;
   for (const ThreadSample& b : *c.threads) {
@@ -245,6 +271,7 @@ void ThreadRates(const Sample& p, const Sample& c, double secs, Window* w) {
     t.thread = b.task.comm;
     t.cpu_ratio = TicksToSeconds(*d) / secs;
     t.processor = b.task.processor;
+    ThreadStateRates(*it, b, secs, w, &t);
     w->threads.push_back(std::move(t));
   }
 }

@@ -62,6 +62,15 @@ struct ThreadWindow {
   std::string process, thread;
   double cpu_ratio = 0;  // (utime + stime) / window: share of one CPU
   int processor = -1;    // CPU last run on, at the window's end
+  // From schedstat's nanoseconds, when both samples have it, as shares of
+  // the window: on a CPU; runnable but waiting on a run queue; and waiting
+  // off the CPU in its own waits (a sleep, a lock, a peer, an empty socket),
+  // what the other two leave. The three sum to 1 (running and runnable are
+  // scaled down together when the scheduler's clock ran past the window's).
+  std::optional<double> running_ratio, runnable_ratio, waiting_ratio;
+  // Context switches per second (status), when both samples have them.
+  std::optional<double> voluntary_per_second, involuntary_per_second;
+  TaskWait wait;  // sampled at the window's end
 };
 
 struct Window {

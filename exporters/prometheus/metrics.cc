@@ -74,6 +74,7 @@ std::vector<prometheus::MetricFamily> BuildMetricFamilies(const Snapshot* snap, 
   AddDaemonFamilies(*snap, &out);
   internal::AddVerdictFamilies(*snap, &out);
   internal::AddCpuFamilies(*snap, &out);
+  internal::AddCpuBudgetFamilies(*snap, &out);
   internal::AddSoakerFamilies(*snap, &out);
   internal::AddInterruptFamilies(*snap, &out);
   internal::AddSoftirqFamilies(*snap, &out);
@@ -110,6 +111,8 @@ const std::vector<std::string>& ExportedMetricNames() {
       "bottleneckd_cpu_steal_ratio",
       "bottleneckd_cpu_pressure_stall_ratio",
       "bottleneckd_cpu_hidden_ratio",
+      "bottleneckd_cpu_budget_ratio",
+      "bottleneckd_cpu_budget_overlap_ratio",
       "bottleneckd_soaker_info",
       "bottleneckd_soaker_calibration_iterations_per_second",
       "bottleneckd_soaker_iterations_total",
@@ -144,6 +147,8 @@ const std::vector<std::string>& ExportedMetricNames() {
       "bottleneckd_thread_cpu_seconds_total",
       "bottleneckd_thread_last_cpu",
       "bottleneckd_thread_cpu_ratio",
+      "bottleneckd_thread_context_switches_total",
+      "bottleneckd_thread_state_ratio",
       "bottleneckd_pci_device_info",
       "bottleneckd_pci_fact_missing",
       "bottleneckd_pci_aer_errors_total",

@@ -12,6 +12,7 @@ namespace bottleneckd::internal {
 using Families = std::vector<prometheus::MetricFamily>;
 
 void AddCpuFamilies(const Snapshot& s, Families* out);
+void AddCpuBudgetFamilies(const Snapshot& s, Families* out);
 void AddSoakerFamilies(const Snapshot& s, Families* out);
 void AddInterruptFamilies(const Snapshot& s, Families* out);
 void AddSoftirqFamilies(const Snapshot& s, Families* out);

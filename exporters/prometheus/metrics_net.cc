@@ -102,8 +102,20 @@ void AddThreadFamilies(const Snapshot& s, Families* out) {
   FamilyBuilder secs(out, "bottleneckd_thread_cpu_seconds_total",
                      "CPU seconds of each thread of the configured target processes.", MetricType::Counter);
   FamilyBuilder last(out, "bottleneckd_thread_last_cpu", "The CPU each target thread last ran on.", MetricType::Gauge);
+  FamilyBuilder switches(out, "bottleneckd_thread_context_switches_total",
+                         "Context switches of each target thread: voluntary (it blocked) and involuntary "
+                         "(it was preempted), from /proc/PID/task/TID/status.",
+                         MetricType::Counter);
   for (const ThreadSample& t : *s.sample.threads) {
     std::string pid = std::to_string(t.pid), tid = std::to_string(t.task.tid);
+    if (t.switches) {
+      switches.Add(
+          static_cast<double>(t.switches->voluntary),
+          {{"process", t.process}, {"pid", pid}, {"thread", t.task.comm}, {"tid", tid}, {"kind", "voluntary"}});
+      switches.Add(
+          static_cast<double>(t.switches->involuntary),
+          {{"process", t.process}, {"pid", pid}, {"thread", t.task.comm}, {"tid", tid}, {"kind", "involuntary"}});
+    }
     secs.Add(TicksToSeconds(t.task.utime),
              {{"process", t.process}, {"pid", pid}, {"thread", t.task.comm}, {"tid", tid}, {"mode", "user"}});
     secs.Add(TicksToSeconds(t.task.stime),
@@ -113,10 +125,19 @@ void AddThreadFamilies(const Snapshot& s, Families* out) {
   if (!s.window) return;
   FamilyBuilder ratio(out, "bottleneckd_thread_cpu_ratio",
                       "Share of one CPU each target thread used over the last window.", MetricType::Gauge);
-  for (const ThreadWindow& t : s.window->threads)
-    ratio.Add(
-        t.cpu_ratio,
-        {{"process", t.process}, {"pid", std::to_string(t.pid)}, {"thread", t.thread}, {"tid", std::to_string(t.tid)}});
+  FamilyBuilder state(out, "bottleneckd_thread_state_ratio",
+                      "Share of the last window each target thread spent running, runnable (waiting on a run "
+                      "queue) and waiting off the CPU in its own waits, from schedstat.",
+                      MetricType::Gauge);
+  for (const ThreadWindow& t : s.window->threads) {
+    std::string pid = std::to_string(t.pid), tid = std::to_string(t.tid);
+    ratio.Add(t.cpu_ratio, {{"process", t.process}, {"pid", pid}, {"thread", t.thread}, {"tid", tid}});
+    if (!t.running_ratio || !t.runnable_ratio || !t.waiting_ratio) continue;
+    const std::pair<const char*, double> states[] = {
+        {"running", *t.running_ratio}, {"runnable", *t.runnable_ratio}, {"waiting", *t.waiting_ratio}};
+    for (const auto& [name, v] : states)
+      state.Add(v, {{"process", t.process}, {"pid", pid}, {"thread", t.thread}, {"tid", tid}, {"state", name}});
+  }
 }
 
 }  // namespace bottleneckd::internal

@@ -14,7 +14,7 @@ void AddVerdictFamilies(const Snapshot& s, Families* out) {
     {
       FamilyBuilder f(out, "bottleneckd_verdict",
                       "What limits this host over the last window: 1 for the current label (cpu, interrupt, bus, "
-                      "none, undetermined), 0 for the others. Labels change only after holding for "
+                      "wait, none, undetermined), 0 for the others. Labels change only after holding for "
                       "verdict.hysteresis_windows windows.",
                       MetricType::Gauge);
       for (int b = 0; b < kBoundCount; ++b)
@@ -43,8 +43,9 @@ void AddVerdictFamilies(const Snapshot& s, Families* out) {
   }
   if (s.plateau) {
     FamilyBuilder f(out, "bottleneckd_utilisation_plateau",
-                    "1 while offered load rises and CPU utilisation stays flat below 100 % with delivered "
-                    "throughput flat or falling (the seed's symptom), over the recent windows.",
+                    "1 while offered load rises and the application CPU's utilisation (the target threads' "
+                    "CPUs, else the busiest) stays flat below 100 % with delivered throughput flat or falling "
+                    "(the seed's symptom), over the recent windows.",
                     MetricType::Gauge);
     f.Add(s.plateau->detected ? 1 : 0);
     FamilyBuilder l(out, "bottleneckd_utilisation_plateau_level_ratio",

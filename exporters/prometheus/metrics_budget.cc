@@ -1,0 +1,34 @@
+// Each CPU's time budget over the last window (analysis/cpu_budget.h):
+// bottleneckd_cpu_budget_ratio{cpu,part} and the sources' overlap.
+#include <string>
+#include <utility>
+
+#include "exporters/prometheus/family_builder.h"
+#include "exporters/prometheus/metrics_internal.h"
+
+namespace bottleneckd::internal {
+
+void AddCpuBudgetFamilies(const Snapshot& s, Families* out) {
+  using prometheus::MetricType;
+  if (s.cpu_budget.empty()) return;
+  FamilyBuilder parts(out, "bottleneckd_cpu_budget_ratio",
+                      "Each CPU's last window, accounted once: steal, hardirq, softirq, threads (the target "
+                      "threads), tasks (every other task), unexplained (busy time no source claims) and idle "
+                      "(delivered idle when the soaker ran); the parts sum to 1.",
+                      MetricType::Gauge);
+  FamilyBuilder overlap(out, "bottleneckd_cpu_budget_overlap_ratio",
+                        "Share of the window the budget's sources claimed beyond the CPU's busy time (one second "
+                        "counted by two clocks), cut from the later parts.",
+                        MetricType::Gauge);
+  for (const CpuBudget& b : s.cpu_budget) {
+    std::string cpu = std::to_string(b.cpu);
+    const std::pair<const char*, double> values[] = {
+        {"steal", b.steal}, {"hardirq", b.hardirq}, {"softirq", b.softirq},         {"threads", b.threads},
+        {"tasks", b.tasks}, {"idle", b.idle},       {"unexplained", b.unexplained},
+    };
+    for (const auto& [part, v] : values) parts.Add(v, {{"cpu", cpu}, {"part", part}});
+    overlap.Add(b.overlap, {{"cpu", cpu}});
+  }
+}
+
+}  // namespace bottleneckd::internal
