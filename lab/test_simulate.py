@@ -653,7 +653,7 @@ class GroundTruthTest(Generated):
                 self.assertTrue(all(c["busy"] < 0.7 for c in m["cpus"].values()), m["cpus"])
 
     def test_deterministic(self):
-        for name in ("light", "softirq-charged-to-thread"):
+        for name in ("light", "softirq-charged-to-thread", "lock-handoff"):
             again = os.path.join(self.tmp, name + "-again")
             record(SCENARIOS[name](), again)
             self.assertEqual(tree_digest(again), tree_digest(self.recs[name].path))
