@@ -2,9 +2,10 @@
 
 HostState turns the model's rates (model.Tick) into the cumulative integer
 counters the kernel keeps (CPU ticks in USER_HZ, IRQ counts, softnet, SNMP,
-netdev statistics, the soaker's counters, the irqtime source's nanoseconds)
-and writes them in the kernel's formats with scripts/fixture_lib.py (the
-irqtime file in the recording's format, docs/recording-format.md). Integers
+netdev statistics, the soaker's counters, the irqtime source's nanoseconds,
+the target threads' schedstat and context switches) and writes them in the
+kernel's formats with scripts/fixture_lib.py (the irqtime file in the
+recording's format, docs/recording-format.md). Integers
 are carried exactly: every counter is the floor of a running sum, so nothing
 is lost or made up between ticks, and the drop ladder is split in order (rx = arrivals - NIC drops,
 processed = rx - backlog drops, delivered = processed - socket drops).
@@ -15,7 +16,7 @@ import math
 import os
 
 from machines import ethtool_pairs, fl
-from model import accounted, frame_bytes
+from model import accounted, frame_bytes, target_threads
 
 USER_HZ = 100
 HZ = 250
@@ -24,6 +25,25 @@ CATEGORIES = ["user_app", "system_app", "user_bg", "system_bg", "soaker", "irq",
 IRQTIME_GENERATION = 4242  # the irqtime program's id: loaded once, at boot
 SOFTIRQS = ["HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED",
             "HRTIMER", "RCU"]
+THREAD_COUNTERS = ["run_ns", "wait_ns", "voluntary", "involuntary"]
+# A blocked thread's wchan per kind of wait (model.ThreadTime.waits), Linux
+# 6.1's names (6.18 calls the futex wait futex_do_wait), and its system call:
+# number, six arguments and PC per architecture, as a C echo makes them (fd 3,
+# a 64 KiB buffer, the peer's address and length on the stack).
+WCHAN = {"recv": "__skb_wait_for_more_packets", "sleep": "hrtimer_nanosleep",
+         "lock": "futex_wait_queue", "work": "futex_wait_queue"}
+SYSCALLS = {
+    "x86_64": {
+        "recv": (45, (0x3, 0x55d0c2a4e040, 0x10000, 0, 0x7ffd3a1c9e50, 0x7ffd3a1c9e4c),
+                 0x7f3a5c3f2a3a),                              # recvfrom
+        "sleep": (230, (0x1, 0, 0x7ffd3a1c9e40, 0, 0, 0), 0x7f3a5c3b7503),  # clock_nanosleep
+        "lock": (202, (0x55d0c2a500a0, 0x80, 0x2, 0, 0, 0), 0x7f3a5c38f1e6),  # futex: the mutex
+        "work": (202, (0x55d0c2a500c8, 0x189, 0, 0, 0, 0xffffffff),       # futex: the condvar
+                 0x7f3a5c38bf16)},
+    "i386": {"recv": (371, (0x3, 0x804c060, 0x10000, 0, 0xbfc3a1d8, 0xbfc3a1d4), 0xb7f2e549)},
+}
+# The SP of a blocked main thread and of a pthread (its stack is mapped), per architecture.
+STACKS = {"x86_64": (0x7ffd3a1c9e18, 0x7f3a5bffed48), "i386": (0xbfc3a1a0, 0xb75ff2d0)}
 
 
 class Carry:
@@ -101,6 +121,11 @@ def split_int(total, weights):
     return out
 
 
+def arch(kernel):
+    """The machine's architecture, from its kernel release."""
+    return "i386" if kernel.endswith("686-pae") else "x86_64"
+
+
 class HostState:
     def __init__(self, machine, topo, nic_name):
         self.m, self.topo, self.nic = machine, topo, nic_name
@@ -121,6 +146,7 @@ class HostState:
         self.soaker_iter = [0] * n
         self.soaker_ns = [0] * n
         self.app_charged = 0  # softirq ticks charged to the app thread (Machine.softirq_to_app)
+        self.thread_counts = [{k: 0 for k in THREAD_COUNTERS} for _ in target_threads(machine)]
         # The irqtime source (sources/irqtime.h), loaded when the host booted:
         # per CPU, nanoseconds of each part of its interrupt time (_irqtime),
         # and per NIC queue its interrupts and the network softirqs they raised.
@@ -179,10 +205,25 @@ class HostState:
         for i, period in enumerate((10.0, 60.0, 300.0)):
             w = math.exp(-dt / period)
             self.psi_avg[i] = self.psi_avg[i] * w + 100.0 * some * (1 - w)
+        self._threads(t, dt)
         irqs = sum(t.interrupts)
-        ctxt_rate = 150 * self.topo.ncpu + 2 * min(t.delivered, irqs) + (irqs if soaker_on else 0)
+        switches = sum(th.voluntary + th.involuntary for th in t.threads)  # each out and back in
+        ctxt_rate = 150 * self.topo.ncpu + 2 * switches + (irqs if soaker_on else 0)
         self.ctxt += self._carry("ctxt").take(ctxt_rate * dt)
         self.processes += self._carry("fork").take(0.3 * dt)
+
+    def _threads(self, t, dt):
+        """schedstat's nanoseconds (running, and runnable: the rest of its time
+        wanting the CPU, so the two never exceed the elapsed time) and the
+        context switches of each target thread."""
+        for i, th in enumerate(t.threads):
+            c = self.thread_counts[i]
+            on = self._carry(("on_ns", i)).take(min(1.0, th.running + th.runnable) * dt * 1e9)
+            run = self._carry(("run_ns", i)).take(th.running * dt * 1e9, on)
+            c["run_ns"] += run
+            c["wait_ns"] += on - run
+            c["voluntary"] += self._carry(("voluntary", i)).take(th.voluntary * dt)
+            c["involuntary"] += self._carry(("involuntary", i)).take(th.involuntary * dt)
 
     def _packets(self, t, dt):
         """The drop ladder in integers, split in order, and its counters."""
@@ -306,8 +347,8 @@ class HostState:
 
     def write_proc(self, root, soaker_on):
         topo, n = self.topo, self.snmp
-        busy_app = self.last is not None and self.last.socket_drops > 0
-        running = 1 + (1 if busy_app else 0) + (topo.ncpu if soaker_on else 0)
+        on_cpu = sum(self.sampled_wait(i) is None for i in range(len(self.thread_counts)))
+        running = 1 + on_cpu + (topo.ncpu if soaker_on else 0)
         tables = kernel_tables(topo.kernel)
         softnet = softnet_text(self.softnet["processed"], self.softnet["squeeze"],
                                self.softnet["dropped"], self.softnet["received_rps"], topo.kernel)
@@ -329,22 +370,57 @@ class HostState:
                         procs_running=running)
         self._write_app(root)
 
+    def sampled_wait(self, i):
+        """What target thread i mostly did in the last tick: None when on a CPU
+        or its run queue, else the kind of wait it was in."""
+        th = self.last.threads[i]
+        kind, share = max(th.waits.items(), key=lambda kv: kv[1])
+        return kind if share > th.running + th.runnable else None
+
     def _write_app(self, root):
-        app, t = self.m.app, self.last
-        utime = self.ticks[app.cpu]["user_app"]
-        stime = self.ticks[app.cpu]["system_app"] + self.app_charged
-        own = t.cpus[app.cpu] if t is not None else None
-        busy = own is not None and (own.app_user + own.app_system
-                                    + own.softirq * self.m.softirq_to_app) > 0.5
-        amd64 = not self.topo.kernel.endswith("686-pae")
+        """The app's comm and, for each of its threads, the files of its task
+        directory: stat, schedstat, status, wchan and syscall."""
+        app, topo = self.m.app, self.topo
+        threads = target_threads(self.m)
         fl.write(root, "proc/%d/comm" % app.pid, app.comm + "\n")
-        fl.write(root, "proc/%d/task/%d/stat" % (app.pid, app.pid), fl.task_stat(
-            app.pid, app.comm, "R" if busy else "S", ppid=790, pgrp=app.pid, session=790,
-            tty_nr=34816, tpgid=app.pid, minflt=143, utime=utime, stime=stime,
-            starttime=int((self.start_uptime - 5) * USER_HZ), vsize=2469888, rss=226,
-            rsslim=2 ** 64 - 1 if amd64 else 2 ** 32 - 1, code=(134512640, 134519576),
+        for i, th in enumerate(threads):
+            main, wait, c = i == 0, self.sampled_wait(i), self.thread_counts[i]
+            state = "S" if wait else "R"
+            task = "proc/%d/task/%d/" % (app.pid, th.tid)
+            fl.write(root, task + "stat", self._task_stat(th, state, main, len(threads)))
+            fl.write(root, task + "schedstat", fl.task_schedstat(
+                c["run_ns"], c["wait_ns"], c["voluntary"] + c["involuntary"]))
+            fl.write(root, task + "status", fl.task_status(
+                th.comm, state, app.pid, th.tid, 790, 790, len(threads), th.cpu, topo.ncpu,
+                (c["voluntary"], c["involuntary"]), (2412, 904),
+                newer=kernel_tables(topo.kernel) == "6.8"))
+            fl.write(root, task + "wchan", WCHAN[wait] if wait else "0")
+            fl.write(root, task + "syscall", self._syscall(wait, main))
+
+    def _task_stat(self, th, state, main, nthreads):
+        """stat of a thread of the app: the main one was exec'd, the others
+        cloned (PF_FORKNOEXEC, no exit signal) a tick later each."""
+        app = self.m.app
+        ticks = self.ticks[th.cpu]
+        stime = ticks["system_app"] + (self.app_charged if main else 0)
+        amd64 = arch(self.topo.kernel) == "x86_64"
+        return fl.task_stat(
+            th.tid, th.comm, state, ppid=790, pgrp=app.pid, session=790,
+            tty_nr=34816, tpgid=app.pid, minflt=143, utime=ticks["user_app"], stime=stime,
+            starttime=int((self.start_uptime - 5) * USER_HZ) + th.tid - app.pid, vsize=2469888,
+            rss=226, rsslim=2 ** 64 - 1 if amd64 else 2 ** 32 - 1, code=(134512640, 134519576),
             stack=3220172208, data=(134524684, 134525192), brk=140218368,
-            args=(3220174419, 3220174437), env=(3220174437, 3220176876), processor=app.cpu))
+            args=(3220174419, 3220174437), env=(3220174437, 3220176876),
+            flags=0x400000 if main else 0x400040, num_threads=nthreads,
+            exit_signal=17 if main else -1, processor=th.cpu)
+
+    def _syscall(self, wait, main):
+        """/proc/PID/task/TID/syscall: "running", or the wait's system call."""
+        if not wait:
+            return fl.task_syscall()
+        a = arch(self.topo.kernel)
+        nr, args, pc = SYSCALLS[a][wait]
+        return fl.task_syscall(nr, args, STACKS[a][0 if main else 1], pc)
 
     def write_static(self, root, soaker_on):
         """Everything read at the first tick: proc, the whole sysfs topology, and

@@ -12,7 +12,8 @@ priority on each CPU:
             it needs more than Nic.softirq_defer of it (ksoftirqd, a normal
             task, runs it then)
   the app   per delivered packet: kernel (recv/send syscalls) and user time,
-            plus its extra copies of the payload
+            plus its extra copies of the payload; a worker thread's, on its
+            own CPU, when the app hands each datagram to one
   idle      what is left (the soaker runs here when it is on)
 
 Drops, lowest rung first:
@@ -28,10 +29,16 @@ generator on the same host (Generator), does the receive processing on its
 own CPU, or with RPS hands it to the queue CPU; the echo's receive in the
 peer's namespace runs on the app's CPU.
 
+The target threads' seconds (ThreadTime): on a CPU (their CPU time), on its
+run queue (the CPU's other work ran while they wanted it) and off it in their
+own waits (an empty socket, a sleep after each datagram, the worker's lock),
+with their voluntary and involuntary context switches.
+
 Everything is per second (rates, CPU shares); the writer multiplies by the
 interval. Standard library only.
 """
 
+import math
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -56,14 +63,40 @@ class Costs:
 
 
 @dataclass
+class Worker:
+    """A second thread of the app: the app's thread hands it every datagram over
+    one mutex, which it holds while it works (and echoes); the app's thread
+    waits on the mutex for that work and for the handoff's two wake-ups (each
+    a futex wake until the woken thread runs on its idle CPU)."""
+    comm: str
+    tid: int
+    cpu: int
+    user_per_packet: float    # µs, holding the lock
+    kernel_per_packet: float  # µs: the echo's send, the futex calls
+    wakeup: float             # µs from a futex wake to the woken thread running
+
+
+@dataclass
 class App:
-    """The one application thread that receives (and echoes) the load."""
+    """The application thread that receives (and echoes) the load: the socket's
+    reader, the main thread of its process."""
     comm: str
     pid: int
     cpu: int
     kernel_per_packet: float  # µs: recv (+ send) syscalls
     user_per_packet: float    # µs: its own work
     echo: bool = True
+    sleep_per_packet: float = 0.0  # µs asleep (clock_nanosleep) after each datagram
+    worker: Optional[Worker] = None
+
+    @property
+    def tid(self):
+        return self.pid
+
+
+def target_threads(m):
+    """The app's threads (App, then its Worker), as Tick.threads lists them."""
+    return [m.app] + ([m.app.worker] if m.app.worker else [])
 
 
 @dataclass
@@ -160,6 +193,21 @@ class CpuTime:
 
 
 @dataclass
+class ThreadTime:
+    """One target thread's second: shares on a CPU (its CPU time as charged to
+    it), on its CPU's run queue and in each of its own waits (kind -> share:
+    "recv" an empty socket, "sleep" its sleep, "lock" the worker's mutex,
+    "work" the worker waiting for the next datagram), summing to 1; and its
+    context switches per second: voluntary (it blocked), involuntary (another
+    task preempted it)."""
+    running: float = 0.0
+    runnable: float = 0.0
+    waits: dict = field(default_factory=dict)
+    voluntary: float = 0.0
+    involuntary: float = 0.0
+
+
+@dataclass
 class Tick:
     """Rates (per second) of one tick; the writer turns them into counters."""
     offered: float = 0.0
@@ -186,9 +234,11 @@ class Tick:
     queue_softirq_tx: list = field(default_factory=list)
     bus_utilisation: Optional[float] = None
     cpus: list = field(default_factory=list)        # CpuTime per CPU
+    threads: list = field(default_factory=list)     # ThreadTime per target_threads(m)
 
 
 US = 1e-6
+PREEMPT_SLICE = 0.003  # s another task runs once it preempts a thread (a CFS slice)
 
 
 def _host_rate(r, limit, c):
@@ -351,7 +401,7 @@ def _cpu_path(m, t, r_bus, a, txc):
         t.queue_softirq_rx[q] = s
     else:
         d = min(p_other, own_free / a_eff)
-    d = max(0.0, min(d, sum(processed)))
+    d = max(0.0, min(d, sum(processed), _thread_rate(m, t, _left(cpu), a_eff)))
     # Tx completions on queue CPUs other than the app's must fit there (veth: all on the app's).
     if txc > 0 and nic.virtual:  # a receive (NET_RX) raised by no interrupt
         cpu.softirq += d * txc * US
@@ -373,6 +423,10 @@ def _cpu_path(m, t, r_bus, a, txc):
         cpu.waiting = max(cpu.waiting, cpu.bg_user + cpu.bg_system)
     cpu.app_user = d * (a * US - app.kernel_per_packet * US)
     cpu.app_system = d * app.kernel_per_packet * US
+    if app.worker:
+        w = t.cpus[app.worker.cpu]
+        w.app_user = d * app.worker.user_per_packet * US
+        w.app_system = d * app.worker.kernel_per_packet * US
     # Where the packets the softirq could not take were lost, and squeezes.
     t.nic_ring_drops = 0.0
     for q, cpu_id, h, ring_lost in host:
@@ -395,8 +449,35 @@ def _cpu_path(m, t, r_bus, a, txc):
     t.tx = d if app.echo else 0.0
 
 
+def _left(cpu):
+    """The share of a CPU its steal, other tasks and interrupts leave to the app."""
+    return max(1e-9, 1.0 - cpu.steal - cpu.bg_user - cpu.bg_system - cpu.hardirq - cpu.softirq)
+
+
+def _waits_per_packet(m, t):
+    """Seconds the app's thread waits off its CPU per datagram, by kind: its
+    sleep; the worker's lock: the work (stretched by the others' share of the
+    worker's CPU) and the handoff's two wake-ups."""
+    app, w = m.app, m.app.worker
+    waits = {"sleep": app.sleep_per_packet * US} if app.sleep_per_packet else {}
+    if w:
+        assert w.cpu != app.cpu
+        work = (w.user_per_packet + w.kernel_per_packet) * US / _left(t.cpus[w.cpu])
+        waits["lock"] = work + 2 * w.wakeup * US
+    return waits
+
+
+def _thread_rate(m, t, left, a_eff):
+    """Datagrams per second the app's thread can read: each takes a_eff of CPU,
+    stretched by the others' share of its CPU (left is what they leave), plus
+    its waits."""
+    wait = sum(_waits_per_packet(m, t).values())
+    return 1.0 / (a_eff / left + wait) if wait else math.inf
+
+
 def _finish(m, t):
-    """Idle is what is left; the soaker, when on, waits whenever it is not running."""
+    """Idle is what is left; the soaker, when on, waits whenever it is not
+    running; then the target threads' seconds."""
     for cpu in t.cpus:
         used = (cpu.steal + cpu.bg_user + cpu.bg_system + cpu.hardirq + cpu.softirq
                 + cpu.app_user + cpu.app_system)
@@ -404,6 +485,51 @@ def _finish(m, t):
         cpu.idle = max(0.0, 1.0 - used)
         if m.soaker:  # a SCHED_IDLE thread is runnable all the time
             cpu.waiting = max(cpu.waiting, 1.0 - cpu.idle - cpu.steal)
+    t.threads = _thread_times(m, t)
+
+
+def _thread_times(m, t):
+    """ThreadTime of the app's thread and its worker. The app's thread blocks
+    once per datagram for each of its waits, and on an empty socket: after a
+    share of its reads equal to its share waiting there (a queue's departures
+    that leave it empty), at most once per wake-up (_socket_wakeups). The
+    worker blocks once per datagram, waiting for the next."""
+    app, d = m.app, t.delivered
+    cpu = t.cpus[app.cpu]
+    waits = {k: d * v for k, v in _waits_per_packet(m, t).items()}
+    main = _thread_time(cpu, cpu.app_user + cpu.app_system + cpu.softirq * m.softirq_to_app,
+                        waits, "recv")
+    main.voluntary = d * len(waits) + min(d * main.waits["recv"], _socket_wakeups(m, t))
+    if not app.worker:
+        return [main]
+    w = t.cpus[app.worker.cpu]
+    worker = _thread_time(w, w.app_user + w.app_system, {}, "work")
+    worker.voluntary = d
+    return [main, worker]
+
+
+def _thread_time(cpu, running, waits, rest):
+    """A thread's second on `cpu`: `running`; runnable while the CPU's other work
+    (interrupts, other tasks, steal: `others` of it) ran, spread evenly over
+    the thread's time on the CPU (running x others / (1 - others); on a full
+    CPU all the rest), at most what its waits leave; `waits` (kind -> share);
+    waiting in `rest` for the remainder. Each other task that ran while it was
+    runnable preempted it once a slice."""
+    others = max(0.0, 1.0 - cpu.idle - running)
+    free = max(0.0, 1.0 - running - sum(waits.values()))
+    runnable = min(free, running * others / max(1e-9, 1.0 - others))
+    th = ThreadTime(running, runnable, dict(waits))
+    th.waits[rest] = free - runnable
+    if others > 0:
+        th.involuntary = runnable * (cpu.bg_user + cpu.bg_system) / others / PREEMPT_SLICE
+    return th
+
+
+def _socket_wakeups(m, t):
+    """How often per second the socket can turn non-empty: once per NIC
+    interrupt (its softirq queues what arrived), or per batch a veth's sender
+    queues."""
+    return t.rx / m.generator.batch if m.nic.virtual else sum(t.interrupts)
 
 
 def accounted(m: Machine, cpu: CpuTime):

@@ -1,12 +1,15 @@
 """Reads a recording back from its files alone, as bottleneckd would (the
 replay rule: samples/NNNNNN first, then static/), for lab/test_simulate.py:
 recording.yaml, /proc/stat, softnet_stat, snmp, netdev statistics,
-/proc/interrupts, the app thread's stat, the soaker and the irqtime files.
+/proc/interrupts, the target threads' task files, the soaker and the irqtime
+files.
 Standard library only.
 """
 
 import hashlib
 import os
+
+from model import target_threads
 
 def parse_yaml(text):
     """The YAML subset recording.yaml uses: nested maps by indentation and
@@ -99,6 +102,22 @@ def task_times(text):
     return int(f[11]), int(f[12])
 
 
+TASK_FILES = ("stat", "schedstat", "status", "wchan", "syscall")
+
+
+def task(files):
+    """A thread's task files (name -> text): its stat state and times, schedstat,
+    context switches (status), wchan and system call number (None: running)."""
+    status = dict(l.split(":\t", 1) for l in files["status"].splitlines())
+    run_ns, wait_ns, slices = map(int, files["schedstat"].split())
+    call = files["syscall"].split()[0]
+    return dict(state=files["stat"].rsplit(")", 1)[1].split()[0],
+                times=task_times(files["stat"]), run_ns=run_ns, wait_ns=wait_ns,
+                timeslices=slices, voluntary=int(status["voluntary_ctxt_switches"]),
+                involuntary=int(status["nonvoluntary_ctxt_switches"]),
+                wchan=files["wchan"], syscall=None if call == "running" else int(call))
+
+
 class Recording:
     """A generated recording, read with the replay rule: samples/k first, then static/."""
 
@@ -117,6 +136,11 @@ class Recording:
                     return f.read()
         raise FileNotFoundError(rel)
 
+    def task_files(self, k, tid):
+        """The texts of a target thread's task files at sample k (name -> text)."""
+        pid = self.s.machine.app.pid
+        return {f: self.read(k, "proc/%d/task/%d/%s" % (pid, tid, f)) for f in TASK_FILES}
+
     def stat(self, k, name):
         return int(self.read(k, "sys/class/net/%s/statistics/%s" % (self.nic.name, name)))
 
@@ -128,6 +152,8 @@ class Recording:
         d["softnet_cpus"] = softnet_rows(text)
         app = self.s.machine.app
         d["thread"] = task_times(self.read(k, "proc/%d/task/%d/stat" % (app.pid, app.pid)))
+        d["tasks"] = {th.comm: task(self.task_files(k, th.tid))
+                      for th in target_threads(self.s.machine)}
         for name in ("rx_packets", "tx_packets", "rx_missed_errors"):
             d[name] = self.stat(k, name)
         cpus = cpu_lines(self.read(k, "proc/stat"))

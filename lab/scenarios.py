@@ -5,7 +5,7 @@ Standard library only.
 
 from bus import Bus
 from machines import echo_box, kvm_guest, pcie_host, seed_box
-from model import App, Costs, Generator, Load, Machine, Nic
+from model import App, Costs, Generator, Load, Machine, Nic, Worker
 from recorder import Scenario
 
 MBIT = 1e6 / 8  # bytes per second in a Mbit/s
@@ -109,17 +109,24 @@ def light():
                     duration, seed=50)
 
 
-def hot_core():
-    # Modern cores (Linux 6.1 with IRQ time accounting); the app does 7 µs of
-    # its own work per request, so one core saturates at 100 kpps.
-    costs = Costs(hardirq_per_interrupt=1.5, softirq_per_packet=1.2,
-                  softirq_per_tx_packet=0.3, copy_per_kib=0.08)
-    app = App("udpecho", 2741, 5, kernel_per_packet=3.0, user_per_packet=7.0)
+# Modern cores (Linux 6.1 with IRQ time accounting), igb's four queues on CPUs 0-3.
+PCIE_COSTS = Costs(hardirq_per_interrupt=1.5, softirq_per_packet=1.2,
+                   softirq_per_tx_packet=0.3, copy_per_kib=0.08)
+
+
+def _pcie_machine(app, background):
     nic = Nic("eth0", Bus("pcie", gts=5.0, lanes=4, mps=256, mrrs=512, msi=True,
                           profile="igb"), [0, 1, 2, 3], irq_limit=20000.0)
+    return Machine(8, PCIE_COSTS, app, nic, background=background)
+
+
+def hot_core():
+    # The app does 7 µs of its own work per request, so one core saturates at
+    # 100 kpps.
+    app = App("udpecho", 2741, 5, kernel_per_packet=3.0, user_per_packet=7.0)
     background = [(0.11, 0.05)] * 8
     background[5] = (0.0, 0.0)
-    machine = Machine(8, costs, app, nic, background=background)
+    machine = _pcie_machine(app, background)
     runs = [_run("echo-50k", 0, 512, "none", pps=50000),
             _run("echo-120k", 0, 512, "cpu", "thread udpecho", pps=120000)]
     loads, duration = _timeline(runs)
@@ -230,7 +237,46 @@ def burst_loss():
                     _echo_machine(), echo_box(), "veth0", loads, duration, seed=7007)
 
 
+def waiting_server():
+    # The echo sleeps 40 µs (clock_nanosleep) after each datagram. Per datagram
+    # 30.35 µs of cpu1 (3400 copies of 1 KiB at 8 ns, 2.65 µs of system calls
+    # and work, 0.5 µs for the peer's receive of the echo) and 40 µs asleep:
+    # 14.1 k/s at most, cpu1 45 % busy, the thread asleep 56 % of the time.
+    app = App("udpecho", 2317, 1, kernel_per_packet=2.5, user_per_packet=0.15,
+              sleep_per_packet=40.0)
+    runs = [_run("paced-8k", 0, 1024, "none", pps=8000, copies=3400)]
+    runs += [_run("paced-%dk" % k, 0, 1024, "wait", "thread udpecho", pps=k * 1000, copies=3400)
+             for k in (18, 24, 30, 36)]
+    loads, duration = _timeline(runs)
+    return Scenario("waiting-server", "the echo lab's box, the echo sleeping 40 µs after each "
+                    "datagram: delivered stops at 14 k/s with cpu1 45 % busy, the socket drops, "
+                    "the thread asleep 56 % of the time", _echo_machine(app=app), echo_box(),
+                    "veth0", loads, duration, seed=14100)
+
+
+def lock_handoff():
+    # udpecho (cpu5) reads each datagram (8 µs: recvfrom, the futex calls, 2 µs
+    # of its own) and hands it over one mutex to udpwork (cpu6), which holds the
+    # mutex while it works (46 µs) and echoes (4 µs: sendto, futex); each
+    # handoff wakes both threads, 12 µs each. One datagram every (8 + 50) /
+    # 0.97 (3 % background on each CPU) + 24 = 83.8 µs: 11.9 k/s at most, the
+    # reader on the lock 90 % of the time, the worker at 60 % of cpu6.
+    worker = Worker("udpwork", 3151, 6, user_per_packet=46.0, kernel_per_packet=4.0,
+                    wakeup=12.0)
+    app = App("udpecho", 3150, 5, kernel_per_packet=6.0, user_per_packet=2.0, worker=worker)
+    machine = _pcie_machine(app, [(0.02, 0.01)] * 8)
+    runs = [_run("echo-5k", 0, 512, "none", pps=5000),
+            _run("echo-16k", 0, 512, "wait", "thread udpecho", pps=16000),
+            _run("echo-24k", 0, 512, "wait", "thread udpecho", pps=24000)]
+    loads, duration = _timeline(runs)
+    return Scenario("lock-handoff", "the PCIe host, udpecho handing every datagram over one "
+                    "mutex to its worker udpwork: delivered stops at 12 k/s, the reader waits "
+                    "on the lock 90 % of the time, no CPU above 65 %", machine, pcie_host(),
+                    "eth0", loads, duration, seed=12000)
+
+
 SCENARIOS = {"seed-sweep": seed_sweep, "livelock": livelock, "em2-bus": em2_bus, "light": light,
              "hot-core": hot_core, "steal-vm": steal_vm, "ambiguous": ambiguous,
              "generator-same-host": generator_same_host,
-             "softirq-charged-to-thread": softirq_charged_to_thread, "burst-loss": burst_loss}
+             "softirq-charged-to-thread": softirq_charged_to_thread, "burst-loss": burst_loss,
+             "waiting-server": waiting_server, "lock-handoff": lock_handoff}

@@ -4,6 +4,8 @@ directory and read back as bottleneckd would read it, from the files alone:
 
 - structure: recording.yaml (docs/recording-format.md), numbered samples with
   increasing times, the kernel files in every sample, the sysfs topology;
+- the target threads' task files in the kernel's formats, schedstat's running
+  time the stat's, each thread's second shared out whole;
 - conservation, tick by tick: CPU ticks per CPU = interval x USER_HZ, the drop
   ladder (arrivals = NIC drops + rx, rx = processed + backlog drops,
   processed = datagrams read + RcvbufErrors), the echo, the soaker's counters,
@@ -13,10 +15,12 @@ directory and read back as bottleneckd would read it, from the files alone:
 - ground truth: each run's label is what its files show (DESIGN.md section 4),
   checked against the scenario's inputs and published figures, not by running
   the model again; the echo lab's cases (the generator on the same host,
-  softirq charged to the thread, burst loss) against the real lab's figures.
+  softirq charged to the thread, burst loss) against the real lab's figures;
+  the waiting threads (a sleeping echo, a lock handoff) against their inputs.
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,14 +32,21 @@ LAB = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, LAB)
 
 from bus import Bus  # noqa: E402
+from host_state import arch  # noqa: E402
+from model import simulate_tick, target_threads  # noqa: E402
 from read_recording import Recording, tree_digest  # noqa: E402
 from recorder import record  # noqa: E402
 from scenarios import SCENARIOS  # noqa: E402
 
 USER_HZ = 100
-LABELS = {"cpu", "interrupt", "bus", "none", "undetermined"}
+LABELS = {"cpu", "interrupt", "bus", "wait", "none", "undetermined"}
 PROC_FILES = ["stat", "interrupts", "softirqs", "net/softnet_stat", "net/snmp", "net/netstat",
               "pressure/cpu"]
+# The task files as the kernel prints them: wchan without a newline.
+SCHEDSTAT = r"\A\d+ \d+ \d+\n\Z"
+WCHAN = r"\A(0|[a-z_][a-z0-9_]*)\Z"
+SYSCALL = r"\A(running|-1 0x[0-9a-f]+ 0x[0-9a-f]+|\d+( 0x[0-9a-f]+){8})\n\Z"
+STATUS_LINE = r"\A[A-Za-z0-9_]+:\t"
 
 
 # --------------------------------------------------------------- tests ---
@@ -297,6 +308,71 @@ class SimulatorTest(Generated):
         self.assertAlmostEqual(gen3x8._pcie_capacity() * 8 / 1e9, 57.97, places=2)
 
 
+class ThreadStateTest(Generated):
+    """The target threads' task files (stat, schedstat, status, wchan, syscall)."""
+
+    def test_task_files_in_kernel_formats(self):
+        # Each file as the kernel prints it; status names the thread, its
+        # process and CPU and ends with the context switches; a thread sampled
+        # on a CPU (stat R) has wchan 0 and syscall "running", a blocked one
+        # (S) both.
+        for name, r in self.recs.items():
+            threads = target_threads(r.s.machine)
+            with self.subTest(name):
+                for k in range(r.n):
+                    for th in threads:
+                        f = r.task_files(k, th.tid)
+                        self.assertRegex(f["schedstat"], SCHEDSTAT)
+                        self.assertRegex(f["wchan"], WCHAN)
+                        self.assertRegex(f["syscall"], SYSCALL)
+                        lines = f["status"].splitlines()
+                        self.assertTrue(all(re.match(STATUS_LINE, l) for l in lines), lines)
+                        self.assertEqual(lines[0], "Name:\t" + th.comm)
+                        self.assertEqual([l.split(":")[0] for l in lines[-2:]],
+                                         ["voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"])
+                        st = dict(l.split(":\t", 1) for l in lines)
+                        self.assertEqual(
+                            (st["Pid"], st["Tgid"], st["Threads"], st["Cpus_allowed_list"]),
+                            (str(th.tid), str(r.s.machine.app.pid), str(len(threads)), str(th.cpu)))
+                        state = f["stat"].rsplit(")", 1)[1].split()[0]
+                        self.assertEqual(st["State"][0], state)
+                        self.assertEqual(f["wchan"] != "0", state == "S")
+                        self.assertEqual(f["syscall"] != "running\n", state == "S")
+
+    def test_schedstat_is_the_stat_time_and_fits_each_second(self):
+        # run_ns is the thread's CPU time its stat's utime + stime count in
+        # ticks: within a tick of each counter rounded to ticks (utime, stime,
+        # the softirq charged to the app's thread), over the whole recording.
+        # Running and runnable fit in every second (waiting, the rest, is never
+        # negative); switches only grow and timeslices count them.
+        for name, deltas in self.deltas.items():
+            m = self.recs[name].s.machine
+            with self.subTest(name):
+                for _, a, b in deltas:
+                    for comm, tb in b["tasks"].items():
+                        ta = a["tasks"][comm]
+                        rounded = 3 if comm == m.app.comm and m.softirq_to_app else 2
+                        run_ticks = tb["run_ns"] / 1e9 * USER_HZ
+                        self.assertLess(abs(run_ticks - sum(tb["times"])), rounded)
+                        run, wait = tb["run_ns"] - ta["run_ns"], tb["wait_ns"] - ta["wait_ns"]
+                        self.assertTrue(run >= 0 and wait >= 0, (run, wait))
+                        self.assertLessEqual(run + wait, 1e9)
+                        self.assertTrue(tb["voluntary"] >= ta["voluntary"]
+                                        and tb["involuntary"] >= ta["involuntary"])
+                        self.assertEqual(tb["timeslices"], tb["voluntary"] + tb["involuntary"])
+
+    def test_each_threads_second_is_shared_out_whole(self):
+        # The model's ThreadTime: running + runnable + its waits = 1, none negative.
+        for name, r in self.recs.items():
+            ncpu = r.s.topo.ncpu
+            for load in [None] + r.s.loads:
+                t = simulate_tick(r.s.machine, load, (1.0, [1.0] * ncpu))
+                for th in t.threads:
+                    parts = [th.running, th.runnable] + list(th.waits.values())
+                    self.assertTrue(all(x >= 0 for x in parts), (name, load, th))
+                    self.assertAlmostEqual(sum(parts), 1.0, places=9)
+
+
 def run_means(rec, deltas, load):
     """Per-second means over a run's ticks: drops per rung, delivered, the app
     thread's utime and stime (shares of a CPU), and for each CPU its accounting
@@ -311,6 +387,16 @@ def run_means(rec, deltas, load):
         m[key] = sum(b[key] - a[key] for a, b in rows) / n
     m["utime"], m["stime"] = (sum(b["thread"][i] - a["thread"][i] for a, b in rows) / n / USER_HZ
                               for i in range(2))
+    m["threads"] = {}
+    for comm in rows[0][1]["tasks"]:
+        d = {k: sum(b["tasks"][comm][k] - a["tasks"][comm][k] for a, b in rows) / n
+             for k in ("run_ns", "wait_ns", "voluntary", "involuntary")}
+        running, runnable = d["run_ns"] / 1e9, d["wait_ns"] / 1e9
+        m["threads"][comm] = dict(running=running, runnable=runnable,
+                                  waiting=1 - running - runnable, voluntary=d["voluntary"],
+                                  involuntary=d["involuntary"],
+                                  sampled={(b["tasks"][comm]["wchan"], b["tasks"][comm]["syscall"])
+                                           for _, b in rows})
     m["cpus"] = {}
     for c in range(rec.s.topo.ncpu):
         name = "cpu%d" % c
@@ -346,8 +432,8 @@ class GroundTruthTest(Generated):
                     app = rec.s.machine.app
                     cpu = m["cpus"][int(load.resource[3:])] if load.resource.startswith("cpu") \
                         else None
-                    if load.resource.startswith("thread "):  # the socket's reader
-                        self.assertEqual(load.resource, "thread " + app.comm)
+                    if load.label == "cpu" and load.resource.startswith("thread "):
+                        self.assertEqual(load.resource, "thread " + app.comm)  # the reader
                         self.assertGreaterEqual(m["utime"] + m["stime"], 0.95)
                         cpu = m["cpus"][app.cpu]
                     saturated = lambda c: (c["soaker_idle"] < 0.02 if rec.s.machine.soaker  # noqa
@@ -370,6 +456,14 @@ class GroundTruthTest(Generated):
                             self.assertEqual("cpu%d" % app.cpu, load.resource)
                             self.assertGreater(sock, 0.005 * load.pps)
                         self.assertLess(m["Udp.InDatagrams"], previous)  # livelock: falling
+                    elif load.label == "wait":  # a thread waits, no CPU full, the socket drops
+                        self.assertEqual((nic, backlog), (0, 0))
+                        self.assertGreater(sock, 0.005 * load.pps)
+                        th = m["threads"][load.resource[len("thread "):]]
+                        self.assertGreaterEqual(th["waiting"], 0.5)
+                        self.assertGreaterEqual(th["running"], 0.05)
+                        self.assertTrue(all(c["busy"] + c["steal"] < 0.8
+                                            for c in m["cpus"].values()), m["cpus"])
                     elif load.label == "bus":
                         self.assertGreater(nic, 0.01 * load.pps)
                         self.assertEqual((backlog, sock), (0, 0))
@@ -477,8 +571,89 @@ class GroundTruthTest(Generated):
                 self.assertTrue(all(c["busy"] < 0.35 for c in cpus.values()), cpus)
                 self.assertGreater(cpus[1]["busy"], 0.2)
 
+    def test_saturated_threads_never_mostly_wait(self):
+        # The reader of a CPU-bound or livelocked run is on its CPU, or on its
+        # run queue while interrupts or steal take the CPU: never off it in its
+        # own waits.
+        for name, rec in self.recs.items():
+            comm = rec.s.machine.app.comm
+            for load in rec.s.loads:
+                if load.label not in ("cpu", "interrupt"):
+                    continue
+                with self.subTest(scenario=name, run=load.name):
+                    th = run_means(rec, self.deltas[name], load)["threads"][comm]
+                    self.assertLess(th["waiting"], 0.01)
+                    self.assertEqual(th["sampled"], {("0", None)})
+
+    def test_light_echo_waits_in_its_socket_receive(self):
+        # A single-threaded echo off its CPU most of the time blocks in
+        # recvfrom on an empty socket (every sample says so), and loses nothing
+        # (bursts aside).
+        recvfrom = {"x86_64": 45, "i386": 371}
+        for name, rec in self.recs.items():
+            app = rec.s.machine.app
+            if app.sleep_per_packet or app.worker:
+                continue
+            for load in rec.s.loads:
+                m = run_means(rec, self.deltas[name], load)
+                th = m["threads"][app.comm]
+                if th["waiting"] < 0.65:
+                    continue
+                with self.subTest(scenario=name, run=load.name):
+                    self.assertEqual(load.label, "none")
+                    self.assertEqual(th["sampled"], {("__skb_wait_for_more_packets",
+                                                      recvfrom[arch(rec.s.topo.kernel)])})
+                    self.assertGreater(th["voluntary"], 0)
+                    self.assertLess(m["Udp.RcvbufErrors"], 0.001 * load.pps)
+
+    def past_capacity(self, name, cap):
+        """(load, run_means) of each run of a waiting scenario but its first,
+        after checking that the first run's reader waits on its socket and
+        that each later run delivers `cap` and loses the rest at the socket."""
+        rec, deltas = self.recs[name], self.deltas[name]
+        below, *above = rec.s.loads
+        reader = run_means(rec, deltas, below)["threads"]["udpecho"]
+        self.assertEqual(reader["sampled"], {("__skb_wait_for_more_packets", 45)})
+        for load in above:
+            m = run_means(rec, deltas, load)
+            self.assertAlmostEqual(m["Udp.InDatagrams"], cap, delta=0.01 * cap)
+            self.assertAlmostEqual(m["Udp.RcvbufErrors"], load.pps - cap, delta=0.01 * load.pps)
+            yield load, m
+
+    def test_waiting_server(self):
+        # Per datagram 30.35 µs of cpu1 (2 % background) and 40 µs asleep: at
+        # most 1 / (30.35 / 0.98 + 40) µs = 14.09 k/s, asleep 56 % of the time,
+        # blocking once per datagram. Below that it waits on its socket.
+        cap = 1 / ((30.35 / 0.98 + 40) * 1e-6)
+        for load, m in self.past_capacity("waiting-server", cap):
+            with self.subTest(load.name):
+                th = m["threads"]["udpecho"]
+                self.assertTrue(0.4 < m["cpus"][1]["busy"] < 0.6, m["cpus"][1])
+                self.assertAlmostEqual(th["waiting"], 40e-6 * cap, delta=0.01)
+                self.assertAlmostEqual(th["voluntary"], cap, delta=0.01 * cap)
+                self.assertEqual(th["sampled"], {("hrtimer_nanosleep", 230)})
+
+    def test_lock_handoff(self):
+        # Per datagram the reader's 8 µs, the worker's 50 µs (3 % background on
+        # each CPU) and two 12 µs wake-ups: at most 1 / ((8 + 50) / 0.97 + 24)
+        # µs = 11.93 k/s. The reader waits on the mutex for the rest, the
+        # worker (60 % of cpu6) for the next datagram; each blocks once per
+        # datagram. Below that the reader waits on its socket.
+        cap = 1 / (((8 + 50) / 0.97 + 24) * 1e-6)
+        for load, m in self.past_capacity("lock-handoff", cap):
+            with self.subTest(load.name):
+                reader, worker = m["threads"]["udpecho"], m["threads"]["udpwork"]
+                self.assertAlmostEqual(reader["waiting"], (50 / 0.97 + 24) * 1e-6 * cap, delta=0.01)
+                self.assertEqual(reader["sampled"], {("futex_wait_queue", 202)})
+                self.assertAlmostEqual(worker["running"], 50e-6 * cap, delta=0.01)
+                self.assertLess(worker["waiting"], 0.5)
+                self.assertEqual(worker["sampled"], {("0", None)})
+                for th in (reader, worker):
+                    self.assertAlmostEqual(th["voluntary"], cap, delta=0.01 * cap)
+                self.assertTrue(all(c["busy"] < 0.7 for c in m["cpus"].values()), m["cpus"])
+
     def test_deterministic(self):
-        for name in ("light", "softirq-charged-to-thread"):
+        for name in ("light", "softirq-charged-to-thread", "lock-handoff"):
             again = os.path.join(self.tmp, name + "-again")
             record(SCENARIOS[name](), again)
             self.assertEqual(tree_digest(again), tree_digest(self.recs[name].path))

@@ -307,6 +307,62 @@ def task_stat(pid, comm, state, ppid, pgrp, session, utime, stime, starttime, vs
     return " ".join(map(str, f)) + "\n"
 
 
+def task_schedstat(run_ns, wait_ns, timeslices):
+    """/proc/PID/task/TID/schedstat: nanoseconds on a CPU, nanoseconds waiting on
+    a run queue, timeslices run (CONFIG_SCHED_INFO)."""
+    return "%d %d %d\n" % (run_ns, wait_ns, timeslices)
+
+
+def task_syscall(nr=None, args=(), sp=0, pc=0):
+    """/proc/PID/task/TID/syscall: "running" (nr None: on a CPU or its run queue),
+    "-1 SP PC" blocked outside a system call, else NR, its six arguments, SP and PC
+    in hex."""
+    if nr is None:
+        return "running\n"
+    assert nr < 0 or len(args) == 6
+    vals = (list(args) if nr >= 0 else []) + [sp, pc]
+    return "%d %s\n" % (nr, " ".join("0x%x" % v for v in vals))
+
+
+STATE_NAMES = {"R": "R (running)", "S": "S (sleeping)"}
+
+
+def task_status(name, state, tgid, pid, ppid, sid, threads, cpu, ncpu, switches, vm_kb,
+                newer=False):
+    """/proc/PID/task/TID/status of a root thread pinned on `cpu` of ncpu, in the
+    kernel's order: switches = (voluntary, nonvoluntary), the last lines; vm_kb =
+    (VmSize, VmRSS). newer: with Kthread and untag_mask, as this project's 6.18
+    VM prints them (6.1 has neither)."""
+    size, rss = vm_kb
+    kb = lambda k, v: "%s:\t%8d kB" % (k, v)  # noqa: E731
+    lines = ["Name:\t" + name, "Umask:\t0022", "State:\t" + STATE_NAMES[state],
+             "Tgid:\t%d" % tgid, "Ngid:\t0", "Pid:\t%d" % pid, "PPid:\t%d" % ppid,
+             "TracerPid:\t0", "Uid:\t0\t0\t0\t0", "Gid:\t0\t0\t0\t0", "FDSize:\t64",
+             "Groups:\t ", "NStgid:\t%d" % pid, "NSpid:\t%d" % pid, "NSpgid:\t%d" % tgid,
+             "NSsid:\t%d" % sid]
+    lines += ["Kthread:\t0"] if newer else []
+    lines += [kb("VmPeak", size), kb("VmSize", size), kb("VmLck", 0), kb("VmPin", 0),
+              kb("VmHWM", rss), kb("VmRSS", rss), kb("RssAnon", rss // 8),
+              kb("RssFile", rss - rss // 8), kb("RssShmem", 0), kb("VmData", size // 10),
+              kb("VmStk", 132), kb("VmExe", 8), kb("VmLib", size // 2), kb("VmPTE", 44),
+              kb("VmSwap", 0), kb("HugetlbPages", 0), "CoreDumping:\t0", "THP_enabled:\t1"]
+    lines += ["untag_mask:\t0xffffffffffffffff"] if newer else []
+    lines += ["Threads:\t%d" % threads, "SigQ:\t0/7823"]
+    lines += ["%s:\t%016x" % (k, v) for k, v in (("SigPnd", 0), ("ShdPnd", 0), ("SigBlk", 0),
+                                                ("SigIgn", 0), ("SigCgt", 0x4002))]
+    lines += ["%s:\t%016x" % (k, v) for k, v in (("CapInh", 0), ("CapPrm", 0x1ffffffffff),
+                                                ("CapEff", 0x1ffffffffff),
+                                                ("CapBnd", 0x1ffffffffff), ("CapAmb", 0))]
+    lines += ["NoNewPrivs:\t0", "Seccomp:\t0", "Seccomp_filters:\t0",
+              "Speculation_Store_Bypass:\tthread vulnerable",
+              "SpeculationIndirectBranch:\tconditional enabled",
+              "Cpus_allowed:\t%0*x" % ((ncpu + 3) // 4, 1 << cpu), "Cpus_allowed_list:\t%d" % cpu,
+              "Mems_allowed:\t00000000,00000001", "Mems_allowed_list:\t0",
+              "voluntary_ctxt_switches:\t%d" % switches[0],
+              "nonvoluntary_ctxt_switches:\t%d" % switches[1]]
+    return "\n".join(lines) + "\n"
+
+
 def worker_threads(rng, pid, comm, main_times, cpus, run_ticks, utime_share, stime_share):
     """A daemon's threads: the main thread (tid = pid, sleeping, main_times = (utime,
     stime), on cpus[0]) and a worker per CPU in cpus, tids from pid + 7, mostly
