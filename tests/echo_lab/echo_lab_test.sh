@@ -2,7 +2,8 @@
 # The echo lab (tests/echo_lab/README.md, DESIGN.md section 9): real UDP echo
 # load on this machine's kernel, and bottleneckd's verdicts on it asserted
 # against ground truth from the generator's counts and the kernel's own
-# counters (snmp, softnet_stat, /proc/stat, schedstat), read by this script.
+# counters (snmp, softnet_stat, /proc/stat, the echo thread's schedstat and
+# context switches), read by this script.
 #
 # Scenarios (generator pinned to cpu0, echo server pinned to cpu1, the daemon
 # in the box's network namespace with the soaker on and the echo thread as a
@@ -21,6 +22,16 @@
 #   alerts    the real Prometheus in the box evaluates the shipped alert
 #             rules (durations scaled) during a CPU-bound echo: BottleneckdBound
 #             fires
+#   wait      the echo sleeps 50 us after every datagram (capacity about
+#             11 k/s), stepping 6 k/s then 16-28 k/s: echoed flat while sent
+#             rises, socket drops, the thread mostly off-CPU and its CPU well
+#             under 100 %                                        -> wait, thread udpecho;
+#             the live plateau metric 1 and BottleneckdUtilisationPlateau
+#             firing in the same Prometheus
+#   handoff   the echo hands every datagram over a mutex to a second thread
+#             that holds it while it echoes and sleeps 50 us, 16 k/s: the
+#             receiver waits in the lock                         -> wait, thread udpecho
+# The live plateau metric stays 0 through light and cpu.
 # Every load loop is bounded (the generator's steps, the server's deadline);
 # namespaces, interfaces and processes are removed on every exit path.
 #
@@ -63,52 +74,72 @@ lab_start_daemon PORT lab --config.file="$INTEG_TMP/lab.yaml" \
   --path.state="$STATE" --control.socket="$STATE/control.sock"
 DAEMON_PID=$INTEG_LAST_PID
 
-# The published verdict, scraped twice a second inside the box for the whole
-# test (bounded: it stops when the stop file appears, or after 420 s).
+# The published verdict ("t label resource" lines in verdicts.log), the live
+# plateau and the echo thread's state ("t METRIC_LINE" in metrics.log),
+# scraped twice a second inside the box for the whole test (bounded: it stops
+# when the stop file appears, or after 420 s).
 poller() {
-  local end=$((SECONDS + 420)) m
+  local end=$((SECONDS + 420)) line t re='^bottleneckd_verdict_info\{bound="([^"]*)",resource="([^"]*)"\}'
   while [ "$SECONDS" -lt "$end" ] && [ ! -e "$INTEG_TMP/poller.stop" ]; do
-    m="$(lab_box curl -sf -m 2 "http://127.0.0.1:$PORT/metrics" | grep '^bottleneckd_verdict_info{')"
-    [ -n "$m" ] && printf '%s %s\n' "$(date +%s.%N)" \
-      "$(sed -n 's/^bottleneckd_verdict_info{bound="\([^"]*\)",resource="\([^"]*\)"}.*/\1 \2/p' <<<"$m")"
+    t=""
+    while IFS= read -r line; do
+      [ -n "$t" ] || t="$(date +%s.%N)"
+      if [[ $line =~ $re ]]; then
+        echo "$t ${BASH_REMATCH[1]} ${BASH_REMATCH[2]}" >>"$INTEG_TMP/verdicts.log"
+      else
+        echo "$t $line" >>"$INTEG_TMP/metrics.log"
+      fi
+    done < <(lab_box curl -sf -m 2 "http://127.0.0.1:$PORT/metrics" |
+      grep -E '^bottleneckd_(verdict_info\{|utilisation_plateau |thread_state_ratio\{.*thread="udpecho")')
     sleep 0.5
   done
 }
-poller >"$INTEG_TMP/verdicts.log" 2>&1 &
+poller >"$INTEG_TMP/poller.log" 2>&1 &
 INTEG_PIDS+=("$!")
 
-# lab_kernel_state TID: the kernel's counters this test judges by.
+# lab_kernel_state TID: the kernel's counters this test judges by (the echo
+# CPU's soaker time: the daemon's SCHED_IDLE threads there, which /proc/stat
+# counts as busy).
 lab_kernel_state() {
-  local ticks
-  ticks=($(lab_cpu_ticks "$ECHO_CPU"))
+  local ticks sched switches
+  read -r -a ticks <<<"$(lab_cpu_ticks "$ECHO_CPU")"
+  read -r -a sched <<<"$(lab_schedstat "$1")"
+  read -r -a switches <<<"$(lab_switches "$1")"
   printf 'seconds %s\n' "$(date +%s.%N)"
   printf 'udp_in %s\nudp_rcvbuf_errors %s\n' "$(lab_snmp InDatagrams)" "$(lab_snmp RcvbufErrors)"
   printf 'backlog_drops %s\n' "$(lab_softnet 2)"
-  printf 'echo_cpu_softirq_ticks %s\necho_cpu_ticks %s\n' "${ticks[0]}" "${ticks[1]}"
-  printf 'echo_run_ns %s\n' "$(lab_schedstat "$1")"
+  printf 'echo_cpu_softirq_ticks %s\necho_cpu_ticks %s\necho_cpu_idle_ticks %s\n' "${ticks[@]}"
+  printf 'echo_cpu_soaker_ns %s\n' "$(lab_idle_ns "$DAEMON_PID" "$ECHO_CPU")"
+  printf 'echo_run_ns %s\necho_runqueue_ns %s\n' "${sched[@]}"
+  printf 'echo_voluntary_switches %s\necho_involuntary_switches %s\n' "${switches[@]}"
 }
 
-# scenario NAME K PAYLOAD STEP_SECONDS RATES -- EXPECT...: one run, checked.
+# [ECHO_MODE="MODE WAIT_US"] scenario NAME K PAYLOAD STEP_SECONDS RATES -- EXPECT...:
+# one run, checked (ECHO_MODE: echo_server.c's wait or handoff).
 scenario() {
   local name="$1" k="$2" payload="$3" step="$4" rates="$5"
   shift 5
   [ "${1:-}" = "--" ] && shift
-  local d="$INTEG_TMP/$name" tid rc start end
+  local d="$INTEG_TMP/$name" tid rc start end sampler
   mkdir -p "$d"
   # shellcheck disable=SC2086
-  lab_server_start "$ECHO_CPU" "$k" $((step * $(wc -w <<<"$rates") + 20))
+  lab_server_start "$ECHO_CPU" "$k" $((step * $(wc -w <<<"$rates") + 20)) ${ECHO_MODE:-}
   tid="$(lab_server_tid)"
   [ -n "$tid" ] || integ_die "no udpecho thread"
   sleep 1.5  # the threads collector finds the new target (it rescans every few ticks)
   lab_kernel_state "$tid" >"$d/kernel.before"
+  lab_wchan "$tid" $(((step * $(wc -w <<<"$rates") + 10) * 5)) >"$d/wchan" &
+  sampler=$!
   start="$(date +%s.%N)"
-  integ_log "scenario $name: K=$k, $payload-byte datagrams, $step s steps of $rates/s"
+  integ_log "scenario $name: K=$k${ECHO_MODE:+ ($ECHO_MODE us)}, $payload-byte datagrams, $step s steps of $rates/s"
   # shellcheck disable=SC2046,SC2086
   "$BIN" run --config.file="$INTEG_TMP/lab.yaml" --path.state="$STATE" --control.socket="$STATE/control.sock" \
     --name "$name" -- $(lab_gen_cmd "$payload" "$GEN_CPU" "$step" $rates) >"$d/gen.out" 2>"$d/run.err"
   rc=$?
   end="$(date +%s.%N)"
   lab_kernel_state "$tid" >"$d/kernel.after"
+  kill "$sampler" 2>/dev/null
+  wait "$sampler" 2>/dev/null
   lab_server_stop
   if [ "$rc" -ne 0 ]; then
     integ_fail "scenario $name: bottleneckd run exited $rc: $(tail -n 5 "$d/run.err")"
@@ -118,6 +149,8 @@ scenario() {
   "$BIN" --report --path.state="$STATE" --run "$name" --format json >"$d/report.json" 2>"$d/report.err" ||
     { integ_fail "scenario $name: --report --run failed: $(cat "$d/report.err")"; return; }
   echo "$start $end" >"$d/span"
+  echo "FIGURE: $name kernel echo thread's wchan (0: running or runnable), of $(wc -l <"$d/wchan") samples:" \
+    "$(sort "$d/wchan" | uniq -c | sort -rn | head -n 3 | awk '{ printf "%s %d; ", $2, $1 }')"
   [ "$#" -gt 0 ] || return 0
   lab_check run "$d/report.json" "$d/gen.out" "$d/kernel.before" "$d/kernel.after" "$@"
 }
@@ -128,12 +161,19 @@ timeline() {  # NAME LABEL RESOURCES: time to verdict and changes in the scenari
   read -r -a span <"$INTEG_TMP/$1/span" || return
   lab_check timeline "$INTEG_TMP/verdicts.log" "${span[0]}" "${span[1]}" "$2" "$3"
 }
+plateau() {  # NAME 0|1 [FROM]: the live plateau metric in the scenario's span, from FROM s in
+  local span
+  read -r -a span <"$INTEG_TMP/$1/span" || return
+  lab_check plateau "$1" "$INTEG_TMP/metrics.log" "${span[0]}" "${span[1]}" "$2" "${3:-0}"
+}
 
 lab_rps 0
 scenario light 0 1024 8 "2000" -- label=none socket_loss_max=0.001
+plateau light 0
 scenario cpu 10000 1024 10 "0" -- label=cpu "resources=thread udpecho|cpu1" socket_loss_min=0.5 \
   thread_share_min=0.8 softirq_cpu_max=0.2
 timeline cpu cpu "thread udpecho|cpu1"
+plateau cpu 0
 lab_rps 2
 # Flat out, the rate moves within the step: the run's settled windows (its first
 # ones left out) are compared with the whole step at 15 %.
@@ -177,6 +217,10 @@ alerts() {  # the firing alerts, "NAME bound" per line
   lab_box curl -sf -m 3 http://127.0.0.1:9090/api/v1/query --data-urlencode 'query=ALERTS{alertstate="firing"}' |
     "$INTEG_PYTHON" -c 'import json,sys; [print(r["metric"]["alertname"], r["metric"].get("bound","")) for r in json.load(sys.stdin)["data"]["result"]]'
 }
+prom_value() {  # PROMQL: the instant query's first value ("" when none)
+  lab_box curl -sf -m 3 http://127.0.0.1:9090/api/v1/query --data-urlencode "query=$1" |
+    "$INTEG_PYTHON" -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")'
+}
 lab_server_start "$ECHO_CPU" 10000 70
 sleep 1.5
 integ_log "alerts: CPU-bound echo (K=10000) at 16 k/s for at most 50 s, the scaled rules evaluated every second"
@@ -197,11 +241,56 @@ else
   integ_fail "Prometheus: BottleneckdBound never fired under the CPU-bound load: $(alerts 2>&1 | tr '\n' ' ')"
 fi
 echo "FIGURE: alerts firing: $(alerts 2>/dev/null | tr '\n' ';')"
-echo "FIGURE: plateau metric over the load: $(lab_box curl -sf -m 3 http://127.0.0.1:9090/api/v1/query \
-  --data-urlencode 'query=max_over_time(bottleneckd_utilisation_plateau[60s])' | grep -o '"value":\[[^]]*\]')"
+echo "FIGURE: plateau metric over the load: $(prom_value 'max_over_time(bottleneckd_utilisation_plateau[60s])')"
 kill -TERM "$GEN_PID" 2>/dev/null
 wait "$GEN_PID" 2>/dev/null
 lab_server_stop
+
+# plateau_alert NAME FROM: the shipped BottleneckdUtilisationPlateau firing in
+# Prometheus once NAME's load passed capacity (FROM s into its span). The
+# rule's smoothing and `for:` (10 s each, scaled) lag the metric, and the live
+# plateau holds its steps for a minute: the alert is waited for up to 30 s
+# after the run.
+plateau_alert() {
+  local span first="" i q='ALERTS{alertname="BottleneckdUtilisationPlateau",alertstate="firing"}'
+  read -r -a span <"$INTEG_TMP/$1/span" || return
+  for ((i = 0; i < 30; i++)); do
+    first="$(prom_value "min_over_time(timestamp($q)[$((EPOCHSECONDS - ${span[0]%.*} + 1))s:1s])")"
+    [ -n "$first" ] && break
+    sleep 1
+  done
+  if [ -n "$first" ]; then
+    integ_pass "$(awk -v f="$first" -v s="${span[0]}" -v e="${span[1]}" -v from="$2" 'BEGIN {
+      printf "Prometheus: BottleneckdUtilisationPlateau firing %.0f s after the load passed capacity " \
+        "(the run ended at %.0f s)", f - s - from, e - s - from }')"
+  else
+    integ_fail "Prometheus: BottleneckdUtilisationPlateau never fired (30 s after the run); firing: \
+$(alerts 2>&1 | tr '\n' ';') plateau metric over the last 90 s: mean \
+$(prom_value 'avg_over_time(bottleneckd_utilisation_plateau[90s])') max \
+$(prom_value 'max_over_time(bottleneckd_utilisation_plateau[90s])')"
+  fi
+}
+
+# The echo that waits: udpecho sleeps WAIT_US after every datagram, so it
+# echoes at most about 1 / (WAIT_US + its own 25-35 us) datagrams a second,
+# its CPU mostly idle, and its socket drops the rest: the seeds' plateau with
+# nothing saturated (docs/verdict-rules.md section 9). One step below
+# capacity, then rising rates above it, 8 s each (the live plateau averages 5
+# windows into a step and needs 3 steps).
+WAIT_US=50
+ECHO_MODE="wait $WAIT_US" scenario wait 0 1024 8 "6000 16000 19000 22000 25000 28000" -- label=wait \
+  "resources=thread udpecho" socket_loss_min=0.2 flat_from=1 thread_share_min=0.05 thread_share_max=0.5 \
+  thread_waiting_min=0.5 voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8
+timeline wait wait "thread udpecho"
+plateau wait 1 8
+plateau_alert wait 8
+# The lock handoff: udpecho makes the copies (K=2500, about 25 us), then waits
+# for the mutex that udpwork holds while it echoes and sleeps WAIT_US: udpecho
+# spends the time off-CPU in the lock, its CPU mostly idle.
+ECHO_MODE="handoff $WAIT_US" scenario handoff 2500 1024 10 "16000" -- label=wait "resources=thread udpecho" \
+  socket_loss_min=0.2 thread_share_min=0.05 thread_share_max=0.5 thread_waiting_min=0.5 \
+  voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8
+echo "FIGURE: alerts firing after the waiting echoes: $(alerts 2>/dev/null | tr '\n' ';')"
 
 touch "$INTEG_TMP/poller.stop"
 kill -0 "$DAEMON_PID" 2>/dev/null && integ_pass "the daemon ran through the lab" || integ_fail "the daemon died"

@@ -1,18 +1,31 @@
 // The UDP echo server of the echo lab (tests/echo_lab/README.md): the seeds'
 // benchmark, a user-level echo that makes K extra copies of every datagram
-// before sending it back.
+// before sending it back, and two echoes that wait instead of computing.
 //
-//   lab_echo_server ADDR PORT SECONDS CPU K
-//     binds ADDR:PORT, pins itself to CPU (-1: anywhere), names its thread
-//     "udpecho" (what the daemon's threads collector targets), and for at most
-//     SECONDS echoes every datagram to its sender after copying it K times
-//     into a scratch buffer. On exit (deadline, SIGTERM or SIGINT) prints
-//     "received=N echoed=M send_errors=E copies=K cpu=C".
+//   lab_echo_server ADDR PORT SECONDS CPU K [MODE WAIT_US]
+//     binds ADDR:PORT, pins itself to CPU (-1: anywhere), names its receiving
+//     thread "udpecho" (what the daemon's threads collector targets), and for
+//     at most SECONDS echoes every datagram to its sender after copying it K
+//     times into a scratch buffer. MODE:
+//       echo     (the default) nothing more; WAIT_US unused;
+//       wait     udpecho then sleeps WAIT_US microseconds (clock_nanosleep)
+//                after each datagram: an echo that waits between datagrams,
+//                its CPU mostly idle;
+//       handoff  udpecho makes the copies, then hands the datagram over one
+//                mutex (a one-slot handoff with two condition variables) to
+//                the thread "udpwork", which echoes it and sleeps WAIT_US
+//                while still holding the mutex: udpecho spends its time
+//                waiting for the lock.
+//     The timer slack is 1 ns, so a wait lasts WAIT_US (0-1000000), not up
+//     to 50 us more. On exit (deadline, SIGTERM or SIGINT) prints
+//     "received=N echoed=M send_errors=E copies=K cpu=C mode=MODE wait_us=W".
 //
-// Bounded in time whatever arrives: the receive has a 100 ms timeout.
+// Bounded in time whatever arrives: the receive has a 100 ms timeout and a
+// wait is at most 1 s.
 #define _GNU_SOURCE  // before any include: sched_setaffinity, recvmmsg
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -22,20 +35,103 @@
 
 enum { kMaxDatagram = 65536 };
 
+static int g_fd = -1;
+static long g_wait_us = 0;
+// The echoes' counts (in handoff mode only udpwork counts them, under the mutex).
+static unsigned long long g_echoed = 0, g_send_errors = 0;
+
+// The seeds' "additional packet copies": K copies of the datagram; the
+// barrier keeps the compiler from removing copies nobody reads.
+static void Copy(const char* buf, size_t n, long copies) {
+  static char scratch[kMaxDatagram];
+  for (long k = 0; k < copies; ++k) {
+    memcpy(scratch, buf, n);
+    __asm__ __volatile__("" : : "r"(scratch) : "memory");
+  }
+}
+
+static void Send(const char* buf, size_t n, const struct sockaddr_in* peer, socklen_t peer_len) {
+  if (sendto(g_fd, buf, n, 0, (const struct sockaddr*)peer, peer_len) == (ssize_t)n) {
+    ++g_echoed;
+  } else {
+    ++g_send_errors;
+  }
+}
+
+static void Wait(void) {
+  struct timespec ts = {g_wait_us / 1000000, (g_wait_us % 1000000) * 1000};
+  while (!g_stop && clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR) {
+  }
+}
+
+// The handoff: one datagram at a time from udpecho to udpwork.
+static struct {
+  pthread_mutex_t lock;
+  pthread_cond_t filled, emptied;
+  int full, done;
+  char buf[kMaxDatagram];
+  size_t len;
+  struct sockaddr_in peer;
+  socklen_t peer_len;
+} g_slot = {.lock = PTHREAD_MUTEX_INITIALIZER, .filled = PTHREAD_COND_INITIALIZER, .emptied = PTHREAD_COND_INITIALIZER};
+
+static void* Worker(void* arg) {
+  (void)arg;
+  pthread_mutex_lock(&g_slot.lock);
+  for (;;) {
+    while (!g_slot.full && !g_slot.done) pthread_cond_wait(&g_slot.filled, &g_slot.lock);
+    if (!g_slot.full) break;
+    Send(g_slot.buf, g_slot.len, &g_slot.peer, g_slot.peer_len);
+    Wait();  // the mutex held
+    g_slot.full = 0;
+    pthread_cond_signal(&g_slot.emptied);
+  }
+  pthread_mutex_unlock(&g_slot.lock);
+  return NULL;
+}
+
+static void HandOff(const char* buf, size_t n, const struct sockaddr_in* peer, socklen_t peer_len) {
+  pthread_mutex_lock(&g_slot.lock);
+  while (g_slot.full) pthread_cond_wait(&g_slot.emptied, &g_slot.lock);
+  memcpy(g_slot.buf, buf, n);
+  g_slot.len = n;
+  g_slot.peer = *peer;
+  g_slot.peer_len = peer_len;
+  g_slot.full = 1;
+  pthread_cond_signal(&g_slot.filled);
+  pthread_mutex_unlock(&g_slot.lock);
+}
+
+static void StopWorker(pthread_t worker) {
+  pthread_mutex_lock(&g_slot.lock);
+  g_slot.done = 1;
+  pthread_cond_signal(&g_slot.filled);
+  pthread_mutex_unlock(&g_slot.lock);
+  pthread_join(worker, NULL);
+}
+
 int main(int argc, char** argv) {
-  double port_d, seconds_d, cpu_d, copies_d;
-  if (argc != 6 || !LabParseDouble(argv[2], 1, 65535, &port_d) || !LabParseDouble(argv[3], 1, 3600, &seconds_d) ||
+  double port_d, seconds_d, cpu_d, copies_d, wait_d = 0;
+  const char* mode = argc == 8 ? argv[6] : "echo";
+  const int wait = strcmp(mode, "wait") == 0, handoff = strcmp(mode, "handoff") == 0;
+  const int known = wait || handoff || strcmp(mode, "echo") == 0;
+  if ((argc != 6 && !(argc == 8 && known && LabParseDouble(argv[7], 0, 1000000, &wait_d))) ||
+      !LabParseDouble(argv[2], 1, 65535, &port_d) || !LabParseDouble(argv[3], 1, 3600, &seconds_d) ||
       !LabParseDouble(argv[4], -1, 4095, &cpu_d) || !LabParseDouble(argv[5], 0, 1000000, &copies_d)) {
-    fprintf(stderr, "usage: lab_echo_server ADDR PORT SECONDS(1-3600) CPU(-1: any) K(0-1000000)\n");
+    fprintf(stderr,
+            "usage: lab_echo_server ADDR PORT SECONDS(1-3600) CPU(-1: any) K(0-1000000) "
+            "[echo|wait|handoff WAIT_US(0-1000000)]\n");
     return 2;
   }
   const long port = (long)port_d, seconds = (long)seconds_d, cpu = (long)cpu_d, copies = (long)copies_d;
-  if (LabPin((int)cpu) != 0) return 1;
+  g_wait_us = (long)wait_d;
+  if (LabPin((int)cpu) != 0) return 1;  // udpwork inherits the CPU and the timer slack
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   prctl(PR_SET_NAME, "udpecho", 0, 0, 0);
   LabStopOnSignals();
 
-  int fd = socket(AF_INET, SOCK_DGRAM, 0);
-  if (fd < 0) {
+  g_fd = socket(AF_INET, SOCK_DGRAM, 0);
+  if (g_fd < 0) {
     perror("socket");
     return 1;
   }
@@ -44,17 +140,27 @@ int main(int argc, char** argv) {
     fprintf(stderr, "lab_echo_server: bad address %s\n", argv[1]);
     return 2;
   }
-  if (bind(fd, (struct sockaddr*)&addr, sizeof addr) != 0) {
+  if (bind(g_fd, (struct sockaddr*)&addr, sizeof addr) != 0) {
     perror("bind");
     return 1;
   }
   struct timeval tv = {.tv_sec = 0, .tv_usec = 100000};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(g_fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  pthread_t worker;
+  if (handoff) {
+    int err = pthread_create(&worker, NULL, Worker, NULL);
+    if (err != 0) {
+      fprintf(stderr, "lab_echo_server: pthread_create: %s\n", strerror(err));
+      return 1;
+    }
+    pthread_setname_np(worker, "udpwork");
+  }
 
-  static char buf[kMaxDatagram], scratch[kMaxDatagram];
-  unsigned long long received = 0, echoed = 0, send_errors = 0;
+  static char buf[kMaxDatagram];
+  unsigned long long received = 0;
+  int rc = 0;
   const double deadline = LabNow() + (double)seconds;
-  printf("ready port=%ld cpu=%ld copies=%ld\n", port, cpu, copies);
+  printf("ready port=%ld cpu=%ld copies=%ld mode=%s wait_us=%ld\n", port, cpu, copies, mode, g_wait_us);
   fflush(stdout);
   while (!g_stop) {
     // The clock is read every 256 datagrams (and on every timeout): under
@@ -62,28 +168,27 @@ int main(int argc, char** argv) {
     if ((received & 255) == 0 && LabNow() >= deadline) break;
     struct sockaddr_in peer;
     socklen_t peer_len = sizeof peer;
-    ssize_t n = recvfrom(fd, buf, sizeof buf, 0, (struct sockaddr*)&peer, &peer_len);
+    ssize_t n = recvfrom(g_fd, buf, sizeof buf, 0, (struct sockaddr*)&peer, &peer_len);
     if (n < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
         if (LabNow() >= deadline) break;
         continue;
       }
       perror("recvfrom");
-      return 1;
+      rc = 1;
+      break;
     }
     ++received;
-    // The seeds' "additional packet copies": K copies of the datagram; the
-    // barrier keeps the compiler from removing copies nobody reads.
-    for (long k = 0; k < copies; ++k) {
-      memcpy(scratch, buf, (size_t)n);
-      __asm__ __volatile__("" : : "r"(scratch) : "memory");
-    }
-    if (sendto(fd, buf, (size_t)n, 0, (struct sockaddr*)&peer, peer_len) == n) {
-      ++echoed;
+    Copy(buf, (size_t)n, copies);
+    if (handoff) {
+      HandOff(buf, (size_t)n, &peer, peer_len);
     } else {
-      ++send_errors;
+      Send(buf, (size_t)n, &peer, peer_len);
+      if (wait) Wait();
     }
   }
-  printf("received=%llu echoed=%llu send_errors=%llu copies=%ld cpu=%ld\n", received, echoed, send_errors, copies, cpu);
-  return 0;
+  if (handoff) StopWorker(worker);
+  printf("received=%llu echoed=%llu send_errors=%llu copies=%ld cpu=%ld mode=%s wait_us=%ld\n", received, g_echoed,
+         g_send_errors, copies, cpu, mode, g_wait_us);
+  return rc;
 }

@@ -84,11 +84,13 @@ lab_box() { ip netns exec "$LAB_NSB" "$@"; }
 # MASK (hex, "0": off).
 lab_rps() { lab_box sh -c "echo $1 > /sys/class/net/$LAB_BOX_IF/queues/rx-0/rps_cpus"; }
 
-# lab_server_start CPU K SECONDS: (re)starts the echo server in the box.
+# lab_server_start CPU K SECONDS [MODE WAIT_US]: (re)starts the echo server in
+# the box (MODE: echo_server.c's echo, wait or handoff).
 lab_server_start() {
   lab_server_stop
+  : >"$INTEG_TMP/server.log"  # here, not in the background: the last server's "ready" is not this one's
   integ_spawn LAB_SERVER_PID "$INTEG_TMP/server.log" ip netns exec "$LAB_NSB" "$LAB_SERVER" "$LAB_BOX_IP" "$LAB_PORT" \
-    "$3" "$1" "$2"
+    "$3" "$1" "$2" "${@:4}"
   local i
   for ((i = 0; i < 50; i++)); do
     grep -q '^ready' "$INTEG_TMP/server.log" 2>/dev/null && return 0
@@ -102,7 +104,8 @@ lab_server_stop() {
   wait "$LAB_SERVER_PID" 2>/dev/null
   LAB_SERVER_PID=""
 }
-# The echo thread's tid (its name is udpecho; the process is single-threaded).
+# The echo thread's tid: the process's main thread, named udpecho (in handoff
+# mode its second thread is udpwork).
 lab_server_tid() { pgrep -x udpecho | head -n 1; }
 
 # lab_gen_cmd PAYLOAD CPU STEP_SECONDS RATE...: the generator's command line.
@@ -121,7 +124,38 @@ lab_softnet() {
   while read -r -a f; do sum=$((sum + 16#${f[$1 - 1]})); done </proc/net/softnet_stat
   echo "$sum"
 }
-# lab_cpu_ticks CPU: "softirq total" ticks of CPU from /proc/stat.
-lab_cpu_ticks() { awk -v c="cpu$1" '$1 == c { t = 0; for (i = 2; i <= 9; i++) t += $i; print $8, t }' /proc/stat; }
-# lab_schedstat TID: nanoseconds the thread ran (/proc/TID/schedstat field 1).
-lab_schedstat() { awk '{ print $1 }' "/proc/$1/schedstat" 2>/dev/null || echo 0; }
+# lab_cpu_ticks CPU: "softirq total idle" ticks of CPU from /proc/stat (idle:
+# idle and iowait).
+lab_cpu_ticks() {
+  awk -v c="cpu$1" '$1 == c { t = 0; for (i = 2; i <= 9; i++) t += $i; print $8, t, $5 + $6 }' /proc/stat
+}
+# lab_schedstat TID: nanoseconds the thread ran and waited on a run queue
+# (/proc/TID/schedstat fields 1 and 2).
+lab_schedstat() { awk '{ print $1, $2 }' "/proc/$1/schedstat" 2>/dev/null || echo 0 0; }
+# lab_switches TID: the thread's voluntary and involuntary context switches.
+lab_switches() {
+  awk '$1 == "voluntary_ctxt_switches:" { v = $2 } $1 == "nonvoluntary_ctxt_switches:" { n = $2 }
+       END { print v + 0, n + 0 }' "/proc/$1/status" 2>/dev/null || echo 0 0
+}
+# lab_wchan TID COUNT: where the thread waits (its wchan; "0": running or
+# runnable) every 0.2 s, COUNT times at most, until the thread is gone.
+lab_wchan() {
+  local i w
+  for ((i = 0; i < $2; i++)); do
+    [ -e "/proc/$1/wchan" ] || break
+    IFS= read -r w <"/proc/$1/wchan"
+    echo "${w:-0}"
+    sleep 0.2
+  done
+}
+# lab_idle_ns PID CPU: nanoseconds PID's SCHED_IDLE threads on CPU ran (the
+# daemon's soaker, which /proc/stat counts as busy).
+lab_idle_ns() {
+  local t sum=0 ns f
+  for t in /proc/"$1"/task/*; do
+    read -r -a f <<<"$(sed 's/.*) //' "$t/stat" 2>/dev/null)"
+    # after "(comm) ": field N of stat is f[N - 3]: processor 39, policy 41 (5: SCHED_IDLE)
+    [ "${f[36]:-}" = "$2" ] && [ "${f[38]:-}" = 5 ] && read -r ns _ <"$t/schedstat" && sum=$((sum + ns))
+  done
+  echo "$sum"
+}

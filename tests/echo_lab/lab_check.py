@@ -10,6 +10,10 @@ usage: lab_check.py run REPORT.json GEN.out KERNEL_BEFORE KERNEL_AFTER EXPECT
   KERNEL_*: "key value" lines (the script's lab_kernel_state)
 usage: lab_check.py timeline VERDICTS.log START END LABEL RESOURCES
   VERDICTS.log: "t label resource" lines from the /metrics poller
+usage: lab_check.py plateau NAME METRICS.log START END 0|1 FROM
+  METRICS.log: "t METRIC_LINE" lines from the /metrics poller; the live
+  plateau metric from FROM seconds after START to END: never 1 (0), or 1 in
+  scrapes (1)
 usage: lab_check.py sweep NAME REPORT.json GEN.out [NAME REPORT.json GEN.out ...]
   the runs of a K sweep, fewest copies first, each stepping the same rates
 usage: lab_check.py table NAME REPORT.json GEN.out [...]
@@ -20,6 +24,7 @@ usage: lab_check.py irqtime CPU QUIET_BEFORE QUIET_AFTER LOAD_BEFORE LOAD_AFTER
   soaker's lost cycles and /proc/stat's softirq ticks
 """
 import json
+import re
 import sys
 
 
@@ -75,6 +80,8 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
     label, resource = parent["verdict"]["label"], parent["verdict"]["resource"]
     figure(name + " verdict", "%s [%s] %d/%d windows" % (label, resource, parent["verdict"]["windows"],
                                                             parent["windows"]))
+    for e in parent["verdict"]["evidence"][:2]:
+        figure(name + " evidence", e)
     figure(name + " generator", "sent %.0f/s echoed %.0f/s" % (sent / seconds, echoed / seconds))
     figure(name + " bottleneckd", "offered %.0f/s application %.0f/s drops %.0f/s rung %s" % (
         parent["offered_packets_per_second"], parent["application_packets_per_second"],
@@ -118,6 +125,92 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
         check(share <= float(expect["softirq_cpu_max"]),
               "%s: kernel: the echo CPU spent %.1f %% in softirq (at most %s)" % (
                   name, share * 100, expect["softirq_cpu_max"]))
+    thread_state(name, d, echoed, expect)
+    if "flat_from" in expect:
+        plateau_steps(name, steps, int(expect["flat_from"]))
+
+
+def thread_state(name, d, echoed, expect):
+    """The echo thread's time (schedstat: running, runnable on a run queue,
+    the rest off-CPU in its own waits), its switches (status) and its CPU's
+    busy time (/proc/stat less the soaker's SCHED_IDLE threads there)."""
+    running = d["echo_run_ns"] / 1e9 / d["seconds"]
+    runnable = d["echo_runqueue_ns"] / 1e9 / d["seconds"]
+    waiting = 1 - running - runnable
+    voluntary = d["echo_voluntary_switches"] / max(1.0, echoed)
+    procstat = 1 - d["echo_cpu_idle_ticks"] / max(1.0, d["echo_cpu_ticks"])
+    soaker = d["echo_cpu_soaker_ns"] / 1e9 / d["seconds"]
+    busy = procstat - soaker
+    state = "running %.2f runnable %.2f waiting %.2f, voluntary switches %.0f/s = %.2f per echoed datagram, " \
+        "involuntary %.0f/s" % (running, runnable, waiting, d["echo_voluntary_switches"] / d["seconds"], voluntary,
+                                d["echo_involuntary_switches"] / d["seconds"])
+    figure(name + " kernel echo thread", state)
+    figure(name + " kernel echo cpu", "busy %.1f %% (/proc/stat %.1f %% less the soaker's %.1f %%)" % (
+        busy * 100, procstat * 100, soaker * 100))
+    if "thread_share_max" in expect:
+        check(running <= float(expect["thread_share_max"]),
+              "%s: kernel: the echo thread ran %.1f %% of the run (schedstat; at most %s): %s" % (
+                  name, running * 100, expect["thread_share_max"], state))
+    if "thread_waiting_min" in expect:
+        check(waiting >= float(expect["thread_waiting_min"]),
+              "%s: kernel: the echo thread waited off-CPU %.1f %% of the run (at least %s): %s" % (
+                  name, waiting * 100, expect["thread_waiting_min"], state))
+    if "voluntary_per_datagram_min" in expect:
+        check(voluntary >= float(expect["voluntary_per_datagram_min"]),
+              "%s: kernel: the echo thread switched out voluntarily %.2f times per echoed datagram (at least %s): %s"
+              % (name, voluntary, expect["voluntary_per_datagram_min"], state))
+    if "echo_cpu_busy_max" in expect:
+        check(busy <= float(expect["echo_cpu_busy_max"]),
+              "%s: kernel: the echo CPU was %.1f %% busy (/proc/stat %.1f %% less the soaker's %.1f %%; at most %s)"
+              % (name, busy * 100, procstat * 100, soaker * 100, expect["echo_cpu_busy_max"]))
+
+
+def plateau_steps(name, steps, first):
+    """The generator's steps from `first` on (past capacity): sent rises by at
+    least 5 % a step while echoed stays within 10 % of its mean over them and
+    below 90 % of sent."""
+    sent = [s["sent"] / s["seconds"] for s in steps[first:]]
+    echoed = [s["echoed"] / s["seconds"] for s in steps[first:]]
+    mean = sum(echoed) / max(1, len(echoed))
+    rows = ", ".join("%.0f/%.0f" % se for se in zip(sent, echoed))
+    figure(name + " generator steps", "sent/echoed per s from step %d: %s" % (first, rows))
+    check(len(sent) >= 2 and all(b >= 1.05 * a for a, b in zip(sent, sent[1:])) and
+          all(abs(e - mean) <= 0.10 * mean and e <= 0.9 * s for s, e in zip(sent, echoed)),
+          "%s: generator: sent rising, echoed within 10 %% of its mean %.0f/s (%+.1f %% to %+.1f %%) and below "
+          "90 %% of sent, steps %d on (sent/echoed per s): %s" % (
+              name, mean, 100 * (min(echoed) / mean - 1) if mean else 0, 100 * (max(echoed) / mean - 1) if mean else 0,
+              first, rows))
+
+
+def plateau(name, log_path, start, end, expect, skip):
+    """The live plateau metric (and the daemon's view of the echo thread)
+    scraped between START + SKIP and END."""
+    start += skip
+    values, states = [], {}
+    with open(log_path) as f:
+        for line in f:
+            t, _, metric = line.rstrip("\n").partition(" ")
+            metric, _, value = metric.rpartition(" ")
+            if not start <= float(t) <= end:
+                continue
+            state = re.search(r'state="([^"]*)"', metric)
+            if metric == "bottleneckd_utilisation_plateau":
+                values.append((float(t), float(value)))
+            elif state:
+                states.setdefault(state.group(1), []).append(float(value))
+    ones = [t for t, v in values if v >= 0.5]
+    seen = "%d of %d scrapes read 1 from +%.0f s to +%.0f s, %s" % (
+        len(ones), len(values), skip, end - start + skip,
+        "the first at +%.1f s" % (ones[0] - start + skip) if ones else "none")
+    figure(name + " plateau metric", seen)
+    if states:
+        figure(name + " bottleneckd thread udpecho", " ".join(
+            "%s %.2f" % (k, sum(v) / len(v)) for k, v in sorted(states.items())))
+    if expect == "0":
+        check(values and not ones, "%s: bottleneckd_utilisation_plateau stayed 0 (%s)" % (name, seen))
+    else:
+        check(len(ones) >= 2, "%s: bottleneckd_utilisation_plateau read 1 with the load past capacity (%s)" % (
+            name, seen))
 
 
 def timeline(log_path, start, end, label, resources):
@@ -273,6 +366,8 @@ if __name__ == "__main__":
         (sweep if sys.argv[1] == "sweep" else table)(sys.argv[2:])
     elif len(sys.argv) == 9 and sys.argv[1] == "irqtime":
         irqtime(*sys.argv[2:9])
+    elif len(sys.argv) == 8 and sys.argv[1] == "plateau":
+        plateau(sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5]), sys.argv[6], float(sys.argv[7]))
     elif len(sys.argv) == 7 and sys.argv[1] == "timeline":
         timeline(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5], sys.argv[6])
     else:
