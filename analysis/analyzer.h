@@ -12,6 +12,7 @@
 #include "analysis/plateau.h"
 #include "analysis/signals.h"
 #include "analysis/verdict.h"
+#include "analysis/wait_history.h"
 #include "bus/bus_model.h"
 #include "bus/bus_path.h"
 #include "sources/sample.h"
@@ -63,6 +64,7 @@ class Analyzer {
   PlateauOptions plateau_options_;
   LiveStepOptions step_options_;
   VerdictTracker tracker_;
+  WaitHistory waits_;
   Signals signals_;
   LoadStep partial_;  // the step being filled
   int partial_windows_ = 0;

@@ -63,6 +63,16 @@ struct ThreadState {
   // the system call ("clock_nanosleep"); "" when it was running or they
   // were hidden (no ptrace access).
   std::string wchan, syscall;
+  // Where the recent samples found it (Analyzer's WaitHistory, the last
+  // kWaitSamples windows; empty from ExtractSignals): each place
+  // ("hrtimer_nanosleep (clock_nanosleep)") with its count, most first, and
+  // how many samples there were, on the CPU or hidden ones included.
+  struct Place {
+    std::string where;
+    int samples = 0;
+  };
+  std::vector<Place> places;
+  int place_samples = 0;
 };
 
 struct ThreadSignal {

@@ -18,7 +18,7 @@ ThreadSignal ThreadOn(int cpu, double share, bool schedstat) {
   t.thread = t.process = "udpecho";
   t.cpu = cpu;
   t.cpu_share = share;
-  if (schedstat) t.state = ThreadState{share, 0, 1 - share, std::nullopt, std::nullopt, "", ""};
+  if (schedstat) t.state = ThreadState{share, 0, 1 - share, std::nullopt, std::nullopt, "", "", {}, 0};
   return t;
 }
 

@@ -6,7 +6,9 @@ read itself before and after the run. Prints one PASS/FAIL line per check and
 one FIGURE line per measured figure; exits 1 when a check failed.
 
 usage: lab_check.py run REPORT.json GEN.out KERNEL_BEFORE KERNEL_AFTER EXPECT
-  EXPECT: label=cpu resources=thread udpecho|cpu1 [softirq_cpu_min=0.5] ...
+  EXPECT: label=cpu "resources=thread udpecho|cpu1" [softirq_cpu_min=0.5] ...
+    [store=RUNS.db]: compare every window of the run (from the run store)
+    with the generator's whole step, for a load whose rate moves within it
   KERNEL_*: "key value" lines (the script's lab_kernel_state)
 usage: lab_check.py timeline VERDICTS.log START END LABEL RESOURCES
   VERDICTS.log: "t label resource" lines from the /metrics poller
@@ -25,6 +27,7 @@ usage: lab_check.py irqtime CPU QUIET_BEFORE QUIET_AFTER LOAD_BEFORE LOAD_AFTER
 """
 import json
 import re
+import sqlite3
 import sys
 
 
@@ -65,6 +68,20 @@ def within(x, ref, tol):
     return ref > 0 and abs(x - ref) <= tol * ref
 
 
+def whole_run_rates(store_path, run_id):
+    """The mean offered and application rates over every window of a run,
+    from bottleneckd's run store (its timeline table), and the window count."""
+    db = sqlite3.connect("file:%s?mode=ro" % store_path, uri=True)
+    try:
+        rows = db.execute("SELECT offered_packets_per_second, application_packets_per_second FROM timeline"
+                          " WHERE run_id = ?", (run_id,)).fetchall()
+    finally:
+        db.close()
+    if not rows:
+        return 0.0, 0.0, 0
+    return (sum(r[0] for r in rows) / len(rows), sum(r[1] for r in rows) / len(rows), len(rows))
+
+
 def run(report_path, gen_path, before_path, after_path, expect_args):
     expect = dict(a.split("=", 1) for a in expect_args)
     with open(report_path, encoding="utf-8") as f:
@@ -92,14 +109,20 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
     check(label == expect["label"] and (resource in resources or expect["label"] == "none"),
           "%s: run verdict %s [%s] (expected %s [%s])" % (name, label, resource, expect["label"],
                                                          expect.get("resources", "")))
-    # Rates: the run's settled windows against the generator's whole steps.
+    # Rates: the run's settled windows against the generator's whole steps;
+    # with store=, every window of the run (the same interval as the step).
     tol = float(expect.get("rate_tolerance", "0.10"))
-    check(within(parent["offered_packets_per_second"], sent / seconds, tol),
-          "%s: offered %.0f/s within %.0f %% of the generator's sent %.0f/s" % (
-              name, parent["offered_packets_per_second"], tol * 100, sent / seconds))
-    check(within(parent["application_packets_per_second"], echoed / seconds, tol),
-          "%s: application %.0f/s within %.0f %% of the generator's echoed %.0f/s" % (
-              name, parent["application_packets_per_second"], tol * 100, echoed / seconds))
+    offered, application = parent["offered_packets_per_second"], parent["application_packets_per_second"]
+    over = "settled windows"
+    if "store" in expect:
+        offered, application, n = whole_run_rates(expect["store"], parent["id"])
+        over = "all %d windows" % n
+    check(within(offered, sent / seconds, tol),
+          "%s: offered %.0f/s (%s) within %.0f %% of the generator's sent %.0f/s (its whole step)" % (
+              name, offered, over, tol * 100, sent / seconds))
+    check(within(application, echoed / seconds, tol),
+          "%s: application %.0f/s (%s) within %.0f %% of the generator's echoed %.0f/s (its whole step)" % (
+              name, application, over, tol * 100, echoed / seconds))
     # The kernel's own view of what the rules claim.
     if "socket_loss_min" in expect:
         ratio = d["udp_rcvbuf_errors"] / max(1.0, sent)
@@ -186,7 +209,7 @@ def plateau(name, log_path, start, end, expect, skip):
     """The live plateau metric (and the daemon's view of the echo thread)
     scraped between START + SKIP and END."""
     start += skip
-    values, states = [], {}
+    values, states, budget = [], {}, {}
     with open(log_path) as f:
         for line in f:
             t, _, metric = line.rstrip("\n").partition(" ")
@@ -194,7 +217,10 @@ def plateau(name, log_path, start, end, expect, skip):
             if not start <= float(t) <= end:
                 continue
             state = re.search(r'state="([^"]*)"', metric)
-            if metric == "bottleneckd_utilisation_plateau":
+            part = re.search(r'part="([^"]*)"', metric)
+            if metric.startswith("bottleneckd_cpu_budget"):
+                budget.setdefault(part.group(1) if part else "overlap", []).append(float(value))
+            elif metric == "bottleneckd_utilisation_plateau":
                 values.append((float(t), float(value)))
             elif state:
                 states.setdefault(state.group(1), []).append(float(value))
@@ -206,6 +232,9 @@ def plateau(name, log_path, start, end, expect, skip):
     if states:
         figure(name + " bottleneckd thread udpecho", " ".join(
             "%s %.2f" % (k, sum(v) / len(v)) for k, v in sorted(states.items())))
+    if budget:
+        figure(name + " bottleneckd cpu1 budget", " ".join(
+            "%s %.3f" % (k, sum(v) / len(v)) for k, v in sorted(budget.items())))
     if expect == "0":
         check(values and not ones, "%s: bottleneckd_utilisation_plateau stayed 0 (%s)" % (name, seen))
     else:
@@ -269,8 +298,8 @@ def sweep(args):
     check(all(s["verdict"]["label"] == "none" for s in light),
           "%s: every step none (%s)" % (light_name, ", ".join(s["verdict"]["label"] for s in light)))
     top = heavy[-1]
-    check(top["verdict"]["label"] == "cpu" and top["verdict"]["resource"] in ("thread udpecho", "cpu1"),
-          "%s: the top step is cpu [%s] (the echo thread or its CPU)" % (heavy_name, top["verdict"]["resource"]))
+    check(top["verdict"]["label"] == "cpu" and top["verdict"]["resource"] == "thread udpecho",
+          "%s: the top step is cpu [%s] (the echo thread, which holds its CPU)" % (heavy_name, top["verdict"]["resource"]))
     got = [segs[-1]["application_packets_per_second"] for _, segs, _ in runs]
     check(got[-1] < 0.8 * got[0],
           "top step: application %s/s as the copies rise: throughput falls (the seeds' symptom)" %
