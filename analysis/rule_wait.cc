@@ -70,9 +70,7 @@ RuleResult WaitRule(const Signals& s, const VerdictThresholds& t) {
   RuleResult r;
   const ThreadSignal* best = nullptr;
   double best_score = -1;
-  bool measured = false;
   for (const ThreadSignal& th : s.threads) {
-    measured = measured || th.state.has_value();
     if (!th.state) continue;
     double score = WaitScore(s, th, t);
     if (score > best_score || (score == best_score && th.state->waiting > best->state->waiting))

@@ -33,13 +33,19 @@ Signals EchoWindow(int i) {
   return OneThread(812, "hrtimer_nanosleep", "clock_nanosleep");
 }
 
-TEST(WaitHistory, CountsTheRecentSamplesMostFirst) {
+// The last window's signals after 40 windows of the echo.
+Signals FortyEchoWindows() {
   WaitHistory h;
   Signals s;
   for (int i = 0; i < 40; ++i) {
     s = EchoWindow(i);
     h.Record(&s);
   }
+  return s;
+}
+
+TEST(WaitHistory, CountsTheRecentSamplesMostFirst) {
+  Signals s = FortyEchoWindows();
   // The last 30 windows (10..39): 15 on the CPU (even i), 3 in recvfrom
   // (i = 17, 25, 33), the other 12 asleep.
   const ThreadState& st = *s.threads[0].state;
@@ -72,12 +78,7 @@ TEST(WaitHistory, PlacesNameWhatTheSampleSaw) {
 }
 
 TEST(WaitHistory, TheWaitEvidenceNamesTheRecentPlaces) {
-  WaitHistory h;
-  Signals s;
-  for (int i = 0; i < 40; ++i) {
-    s = EchoWindow(i);
-    h.Record(&s);
-  }
+  Signals s = FortyEchoWindows();
   CpuSignal cpu;
   cpu.cpu = 1;
   cpu.busy = cpu.accounting_busy = 0.40;
