@@ -21,11 +21,19 @@ void WaitHistory::Record(Signals* s) {
     std::deque<std::string>& h = by_tid_[th.tid];
     h.push_back(WaitPlace(th.state->wchan, th.state->syscall));
     while (h.size() > static_cast<size_t>(kWaitSamples)) h.pop_front();
-    std::map<std::string, int> counts;
-    for (const std::string& p : h)
-      if (!p.empty()) ++counts[p];
+    // Samples of one kernel function count together: wchan and syscall are
+    // two reads, and the thread may wake between them ("hrtimer_nanosleep"
+    // beside "hrtimer_nanosleep (clock_nanosleep)"); the place keeps the
+    // longest name it was seen with.
+    std::map<std::string, ThreadState::Place> by_function;
+    for (const std::string& p : h) {
+      if (p.empty()) continue;
+      ThreadState::Place& place = by_function[p.substr(0, p.find(" ("))];
+      if (p.size() > place.where.size()) place.where = p;
+      ++place.samples;
+    }
     std::vector<ThreadState::Place> places;
-    for (const auto& [where, n] : counts) places.push_back({where, n});
+    for (auto& [function, place] : by_function) places.push_back(std::move(place));
     std::stable_sort(places.begin(), places.end(),
                      [](const ThreadState::Place& a, const ThreadState::Place& b) { return a.samples > b.samples; });
     th.state->places = std::move(places);

@@ -70,6 +70,21 @@ TEST(WaitHistory, AThreadGoneIsForgotten) {
   EXPECT_EQ(s.threads[0].state->place_samples, 1);
 }
 
+// wchan and syscall are two reads: a thread that woke between them reads
+// "hrtimer_nanosleep" with no system call. The echo lab's waiting echo did,
+// and its evidence listed the place twice.
+TEST(WaitHistory, OneFunctionCountsOnceWhateverTheSystemCallRead) {
+  WaitHistory h;
+  Signals s;
+  for (const char* call : {"clock_nanosleep", "", "clock_nanosleep", "none"}) {
+    s = OneThread(812, "hrtimer_nanosleep", call);
+    h.Record(&s);
+  }
+  ASSERT_EQ(s.threads[0].state->places.size(), 1u);
+  EXPECT_EQ(s.threads[0].state->places[0].where, "hrtimer_nanosleep (clock_nanosleep)");
+  EXPECT_EQ(s.threads[0].state->places[0].samples, 4);
+}
+
 TEST(WaitHistory, PlacesNameWhatTheSampleSaw) {
   EXPECT_EQ(WaitPlace("hrtimer_nanosleep", "clock_nanosleep"), "hrtimer_nanosleep (clock_nanosleep)");
   EXPECT_EQ(WaitPlace("", "futex"), "(futex)");
