@@ -8,6 +8,10 @@
 //   steal      /proc/stat
 //   hardirq,
 //   softirq    irqtime's eBPF measurement when it ran, else /proc/stat's ticks
+//   delivery   interrupt delivery and entry/exit that the interrupt source
+//              above does not see: the host's learned cost per interrupt
+//              (analysis/delivery_cost.h) times the CPU's interrupts; an
+//              estimate, 0 until learned
 //   threads    the target threads that ran on the CPU (schedstat nanoseconds)
 //   tasks      every other task: /proc/stat user + nice + system less the above
 //   unexplained  busy that none of them claims: with the soaker, time charged
@@ -29,11 +33,12 @@ namespace bottleneckd {
 
 struct CpuBudget {
   int cpu = -1;
-  double steal = 0, hardirq = 0, softirq = 0, threads = 0, tasks = 0, unexplained = 0, idle = 0;
+  double steal = 0, hardirq = 0, softirq = 0, delivery = 0, threads = 0, tasks = 0, unexplained = 0, idle = 0;
   double overlap = 0;
   bool idle_delivered = false;       // busy and idle from the soaker
   bool interrupts_measured = false;  // hardirq and softirq from irqtime
   bool threads_measured = false;     // every target thread on it had schedstat
+  bool delivery_learned = false;     // a learned delivery cost was applied (an estimate)
 };
 
 // One budget per CPU of the window's signals, in CPU order.
