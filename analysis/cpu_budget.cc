@@ -56,11 +56,22 @@ std::vector<CpuBudget> CpuBudgets(const Signals& s) {
   return out;
 }
 
+std::array<BudgetPart, 8> BudgetParts(const CpuBudget& b) {
+  return {{{"steal", b.steal},
+           {"hardirq", b.hardirq},
+           {"softirq", b.softirq},
+           {"delivery", b.delivery},
+           {"threads", b.threads},
+           {"tasks", b.tasks},
+           {"unexplained", b.unexplained},
+           {"idle", b.idle}}};
+}
+
 std::string CpuBudgetSentence(const CpuBudget& b) {
-  std::pair<const char*, double> parts[] = {{"threads", b.threads}, {"tasks", b.tasks}, {"hardirq", b.hardirq},
-                                            {"softirq", b.softirq}, {"steal", b.steal}, {"unexplained", b.unexplained}};
-  std::stable_sort(std::begin(parts), std::end(parts),
-                   [](const auto& x, const auto& y) { return x.second > y.second; });
+  std::array<BudgetPart, 8> all = BudgetParts(b);
+  std::vector<BudgetPart> parts(all.begin(), all.end() - 1);  // idle last, whatever its size
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const BudgetPart& x, const BudgetPart& y) { return x.ratio > y.ratio; });
   std::string s = CpuName(b.cpu) + ":";
   const char* sep = " ";
   for (const auto& [name, v] : parts) {
@@ -69,6 +80,7 @@ std::string CpuBudgetSentence(const CpuBudget& b) {
     if (std::string_view(name) == "threads" && !b.threads_measured) s += " (ticks)";
     if ((std::string_view(name) == "hardirq" || std::string_view(name) == "softirq") && b.interrupts_measured)
       s += " (measured)";
+    if (std::string_view(name) == "delivery") s += " (estimate)";
     sep = ", ";
   }
   s += sep + std::string("idle ") + FormatPercent(b.idle) + (b.idle_delivered ? " (soaker)" : " (accounting)");

@@ -25,6 +25,8 @@
 // again); it is cut from the later parts and shown, not hidden.
 #pragma once
 
+#include <array>
+#include <string>
 #include <vector>
 
 #include "analysis/signals.h"
@@ -40,6 +42,15 @@ struct CpuBudget {
   bool threads_measured = false;     // every target thread on it had schedstat
   bool delivery_learned = false;     // a learned delivery cost was applied (an estimate)
 };
+
+// A budget's parts in their order (steal, hardirq, softirq, delivery,
+// threads, tasks, unexplained, idle), named as the metrics' `part` label and
+// the reports' columns; they sum to 1.
+struct BudgetPart {
+  const char* name;
+  double ratio;
+};
+std::array<BudgetPart, 8> BudgetParts(const CpuBudget& b);
 
 // One budget per CPU of the window's signals, in CPU order.
 std::vector<CpuBudget> CpuBudgets(const Signals& s);

@@ -1,7 +1,6 @@
 // Each CPU's time budget over the last window (analysis/cpu_budget.h):
 // bottleneckd_cpu_budget_ratio{cpu,part} and the sources' overlap.
 #include <string>
-#include <utility>
 
 #include "exporters/prometheus/family_builder.h"
 #include "exporters/prometheus/metrics_internal.h"
@@ -12,8 +11,10 @@ void AddCpuBudgetFamilies(const Snapshot& s, Families* out) {
   using prometheus::MetricType;
   if (s.cpu_budget.empty()) return;
   FamilyBuilder parts(out, "bottleneckd_cpu_budget_ratio",
-                      "Each CPU's last window, accounted once: steal, hardirq, softirq, threads (the target "
-                      "threads), tasks (every other task), unexplained (busy time no source claims) and idle "
+                      "Each CPU's last window, accounted once: steal, hardirq, softirq, delivery (interrupt "
+                      "entry and delivery the interrupt source misses: the learned cost per interrupt, an "
+                      "estimate), threads (the target threads), tasks (every other task), unexplained (busy time no "
+                      "source claims) and idle "
                       "(delivered idle when the soaker ran); the parts sum to 1.",
                       MetricType::Gauge);
   FamilyBuilder overlap(out, "bottleneckd_cpu_budget_overlap_ratio",
@@ -22,11 +23,7 @@ void AddCpuBudgetFamilies(const Snapshot& s, Families* out) {
                         MetricType::Gauge);
   for (const CpuBudget& b : s.cpu_budget) {
     std::string cpu = std::to_string(b.cpu);
-    const std::pair<const char*, double> values[] = {
-        {"steal", b.steal}, {"hardirq", b.hardirq}, {"softirq", b.softirq},         {"threads", b.threads},
-        {"tasks", b.tasks}, {"idle", b.idle},       {"unexplained", b.unexplained},
-    };
-    for (const auto& [part, v] : values) parts.Add(v, {{"cpu", cpu}, {"part", part}});
+    for (const BudgetPart& p : BudgetParts(b)) parts.Add(p.ratio, {{"cpu", cpu}, {"part", p.name}});
     overlap.Add(b.overlap, {{"cpu", cpu}});
   }
 }
