@@ -24,6 +24,12 @@ Drops, lowest rung first:
   socket   the app cannot keep up (UDP RcvbufErrors), or a brief stall of
            the app loses a burst (Load.bursts: the fluid model has no queues)
 
+A NIC with a finite ring (Nic.ring, the seeds' box as the mails describe it)
+is not fluid: the load arrives in trains (Load.trains) and each moderated
+interrupt's batch runs to completion before the ring is serviced again
+(_ring_path, an event simulation of a few trains): the ring overflows while
+the CPU works through a batch, and the CPU idles between trains.
+
 A virtual NIC (a veth pair) has no interrupts and no bus: its sender, a load
 generator on the same host (Generator), does the receive processing on its
 own CPU, or with RPS hands it to the queue CPU; the echo's receive in the
@@ -134,6 +140,13 @@ class Nic:
     virtual: bool = False
     rps: bool = False
     softirq_defer: float = 0.5
+    # A finite rx ring of this many descriptors, serviced run to completion:
+    # an interrupt (no sooner than 1 / irq_limit after the previous one) takes
+    # everything in the ring, and the batch's hardirq, receive, tx completion
+    # and echo all run before the next interrupt is handled; arrivals meanwhile
+    # wait in the ring and overflow it (rx_missed_errors, rx_no_buffer_count).
+    # None: the fluid model (the ring never overflows but by the rules above).
+    ring: Optional[int] = None
 
 
 @dataclass
@@ -159,6 +172,16 @@ class Machine:
 
 
 @dataclass
+class Trains:
+    """The senders' datagrams arrive in trains: every `period` seconds a train
+    of offered x period datagrams at `line_pps` (the link's line rate), nothing
+    between trains (several senders paced by their timer ticks, merged by a
+    switch onto one gigabit port)."""
+    period: float
+    line_pps: float
+
+
+@dataclass
 class Load:
     """A step of offered load: [start, end) seconds from the first sample."""
     name: str
@@ -171,6 +194,7 @@ class Load:
     label: str = "none"       # ground truth
     resource: str = ""
     bursts: dict = field(default_factory=dict)  # second of the run -> datagrams lost at the socket
+    trains: Optional[Trains] = None  # how datagrams arrive on a NIC with a ring (Nic.ring)
 
     def burst_at(self, t):
         """Datagrams lost in a burst in the tick starting t seconds from sample 0."""
@@ -297,6 +321,11 @@ def simulate_tick(m: Machine, load: Optional[Load], jitter: tuple, burst: float 
     a = app.kernel_per_packet + app.user_per_packet \
         + load.copies * c.copy_per_kib * load.payload / 1024.0
     txc = c.softirq_per_tx_packet if app.echo else 0.0
+    if nic.ring:
+        _ring_path(m, t, load, a, txc)
+        t.bus_utilisation = nic.bus.utilisation(t.rx, frame, t.tx, frame, sum(t.interrupts))
+        _finish(m, t)
+        return t
 
     def irq_rate(r):  # interrupts per second of all queues at rx rate r
         per_q = r / nq
@@ -447,6 +476,80 @@ def _cpu_path(m, t, r_bus, a, txc):
     t.delivered = d
     t.socket_drops = max(0.0, t.processed - d)
     t.tx = d if app.echo else 0.0
+
+
+RING_TRAINS = 4  # trains simulated per tick: the first two settle, the last two are measured
+
+
+def _ring_service(pps, trains, ring, gap, h, w):
+    """Per second: (datagrams served, lost at the ring, interrupts, CPU busy),
+    of a ring of `ring` descriptors serviced run to completion (Nic.ring) with
+    interrupts at least `gap` apart, `h` seconds of hardirq per interrupt and
+    `w` seconds of work per datagram (receive, tx completion, the echo), under
+    `pps` offered in `trains`. Arrivals are fluid within a train."""
+    period = trains.period
+    on = min(period, pps * period / trains.line_pps)
+    rate = pps * period / on if on > 0 else 0.0
+
+    def arrivals(t1, t2):
+        total, k = 0.0, int(t1 // period)
+        while k * period < t2:
+            lo, hi = max(t1, k * period), min(t2, k * period + on)
+            total += max(0.0, hi - lo) * rate
+            k += 1
+        return total
+
+    def next_arrival(t):
+        k = int(t // period)
+        return t if t - k * period < on else (k + 1) * period
+
+    t, last, q = 0.0, -gap, 0.0
+    end = RING_TRAINS * period
+    m0 = end - 2 * period
+    served = lost = irqs = busy = 0.0
+    while True:
+        at = max(t if q > 1e-9 else next_arrival(t), last + gap)  # the next interrupt
+        if at >= end:
+            break
+        over = max(0.0, q + arrivals(t, at) - ring)  # unserviced since the last batch
+        n = min(ring, q + arrivals(t, at))
+        work = h + n * w
+        a2 = arrivals(at, at + work)                 # the batch runs to completion
+        over2 = max(0.0, a2 - ring)
+        q = min(ring, a2)
+        if at >= m0:
+            served, lost, irqs = served + n, lost + over + over2, irqs + 1
+        busy += max(0.0, min(end, at + work) - max(m0, at))
+        last, t = at, at + work
+    f = 1.0 / (end - m0)
+    return served * f, lost * f, irqs * f, busy * f
+
+
+def _ring_path(m, t, load, a, txc):
+    """A NIC with a finite ring serviced run to completion (Nic.ring) on one
+    CPU, the app's: fills t from _ring_service. Nothing is lost at the socket
+    (each batch is read before the next: the socket holds a ring's worth)."""
+    c, app, nic = m.costs, m.app, m.nic
+    assert len(nic.queue_cpus) == 1 and nic.queue_cpus[0] == app.cpu and nic.irq_limit
+    assert load.trains is not None and nic.napi and not nic.virtual
+    w = c.softirq_per_packet + txc + a
+    served, _, irqs, _ = _ring_service(t.offered, load.trains, nic.ring, 1.0 / nic.irq_limit,
+                                          c.hardirq_per_interrupt * US, w * US)
+    cpu = t.cpus[app.cpu]
+    cpu.hardirq = irqs * c.hardirq_per_interrupt * US
+    cpu.softirq = served * (c.softirq_per_packet + txc) * US
+    cpu.softirq_tx = served * txc * US
+    cpu.app_user = served * (a - app.kernel_per_packet) * US
+    cpu.app_system = served * app.kernel_per_packet * US
+    t.interrupts, t.queue_rx, t.queue_processed = [irqs], [served], [served]
+    t.queue_backlog_drops, t.queue_squeeze = [0.0], [0.0]
+    t.queue_hardirq = [cpu.hardirq]
+    t.queue_softirq_rx, t.queue_softirq_tx = [served * c.softirq_per_packet * US], [cpu.softirq_tx]
+    # In steady state what arrives is served or lost (the measured trains start
+    # and end with the ring as full): the ladder conserves packets exactly.
+    t.nic_ring_drops = max(0.0, t.offered - served)
+    t.rx = t.processed = t.delivered = served
+    t.tx = served if app.echo else 0.0
 
 
 def _left(cpu):

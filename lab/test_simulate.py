@@ -208,7 +208,10 @@ class SimulatorTest(Generated):
                     nq = len(nic.queue_cpus)
                     cap = rx if nic.irq_limit is None else min(rx, nic.irq_limit * nq)
                     self.assertLessEqual(irqs, cap + nq)
-                    if nic.irq_limit is not None and rx > 2 * nic.irq_limit * nq:
+                    if nic.ring:  # run to completion: one batch of at most a ring an interrupt
+                        served = b["rx_packets"] - a["rx_packets"]
+                        self.assertLessEqual(served, nic.ring * (irqs + 1))
+                    elif nic.irq_limit is not None and rx > 2 * nic.irq_limit * nq:
                         self.assertGreaterEqual(irqs, nic.irq_limit * nq - nq)
 
     def test_soaker_counters(self):
@@ -478,6 +481,10 @@ class GroundTruthTest(Generated):
                         if nic + backlog + sock == 0:  # the host steals, nothing lost
                             self.assertGreaterEqual(own["steal"], 0.5)
                             self.assertGreater(own["busy"] + own["steal"], 0.9)
+                        elif rec.s.machine.nic.ring:    # the ring overflows, nothing is full
+                            self.assertGreater(nic, 0.01 * load.pps)
+                            self.assertEqual((backlog, sock), (0, 0))
+                            self.assertGreaterEqual(own["soaker_idle"], 0.15)
                         else:                           # CPU and bus saturated together
                             self.assertGreater(nic, 0)
                             self.assertLess(own["soaker_idle"], 0.05)
@@ -500,6 +507,42 @@ class GroundTruthTest(Generated):
             if load.copies == 32:
                 got = run_means(rec, self.deltas["seed-sweep"], load)["Udp.InDatagrams"]
                 self.assertAlmostEqual(got * 1024 * 8 / 1e6, 298, delta=0.1 * 298)
+
+    def test_seed_as_written(self):
+        # The mails read as written: the soaker itself read 80-85 % busy. The
+        # model's inputs: 11.5 µs a datagram plus 0.25 µs per KiB copied, 10 µs
+        # an interrupt, at most 8000 interrupts/s, a 256-descriptor ring taken
+        # whole by each interrupt. From the files: every run keeps at least
+        # 15 % delivered idle (a fifth or so, never saturated), loses only at
+        # the NIC (the bus at 17 % at most: the ring) and never more than a
+        # ring per interrupt; the CPU time the echoed datagrams and the
+        # interrupts cost is what the soaker did not get; throughput falls
+        # with the copies at 550 Mbit/s and the 32-copy runs echo less than
+        # the copy-free ones at every load.
+        rec, deltas = self.recs["seed-as-written"], self.deltas["seed-as-written"]
+        m = rec.s.machine
+        means = {l.name: (l, run_means(rec, deltas, l)) for l in rec.s.loads}
+        for name, (load, r) in means.items():
+            with self.subTest(name):
+                c = r["cpus"][0]
+                self.assertGreaterEqual(c["soaker_idle"], 0.15)
+                self.assertLess(c["soaker_idle"], 0.35)
+                self.assertGreater(r["rx_missed_errors"], 0.01 * load.pps)
+                self.assertEqual((r["backlog_dropped"], r["Udp.RcvbufErrors"]), (0, 0))
+                self.assertLessEqual(r["nic_irqs"], m.nic.irq_limit + 1)
+                self.assertLessEqual(r["rx_packets"], m.nic.ring * (r["nic_irqs"] + 1))
+                w = 11.5 + load.copies * 0.25
+                work = (r["Udp.InDatagrams"] * w + r["nic_irqs"] * 10.0) * 1e-6
+                bg = sum(m.background[0])
+                self.assertAlmostEqual(1 - c["soaker_idle"], work + bg, delta=0.02)
+        sweep = [means["echo-550M" + ("-%dcopies" % k if k else "")][1]["Udp.InDatagrams"]
+                 for k in (0, 8, 16, 24, 32)]
+        self.assertEqual(sweep, sorted(sweep, reverse=True))
+        self.assertLess(sweep[-1], 0.75 * sweep[0])
+        for mbit in (500, 550, 600):
+            k0 = means["echo-%dM" % mbit][1]["Udp.InDatagrams"]
+            k32 = means["echo-%dM-32copies" % mbit][1]["Udp.InDatagrams"]
+            self.assertLess(k32, 0.8 * k0)
 
     def test_hot_core_average_is_30_percent(self):
         rec = self.recs["hot-core"]
