@@ -25,6 +25,8 @@ Analyzer::Analyzer(const VerdictThresholds& t, const PlateauOptions& p, const Li
 Analysis Analyzer::Analyze(const WindowInput& in) {
   signals_ = ExtractSignals(in.window, in.prev, in.cur, in.bus_paths, in.bus, thresholds_.signal_options());
   waits_.Record(&signals_);
+  delivery_.Observe(signals_);
+  delivery_.Apply(&signals_);
   Analysis out;
   out.window = Classify(signals_, thresholds_);
   out.verdict = tracker_.Update(out.window);

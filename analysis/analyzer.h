@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/cpu_budget.h"
+#include "analysis/delivery_cost.h"
 #include "analysis/plateau.h"
 #include "analysis/signals.h"
 #include "analysis/verdict.h"
@@ -59,12 +60,17 @@ class Analyzer {
   // The signals of the last analysed window (for reports and tests).
   const Signals& last_signals() const { return signals_; }
 
+  // The host's interrupt delivery cost, learned from the windows so far
+  // (the daemon restores and keeps it across restarts).
+  DeliveryCost& delivery_cost() { return delivery_; }
+
  private:
   VerdictThresholds thresholds_;
   PlateauOptions plateau_options_;
   LiveStepOptions step_options_;
   VerdictTracker tracker_;
   WaitHistory waits_;
+  DeliveryCost delivery_;
   Signals signals_;
   LoadStep partial_;  // the step being filled
   int partial_windows_ = 0;

@@ -31,6 +31,8 @@ CpuBudget BudgetOf(const Signals& s, const CpuSignal& c) {
   double hardirq = c.interrupt_measured ? c.hardirq_ratio : c.interrupt_ratio - c.softirq_ratio;
   b.hardirq = Allot(hardirq, &left, &b.overlap);
   b.softirq = Allot(c.softirq_ratio, &left, &b.overlap);
+  b.delivery = Allot(c.delivery_ratio, &left, &b.overlap);
+  b.delivery_learned = c.delivery_learned;
   double threads = 0;
   b.threads_measured = true;
   for (const ThreadSignal& th : s.threads) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "analysis/delivery_cost.h"
+
 namespace bottleneckd {
 namespace {
 
@@ -51,14 +53,23 @@ constexpr double kQueueShareShown = 0.05;
 
 // "cpu1: 62 % of busy time in hardirq+softirq (58 % of the CPU, measured: ...)"
 std::string InterruptTimeSentence(const CpuSignal& c) {
-  std::string s = CpuName(c.cpu) + ": " + FormatPercent(c.interrupt_share) + " of busy time in hardirq+softirq (" +
+  std::string s = CpuName(c.cpu) + ": " + FormatPercent(c.interrupt_share) + " of busy time in " +
+                  (c.delivery_learned ? "interrupts (hardirq+softirq " : "hardirq+softirq (") +
                   FormatPercent(c.interrupt_ratio) + " of the CPU";
-  if (!c.interrupt_measured) return s + ", /proc/stat tick samples)";
-  s += ", measured by eBPF: hardirq " + FormatPercent(c.hardirq_ratio) + ", softirq " + FormatPercent(c.softirq_ratio) +
-       ", NET_RX " + FormatPercent(c.net_rx_ratio);
-  if (c.net_unattributed_ratio >= kQueueShareShown)
-    s +=
-        "; " + FormatPercent(c.net_unattributed_ratio) + " network softirq raised by no queue interrupt here (RPS/RFS)";
+  if (!c.interrupt_measured) {
+    s += ", /proc/stat tick samples";
+  } else {
+    s += ", measured by eBPF: hardirq " + FormatPercent(c.hardirq_ratio) + ", softirq " +
+         FormatPercent(c.softirq_ratio) + ", NET_RX " + FormatPercent(c.net_rx_ratio);
+    if (c.net_unattributed_ratio >= kQueueShareShown)
+      s += "; " + FormatPercent(c.net_unattributed_ratio) +
+           " network softirq raised by no queue interrupt here (RPS/RFS)";
+  }
+  double interrupts = AllInterruptsPerSecond(c);
+  if (c.delivery_learned && c.delivery_ratio > 0 && interrupts > 0)
+    s += "; delivery " + FormatPercent(c.delivery_ratio) +
+         " of the CPU, an estimate: " + Printf("%.1f", c.delivery_ratio / interrupts * 1e6) +
+         " us learned per interrupt x " + FormatRate(interrupts) + " interrupts/s";
   return s + ")";
 }
 

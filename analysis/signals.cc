@@ -90,6 +90,7 @@ CpuSignal MakeCpu(const Window& w, const CpuWindow& c, const SoakerCpuWindow* so
   s.time_squeeze_per_second = std::max(0.0, Finite(c.time_squeeze_per_second));
   s.backlog_drops_per_second = std::max(0.0, Finite(c.backlog_drops_per_second));
   s.interrupts_per_second = std::max(0.0, Finite(c.interrupts_per_second));
+  s.system_interrupts_per_second = std::max(0.0, Finite(c.system_interrupts_per_second));
   s.rx_packets_per_second = std::max(0.0, Finite(c.rx_packets_per_second));
   return s;
 }

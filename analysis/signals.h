@@ -49,8 +49,15 @@ struct CpuSignal {
   double softirq_ratio = 0;  // softirq / elapsed
   double time_squeeze_per_second = 0;
   double backlog_drops_per_second = 0;
-  double interrupts_per_second = 0;
-  double rx_packets_per_second = 0;  // packets its receive processing handled (softnet processed)
+  double interrupts_per_second = 0;         // device IRQs
+  double system_interrupts_per_second = 0;  // local timer and IPIs (/proc/interrupts' named lines)
+  double rx_packets_per_second = 0;         // packets its receive processing handled (softnet processed)
+  // Interrupt delivery and entry/exit the interrupt source above does not
+  // see: the host's learned cost per interrupt times this CPU's interrupts
+  // (analysis/delivery_cost.h), an estimate; counted in interrupt_share.
+  // 0 and not learned until the Analyzer has learned the cost.
+  double delivery_ratio = 0;
+  bool delivery_learned = false;
 };
 
 // Where a target thread's window went (schedstat's nanoseconds): on a CPU,

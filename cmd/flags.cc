@@ -84,7 +84,8 @@ constexpr Command kCommands[] = {
 
 constexpr const char* kDescription =
     "Samples this host's CPU, interrupt, softirq, NIC, PCI and socket counters, labels each window CPU-, "
-    "interrupt- or bus-bound, and serves it all as Prometheus metrics.";
+    "interrupt- or bus-bound (or waiting: losing while its threads wait below 100 % utilisation), and serves "
+    "it all as Prometheus metrics.";
 constexpr const char* kSignals = "Signals: SIGHUP reloads the config file, SIGTERM/SIGINT stop.";
 const std::vector<std::string> kFormats = {"text", "json", "html"};
 const std::vector<std::string> kLogLevels = {"debug", "info", "warn", "error"};

@@ -104,7 +104,31 @@ void Collectors(const CliDescription& cli, std::string* o) {
 // The sections that describe the program's surroundings rather than its
 // flags: what main.cc, run_command.cc and the daemon do.
 void Surroundings(std::string* o) {
-  *o += R"(.SH FILES
+  *o += R"(.SH VERDICTS
+Each window of the host, and each run, gets one label (\fIbottleneckd_verdict_info\fR,
+\fB\-\-report\fR), with the resource it names and its evidence (docs/verdict\-rules.md):
+.TP
+.B cpu
+a CPU, or a target thread, is saturated by its own work (\fIcpu1\fR, \fIthread udpecho\fR).
+.TP
+.B interrupt
+a CPU is saturated by interrupt work: hardirq and softirq time (measured by irqtime or sampled by
+/proc/stat's ticks) and the delivery of its interrupts, learned on the host as an estimate.
+.TP
+.B bus
+a NIC's bus segment is near its capacity while CPUs are left idle.
+.TP
+.B wait
+the socket loses while a target thread that should be reading is off its unsaturated CPU in its own
+waits (a sleep, a lock, a peer): throughput stops below 100 % utilisation; the evidence names where
+it waits.
+.TP
+.B none
+nothing is lost and no resource is near its limit.
+.TP
+.B undetermined
+the evidence is weak or points two ways; the reasons say what is missing.
+.SH FILES
 .TP
 .I /etc/bottleneckd/bottleneckd.yaml
 The config file (\fB\-\-config.file\fR); when the default one is absent the built\-in defaults apply.
@@ -112,7 +136,9 @@ Every key is documented in the installed file.
 .TP
 .I /var/lib/bottleneckd/
 The state directory (\fB\-\-path.state\fR): \fIsoaker\-calibration\fR, the soaker's per\-CPU rates
-(\fBcalibrate\fR), and \fIruns.db\fR, the run store (SQLite) that \fB\-\-report\fR reads.
+(\fBcalibrate\fR), \fIdelivery\-cost\fR, the interrupt delivery cost learned on this host (learned
+again when the CPU model, kernel, CPU count or hypervisor changes), and \fIruns.db\fR, the run
+store (SQLite) that \fB\-\-report\fR reads.
 .TP
 .I /run/bottleneckd/control.sock
 The run control socket (\fB\-\-control.socket\fR): \fBrun\fR starts and stops runs through it.

@@ -20,11 +20,13 @@ Daemon::Daemon(const Config& config, SnapshotStore* store, RunTracker* runs)
       self_limit_(config.limits) {
   StartCapture();  // first: it may drop capabilities, which later threads then never hold
   SyncIrqTime();
+  RestoreDeliveryCost();
   // The soaker starts at the first Tick, after CalibrateSoakerInBackground
   // had its chance to keep a calibration off the start-up path.
 }
 
 Daemon::~Daemon() {
+  KeepDeliveryCost();
   if (calibrator_) calibrator_->CancelCalibration();
   if (calibration_thread_.joinable()) calibration_thread_.join();
   if (soaker_) soaker_->Stop();
@@ -192,7 +194,9 @@ void Daemon::ApplyPending() {
   ReconfigureCapture(old_capture, capture_was_enabled);
   fs_ = std::make_unique<HostFs>(config_.roots);
   sampler_ = std::make_unique<Sampler>(fs_.get(), config_.collectors);
+  KeepDeliveryCost();  // what the old analyzer learned, read back below
   analyzer_ = std::make_unique<Analyzer>(config_.verdict);
+  RestoreDeliveryCost();
   self_limit_.SetOptions(config_.limits);
   sampler_->SetBackoff(self_limit_.state().backoff);
   SyncIrqTime();
@@ -239,8 +243,10 @@ void Daemon::Tick() {
     snap->window_verdict = prev_->window_verdict;
     snap->plateau = prev_->plateau;
     snap->cpu_budget = prev_->cpu_budget;
+    snap->delivery_cost = prev_->delivery_cost;
   } else if (prev_) {
     AnalyzeSnapshot(analyzer_.get(), *prev_, snap.get());
+    if (++windows_since_kept_ >= kDeliveryStoreWindows) KeepDeliveryCost();
   }
   if (runs_ && snap->verdict && !partial) {
     double t = static_cast<double>(snap->sample.wall_ns) / 1e9;
@@ -347,6 +353,7 @@ void AnalyzeSnapshot(Analyzer* analyzer, const Snapshot& prev, Snapshot* snap) {
   snap->window_verdict = std::move(a.window);
   snap->plateau = std::move(a.plateau);
   snap->cpu_budget = std::move(a.cpu_budget);
+  snap->delivery_cost = analyzer->delivery_cost();
 }
 
 void Daemon::Run() {

@@ -24,6 +24,7 @@
 #include "base/log.h"
 #include "base/mutex.h"
 #include "daemon/config.h"
+#include "daemon/delivery_cost_file.h"
 #include "daemon/sampler.h"
 #include "daemon/snapshot.h"
 #include "runs/run_tracker.h"
@@ -102,12 +103,23 @@ class Daemon {
   // (malloc_trim past the memory budget) on a change of its factor, and sets
   // the sampler's back-off for the next tick.
   void CheckSelfLimit(Snapshot* snap);
+  // The learned interrupt delivery cost (daemon/delivery_cost_file.h):
+  // restored into analyzer_ from the state directory when learned on this
+  // host, and kept there every kDeliveryStoreWindows analysed windows and
+  // at exit.
+  void RestoreDeliveryCost();
+  void KeepDeliveryCost();
+  // A minute of windows at the default interval: a crash loses at most that
+  // much learning.
+  static constexpr int kDeliveryStoreWindows = 60;
   SnapshotStore* store_;
   RunTracker* runs_;
   Config config_;
   std::unique_ptr<HostFs> fs_;
   std::unique_ptr<Sampler> sampler_;
-  std::unique_ptr<Analyzer> analyzer_;  // verdicts and plateau over the ticks
+  std::unique_ptr<Analyzer> analyzer_;             // verdicts and plateau over the ticks
+  std::optional<DeliveryCostHost> delivery_host_;  // unset: the host could not be read, nothing kept
+  int windows_since_kept_ = 0;
   std::unique_ptr<Soaker> soaker_;
   std::string soaker_caveat_;           // last caveat logged
   RepeatLimiter soaker_failure_{3600};  // a soaker that cannot start, retried each tick

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/cpu_budget.h"
+#include "analysis/delivery_cost.h"
 #include "analysis/plateau.h"
 #include "analysis/verdict.h"
 #include "base/mutex.h"
@@ -50,6 +51,9 @@ struct Snapshot {
   // Each CPU's time budget over the window (analysis/cpu_budget.h); empty
   // until there is an analysed window.
   std::vector<CpuBudget> cpu_budget;
+  // The host's learned interrupt delivery cost after the window
+  // (analysis/delivery_cost.h); unset until there is an analysed window.
+  std::optional<DeliveryCost> delivery_cost;
   // What the daemon says of its soaker beyond its reading, e.g. that it is
   // still calibrating in the background (shown on "/"); "" when nothing.
   std::string soaker_state;

@@ -1,22 +1,17 @@
 // The soaker's pure parts and its state file: mode names, the CPU list, the
 // calibration key and the calibration file format (see soaker.h). Measuring a
 // calibration and the one in use are in soaker_calibrate.cc.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <climits>
 #include <cmath>
-#include <filesystem>
 #include <string>
-#include <system_error>
 #include <utility>
 
 #include "base/parse_util.h"
-#include "base/unique_fd.h"
+#include "base/state_file.h"
 #include "sources/soaker.h"
 
 namespace bottleneckd {
@@ -289,54 +284,13 @@ bool SoakerCalibrationUsable(const SoakerCalibrationFile& f, const SoakerCalibra
 std::string SoakerCalibrationPath(const std::string& state_dir) { return state_dir + "/" + kFileName; }
 
 Status LoadSoakerCalibration(const std::string& path, SoakerCalibrationFile* out) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return Status::FromErrno(errno, path);
   std::string text;
-  char buf[8192];
-  while (true) {
-    ssize_t n = ::read(fd.get(), buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::FromErrno(errno, path);
-    if (n == 0) break;
-    text.append(buf, static_cast<size_t>(n));
-    if (text.size() > kMaxFileBytes) return Status::Corruption(path + ": larger than 4 MiB");
-  }
+  BN_RETURN_IF_ERROR(ReadStateFile(path, kMaxFileBytes, &text));
   return ParseSoakerCalibration(text, out).WithContext(path);
 }
 
 Status StoreSoakerCalibration(const std::string& state_dir, const SoakerCalibrationFile& f) {
-  std::error_code ec;
-  std::filesystem::create_directories(state_dir, ec);
-  if (ec) return Status::FromErrno(ec.value(), "creating " + state_dir);
-  std::string path = SoakerCalibrationPath(state_dir);
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  std::string text = FormatSoakerCalibration(f);
-  {
-    UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    if (!fd.valid()) return Status::FromErrno(errno, tmp);
-    size_t done = 0;
-    while (done < text.size()) {
-      ssize_t n = ::write(fd.get(), text.data() + done, text.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        Status s = Status::FromErrno(errno, tmp);
-        ::unlink(tmp.c_str());
-        return s;
-      }
-      done += static_cast<size_t>(n);
-    }
-    if (::fsync(fd.get()) != 0) {
-      Status s = Status::FromErrno(errno, tmp);
-      ::unlink(tmp.c_str());
-      return s;
-    }
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    Status s = Status::FromErrno(errno, "rename to " + path);
-    ::unlink(tmp.c_str());
-    return s;
-  }
-  return Status::OK();
+  return WriteStateFile(state_dir, kFileName, FormatSoakerCalibration(f));
 }
 
 }  // namespace bottleneckd

@@ -16,6 +16,8 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/delivery_cost.h"
+
 namespace bottleneckd {
 namespace {
 
@@ -557,6 +559,42 @@ TEST(Classify, SoftirqChargedToTheReaderIsInterrupt) {
   EXPECT_EQ(v.resource, "cpu1");
   EXPECT_NEAR(Score(v, Bound::kCpu), 0, 1e-12);
   EXPECT_TRUE(HasSubstring(v.evidence, "socket drops 450.0 k/s; thread udpecho reads here"));
+}
+
+// The same load with irqtime measuring the handlers (docs/irqtime.md
+// "Verdicts"): they take 26 % of cpu1, and the function-call IPIs that raise
+// them (15 300/s) cost a delivery no handler sees. Without a learned cost
+// the thread seems to own its CPU (cpu); with the cost learned on the host
+// (17.9 us per IPI, docs/irqtime.md "Cross-check") the whole interrupt cost
+// is 53 % of cpu1 and the label is the one /proc/stat's ticks give.
+TEST(Classify, MeasuredSoftirqWithItsDeliveryIsInterrupt) {
+  Signals s;
+  s.cpus = {SoakerCpu(0, 0.0, 1.0, 0.2), SoakerCpu(1, 0.02, 0.98, 0.26)};
+  s.cpus[1].interrupt_measured = true;
+  s.cpus[1].softirq_ratio = 0.26;
+  s.cpus[1].system_interrupts_per_second = 15300;
+  s.threads = {Thread("udpecho", 0.92, 1)};
+  s.threads[0].cpu_interrupt_share = s.cpus[1].interrupt_share;
+  s.reader_cpus = {1};
+  s.rx_cpus = {1};
+  Lose(&s, Rung::kSocket, 0, 0, 450000);
+  EXPECT_EQ(Classify(s, kT).label, Bound::kCpu);
+
+  DeliveryCost learned;
+  DeliveryFit fit;
+  for (int i = 0; i < 30; ++i) fit.Add(600.0 * i, 0.02 + 17.9e-6 * 600.0 * i);
+  learned.Restore(InterruptSource::kMeasured, fit);
+  learned.Apply(&s);
+  EXPECT_NEAR(s.cpus[1].delivery_ratio, 15300 * 17.9e-6, 1e-9);
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kInterrupt);
+  EXPECT_EQ(v.resource, "cpu1");
+  EXPECT_TRUE(HasSubstring(v.evidence,
+                           "cpu1: 54.5 % of busy time in interrupts (hardirq+softirq 26.0 % of the CPU, "
+                           "measured by eBPF"));
+  EXPECT_TRUE(HasSubstring(v.evidence,
+                           "delivery 27.4 % of the CPU, an estimate: 17.9 us learned per interrupt x "
+                           "15.3 k interrupts/s"));
 }
 
 // The echo that waits after every datagram (echo lab scenario wait, simulator

@@ -73,13 +73,18 @@ CpuWindow* CpuById(Window* w, int cpu) {
   return nullptr;
 }
 
+// A named line of /proc/interrupts that counts interrupts taken per CPU
+// (LOC, RES, CAL, TLB, NMI, ...): not ERR and MIS (one count for the whole
+// system) or RTR (APIC read retries, not interrupts).
+bool SystemInterrupt(const IrqLine& l) { return !l.irq && l.name != "ERR" && l.name != "MIS" && l.name != "RTR"; }
+
 // Per-CPU and per-NIC interrupt rates from /proc/interrupts (32-bit counts).
 void InterruptRates(const Sample& p, const Sample& c, double secs, Window* w,
                     std::map<std::string, double>* nic_irq_rate) {
   if (!p.interrupts || !c.interrupts) return;
   std::map<std::string_view, const IrqLine*> prev_lines;
   for (const IrqLine& l : p.interrupts->lines)
-    if (l.irq) prev_lines[l.name] = &l;
+    if (l.irq || SystemInterrupt(l)) prev_lines[l.name] = &l;
   std::map<uint32_t, const NicIrq*> nic_of;
   for (const NicIrq& n : c.nic_irqs) nic_of[n.irq] = &n;
   // Column i of the current file is column prev_col[i] of the previous one
@@ -96,7 +101,7 @@ void InterruptRates(const Sample& p, const Sample& c, double secs, Window* w,
     cpu_window[i] = CpuById(w, cc[i]);
   }
   for (const IrqLine& l : c.interrupts->lines) {
-    if (!l.irq) continue;
+    if (!l.irq && !SystemInterrupt(l)) continue;
     auto it = prev_lines.find(l.name);
     if (it == prev_lines.end()) continue;  // IRQ appeared
     const IrqLine& a = *it->second;
@@ -112,8 +117,10 @@ void InterruptRates(const Sample& p, const Sample& c, double secs, Window* w,
       }
       double rate = static_cast<double>(*d) / secs;
       irq_total += rate;
-      if (cpu_window[i]) cpu_window[i]->interrupts_per_second += rate;
+      if (cpu_window[i])
+        (l.irq ? cpu_window[i]->interrupts_per_second : cpu_window[i]->system_interrupts_per_second) += rate;
     }
+    if (!l.irq) continue;
     auto n = nic_of.find(*l.irq);
     if (n != nic_of.end() && !reset) (*nic_irq_rate)[n->second->interface] += irq_total;
   }

@@ -34,6 +34,9 @@ struct CpuWindow {
   double user_ratio = 0, system_ratio = 0;
   double elapsed_seconds = 0;        // the CPU's elapsed ticks / USER_HZ
   double interrupts_per_second = 0;  // device IRQs delivered to this CPU (/proc/interrupts)
+  // The named lines' interrupts on this CPU (local timer, IPIs: LOC, RES,
+  // CAL, TLB, ...), which no device IRQ counts.
+  double system_interrupts_per_second = 0;
   double net_rx_softirqs_per_second = 0;
   double rx_packets_per_second = 0;     // softnet column 1: packets this CPU's receive processing handled
   double time_squeeze_per_second = 0;   // softnet column 3

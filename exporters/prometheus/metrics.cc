@@ -113,6 +113,8 @@ const std::vector<std::string>& ExportedMetricNames() {
       "bottleneckd_cpu_hidden_ratio",
       "bottleneckd_cpu_budget_ratio",
       "bottleneckd_cpu_budget_overlap_ratio",
+      "bottleneckd_interrupt_delivery_cost_seconds",
+      "bottleneckd_interrupt_delivery_cost_windows",
       "bottleneckd_soaker_info",
       "bottleneckd_soaker_calibration_iterations_per_second",
       "bottleneckd_soaker_iterations_total",

@@ -1,5 +1,7 @@
 // Each CPU's time budget over the last window (analysis/cpu_budget.h):
-// bottleneckd_cpu_budget_ratio{cpu,part} and the sources' overlap.
+// bottleneckd_cpu_budget_ratio{cpu,part} and the sources' overlap; the learned
+// interrupt delivery cost (analysis/delivery_cost.h).
+#include <optional>
 #include <string>
 
 #include "exporters/prometheus/family_builder.h"
@@ -25,6 +27,20 @@ void AddCpuBudgetFamilies(const Snapshot& s, Families* out) {
     std::string cpu = std::to_string(b.cpu);
     for (const BudgetPart& p : BudgetParts(b)) parts.Add(p.ratio, {{"cpu", cpu}, {"part", p.name}});
     overlap.Add(b.overlap, {{"cpu", cpu}});
+  }
+  if (!s.delivery_cost) return;
+  FamilyBuilder cost(out, "bottleneckd_interrupt_delivery_cost_seconds",
+                     "The host's learned interrupt delivery cost: seconds of a CPU per interrupt that the "
+                     "interrupt source (measured: irqtime; ticks: /proc/stat) does not see, the slope of the "
+                     "soaker's unexplained time against interrupts per second; an estimate, absent until learned.",
+                     MetricType::Gauge);
+  FamilyBuilder windows(out, "bottleneckd_interrupt_delivery_cost_windows",
+                        "Windows the delivery cost was learned from, per interrupt source (older ones fade).",
+                        MetricType::Gauge);
+  for (InterruptSource src : {InterruptSource::kMeasured, InterruptSource::kTicks}) {
+    const DeliveryFit& f = s.delivery_cost->fit(src);
+    windows.Add(f.n, {{"source", InterruptSourceName(src)}});
+    if (std::optional<double> b = f.SecondsPerInterrupt()) cost.Add(*b, {{"source", InterruptSourceName(src)}});
   }
 }
 

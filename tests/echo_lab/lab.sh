@@ -159,3 +159,64 @@ lab_idle_ns() {
   done
   echo "$sum"
 }
+
+# lab_kernel_state TID: the kernel's counters this test judges by (the echo
+# CPU's soaker time: the daemon's SCHED_IDLE threads there, which /proc/stat
+# counts as busy).
+lab_kernel_state() {
+  local ticks sched switches
+  read -r -a ticks <<<"$(lab_cpu_ticks "$ECHO_CPU")"
+  read -r -a sched <<<"$(lab_schedstat "$1")"
+  read -r -a switches <<<"$(lab_switches "$1")"
+  printf 'seconds %s\n' "$(date +%s.%N)"
+  printf 'udp_in %s\nudp_rcvbuf_errors %s\n' "$(lab_snmp InDatagrams)" "$(lab_snmp RcvbufErrors)"
+  printf 'backlog_drops %s\n' "$(lab_softnet 2)"
+  printf 'echo_cpu_softirq_ticks %s\necho_cpu_ticks %s\necho_cpu_idle_ticks %s\n' "${ticks[@]}"
+  printf 'echo_cpu_soaker_ns %s\n' "$(lab_idle_ns "$DAEMON_PID" "$ECHO_CPU")"
+  printf 'echo_run_ns %s\necho_runqueue_ns %s\n' "${sched[@]}"
+  printf 'echo_voluntary_switches %s\necho_involuntary_switches %s\n' "${switches[@]}"
+}
+
+# [ECHO_MODE="MODE WAIT_US"] scenario NAME K PAYLOAD STEP_SECONDS RATES -- EXPECT...:
+# one run, checked (ECHO_MODE: echo_server.c's wait or handoff). The caller
+# sets BIN, STATE, ECHO_CPU, GEN_CPU and DAEMON_PID (the lab daemon, whose
+# soaker threads are the echo CPU's soaker time), and its lab.yaml names the
+# udpecho thread as a target.
+scenario() {
+  local name="$1" k="$2" payload="$3" step="$4" rates="$5"
+  shift 5
+  [ "${1:-}" = "--" ] && shift
+  local d="$INTEG_TMP/$name" tid rc start end sampler
+  mkdir -p "$d"
+  # shellcheck disable=SC2086
+  lab_server_start "$ECHO_CPU" "$k" $((step * $(wc -w <<<"$rates") + 20)) ${ECHO_MODE:-}
+  tid="$(lab_server_tid)"
+  [ -n "$tid" ] || integ_die "no udpecho thread"
+  sleep 1.5  # the threads collector finds the new target (it rescans every few ticks)
+  lab_kernel_state "$tid" >"$d/kernel.before"
+  lab_wchan "$tid" $(((step * $(wc -w <<<"$rates") + 10) * 5)) >"$d/wchan" &
+  sampler=$!
+  start="$(date +%s.%N)"
+  integ_log "scenario $name: K=$k${ECHO_MODE:+ ($ECHO_MODE us)}, $payload-byte datagrams, $step s steps of $rates/s"
+  # shellcheck disable=SC2046,SC2086
+  "$BIN" run --config.file="$INTEG_TMP/lab.yaml" --path.state="$STATE" --control.socket="$STATE/control.sock" \
+    --name "$name" -- $(lab_gen_cmd "$payload" "$GEN_CPU" "$step" $rates) >"$d/gen.out" 2>"$d/run.err"
+  rc=$?
+  end="$(date +%s.%N)"
+  lab_kernel_state "$tid" >"$d/kernel.after"
+  kill "$sampler" 2>/dev/null
+  wait "$sampler" 2>/dev/null
+  lab_server_stop
+  if [ "$rc" -ne 0 ]; then
+    integ_fail "scenario $name: bottleneckd run exited $rc: $(tail -n 5 "$d/run.err")"
+    return
+  fi
+  sed 's/^/    /' "$d/run.err"
+  "$BIN" --report --path.state="$STATE" --run "$name" --format json >"$d/report.json" 2>"$d/report.err" ||
+    { integ_fail "scenario $name: --report --run failed: $(cat "$d/report.err")"; return; }
+  echo "$start $end" >"$d/span"
+  echo "FIGURE: $name kernel echo thread's wchan (0: running or runnable), of $(wc -l <"$d/wchan") samples:" \
+    "$(sort "$d/wchan" | uniq -c | sort -rn | head -n 3 | awk '{ printf "%s %d; ", $2, $1 }')"
+  [ "$#" -gt 0 ] || return 0
+  lab_check run "$d/report.json" "$d/gen.out" "$d/kernel.before" "$d/kernel.after" "$@"
+}

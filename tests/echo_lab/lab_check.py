@@ -331,6 +331,8 @@ def load_snapshot(path, cpu):
                 snap["ipis"] = int(line.split()[1])
             elif line.startswith("procstat "):
                 snap["procstat"] = [int(x) for x in line.split()[2:]]
+            elif line.startswith("bottleneckd_last_sample_timestamp_seconds "):
+                snap["sample_seconds"] = float(line.split()[1])
             elif "{" in line:
                 name, _, rest = line.partition("{")
                 labels, _, value = rest.rpartition("} ")
@@ -341,20 +343,27 @@ def load_snapshot(path, cpu):
 def irqtime_views(before, after, cpu):
     """cpu's measured (eBPF), soaker and /proc/stat views over a span."""
     c = 'cpu="%d"' % cpu
+    # The daemon's counters moved at its samples: its sample times bound the
+    # interval they cover (the test's own clock would add or drop a tick's
+    # worth of one view and not the other's). /proc/stat and the IPIs, read
+    # by the test, use the test's clock.
     span = after["seconds"] - before["seconds"]
+    sampled = after.get("sample_seconds", 0) - before.get("sample_seconds", 0)
+    if sampled <= 0:
+        sampled = span
 
     def delta(name, labels):
         key = (name, labels)
         return after["metrics"].get(key, 0) - before["metrics"].get(key, 0)
 
-    v = {"seconds": span}
-    v["hardirq"] = delta("bottleneckd_cpu_interrupt_seconds_total", c + ',kind="hardirq"') / span
-    v["softirq"] = delta("bottleneckd_cpu_interrupt_seconds_total", c + ',kind="softirq"') / span
-    v["net_rx"] = delta("bottleneckd_softirq_seconds_total", c + ',vector="net_rx"') / span
+    v = {"seconds": span, "sampled_seconds": sampled}
+    v["hardirq"] = delta("bottleneckd_cpu_interrupt_seconds_total", c + ',kind="hardirq"') / sampled
+    v["softirq"] = delta("bottleneckd_cpu_interrupt_seconds_total", c + ',kind="softirq"') / sampled
+    v["net_rx"] = delta("bottleneckd_softirq_seconds_total", c + ',vector="net_rx"') / sampled
     v["measured"] = v["hardirq"] + v["softirq"]
     rate = after["metrics"].get(("bottleneckd_soaker_calibration_iterations_per_second", c), 0)
     iters = delta("bottleneckd_soaker_iterations_total", c)
-    v["soaker_lost"] = 1 - iters / (rate * span) if rate > 0 else float("nan")
+    v["soaker_lost"] = 1 - iters / (rate * sampled) if rate > 0 else float("nan")
     # /proc/stat: user nice system idle iowait irq softirq steal (ticks).
     d = [a - b for a, b in zip(after["procstat"][:8], before["procstat"][:8])]
     v["procstat_softirq"] = d[6] / sum(d) if sum(d) > 0 else 0.0
@@ -383,6 +392,15 @@ def irqtime(cpu, quiet_before, quiet_after, control_before, control_after, load_
     gap_us = (lost - v["measured"]) / v["ipis_per_second"] * 1e6 if v["ipis_per_second"] > 0 else 0.0
     figure("irqtime_gap_per_ipi_us", "%.1f (%.0f function-call IPIs/s on cpu%d)" % (gap_us, v["ipis_per_second"], cpu))
     check(gap_us < 50, "load: soaker lost - measured = %.1f us per IPI < 50 us (interrupt delivery)" % gap_us)
+    # The daemon's own estimate of the same gap, learned over every window
+    # so far against all of cpu1's interrupts (analysis/delivery_cost.h).
+    learned = load_snapshot(load_after, cpu)["metrics"].get(
+        ("bottleneckd_interrupt_delivery_cost_seconds", 'source="measured"'))
+    figure("irqtime_learned_delivery_us", "%.1f (the span's gap per IPI: %.1f)"
+           % (learned * 1e6, gap_us) if learned is not None else "not learned")
+    check(learned is not None and 0.5 * gap_us <= learned * 1e6 <= 1.5 * gap_us,
+          "load: the learned delivery cost %s us per interrupt is within 50 %% of the span's gap per IPI %.1f us"
+          % ("%.1f" % (learned * 1e6) if learned is not None else "(none)", gap_us))
     check(v["procstat_softirq"] >= v["softirq"] - 0.05,
           "load: /proc/stat softirq ticks %.1f %% >= measured softirq %.1f %% - 5"
           % (100 * v["procstat_softirq"], 100 * v["softirq"]))
