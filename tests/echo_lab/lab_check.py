@@ -371,7 +371,7 @@ def irqtime_views(before, after, cpu):
     return v
 
 
-def irqtime(cpu, quiet_before, quiet_after, control_before, control_after, load_before, load_after):
+def irqtime(cpu, quiet_before, quiet_after, control_before, control_after, load_before, load_after, learned_path=None):
     cpu = int(cpu)
     q = irqtime_views(load_snapshot(quiet_before, cpu), load_snapshot(quiet_after, cpu), cpu)
     c = irqtime_views(load_snapshot(control_before, cpu), load_snapshot(control_after, cpu), cpu)
@@ -394,7 +394,7 @@ def irqtime(cpu, quiet_before, quiet_after, control_before, control_after, load_
     check(gap_us < 50, "load: soaker lost - measured = %.1f us per IPI < 50 us (interrupt delivery)" % gap_us)
     # The daemon's own estimate of the same gap, learned over every window
     # so far against all of cpu1's interrupts (analysis/delivery_cost.h).
-    learned = load_snapshot(load_after, cpu)["metrics"].get(
+    learned = load_snapshot(learned_path or load_after, cpu)["metrics"].get(
         ("bottleneckd_interrupt_delivery_cost_seconds", 'source="measured"'))
     figure("irqtime_learned_delivery_us", "%.1f (the span's gap per IPI: %.1f)"
            % (learned * 1e6, gap_us) if learned is not None else "not learned")
@@ -411,8 +411,8 @@ if __name__ == "__main__":
         run(*sys.argv[2:6], sys.argv[6:])
     elif len(sys.argv) >= 5 and (len(sys.argv) - 2) % 3 == 0 and sys.argv[1] in ("sweep", "table"):
         (sweep if sys.argv[1] == "sweep" else table)(sys.argv[2:])
-    elif len(sys.argv) == 9 and sys.argv[1] == "irqtime":
-        irqtime(*sys.argv[2:9])
+    elif len(sys.argv) in (9, 10) and sys.argv[1] == "irqtime":
+        irqtime(*sys.argv[2:])
     elif len(sys.argv) == 8 and sys.argv[1] == "plateau":
         plateau(sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5]), sys.argv[6], float(sys.argv[7]))
     elif len(sys.argv) == 7 and sys.argv[1] == "timeline":
