@@ -85,8 +85,7 @@ def check_budget(dom, r):
     their order, a point per window whose JSON cpu_budget has the plotted
     CPU, each part's total its ratios' sum in %, every bar reaching 100 %."""
     plot = "timeline-budget"
-    check(plot in dom.plots, "plot %s present" % plot)
-    if plot not in dom.plots:
+    if plot not in dom.plots:  # check_report said so
         return
     p = dom.plots[plot]
     check(tuple(p["series"]) == BUDGET_PARTS, "%s: series %s in the budget's order" % (plot, list(p["series"])))
