@@ -1,7 +1,8 @@
 // Run store schema version 5: each CPU's time budget. A run's points keep
 // their CPUs' budgets and the run its mean per CPU, both round trip (also
-// read-only), a point rewritten replaces its budget, recovery takes the mean
-// from the stored points, pruning a run drops its budgets, and a version-4
+// read-only and through the RunTracker), a point rewritten replaces its
+// budget, recovery takes the mean from the stored points, pruning a run
+// drops its budgets, and a version-4
 // file reads with no budget (unknown, not 0) and migrates keeping its runs.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -12,6 +13,7 @@
 
 #include "runs/run_store.h"
 #include "runs/run_store_internal.h"
+#include "runs/run_tracker.h"
 #include "tests/run_store_test_util.h"
 #include "tests/test_util.h"
 
@@ -150,6 +152,41 @@ TEST_F(RunStoreTest, PruningAWindowRunDropsItsBudget) {
   ASSERT_OK(s->PruneWindows(50, &deleted));
   EXPECT_EQ(deleted, 1u);
   EXPECT_EQ(CountRows(DbPath(), "SELECT count(*) FROM run_budget"), 0);
+}
+
+TEST_F(RunStoreTest, ATrackedRunStoresItsWindowsBudgetsAndItsMean) {
+  RunTrackerOptions o;
+  o.window_seconds = 0;  // no window runs
+  o.segments = false;
+  RunTracker tracker(OpenOrDie(DbPath()), o);
+  ASSERT_OK(tracker.Start("tracked", "control", "", 1000));
+  // 8 windows: the first SettleWindows(8) = 4 settle; cpu1's threads 0.1 * i.
+  for (int i = 1; i <= 8; ++i) {
+    TimelinePoint p = Point(1000 + i);
+    CpuBudget b;
+    b.cpu = 1;
+    b.threads = 0.1 * i;
+    b.idle = 1 - b.threads;
+    p.cpu_budget = {b};
+    tracker.OnWindow(p, Verdict());
+  }
+  RunReport out;
+  ASSERT_OK(tracker.Stop("tracked", std::nullopt, 1009, &out));
+  ASSERT_EQ(out.cpu_budget.size(), 1u);
+  EXPECT_NEAR(out.cpu_budget[0].budget.threads, (0.5 + 0.6 + 0.7 + 0.8) / 4, 1e-12);
+  auto ro = OpenOrDie(DbPath(), /*read_only=*/true);
+  RunReport got = Fetch(ro.get(), out.id);
+  ASSERT_EQ(got.cpu_budget.size(), 1u);
+  EXPECT_EQ(got.cpu_budget[0].windows, 4u);
+  EXPECT_NEAR(got.cpu_budget[0].budget.threads, 0.65, 1e-12);
+  EXPECT_NEAR(got.cpu_budget[0].budget.idle, 0.35, 1e-12);
+  std::vector<TimelinePoint> tl;
+  ASSERT_OK(ro->Timeline(out.id, &tl));
+  ASSERT_EQ(tl.size(), 8u);
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_EQ(tl[static_cast<size_t>(i)].cpu_budget.size(), 1u) << i;
+    EXPECT_EQ(tl[static_cast<size_t>(i)].cpu_budget[0].threads, 0.1 * (i + 1)) << i;
+  }
 }
 
 // A version-4 file (the released steps 1 to 4): one finished run with two
