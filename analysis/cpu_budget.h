@@ -51,6 +51,11 @@ struct BudgetPart {
   double ratio;
 };
 std::array<BudgetPart, 8> BudgetParts(const CpuBudget& b);
+// The same parts as members, in BudgetParts' order: for code that fills a
+// budget back in (the run store) or sums budgets (a run's mean).
+inline constexpr std::array<double CpuBudget::*, 8> kBudgetPartMembers = {
+    &CpuBudget::steal,   &CpuBudget::hardirq, &CpuBudget::softirq,     &CpuBudget::delivery,
+    &CpuBudget::threads, &CpuBudget::tasks,   &CpuBudget::unexplained, &CpuBudget::idle};
 
 // One budget per CPU of the window's signals, in CPU order.
 std::vector<CpuBudget> CpuBudgets(const Signals& s);

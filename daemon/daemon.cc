@@ -250,7 +250,7 @@ void Daemon::Tick() {
   }
   if (runs_ && snap->verdict && !partial) {
     double t = static_cast<double>(snap->sample.wall_ns) / 1e9;
-    runs_->OnWindow(PointOfWindow(t, analyzer_->last_signals(), *snap->verdict), *snap->verdict,
+    runs_->OnWindow(PointOfWindow(t, analyzer_->last_signals(), *snap->verdict, snap->cpu_budget), *snap->verdict,
                     snap->window->captures);
   }
   CheckSelfLimit(snap.get());

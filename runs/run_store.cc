@@ -214,8 +214,14 @@ Status RunStore::BeginRun(RunReport* r) {
 }
 
 Status RunStore::AppendPoint(int64_t run_id, const TimelinePoint& p) {
-  // One statement in autocommit mode: its own transaction.
-  return run_store::WritePoints(db_, path_, run_id, std::span<const TimelinePoint>(&p, 1));
+  // The point and its CPU budget rows: one transaction.
+  std::string what = "appending a point to run " + std::to_string(run_id);
+  Transaction tx(db_);
+  if (tx.begin_rc() != SQLITE_OK) return SqliteError(db_, tx.begin_rc(), path_, what);
+  BN_RETURN_IF_ERROR(run_store::WritePoints(db_, path_, run_id, std::span<const TimelinePoint>(&p, 1)));
+  int rc = tx.Commit();
+  if (rc != SQLITE_OK) return SqliteError(db_, rc, path_, what);
+  return Status::OK();
 }
 
 Status RunStore::FinishRun(RunReport* r, const std::vector<TimelinePoint>& timeline) {

@@ -30,9 +30,9 @@ struct sqlite3;
 
 namespace bottleneckd {
 
-inline constexpr int kRunStoreSchemaVersion = 4;
+inline constexpr int kRunStoreSchemaVersion = 5;
 // The oldest schema a read-only open reads (figures a version lacks read as
-// unset, flows as none); a writable open migrates any older file.
+// unset, flows and CPU budgets as none); a writable open migrates any older file.
 inline constexpr int kRunStoreOldestReadable = 1;
 
 struct RunQuery {
@@ -48,7 +48,7 @@ class RunStore {
   // Opens (creating when `create`) the database at `path`. Read-only opens
   // neither create, migrate nor recover: they read a file of an older
   // schema (down to kRunStoreOldestReadable) as it is, the figures it lacks
-  // unset and no flows; an empty file (version 0) is InvalidArgument. Errors
+  // unset and no flows or CPU budgets; an empty file (version 0) is InvalidArgument. Errors
   // name the path and SQLite's message; InvalidArgument for a database from
   // a newer bottleneckd.
   static Status Open(const std::string& path, bool read_only, std::unique_ptr<RunStore>* out);

@@ -107,7 +107,8 @@ Status ApplyMigrations(sqlite3* db, std::string_view path, std::span<const Migra
 
 // Writes go to a database at kRunStoreSchemaVersion (a writable open
 // migrates first). Reads take the file's `version`: columns added after it
-// read as NULL (unset), and before version 2 there are no flows.
+// read as NULL (unset), before version 2 there are no flows and before
+// version 5 no CPU budgets.
 
 // Inserts r's row (a new id chosen by SQLite, whatever r->id holds), its
 // evidence and its flows; sets r->id. Does not touch the timeline.
@@ -115,10 +116,22 @@ Status InsertRun(sqlite3* db, std::string_view path, RunReport* r);
 // Rewrites the row r.id, its evidence and its flows. NotFound when there is
 // no such run.
 Status UpdateRun(sqlite3* db, std::string_view path, const RunReport& r);
-// Inserts (or replaces, by t) timeline points of run `run_id`.
+// Inserts (or replaces, by t) timeline points of run `run_id`, with their
+// CPU budgets (several statements: the caller's transaction makes them one).
 Status WritePoints(sqlite3* db, std::string_view path, int64_t run_id, std::span<const TimelinePoint> points);
 // Runs matching q, newest first, with their evidence, reasons and flows.
 Status SelectRuns(sqlite3* db, std::string_view path, int version, const RunQuery& q, std::vector<RunReport>* out);
 Status SelectTimeline(sqlite3* db, std::string_view path, int version, int64_t run_id, std::vector<TimelinePoint>* out);
+
+// --- CPU budgets (run_store_budget.cc), schema version 5 on ---
+
+// Replaces the budget rows of run `run_id`'s point at p.t with p.cpu_budget.
+Status WritePointBudget(sqlite3* db, std::string_view path, int64_t run_id, const TimelinePoint& p);
+// Sets each point's cpu_budget from run `run_id`'s rows (points sorted by
+// t; a point without rows keeps an empty budget).
+Status ReadPointBudgets(sqlite3* db, std::string_view path, int64_t run_id, std::vector<TimelinePoint>* points);
+// Replaces run r.id's budget rows with r.cpu_budget.
+Status WriteRunBudget(sqlite3* db, std::string_view path, const RunReport& r);
+Status ReadRunBudget(sqlite3* db, std::string_view path, RunReport* r);
 
 }  // namespace bottleneckd::run_store

@@ -3,7 +3,8 @@
 // and the INSERT, UPDATE and SELECT statements are built from the same list
 // (a SELECT on an older file reads NULL for columns newer than it); values
 // are always bound, never formatted into the SQL. A run's evidence and flows
-// are rows of their own tables, written with the run.
+// and CPU budgets are rows of their own tables, written with the run (the
+// budgets in run_store_budget.cc).
 #include <cstdio>
 #include <limits>
 #include <string>
@@ -291,10 +292,11 @@ Status ReadFlows(sqlite3* db, std::string_view path, RunReport* r) {
   return Status::OK();
 }
 
-// The rows a run owns besides its own: evidence and flows.
+// The rows a run owns besides its own: evidence, flows and CPU budget.
 Status WriteRunRows(sqlite3* db, std::string_view path, const RunReport& r) {
   BN_RETURN_IF_ERROR(WriteEvidence(db, path, r));
-  return WriteFlows(db, path, r);
+  BN_RETURN_IF_ERROR(WriteFlows(db, path, r));
+  return WriteRunBudget(db, path, r);
 }
 
 std::string Num(double v) {
@@ -341,6 +343,7 @@ Status WritePoints(sqlite3* db, std::string_view path, int64_t run_id, std::span
     if (rc != SQLITE_DONE) {
       return SqliteError(db, rc, path, "writing the point at t " + Num(p.t) + " of run " + std::to_string(run_id));
     }
+    BN_RETURN_IF_ERROR(WritePointBudget(db, path, run_id, p));
   }
   return Status::OK();
 }
@@ -377,6 +380,7 @@ Status SelectRuns(sqlite3* db, std::string_view path, int version, const RunQuer
   for (RunReport& r : *out) {
     BN_RETURN_IF_ERROR(ReadEvidence(db, path, &r));
     if (version >= 2) BN_RETURN_IF_ERROR(ReadFlows(db, path, &r));
+    if (version >= 5) BN_RETURN_IF_ERROR(ReadRunBudget(db, path, &r));
   }
   return Status::OK();
 }
@@ -394,6 +398,7 @@ Status SelectTimeline(sqlite3* db, std::string_view path, int version, int64_t r
     out->push_back(std::move(p));
   }
   if (rc != SQLITE_DONE) return SqliteError(db, rc, path, "reading the timeline of run " + std::to_string(run_id));
+  if (version >= 5) BN_RETURN_IF_ERROR(ReadPointBudgets(db, path, run_id, out));
   return Status::OK();
 }
 

@@ -134,11 +134,58 @@ constexpr const char* kSchemaV4 = R"sql(
 ALTER TABLE runs ADD COLUMN score_wait REAL;
 )sql";
 
+// Version 5: each CPU's time budget (analysis/cpu_budget.h): per window of
+// a run (the CPUs its point kept) and the run's mean per CPU. A part's
+// column is named as BudgetParts names it. A run or point written before it
+// has no rows here: its budget reads as unknown.
+constexpr const char* kSchemaV5 = R"sql(
+CREATE TABLE timeline_budget (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  t REAL NOT NULL,
+  cpu INTEGER NOT NULL,
+  steal REAL,
+  hardirq REAL,
+  softirq REAL,
+  delivery REAL,
+  threads REAL,
+  tasks REAL,
+  unexplained REAL,
+  idle REAL,
+  overlap REAL,
+  idle_delivered INTEGER NOT NULL DEFAULT 0,
+  interrupts_measured INTEGER NOT NULL DEFAULT 0,
+  threads_measured INTEGER NOT NULL DEFAULT 0,
+  delivery_learned INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (run_id, t, cpu)
+) WITHOUT ROWID;
+
+CREATE TABLE run_budget (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  cpu INTEGER NOT NULL,
+  windows INTEGER NOT NULL DEFAULT 0,
+  steal REAL,
+  hardirq REAL,
+  softirq REAL,
+  delivery REAL,
+  threads REAL,
+  tasks REAL,
+  unexplained REAL,
+  idle REAL,
+  overlap REAL,
+  idle_delivered INTEGER NOT NULL DEFAULT 0,
+  interrupts_measured INTEGER NOT NULL DEFAULT 0,
+  threads_measured INTEGER NOT NULL DEFAULT 0,
+  delivery_learned INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (run_id, cpu)
+) WITHOUT ROWID;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {"create runs, run_evidence and timeline", kSchemaV1},
     {"capture figures on runs and timeline, run_flows", kSchemaV2},
     {"drops per rung on runs and timeline", kSchemaV3},
     {"the wait label's score on runs", kSchemaV4},
+    {"each CPU's budget per window and per run", kSchemaV5},
 };
 static_assert(std::size(kMigrations) == kRunStoreSchemaVersion,
               "kRunStoreSchemaVersion must equal the number of migrations");

@@ -15,9 +15,10 @@ struct WindowTally {
 
 }  // namespace
 
-TimelinePoint PointOfWindow(double t, const Signals& s, const Verdict& v) {
+TimelinePoint PointOfWindow(double t, const Signals& s, const Verdict& v, const std::vector<CpuBudget>& budget) {
   TimelinePoint p;
   p.t = t;
+  p.cpu_budget = KeptBudgets(budget, v);
   p.offered_packets_per_second = s.offered_packets_per_second;
   p.delivered_packets_per_second = s.received_packets_per_second;
   double bus_max = -1;
@@ -150,6 +151,7 @@ void Summarise(const std::vector<TimelinePoint>& settled, const VerdictEvidence*
   r->rungs.backlog = mean_of([](const TimelinePoint& p) { return p.rungs.backlog; });
   r->rungs.socket = mean_of([](const TimelinePoint& p) { return p.rungs.socket; });
   r->rungs.application = mean_of([](const TimelinePoint& p) { return p.rungs.application; });
+  r->cpu_budget = RunBudgets(settled);
   auto more = [](auto& a, auto& b) { return a.second < b.second; };
   // The rung most losing windows lost at first; "none" only when no window lost.
   std::map<std::string, size_t> losing = rungs;

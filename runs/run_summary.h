@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/cpu_budget.h"
 #include "analysis/plateau.h"
 #include "analysis/signals.h"
 #include "analysis/verdict.h"
@@ -57,6 +58,10 @@ struct TimelinePoint {
   std::optional<double> echo_loss_ratio;                                 // UDP lost / (paired + lost)
   std::optional<double> turnaround_p50_seconds, turnaround_p99_seconds;  // the interface with most pairs
   std::optional<double> capture_drops_per_second;  // all captures' pcap drops (set whenever a capture ran)
+  // Each kept CPU's time budget over the window (analysis/cpu_budget.h), in
+  // CPU order, at most kPointBudgetCpus of them (PointOfWindow); empty when
+  // unknown (a run store row written before schema version 5).
+  std::vector<CpuBudget> cpu_budget;
 };
 
 // A flow of a run, from the live capture's window top flows, summed over
@@ -67,7 +72,29 @@ struct RunFlow {
   uint64_t requests = 0, replies = 0, paired = 0, lost = 0, packets = 0, bytes = 0;
 };
 
-TimelinePoint PointOfWindow(double t, const Signals& s, const Verdict& v);
+// How many CPUs' budgets a timeline point keeps, so a run's memory and rows
+// stay bounded on a many-CPU host.
+inline constexpr size_t kPointBudgetCpus = 16;
+
+// The window's point. `budget` is the window's CpuBudgets (Analysis::
+// cpu_budget); the point keeps all of them when there are at most
+// kPointBudgetCpus, else the verdict's CPU (a "cpuN" resource) and the
+// busiest others (least idle; ties: the lower CPU), in CPU order.
+TimelinePoint PointOfWindow(double t, const Signals& s, const Verdict& v, const std::vector<CpuBudget>& budget = {});
+
+// A CPU's time budget over a run: each part's and the overlap's mean over
+// the settled windows that kept the CPU (`windows` of them). A flag holds
+// when it held in every one of them, but delivery_learned when a learned
+// cost was applied in any (the delivery part is then partly an estimate).
+struct RunCpuBudget {
+  CpuBudget budget;
+  size_t windows = 0;
+};
+
+// The budgets a point keeps of a window's `budget` (PointOfWindow's rule).
+std::vector<CpuBudget> KeptBudgets(const std::vector<CpuBudget>& budget, const Verdict& v);
+// Each CPU's RunCpuBudget over `settled`, in CPU order.
+std::vector<RunCpuBudget> RunBudgets(const std::vector<TimelinePoint>& settled);
 
 // How many flows a run's summary keeps (most packets first).
 inline constexpr size_t kRunFlows = 16;
@@ -127,6 +154,9 @@ struct RunReport {
   // Set by the live daemon's runs (RunTracker); segments and recordings
   // have none. Summarise leaves them alone.
   std::vector<RunFlow> flows;
+  // Each CPU's budget over the run (RunCpuBudget), in CPU order, from the
+  // settled points that kept it (Summarise); empty when none did.
+  std::vector<RunCpuBudget> cpu_budget;
   size_t windows = 0;                             // settled windows the figures average
   Verdict verdict;                                // label most settled windows held (Summarise), evidence when known
   size_t verdict_windows = 0;                     // how many held the label (whatever their resource)

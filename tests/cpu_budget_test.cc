@@ -148,5 +148,16 @@ TEST(CpuBudgets, LearnedDeliveryIsItsOwnPartAnEstimate) {
 
 TEST(CpuBudgets, NoCpuNoBudget) { EXPECT_TRUE(CpuBudgets(Signals()).empty()); }
 
+// kBudgetPartMembers names the same members as BudgetParts, in its order:
+// each part set to a distinct value reads back through both.
+TEST(CpuBudgets, PartMembersFollowBudgetParts) {
+  CpuBudget b;
+  for (size_t i = 0; i < kBudgetPartMembers.size(); ++i) b.*kBudgetPartMembers[i] = 0.01 * static_cast<double>(i + 1);
+  std::array<BudgetPart, 8> parts = BudgetParts(b);
+  ASSERT_EQ(parts.size(), kBudgetPartMembers.size());
+  for (size_t i = 0; i < parts.size(); ++i)
+    EXPECT_EQ(parts[i].ratio, 0.01 * static_cast<double>(i + 1)) << parts[i].name;
+}
+
 }  // namespace
 }  // namespace bottleneckd

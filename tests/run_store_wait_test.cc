@@ -65,7 +65,7 @@ TEST_F(RunStoreTest, AVersionThreeFileMigratesWithItsScoresInPlace) {
     EXPECT_EQ(Score(Fetch(ro.get(), 4), Bound::kNone), 0.8);  // read as it is, no score_wait column
   }
   auto s = OpenOrDie(DbPath());
-  EXPECT_EQ(s->schema_version(), 4);
+  EXPECT_EQ(s->schema_version(), kRunStoreSchemaVersion);
   RunReport r = Fetch(s.get(), 4);
   EXPECT_EQ(r.verdict.label, Bound::kNone);
   EXPECT_EQ(Score(r, Bound::kCpu), 0.1);
@@ -74,7 +74,7 @@ TEST_F(RunStoreTest, AVersionThreeFileMigratesWithItsScoresInPlace) {
   EXPECT_EQ(Score(r, Bound::kNone), 0.8);
   EXPECT_EQ(Score(r, Bound::kWait), 0);
   s.reset();
-  EXPECT_EQ(UserVersion(DbPath()), 4);
+  EXPECT_EQ(UserVersion(DbPath()), kRunStoreSchemaVersion);
 }
 
 }  // namespace

@@ -6,10 +6,12 @@
 #include <ctime>
 #include <map>
 
+#include "analysis/rules.h"
 #include "analysis/segments.h"
 #include "analysis/signals.h"
 #include "daemon/replay.h"
 #include "exporters/report/json_writer.h"
+#include "exporters/report/report_budget.h"
 
 namespace bottleneckd {
 
@@ -98,7 +100,7 @@ Status BuildReplayReport(const std::string& dir, const Config& config, Report* o
           double t = static_cast<double>(snap.window->end_mono_ns - first_mono) / 1e9;
           Signals s = ExtractSignals(*snap.window, prev, snap.sample, snap.bus_paths.get(),
                                      snap.bus ? &*snap.bus : nullptr, config.verdict.signal_options());
-          points.push_back(PointOfWindow(t, s, *snap.verdict));
+          points.push_back(PointOfWindow(t, s, *snap.verdict, snap.cpu_budget));
           verdicts.push_back(*snap.verdict);
         }
         prev = snap.sample;
@@ -271,6 +273,8 @@ void WriteRunJson(const RunReport& x, JsonWriter* w) {
     w->EndObject();
   }
   w->EndArray();
+  w->Key("cpu_budget");
+  WriteBudgetJson(x, w);
   if (!x.expected_label.empty()) {
     w->Key("expected").BeginObject();
     w->Key("label").String(x.expected_label);
@@ -310,7 +314,8 @@ std::string ReportJson(const Report& r) {
   w.Key("mlfrr_packets_per_second").Optional(r.mlfrr.rate);
   w.Key("throughput_tracks_cpu_cost").Optional(r.throughput_tracks_cpu_cost);
   w.Key("timeline_points").Integer(r.timeline.size());
-  // The timeline's drops (the HTML report's timeline-drops plot), one entry per window.
+  // The timeline's drops and CPU budgets (the HTML report's timeline-drops
+  // and timeline-budget plots), one entry per window.
   w.Key("timeline").BeginArray();
   for (const TimelinePoint& p : r.timeline) {
     w.BeginObject();
@@ -319,9 +324,18 @@ std::string ReportJson(const Report& r) {
     w.Key("first_losing_rung").String(p.first_losing_rung);
     w.Key("rung_drops_per_second");
     WriteRungsJson(p.rungs, &w);
+    w.Key("cpu_budget");
+    WriteBudgetJson(p, &w);
     w.EndObject();
   }
   w.EndArray();
+  // The CPU whose budget the HTML report plots (timeline-budget).
+  const int budget_cpu = BudgetPlotCpu(r);
+  w.Key("timeline_budget_cpu");
+  if (budget_cpu >= 0)
+    w.String(CpuName(budget_cpu));
+  else
+    w.Null();
   w.EndObject();
   w.Finish();
   return o;

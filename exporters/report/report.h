@@ -56,7 +56,7 @@ Report ReportOfRun(const RunReport& run, std::vector<RunReport> segments, const 
 // evidence: what ReportText prints for its runs. The columns applied/s,
 // echoed/s, loss and p99 appear only when a run has capture figures (so a
 // table without them reads as before); with `flows`, each run's flows
-// follow its evidence.
+// and its CPU budget (BudgetText) follow its evidence.
 std::string RunTable(const std::vector<RunReport>& runs, bool flows = false);
 
 // The sweep table's cells as RunTable prints them (unpadded): the header

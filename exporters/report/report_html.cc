@@ -7,6 +7,7 @@
 #include <map>
 
 #include "base/html_escape.h"
+#include "exporters/report/report_budget.h"
 #include "exporters/report/svg_plot.h"
 
 namespace bottleneckd {
@@ -226,6 +227,7 @@ void AppendTimelines(const Report& r, std::string* o) {
       "stored: /proc/stat idle less the soaker's delivered idle, i.e. cpu - accounting, at least 0, only in windows "
       "where the soaker ran. It stands for the soaker's own hidden time (CPU time charged to the soaker that its "
       "loop did not get: bottleneckd_cpu_hidden_ratio, soaker.md), which the timeline does not keep.");
+  *o += BudgetPlotHtml(r, base, t0);
   // The rung most losing windows lost at first (ties: the first in name order), as Summarise names a run's.
   std::string first;
   size_t first_windows = 0;

@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "exporters/report/report.h"
+#include "exporters/report/report_budget.h"
 
 namespace bottleneckd {
 
@@ -151,7 +152,7 @@ std::string RunTable(const std::vector<RunReport>& runs, bool flows) {
     }
     for (const std::string& e : x.verdict.evidence) o += "    - " + e + "\n";
     for (const std::string& e : x.verdict.reasons) o += "    ? " + e + "\n";
-    if (flows) AppendFlows(x, &o);
+    if (flows) AppendFlows(x, &o), o += BudgetText(x);
     if (!x.expected_label.empty()) {
       bool ok = x.expected_label == BoundName(x.verdict.label) &&
                 (x.expected_resource.empty() || x.expected_resource == x.verdict.resource);

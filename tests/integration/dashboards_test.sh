@@ -267,6 +267,26 @@ else
   integ_fail "First losing rung of the replayed sweep: want 3 (socket), got ${line:-nothing} from $rung_expr"
 fi
 
+# The CPU time budget panel's stacked parts (its targets but the overlap
+# line) add up to the whole window for every CPU of the replayed sweep: each
+# target's query, the instance and CPU substituted, summed by cpu.
+budget_expr="$("$INTEG_PYTHON" - "$HOST_JSON" "$REPLAY_TARGET" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+panel = [p for p in d["panels"] if p["title"] == "CPU $cpu: time budget by part"][0]
+parts = [t["expr"] for t in panel["targets"] if "overlap" not in t["expr"]]
+inst = sys.argv[2].replace(".", "\\\\.")
+print(" + ".join("sum by (cpu) (%s)" % e.replace("$instance", inst).replace("$cpu", ".*") for e in parts))
+PY
+)"
+worst="$(integ_query "max(abs(($budget_expr) - 1))")"
+parts_n="$(grep -o 'part=' <<<"$budget_expr" | wc -l)"
+if [ "$parts_n" -eq 8 ] && [ -n "$worst" ] && integ_num "$(integ_value "$worst")" '<' 0.000001; then
+  integ_pass "CPU time budget panel: its $parts_n stacked parts sum to 100 % on every CPU of the replayed sweep"
+else
+  integ_fail "CPU time budget panel: want 8 parts summing to 1 on every CPU, got $parts_n parts, largest miss ${worst:-nothing} from $budget_expr"
+fi
+
 # Prometheus evaluated every recording rule without an error.
 if grep -E 'level=(warn|error)' "$PROM_LOG" | grep -qi 'rule'; then
   integ_fail "prometheus logged rule problems: $(grep -E 'level=(warn|error)' "$PROM_LOG" | grep -i -m 3 rule)"

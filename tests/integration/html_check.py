@@ -77,10 +77,37 @@ def check_rungs(dom, plot, rows, what):
                                                                            what, sum(values)))
 
 
+BUDGET_PARTS = ("steal", "hardirq", "softirq", "delivery", "threads", "tasks", "unexplained", "idle")
+
+
+def check_budget(dom, r):
+    """The timeline-budget plot: a stacked bar series per budget part, in
+    their order, a point per window whose JSON cpu_budget has the plotted
+    CPU, each part's total its ratios' sum in %, every bar reaching 100 %."""
+    plot = "timeline-budget"
+    if plot not in dom.plots:  # check_report said so
+        return
+    p = dom.plots[plot]
+    check(tuple(p["series"]) == BUDGET_PARTS, "%s: series %s in the budget's order" % (plot, list(p["series"])))
+    cpu = r["timeline_budget_cpu"]
+    rows = [b for x in r["timeline"] for b in x["cpu_budget"] if b["cpu"] == cpu]
+    check(cpu is not None or not rows, "%s: JSON names the plotted CPU %s" % (plot, cpu))
+    for part in BUDGET_PARTS:
+        total = sum(b[part + "_ratio"] * 100 for b in rows)
+        got = points(dom, plot, part)
+        check(got[0] == len(rows) and got[1] is not None and close(got[1], total),
+              "%s %s: %s points totalling %s %% (JSON %s: %d windows, %g %%)" % (plot, part, got[0], got[1], cpu,
+                                                                              len(rows), total))
+    stacked = sum(points(dom, plot, part)[1] or 0 for part in BUDGET_PARTS)
+    check(close(stacked, 100.0 * len(rows)), "%s: the parts stack to 100 %% in each of %d windows (%g)" %
+          (plot, len(rows), stacked))
+    check(not rows or not p["empty"], "%s drawn" % plot)
+
+
 def check_report(dom, r):
     runs = r["runs"]
-    for plot in ("sweep", "loss", "timeline-load", "timeline-cpu", "timeline-drops", "timeline-interrupts",
-                 "timeline-bus"):
+    for plot in ("sweep", "loss", "timeline-load", "timeline-cpu", "timeline-budget", "timeline-drops",
+                 "timeline-interrupts", "timeline-bus"):
         check(plot in dom.plots, "plot %s present" % plot)
         if plot in dom.plots:
             p = dom.plots[plot]
@@ -125,6 +152,7 @@ def check_report(dom, r):
         got = points(dom, plot, s)[0]
         check(got == n, "%s %s: %s points for %d windows" % (plot, s, got, n))
     check(n == 0 or not dom.plots["timeline-cpu"]["empty"], "timeline-cpu drawn")
+    check_budget(dom, r)
     want = ([(r["parent"]["verdict"]["label"], r["parent"]["verdict"]["resource"])] if r.get("parent") else []) + \
         [(x["verdict"]["label"], x["verdict"]["resource"]) for x in runs]
     check(dom.verdicts == want, "verdicts %s" % want)

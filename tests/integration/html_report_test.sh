@@ -10,7 +10,9 @@
 # runs, windows, seconds and frames, the same verdicts and the same MLFRR,
 # and the drops per rung (the loss bars under the sweep per run, the
 # timeline's per window, the first losing rung emphasised) as its
-# rung_drops_per_second and timeline say (tests/integration/html_check.py). The daemon's landing page must link
+# rung_drops_per_second and timeline say, and the CPU time budget plot (a
+# stacked bar per window, each part's total the JSON timeline's, each bar
+# 100 %) (tests/integration/html_check.py). The daemon's landing page must link
 # /report and list the last hour's window runs. A screenshot of each page is
 # kept in the temporary directory (INTEG_KEEP=1 keeps it; docs/images/ has
 # committed ones: docs/images/report-replay.png is (a)'s page shot with
