@@ -17,7 +17,9 @@ bool IsPlateau(const std::vector<LoadStep>& steps, size_t first, size_t last, co
     const LoadStep& s = steps[i];
     if (i > first && s.offered_packets_per_second < steps[i - 1].offered_packets_per_second * (1 - o.offered_dip_max))
       return false;
-    if (s.delivered_packets_per_second > a.delivered_packets_per_second * (1 + o.delivered_flat)) return false;
+    double rise = s.offered_packets_per_second / a.offered_packets_per_second - 1;
+    double allowed = std::max(o.delivered_flat, o.delivered_elasticity * rise);
+    if (s.delivered_packets_per_second > a.delivered_packets_per_second * (1 + allowed)) return false;
     umin = std::min(umin, s.utilisation);
     umax = std::max(umax, s.utilisation);
   }

@@ -27,10 +27,19 @@ struct LoadStep {
 struct PlateauOptions {
   double offered_rise_min = 0.05;  // offered must rise by this share across the steps
   double offered_dip_max = 0.01;   // and never fall by more than this share from one step to the next
-  double utilisation_band = 0.05;  // max - min utilisation within this band
-  double utilisation_max = 0.98;   // and below this (a plateau short of 100 %)
-  double utilisation_min = 0.30;   // and above this (an idle box is not a plateau)
-  double delivered_flat = 0.03;    // delivered rises by less than this share (or falls)
+  // max - min utilisation within this band: the echo lab's waiting echo,
+  // steady past capacity, spread 0.29-0.37 over 5-window steps
+  // (docs/verdict-rules.md section 10)
+  double utilisation_band = 0.08;
+  double utilisation_max = 0.98;  // and below this (a plateau short of 100 %)
+  // and above this (an idle box is not a plateau): the waiting echo read
+  // 0.24-0.37 on a faster host than the one it first ran on
+  double utilisation_min = 0.15;
+  double delivered_flat = 0.03;  // delivered rises by less than this share (or falls),
+  // or by less than this share of the offered load's rise: the waiting echo
+  // delivered 3.3 % more at 74 % more offered (docs/verdict-rules.md
+  // section 10)
+  double delivered_elasticity = 0.1;
   int min_steps = 3;
 };
 
@@ -47,7 +56,8 @@ struct Plateau {
 // the run; every step's utilisation lies in
 // (utilisation_min, utilisation_max) and within utilisation_band of each
 // other; no step delivers more than the run's first step x (1 +
-// delivered_flat). The earliest of equally long runs wins; detected false
+// max(delivered_flat, delivered_elasticity x the step's offered rise over the
+// first's)). The earliest of equally long runs wins; detected false
 // when none qualifies (fewer steps than min_steps included).
 Plateau DetectPlateau(const std::vector<LoadStep>& steps, const PlateauOptions& o);
 

@@ -33,7 +33,7 @@ std::vector<LoadStep> ThirtyTwoCopies() {
 
 TEST(DetectPlateau, SeedNoCopiesIsNotYetAPlateauOverThreeSteps) {
   // Over all three steps delivered still rises 499.5 -> 562.2 (+12.6 %, over
-  // 3 %) and CPU spreads 76.2-81.9 % (5.7 points, over the 5-point band).
+  // 3 %).
   Plateau p = DetectPlateau(NoCopies(), PlateauOptions());
   EXPECT_FALSE(p.detected);
 }
@@ -63,6 +63,32 @@ TEST(DetectPlateau, SeedThirtyTwoCopiesPlateausNear82Percent) {
   EXPECT_NE(p.evidence.find("81.1-82.4 % (mean 81.8 %)"), std::string::npos) << p.evidence;
   // 297.8 and 297.1 Mbit/s are 36353 and 36267 datagrams/s, -0.2 %.
   EXPECT_NE(p.evidence.find("36353 -> 36267 packets/s (-0.2 %)"), std::string::npos) << p.evidence;
+}
+
+// The echo lab's waiting echo past capacity (2026-12-02, a faster host than
+// the first: scenario wait's timeline, 5-window live steps): the application
+// got 14.1-14.7 k/s while offered rose 16 k -> 28 k/s, its CPU 29.4-37.1 %
+// busy. A plateau below 100 %; the first host's 40-45 % had hidden that a
+// 0.30 floor and a 5-point band fail it here (the live metric read 0 in one
+// of two lab runs).
+TEST(DetectPlateau, AWaitingEchoOnAFastHostPlateausNearAThird) {
+  auto live = [](double offered, double delivered, double cpu) {
+    LoadStep s;
+    s.offered_packets_per_second = offered;
+    s.delivered_packets_per_second = delivered;
+    s.utilisation = cpu;
+    s.drops_per_second = offered - delivered;
+    return s;
+  };
+  std::vector<LoadStep> steps = {live(15999.7, 14257.7, 0.323), live(18198.5, 14134.1, 0.326),
+                                 live(19399.1, 14623.5, 0.304), live(22002.7, 13336.4, 0.371),
+                                 live(23596.8, 14172.1, 0.325), live(24999.4, 14733.3, 0.297),
+                                 live(27802.5, 14711.2, 0.294)};
+  Plateau p = DetectPlateau(steps, PlateauOptions());
+  ASSERT_TRUE(p.detected);
+  EXPECT_EQ(p.first, 0u);
+  EXPECT_EQ(p.last, 6u);
+  EXPECT_NEAR(p.level, (0.323 + 0.326 + 0.304 + 0.371 + 0.325 + 0.297 + 0.294) / 7, 1e-12);
 }
 
 TEST(DetectPlateau, LongestRunWins) {

@@ -113,8 +113,11 @@ scenario light 0 1024 8 "2000" -- label=none socket_loss_max=0.001
 plateau light 0
 # One saturation, one name: the thread holds cpu1 (docs/verdict-rules.md
 # section 2, "One saturation, one name"), so every window names the thread.
+# The ground truth: the echo thread runs most of the run (schedstat read
+# 80-91 % on two machines: between bursts it blocks in recvfrom and the
+# soaker gets the rest), its softirq little.
 scenario cpu 10000 1024 10 "0" -- label=cpu "resources=thread udpecho" socket_loss_min=0.5 \
-  thread_share_min=0.8 softirq_cpu_max=0.2
+  thread_share_min=0.7 softirq_cpu_max=0.2
 timeline cpu cpu "thread udpecho"
 plateau cpu 0
 lab_rps 2

@@ -19,8 +19,9 @@
 #   /proc/stat cpu1's softirq ticks / all its ticks (the kernel's tick samples;
 #             CONFIG_IRQ_TIME_ACCOUNTING is off on this kernel).
 # and checks (lab_check.py irqtime, the bounds and their reasons there):
-#   - quiet and control: cpu1's measured interrupt time is under 5 %, and so
-#     are the soaker's lost cycles in the control;
+#   - quiet and control: cpu1's measured interrupt time is under 5 %; the
+#     soaker's lost cycles in the control under 15 % (a busy cpu0 slows cpu1's
+#     soaker loop by itself on this VM: 0.4-8.7 % seen);
 #   - loaded: NET_RX on cpu1 is at least 20 % (there is load to measure);
 #   - measured interrupt time <= soaker lost + 5 points (the handlers cannot
 #     take more than the CPU lost) and >= 35 % of it. The rest is interrupt
