@@ -17,8 +17,9 @@ namespace {
 constexpr double kSoakerHeldMin = 0.5;
 // A window whose sources claimed more than the busy time has its unexplained
 // share cut at 0 (tick samples over-counting interrupts): it says nothing of
-// the cost.
-constexpr double kOverlapMax = 0.01;
+// the cost. A few points are the soaker and the ticks disagreeing on a quiet
+// CPU (lab.irqtime: with 0.01 here, 24 of its ~60 windows taught the cost).
+constexpr double kOverlapMax = 0.05;
 
 InterruptSource SourceOf(const CpuSignal& c) {
   return c.interrupt_measured ? InterruptSource::kMeasured : InterruptSource::kTicks;

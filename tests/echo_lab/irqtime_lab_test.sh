@@ -95,7 +95,7 @@ snapshot() {
     # The daemon's counters as of its last sample: the spans are measured
     # between sample times (the counters move only at samples).
     lab_box curl -sf -m 5 "http://127.0.0.1:$PORT/metrics" | grep -E \
-      '^bottleneckd_((softirq_seconds_total|cpu_interrupt_seconds_total|soaker_iterations_total|soaker_calibration_iterations_per_second|cpu_interrupt_ratio|interrupt_delivery_cost_seconds)\{|last_sample_timestamp_seconds )'
+      '^bottleneckd_((softirq_seconds_total|cpu_interrupt_seconds_total|soaker_iterations_total|soaker_calibration_iterations_per_second|cpu_interrupt_ratio|interrupt_delivery_cost_seconds|interrupt_delivery_cost_windows)\{|last_sample_timestamp_seconds )'
   } >"$1"
 }
 
@@ -146,8 +146,7 @@ lab_check irqtime "$MEASURED_CPU" "$INTEG_TMP/quiet.before" "$INTEG_TMP/quiet.af
 ECHO_CPU=$MEASURED_CPU
 GEN_CPU=$LOAD_CPU
 lab_rps $((1 << MEASURED_CPU))
-scenario softirq 0 64 10 "0" -- label=interrupt resources=cpu1 socket_loss_min=0.1 softirq_cpu_min=0.5 \
-  "store=$STATE/runs.db"
+scenario softirq 0 64 10 "0" -- label=interrupt resources=cpu1 socket_loss_min=0.1 softirq_cpu_min=0.5
 lab_rps 0
 if grep -q "an estimate: .* us learned per interrupt" "$INTEG_TMP/softirq/report.json"; then
   integ_pass "the softirq run's evidence counts the learned delivery in cpu$MEASURED_CPU's interrupt time"
