@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "base/parse_util.h"
 #include "base/unique_fd.h"
 
 namespace bottleneckd {
@@ -51,6 +52,36 @@ Status WriteStateFile(const std::string& dir, const std::string& name, const std
     if (::fsync(fd.get()) != 0) return fail(Status::FromErrno(errno, tmp));
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) return fail(Status::FromErrno(errno, "rename to " + path));
+  return Status::OK();
+}
+
+Status StateLineError(size_t n, const std::string& what) {
+  return Status::Corruption("line " + std::to_string(n) + ": " + what);
+}
+
+Status ForEachStateLine(std::string_view text, int format, const char* what,
+                        const std::function<Status(size_t n, std::string_view key, std::string_view value)>& on_line) {
+  bool seen = false;
+  std::string_view raw;
+  size_t n = 0;
+  while (NextLine(&text, &raw)) {
+    ++n;
+    std::string_view line = Trim(raw);
+    if (line.empty() || line.front() == '#') continue;
+    std::string_view rest = line;
+    std::string_view key = NextToken(&rest);
+    std::string_view value = Trim(rest);
+    if (!seen) {
+      int64_t v = 0;
+      if (key != "format") return StateLineError(n, "expected 'format " + std::to_string(format) + "'");
+      if (!ParseI64(value, &v) || v != format)
+        return StateLineError(n, "unsupported format '" + std::string(value) + "'");
+      seen = true;
+      continue;
+    }
+    BN_RETURN_IF_ERROR(on_line(n, key, value));
+  }
+  if (!seen) return Status::Corruption("empty " + std::string(what) + ": no format line");
   return Status::OK();
 }
 

@@ -16,10 +16,6 @@ constexpr size_t kMaxFileBytes = 64u << 10;
 
 constexpr InterruptSource kSources[] = {InterruptSource::kMeasured, InterruptSource::kTicks};
 
-Status LineError(size_t n, const std::string& what) {
-  return Status::Corruption("line " + std::to_string(n) + ": " + what);
-}
-
 void AppendDouble(double v, std::string* out) {
   char buf[64];
   auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);  // shortest exact form
@@ -41,14 +37,14 @@ Status ParseFit(std::string_view rest, size_t n, DeliveryCost* cost) {
   } else if (name == "ticks") {
     src = InterruptSource::kTicks;
   } else {
-    return LineError(n, "unknown interrupt source '" + std::string(name) + "' (measured, ticks)");
+    return StateLineError(n, "unknown interrupt source '" + std::string(name) + "' (measured, ticks)");
   }
   DeliveryFit f;
   for (double* v : {&f.n, &f.sx, &f.sy, &f.sxx, &f.sxy, &f.syy}) {
     std::string_view tok = NextToken(&rest);
-    if (!ParseDouble(tok, v) || !std::isfinite(*v)) return LineError(n, "bad number '" + std::string(tok) + "'");
+    if (!ParseDouble(tok, v) || !std::isfinite(*v)) return StateLineError(n, "bad number '" + std::string(tok) + "'");
   }
-  if (f.n < 0 || f.sxx < 0 || f.syy < 0) return LineError(n, "negative count or sum of squares");
+  if (f.n < 0 || f.sxx < 0 || f.syy < 0) return StateLineError(n, "negative count or sum of squares");
   cost->Restore(src, f);
   return Status::OK();
 }
@@ -98,23 +94,9 @@ std::string FormatDeliveryCost(const DeliveryCostHost& host, const DeliveryCost&
 Status ParseDeliveryCost(std::string_view text, DeliveryCostHost* host, DeliveryCost* cost) {
   *host = DeliveryCostHost();
   *cost = DeliveryCost();
-  bool format = false, model = false, kernel = false, cpus = false, hypervisor = false;
-  std::string_view raw;
-  size_t n = 0;
-  while (NextLine(&text, &raw)) {
-    ++n;
-    std::string_view line = Trim(raw);
-    if (line.empty() || line.front() == '#') continue;
-    std::string_view rest = line;
-    std::string_view key = NextToken(&rest);
-    std::string_view value = Trim(rest);
-    if (!format) {
-      int64_t v = 0;
-      if (key != "format") return LineError(n, "expected 'format " + std::to_string(kFormatVersion) + "'");
-      if (!ParseI64(value, &v) || v != kFormatVersion)
-        return LineError(n, "unsupported format '" + std::string(value) + "'");
-      format = true;
-    } else if (key == "cpu_model") {
+  bool model = false, kernel = false, cpus = false, hypervisor = false;
+  auto line = [&](size_t n, std::string_view key, std::string_view value) -> Status {
+    if (key == "cpu_model") {
       host->cpu_model = std::string(value);
       model = true;
     } else if (key == "kernel") {
@@ -123,19 +105,21 @@ Status ParseDeliveryCost(std::string_view text, DeliveryCostHost* host, Delivery
     } else if (key == "cpus") {
       int64_t v = 0;
       if (!ParseI64(value, &v) || v < 1 || v > kMaxCpuId + 1)
-        return LineError(n, "bad cpus '" + std::string(value) + "'");
+        return StateLineError(n, "bad cpus '" + std::string(value) + "'");
       host->cpus = static_cast<int>(v);
       cpus = true;
     } else if (key == "hypervisor") {
-      if (value != "0" && value != "1") return LineError(n, "bad hypervisor '" + std::string(value) + "' (0 or 1)");
+      if (value != "0" && value != "1")
+        return StateLineError(n, "bad hypervisor '" + std::string(value) + "' (0 or 1)");
       host->hypervisor = value == "1";
       hypervisor = true;
     } else if (key == "fit") {
       BN_RETURN_IF_ERROR(ParseFit(value, n, cost));
     }
     // Unknown keys (a later version's additions) are skipped.
-  }
-  if (!format) return Status::Corruption("empty delivery cost file: no format line");
+    return Status::OK();
+  };
+  BN_RETURN_IF_ERROR(ForEachStateLine(text, kFormatVersion, "delivery cost file", line));
   if (!model || !kernel || !cpus || !hypervisor)
     return Status::Corruption("missing host line (cpu_model, kernel, cpus and hypervisor are all needed)");
   return Status::OK();

@@ -34,10 +34,6 @@ void AppendDouble(double v, std::string* out) {
   out->append(buf, ec == std::errc() ? ptr : buf);
 }
 
-Status LineError(size_t n, const std::string& what) {
-  return Status::Corruption("line " + std::to_string(n) + ": " + what);
-}
-
 bool ParseCpuId(std::string_view s, int* cpu) {
   uint64_t v = 0;
   if (!ParseU64(s, &v) || v > static_cast<uint64_t>(kMaxCpuId)) return false;
@@ -47,13 +43,13 @@ bool ParseCpuId(std::string_view s, int* cpu) {
 
 Status ParseCpuLine(std::string_view rest, size_t n, SoakerCalibration* c) {
   std::string_view id = NextToken(&rest), rate = NextToken(&rest), when = NextToken(&rest);
-  if (!ParseCpuId(id, &c->cpu)) return LineError(n, "bad cpu id '" + std::string(id) + "'");
+  if (!ParseCpuId(id, &c->cpu)) return StateLineError(n, "bad cpu id '" + std::string(id) + "'");
   if (!ParseDouble(rate, &c->iterations_per_second) || !std::isfinite(c->iterations_per_second) ||
       c->iterations_per_second <= 0) {
-    return LineError(n, "bad rate '" + std::string(rate) + "'");
+    return StateLineError(n, "bad rate '" + std::string(rate) + "'");
   }
   if (!ParseI64(when, &c->measured_unix_seconds)) {
-    return LineError(n, "bad time '" + std::string(when) + "'");
+    return StateLineError(n, "bad time '" + std::string(when) + "'");
   }
   return Status::OK();  // later columns (a future format addition) are skipped
 }
@@ -102,25 +98,8 @@ std::string FormatSoakerCalibration(const SoakerCalibrationFile& f) {
 Status ParseSoakerCalibration(std::string_view text, SoakerCalibrationFile* out) {
   out->key = SoakerCalibrationKey();
   out->cpus.clear();
-  bool format = false, model = false, driver = false, governor = false, loop = false, percentile = false;
-  std::string_view raw;
-  size_t n = 0;
-  while (NextLine(&text, &raw)) {
-    ++n;
-    std::string_view line = Trim(raw);
-    if (line.empty() || line.front() == '#') continue;
-    std::string_view rest = line;
-    std::string_view key = NextToken(&rest);
-    std::string_view value = Trim(rest);
-    if (!format) {
-      int64_t v = 0;
-      if (key != "format") return LineError(n, "expected 'format " + std::to_string(kFormatVersion) + "'");
-      if (!ParseI64(value, &v) || v != kFormatVersion) {
-        return LineError(n, "unsupported format '" + std::string(value) + "'");
-      }
-      format = true;
-      continue;
-    }
+  bool model = false, driver = false, governor = false, loop = false, percentile = false;
+  auto line = [&](size_t n, std::string_view key, std::string_view value) -> Status {
     auto once = [&](bool* seen) {
       if (*seen) return false;
       *seen = true;
@@ -131,20 +110,20 @@ Status ParseSoakerCalibration(std::string_view text, SoakerCalibrationFile* out)
       std::string* field = key == "cpu_model"     ? &out->key.cpu_model
                            : key == "freq_driver" ? &out->key.freq_driver
                                                   : &out->key.freq_governor;
-      if (!once(seen)) return LineError(n, "duplicate " + std::string(key));
+      if (!once(seen)) return StateLineError(n, "duplicate " + std::string(key));
       field->assign(value);
     } else if (key == "loop_version") {
       int64_t v = 0;
-      if (!once(&loop)) return LineError(n, "duplicate loop_version");
+      if (!once(&loop)) return StateLineError(n, "duplicate loop_version");
       if (!ParseI64(value, &v) || v < INT_MIN || v > INT_MAX) {
-        return LineError(n, "bad loop_version '" + std::string(value) + "'");
+        return StateLineError(n, "bad loop_version '" + std::string(value) + "'");
       }
       out->key.loop_version = static_cast<int>(v);
     } else if (key == "percentile") {
       int64_t v = 0;
-      if (!once(&percentile)) return LineError(n, "duplicate percentile");
+      if (!once(&percentile)) return StateLineError(n, "duplicate percentile");
       if (!ParseI64(value, &v) || v < 1 || v > 99) {
-        return LineError(n, "bad percentile '" + std::string(value) + "' (1-99)");
+        return StateLineError(n, "bad percentile '" + std::string(value) + "' (1-99)");
       }
       out->key.percentile = static_cast<int>(v);
     } else if (key == "cpu") {
@@ -153,13 +132,14 @@ Status ParseSoakerCalibration(std::string_view text, SoakerCalibrationFile* out)
       auto it = std::lower_bound(out->cpus.begin(), out->cpus.end(), c.cpu,
                                  [](const SoakerCalibration& a, int cpu) { return a.cpu < cpu; });
       if (it != out->cpus.end() && it->cpu == c.cpu) {
-        return LineError(n, "duplicate cpu " + std::to_string(c.cpu));
+        return StateLineError(n, "duplicate cpu " + std::to_string(c.cpu));
       }
       out->cpus.insert(it, c);
     }
     // Unknown keys (a later version's additions) are skipped.
-  }
-  if (!format) return Status::Corruption("empty calibration file: no format line");
+    return Status::OK();
+  };
+  BN_RETURN_IF_ERROR(ForEachStateLine(text, kFormatVersion, "calibration file", line));
   if (!model) return Status::Corruption("missing cpu_model");
   if (!loop) return Status::Corruption("missing loop_version");
   if (out->cpus.empty()) return Status::Corruption("no cpu line");
