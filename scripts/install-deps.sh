@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package bottleneckd needs to build, test and benchmark,
-# and only those missing. The one list of the project's packages. Run as root.
+# Installs the Debian 12 packages bottleneckd needs, and only those missing.
+# The one list of the project's packages, in two sets:
+#   install-deps.sh run   what building and running the daemon needs (scripts/run.sh)
+#   install-deps.sh       everything: also the tests, the benchmarks and their peers
+# Run as root.
 set -euo pipefail
 
-PACKAGES=(
+RUN_PACKAGES=(
   # build
   build-essential cmake g++ git pkg-config
   # libraries
@@ -14,10 +17,14 @@ PACKAGES=(
   libre2-dev
   # system call names of what a target thread waits in (collectors/task_state.h)
   libseccomp-dev
-  # irqtime: libbpf, and bpftool for the skeleton (clang, below, builds the BPF object)
-  libbpf-dev bpftool
-  # tests: GoogleTest, clang for libFuzzer + sanitizers, the real Prometheus/promtool
-  libgtest-dev libgmock-dev clang libclang-rt-14-dev prometheus curl python3 iproute2
+  # irqtime: libbpf, bpftool for the skeleton, clang for the BPF object
+  libbpf-dev bpftool clang
+)
+TEST_PACKAGES=(
+  # faster links of the test binaries (CMakeLists.txt: BOTTLENECKD_LLD)
+  lld
+  # tests: GoogleTest, clang's libFuzzer + sanitizers, the real Prometheus/promtool
+  libgtest-dev libgmock-dev libclang-rt-14-dev prometheus curl python3 iproute2
   # the HTML report's browser test (tests/integration/html_report_test.sh): headless Chromium
   chromium
   # the Debian package (debian/, tests/integration/package_test.sh) and the
@@ -35,6 +42,12 @@ PACKAGES=(
   # capture peers: the live and offline capture benchmarks compare against them
   tcpdump tshark
 )
+
+case "${1:-all}" in
+  run) PACKAGES=("${RUN_PACKAGES[@]}") ;;
+  all) PACKAGES=("${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  *) echo "usage: install-deps.sh [run|all]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -3,7 +3,7 @@
 # Extra arguments go to the daemon (e.g. --web.listen-address=127.0.0.1:9858).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+scripts/install-deps.sh run   # only what building and running needs
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DBOTTLENECKD_TESTS=OFF >/dev/null
 cmake --build build/release --target bottleneckd -j"$(nproc)"
 exec build/release/bottleneckd --config.file=etc/bottleneckd.yaml "$@"

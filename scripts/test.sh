@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Builds and runs every bottleneckd test:
 #   0. the formatting check: every C/C++ file as .clang-format formats it
-#   1. the GoogleTest suite, layering probes, integration tests (real binary, promtool, Prometheus)
-#   2. the GoogleTest suites again under AddressSanitizer + UndefinedBehaviorSanitizer (not the scripts)
-#   3. the clang build (-Wthread-safety -Werror) and every libFuzzer target for
-#      FUZZ_SECONDS (default 10) each, seeded with fixtures
-# Ends with one "N passed, N failed" line. Exit status 0 only if everything passed.
+#   1. GCC, RelWithDebInfo: the GoogleTest suites, layering probes, integration
+#      tests (real binary, promtool, Prometheus, Chromium, the package) and the echo lab
+#   2. clang, one tree: -Wthread-safety -Werror, AddressSanitizer +
+#      UndefinedBehaviorSanitizer and libFuzzer coverage; the GoogleTest suites
+#      again (not the scripts), then every libFuzzer target for FUZZ_SECONDS
+#      (default 10) each, seeded with fixtures
+# Ends with one "N passed, N failed" line and each stage's minutes. Exit status 0
+# only if everything passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -35,13 +38,17 @@ run_ctest() {
   rm -f "$log"
 }
 
+started=$SECONDS
+stage_times=()
+stage_done() { stage_times+=("$1 $(( (SECONDS - started) / 60 )) min"); started=$SECONDS; }
+
 build() {  # build dir, cmake args...
   local dir=$1; shift
   cmake -S "$ROOT" -B "$dir" -DBOTTLENECKD_WERROR=ON "$@" >/dev/null &&
     cmake --build "$dir" -j"$JOBS" 2>&1 | grep -vE '^\[ *[0-9]+%\]|^-- ' ; return "${PIPESTATUS[0]}"
 }
 
-echo "=== [0/3] formatting (.clang-format)"
+echo "=== [0/2] formatting (.clang-format)"
 # Every tracked C/C++ file outside the fixtures, as clang-format would write it.
 # Fix with: clang-format -i FILE...
 mapfile -t sources < <(git ls-files '*.cc' '*.h' '*.c' ':!tests/fixtures/*' 2>/dev/null ||
@@ -52,39 +59,43 @@ else
   echo "$unformatted" | grep -E '^[^ ].*(error|warning):' | cut -d: -f1 | sort -u | sed 's/^/format: not clang-formatted: /'
   failed=$((failed + 1)); failures+=("format: files differ from .clang-format (clang-format -i them)")
 fi
+stage_done format
 
-echo "=== [1/3] build + tests (RelWithDebInfo)"
+echo "=== [1/2] build + tests (GCC, RelWithDebInfo)"
 if build build/test; then run_ctest build/test "tests"; else failed=$((failed + 1)); failures+=("build/test: build failed"); fi
+stage_done "GCC build + tests"
 
-echo "=== [2/3] build + tests under ASan + UBSan"
+echo "=== [2/2] clang -Wthread-safety -Werror, ASan + UBSan: the unit suites, then every libFuzzer target for ${FUZZ_SECONDS}s"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-if build build/asan -DBOTTLENECKD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug; then run_ctest build/asan "asan"; else
-  failed=$((failed + 1)); failures+=("build/asan: build failed"); fi
-
-echo "=== [3/3] clang -Wthread-safety -Werror build + libFuzzer targets, ${FUZZ_SECONDS}s each"
-if CC=clang CXX=clang++ build build/fuzz -DBOTTLENECKD_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo; then
+# -O1 with line tables: sanitizer reports keep file:line, the tree builds and
+# links in a fraction of -O2 -g's time.
+if CC=clang CXX=clang++ build build/sanitize -DBOTTLENECKD_SANITIZE=ON -DBOTTLENECKD_FUZZ=ON \
+     -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only"; then
+  run_ctest build/sanitize "sanitize"
   corpus_src=$(mktemp -d)
   find tests/fixtures -type f -size -256k -not -name '*.md' | head -400 | while read -r f; do
     cp "$f" "$corpus_src/$(echo "$f" | tr '/' '_')"; done
-  for fz in build/fuzz/tests/fuzz/*_fuzz; do
+  for fz in build/sanitize/tests/fuzz/*_fuzz; do
     [ -x "$fz" ] || continue
     name=$(basename "$fz")
     corpus=$(mktemp -d); cp "$corpus_src"/* "$corpus"/ 2>/dev/null
     if "$fz" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-         "$corpus" >"build/fuzz/$name.log" 2>&1; then
-      echo "fuzz $name: ok ($(grep -Eo "stat::number_of_executed_units: [0-9]+" "build/fuzz/$name.log" | tail -1))"
+         "$corpus" >"build/sanitize/$name.log" 2>&1; then
+      echo "fuzz $name: ok ($(grep -Eo "stat::number_of_executed_units: [0-9]+" "build/sanitize/$name.log" | tail -1))"
       passed=$((passed + 1))
     else
-      echo "fuzz $name: FAILED"; tail -40 "build/fuzz/$name.log"
+      echo "fuzz $name: FAILED"; tail -40 "build/sanitize/$name.log"
       failed=$((failed + 1)); failures+=("fuzz: $name")
     fi
     rm -rf "$corpus"
   done
   rm -rf "$corpus_src"
 else
-  failed=$((failed + 1)); failures+=("build/fuzz: build failed")
+  failed=$((failed + 1)); failures+=("build/sanitize: build failed")
 fi
+stage_done "clang sanitizers + fuzz"
 
 for f in "${failures[@]}"; do echo "FAILED: $f"; done
+echo "stages: ${stage_times[*]/%/;}"
 echo "bottleneckd: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -29,27 +30,30 @@ struct Json {
   double number = 0;
   std::string str;
   std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> members;
+  // An object's members, keys and values side by side (a vector of pairs
+  // would need Json complete here: clang with libstdc++ rejects it).
+  std::vector<std::string> keys;
+  std::vector<Json> values;
 
-  const Json& operator[](const std::string& key) const {
-    for (const auto& [k, v] : members)
-      if (k == key) return v;
-    ADD_FAILURE() << "no key " << key;
-    static const Json none;
-    return none;
-  }
-  const Json& operator[](size_t i) const {
-    static const Json none;
-    if (i < items.size()) return items[i];
-    ADD_FAILURE() << "no item " << i;
-    return none;
-  }
-  bool has(const std::string& key) const {
-    for (const auto& m : members)
-      if (m.first == key) return true;
-    return false;
-  }
+  const Json& operator[](const std::string& key) const;
+  const Json& operator[](size_t i) const;
+  bool has(const std::string& key) const;
 };
+
+const Json& Json::operator[](const std::string& key) const {
+  for (size_t i = 0; i < keys.size(); ++i)
+    if (keys[i] == key) return values[i];
+  ADD_FAILURE() << "no key " << key;
+  static const Json none;
+  return none;
+}
+const Json& Json::operator[](size_t i) const {
+  static const Json none;
+  if (i < items.size()) return items[i];
+  ADD_FAILURE() << "no item " << i;
+  return none;
+}
+bool Json::has(const std::string& key) const { return std::find(keys.begin(), keys.end(), key) != keys.end(); }
 
 class JsonParser {
  public:
@@ -124,7 +128,8 @@ class JsonParser {
         if (i_ >= s_.size() || s_[i_++] != ':') return false;
         Json m;
         if (!Value(&m)) return false;
-        v->members.emplace_back(std::move(key), std::move(m));
+        v->keys.push_back(std::move(key));
+        v->values.push_back(std::move(m));
         Space();
         if (i_ >= s_.size()) return false;
         if (s_[i_] == '}') return ++i_, true;

@@ -109,23 +109,13 @@ plateau() {  # NAME 0|1 [FROM]: the live plateau metric in the scenario's span, 
 }
 
 lab_rps 0
-scenario light 0 1024 8 "2000" -- label=none socket_loss_max=0.001
+lab_scenario_light
 plateau light 0
-# One saturation, one name: the thread holds cpu1 (docs/verdict-rules.md
-# section 2, "One saturation, one name"), so every window names the thread.
-# The ground truth: the echo thread runs most of the run (schedstat read
-# 80-91 % on two machines: between bursts it blocks in recvfrom and the
-# soaker gets the rest), its softirq little.
-scenario cpu 10000 1024 10 "0" -- label=cpu "resources=thread udpecho" socket_loss_min=0.5 \
-  thread_share_min=0.7 softirq_cpu_max=0.2
+lab_scenario_cpu
 timeline cpu cpu "thread udpecho"
 plateau cpu 0
 lab_rps 2
-# Flat out, the rate moves within the step as the livelock deepens (offered
-# 0.28 -> 0.95 M/s, the application 153 k -> 19 k/s over 10 s): the run's
-# settled windows against the whole step were 12-47 % off, which is why every
-# scenario compares every window of the run (lab.sh, scenario).
-scenario softirq 0 64 10 "0" -- label=interrupt resources=cpu1 socket_loss_min=0.1 softirq_cpu_min=0.5
+lab_scenario_softirq
 timeline softirq interrupt cpu1
 lab_rps 0
 
@@ -218,18 +208,11 @@ $(prom_value 'max_over_time(bottleneckd_utilisation_plateau[90s])')"
   fi
 }
 
-# The echo that waits: udpecho sleeps WAIT_US after every datagram, so it
-# echoes at most about 1 / (WAIT_US + its own 25-35 us) datagrams a second,
+# The echo that waits: udpecho sleeps LAB_WAIT_US after every datagram, so it
+# echoes at most about 1 / (LAB_WAIT_US + its own 25-35 us) datagrams a second,
 # its CPU mostly idle, and its socket drops the rest: the seeds' plateau with
-# nothing saturated (docs/verdict-rules.md section 9). One step below
-# capacity, then rising rates above it, 8 s each (the live plateau averages 5
-# windows into a step and needs 3 steps). Capacity is the host's: 11.0-11.7
-# k/s on the first machine this ran on, 14.0-14.4 k/s on a later one, so the
-# first loaded step (18 k/s) is past it on both by a fifth or more.
-WAIT_US=50
-ECHO_MODE="wait $WAIT_US" scenario wait 0 1024 8 "6000 18000 21000 24000 27000 30000" -- label=wait \
-  "resources=thread udpecho" socket_loss_min=0.2 flat_from=1 thread_share_min=0.05 thread_share_max=0.5 \
-  thread_waiting_min=0.5 voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8
+# nothing saturated (docs/verdict-rules.md section 9). Its steps: lab.sh.
+lab_scenario_wait
 timeline wait wait "thread udpecho"
 plateau wait 1 8
 plateau_alert wait 8
@@ -240,12 +223,7 @@ else
   integ_fail "Prometheus: BottleneckdBound{bound=\"wait\"} never fired under the waiting echo; firing: \
 $(alerts 2>&1 | tr '\n' ';')"
 fi
-# The lock handoff: udpecho makes the copies (K=2500, about 25 us), then waits
-# for the mutex that udpwork holds while it echoes and sleeps WAIT_US: udpecho
-# spends the time off-CPU in the lock, its CPU mostly idle.
-ECHO_MODE="handoff $WAIT_US" scenario handoff 2500 1024 10 "16000" -- label=wait "resources=thread udpecho" \
-  socket_loss_min=0.2 thread_share_min=0.05 thread_share_max=0.5 thread_waiting_min=0.5 \
-  voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8
+lab_scenario_handoff
 echo "FIGURE: alerts firing after the waiting echoes: $(alerts 2>/dev/null | tr '\n' ';')"
 
 touch "$INTEG_TMP/poller.stop"

@@ -44,6 +44,8 @@
 # delivery must give `interrupt cpu1`, the label lab.echo gets from the ticks.
 # The run's verdict must say the interrupt time was measured, and that cpu1's
 # network softirq followed no queue interrupt (RPS work is raised by IPIs).
+# Then the lab's other scenarios (light, cpu, wait, handoff: lab.sh) run with
+# irqtime on and must get the labels lab.echo checks with it off.
 #
 # usage: irqtime_lab_test.sh BOTTLENECKD SOURCE_DIR ECHO_SERVER LOAD_GEN
 TEST_NAME=irqtime_lab_test
@@ -53,7 +55,7 @@ LAB_SERVER=${3:?usage}
 LAB_GEN=${4:?usage}
 # shellcheck source=tests/integration/lib.sh
 . "$SRC/tests/integration/lib.sh"
-integ_bound_time 240 "$@"
+integ_bound_time 420 "$@"
 integ_init
 integ_require_tools python3 ip curl awk pgrep
 # shellcheck source=tests/echo_lab/lab.sh
@@ -146,13 +148,21 @@ lab_check irqtime "$MEASURED_CPU" "$INTEG_TMP/quiet.before" "$INTEG_TMP/quiet.af
 ECHO_CPU=$MEASURED_CPU
 GEN_CPU=$LOAD_CPU
 lab_rps $((1 << MEASURED_CPU))
-scenario softirq 0 64 10 "0" -- label=interrupt resources=cpu1 socket_loss_min=0.1 softirq_cpu_min=0.5
+lab_scenario_softirq
 lab_rps 0
 if grep -q "an estimate: .* us learned per interrupt" "$INTEG_TMP/softirq/report.json"; then
   integ_pass "the softirq run's evidence counts the learned delivery in cpu$MEASURED_CPU's interrupt time"
 else
   integ_fail "the softirq run's evidence does not show the learned delivery cost"
 fi
+
+# Every other scenario of the lab with irqtime on: the labels lab.echo checks
+# with it off (the label must not depend on which view of interrupt time is
+# loaded).
+lab_scenario_light
+lab_scenario_cpu
+lab_scenario_wait
+lab_scenario_handoff
 
 "$BIN" --report --path.state="$STATE" --run irqtime >"$INTEG_TMP/report.txt" 2>&1 ||
   integ_fail "--report --run irqtime failed: $(tail -n 3 "$INTEG_TMP/report.txt")"

@@ -224,3 +224,47 @@ scenario() {
   # chance (the light run once read 1799/s of 2000/s that way).
   lab_check run "$d/report.json" "$d/gen.out" "$d/kernel.before" "$d/kernel.after" "store=$STATE/runs.db" "$@"
 }
+
+# The lab's scenarios, written once: lab.echo runs them with irqtime off,
+# lab.irqtime with it on, and each must get the same label either way
+# (docs/verdict-rules.md section 10). Callers set ECHO_CPU=1 (the resource
+# named below is cpu1) and rps_cpus to 0 (lab_rps) except for softirq.
+LAB_WAIT_US=50
+lab_scenario_light() {
+  scenario light 0 1024 8 "2000" -- label=none socket_loss_max=0.001
+}
+# One saturation, one name: the thread holds cpu1 (docs/verdict-rules.md
+# section 2, "One saturation, one name"), so every window names the thread.
+# The ground truth: the echo thread runs most of the run (schedstat read
+# 80-91 % on two machines: between bursts it blocks in recvfrom and the
+# soaker gets the rest), its softirq little.
+lab_scenario_cpu() {
+  scenario cpu 10000 1024 10 "0" -- label=cpu "resources=thread udpecho" socket_loss_min=0.5 \
+    thread_share_min=0.7 softirq_cpu_max=0.2
+}
+# Flat out with 64-byte datagrams, the receive path steered to cpu1 by RPS
+# (lab_rps 2). The rate moves within the step as the livelock deepens
+# (offered 0.28 -> 0.95 M/s, the application 153 k -> 19 k/s over 10 s): the
+# run's settled windows against the whole step were 12-47 % off, which is why
+# every scenario compares every window of the run (scenario above).
+lab_scenario_softirq() {
+  scenario softirq 0 64 10 "0" -- label=interrupt resources=cpu1 socket_loss_min=0.1 softirq_cpu_min=0.5
+}
+# The waiting echo: capacity, then rising rates above it, 8 s each (the live
+# plateau averages 5 windows into a step and needs 3 steps). Capacity is the
+# host's: 11.0-11.7 k/s on the first machine this ran on, 14.0-14.4 k/s on a
+# later one, so the first loaded step (18 k/s) is past it on both by a fifth
+# or more.
+lab_scenario_wait() {
+  ECHO_MODE="wait $LAB_WAIT_US" scenario wait 0 1024 8 "6000 18000 21000 24000 27000 30000" -- label=wait \
+    "resources=thread udpecho" socket_loss_min=0.2 flat_from=1 thread_share_min=0.05 thread_share_max=0.5 \
+    thread_waiting_min=0.5 voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8
+}
+# The lock handoff: udpecho makes the copies (K=2500, about 25 us), then waits
+# for the mutex that udpwork holds while it echoes and sleeps LAB_WAIT_US:
+# udpecho spends the time off-CPU in the lock, its CPU mostly idle.
+lab_scenario_handoff() {
+  ECHO_MODE="handoff $LAB_WAIT_US" scenario handoff 2500 1024 10 "16000" -- label=wait \
+    "resources=thread udpecho" socket_loss_min=0.2 thread_share_min=0.05 thread_share_max=0.5 \
+    thread_waiting_min=0.5 voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8
+}
