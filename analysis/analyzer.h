@@ -1,8 +1,8 @@
 // Analyzer: the analysis of a sequence of snapshots (a live daemon's ticks,
-// or a recording's replay), the stateful part of DESIGN.md section 2's
-// "Signals -> analysis -> Verdict": each window's signals are classified,
-// the label goes through hysteresis (VerdictTracker), and the plateau
-// detector runs over the recent windows grouped into steps.
+// or a recording's replay), the stateful part of step 5 of
+// docs/architecture.md "One sample's way through": each window's signals
+// are classified, the label goes through hysteresis (VerdictTracker), and
+// the plateau detector runs over the recent windows grouped into steps.
 #pragma once
 
 #include <deque>

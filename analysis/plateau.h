@@ -1,7 +1,7 @@
-// Plateau, MLFRR and service demand (DESIGN.md section 4), over a sequence
-// of steps (consecutive windows of a live host, or the runs of a sweep): the
-// seed's symptom is offered load rising while utilisation stays flat below
-// 100 % and delivered throughput stays flat or falls.
+// Plateau, MLFRR and service demand (docs/verdict-rules.md section 5), over a
+// sequence of steps (consecutive windows of a live host, or the runs of a
+// sweep): the seed's symptom is offered load rising while utilisation stays
+// flat below 100 % and delivered throughput stays flat or falls.
 #pragma once
 
 #include <optional>

@@ -14,7 +14,7 @@ namespace {
 constexpr double kAccountingWeight = 0.85;
 // Idle left on a CPU, from accounting alone, weighs this much for `bus`.
 constexpr double kAccountingIdleWeight = 0.8;
-// The cpu rule by where losses sit (DESIGN.md 4: cpu wants them at the socket).
+// The cpu rule by where losses sit (docs/verdict-rules.md section 2: cpu wants them at the socket).
 constexpr double kCpuRungSocket = 1.0, kCpuRungNone = 0.8, kCpuRungBelow = 0.35;
 // Socket losses with a busy but unsaturated CPU lean cpu this far at most.
 constexpr double kCpuLean = 0.45;
@@ -85,10 +85,9 @@ double OwnTime(double interrupt_share, const VerdictThresholds& t) {
   return 1 - Ramp(interrupt_share, t.interrupt_share_min - 0.15, t.interrupt_share_min);
 }
 
-// The CPUs the losses point at (DESIGN.md 4: "the CPU on the packet path"):
-// losses at the socket at the CPUs of the sockets' readers (the target
-// threads), losses below it at the receive-processing CPUs. Every CPU when
-// nothing is lost or that part of the path is unknown.
+// The CPUs the losses point at (docs/verdict-rules.md section 2, "The packet path and interrupt time"): losses at
+// the socket at the CPUs of the sockets' readers (the target threads), losses below it at the receive-processing
+// CPUs. Every CPU when nothing is lost or that part of the path is unknown.
 bool Candidate(const Signals& s, int cpu) {
   switch (s.ladder.first_losing) {
     case Rung::kSocket: return s.reader_cpus.empty() || Contains(s.reader_cpus, cpu);
@@ -160,7 +159,8 @@ RuleResult CpuRule(const Signals& s, const VerdictThresholds& t) {
   if (s.ladder.first_losing == Rung::kSocket) rung = kCpuRungSocket;
   if (s.ladder.first_losing == Rung::kNone) {
     rung = kCpuRungNone;
-    // Nothing lost and only nearly saturated: the box keeps up (DESIGN.md 4's none).
+    // Nothing lost and only nearly saturated: the box keeps up (docs/verdict-rules.md section 2,
+    // "Nothing lost, nearly saturated").
     bool outright = (cpu && cpu->busy >= 1 - t.cpu_idle_max) || thread_sat >= 1;
     if (sat > 0 && !outright && !s.throughput_tracks_cpu_cost.value_or(false)) {
       rung *= kCpuNoLossNearly;

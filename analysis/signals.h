@@ -1,6 +1,6 @@
-// Signals (DESIGN.md section 2): per resource, the USE triple the verdict
-// rules read, extracted from one Window (and the two Samples around it). Pure
-// data; nothing here decides anything.
+// Signals (docs/verdict-rules.md section 1): per resource, the USE triple the
+// verdict rules read, extracted from one Window (and the two Samples around
+// it). Pure data; nothing here decides anything.
 // - each CPU: busy (soaker when it ran, else accounting), hardirq+softirq
 //   share of busy, hidden time, steal, time_squeeze and backlog drops;
 // - each target thread: its share of one CPU;

@@ -1,6 +1,6 @@
-// Verdict rules (DESIGN.md section 4): from one window's Signals, the label
-// (cpu, interrupt, bus, none, undetermined), the resource it names, a
-// confidence, and the evidence sentences with their numbers. The rules are a
+// Verdict rules (docs/verdict-rules.md sections 2-4): from one window's
+// Signals, the label (cpu, interrupt, bus, none, undetermined), the resource
+// it names, a confidence, and the evidence sentences with their numbers. The rules are a
 // readable table (analysis/rules.cc, one function per label) scored
 // independently; the winner must beat the runner-up by a margin, else the
 // verdict is `undetermined` with the reasons. VerdictTracker adds hysteresis
@@ -26,7 +26,7 @@ const char* BoundName(Bound b);
 bool ParseBound(std::string_view s, Bound* out);
 
 // Thresholds: configuration defaults (etc/bottleneckd.yaml `verdict:`),
-// DESIGN.md section 4's first rules.
+// listed in docs/verdict-rules.md section 6.
 struct VerdictThresholds {
   double cpu_idle_max = 0.05;         // a CPU with less delivered idle is saturated
   double thread_busy_min = 0.95;      // a target thread at this share of a CPU is saturated

@@ -1,5 +1,5 @@
 // Bus model: how much of each link on a NIC's bus path the NIC's packets use
-// (DESIGN.md section 6; every formula and default is in docs/bus-model.md).
+// (docs/bus-model.md: the formulas in sections 1 and 2, every default in section 3).
 //
 // Traffic per packet of S bytes (the interface's bytes / packets this window):
 // - PCIe, transaction-layer bytes, after Neugebauer et al., "Understanding PCIe

@@ -1,7 +1,7 @@
 // Bus paths: for every network interface backed by a PCI function, the links
 // its DMA crosses from the NIC up to the root complex, each with its kind,
-// clock or rate, width and raw capacity (DESIGN.md section 6,
-// docs/bus-model.md). Derived from a PciTopology alone; no rates here.
+// clock or rate, width and raw capacity (docs/bus-model.md section 1).
+// Derived from a PciTopology alone; no rates here.
 //
 // Links, each named by its upstream end: the bridge or port whose secondary
 // side it is (a root bus's name for devices directly on one):

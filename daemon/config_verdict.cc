@@ -1,6 +1,6 @@
 // The verdict section of the config: the thresholds of the verdict rules
-// (docs/verdict-rules.md), every one optional with DESIGN.md section 4's
-// first rules as defaults.
+// (docs/verdict-rules.md), every one optional, with the defaults its
+// section 6 lists.
 #include <utility>
 
 #include "base/config_reader.h"

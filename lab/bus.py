@@ -1,5 +1,5 @@
 """Bus time per packet for the host simulator, with the formulas and defaults of
-docs/bus-model.md (DESIGN.md section 6), so that the simulator's bus saturates
+docs/bus-model.md (sections 1 to 3), so that the simulator's bus saturates
 exactly where bottleneckd's model says it does.
 
 - Conventional PCI and PCI-X: clocks of the shared segment per transfer

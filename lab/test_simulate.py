@@ -12,7 +12,8 @@ directory and read back as bottleneckd would read it, from the files alone:
   the irqtime file (each CPU's hardirq + softirq nanoseconds are the model's
   interrupt time and fit in the interval; each NIC queue's IRQ adds up to
   its CPU's IRQ-driven time);
-- ground truth: each run's label is what its files show (DESIGN.md section 4),
+- ground truth: each run's label is what its files show (docs/verdict-rules.md
+  section 2),
   checked against the scenario's inputs and published figures, not by running
   the model again; the echo lab's cases (the generator on the same host,
   softirq charged to the thread, burst loss) against the real lab's figures;

@@ -1,6 +1,6 @@
 // Control socket: how `bottleneckd run` and scripts start and stop runs in
-// the running daemon (DESIGN.md section 7: control only on a Unix socket,
-// never on the network). docs/control-socket.md is the protocol.
+// the running daemon: control only on a Unix socket, never on the network
+// (docs/control-socket.md, which is also the protocol).
 //
 // One request per connection: the client writes one line, the server answers
 // and closes. Request: fields separated by TAB, ended by "\n":

@@ -23,9 +23,10 @@
 namespace bottleneckd {
 
 // Packets lost per second on each rung of the receive drop ladder
-// (DESIGN.md 3), in the order a received packet meets them. nic, backlog and
-// socket are always set for a window (LadderSignal); a run store row written
-// before schema version 3 reads them unset. application: echo requests never
+// (docs/verdict-rules.md section 1, "The drop ladder"), in the order a
+// received packet meets them. nic, backlog and socket are always set for a
+// window (LadderSignal); a run store row written before schema version 3
+// reads them unset. application: echo requests never
 // answered, over the trusted live captures (CaptureWindow::lost_per_second),
 // unset without one. drops_per_second sums nic, backlog and socket only.
 struct RungDrops {

@@ -1,4 +1,4 @@
-// RunTracker: the live daemon's runs (DESIGN.md section 3's Run). Runs are
+// RunTracker: the live daemon's runs (docs/runs.md). Runs are
 // started and stopped by name (from the control socket or an in-process
 // `bottleneckd run`); every analysed window is appended to each active run's
 // timeline; within a run, the steady load phases of a sweep become segment

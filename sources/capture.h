@@ -1,4 +1,4 @@
-// Live capture: the pcap collector's continuous source (DESIGN.md section 3).
+// Live capture: the pcap collector's continuous source (docs/pcap.md "Live capture").
 // Unlike the polled collectors it runs all the time on its own thread per
 // interface: pcap_create / pcap_activate with the configured buffer size, snap
 // length (headers only by default), a non-zero timeout and a BPF filter; each

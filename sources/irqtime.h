@@ -1,4 +1,4 @@
-// irqtime: measured CPU time in hard and soft interrupts (DESIGN.md section 3),
+// irqtime: measured CPU time in hard and soft interrupts (docs/irqtime.md "What it measures"),
 // from an eBPF program on the irq tracepoints (irq_handler_entry/exit,
 // softirq_entry/exit; sources/bpf/irqtime.bpf.c) that adds nanoseconds and
 // counts into per-CPU maps; Read() copies the maps once a tick (no per-event

@@ -1,4 +1,4 @@
-// Soaker: per-CPU idle measured as delivered cycles (DESIGN.md section 5).
+// Soaker: per-CPU idle measured as delivered cycles (docs/soaker.md "How it works").
 //
 // One thread per online CPU in the daemon's affinity mask, pinned to it, at
 // SCHED_IDLE (falls back to nice 19 where the policy is refused), runs a fixed

@@ -26,7 +26,7 @@ TEST(VerdictConfig, ShippedFileHoldsTheDefaults) {
   EXPECT_EQ(v.hysteresis_windows, d.hysteresis_windows);
   EXPECT_DOUBLE_EQ(v.min_score, d.min_score);
   EXPECT_DOUBLE_EQ(v.switch_confidence, d.switch_confidence);
-  // DESIGN.md section 4's first rules.
+  // The defaults of docs/verdict-rules.md section 6.
   EXPECT_DOUBLE_EQ(d.cpu_idle_max, 0.05);
   EXPECT_DOUBLE_EQ(d.thread_busy_min, 0.95);
   EXPECT_DOUBLE_EQ(d.interrupt_share_min, 0.50);

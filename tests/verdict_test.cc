@@ -1,7 +1,7 @@
 // Classify and VerdictTracker over hand-built Signals, one test per scenario
-// of DESIGN.md section 4 and issue 5 (the seed's sweep, receive livelock, em2
-// on PCI 33/32, light load, one hot core, a steal-heavy VM, an ambiguous
-// mix), margins, emulated bus links, and one end-to-end hysteresis run
+// of docs/verdict-rules.md section 7 and issue 5 (the seed's sweep, receive
+// livelock, em2 on PCI 33/32, light load, one hot core, a steal-heavy VM, an
+// ambiguous mix), margins, emulated bus links, and one end-to-end hysteresis run
 // (verdict_tracker_test.cc has the rest). Expected scores follow
 // the factors written in docs/verdict-rules.md with the default thresholds:
 //   saturation(cpu) = ramp(busy, 0.90, 0.95) (x 0.85 from accounting alone)
@@ -136,7 +136,7 @@ TEST(Classify, SeedSweepIsCpuBoundDespiteAccountingIdle) {
 }
 
 TEST(Classify, SaturatedTargetThreadNamesTheThread) {
-  // DESIGN.md 1: udpecho at 99.6 % of cpu1, soaker idle on cpu1 0.3 %.
+  // docs/verdict-rules.md section 7, "same, thread at 99.6 % of cpu1": soaker idle on cpu1 0.3 %.
   Signals s;
   s.cpus = {SoakerCpu(0, 0.70, 0.28), SoakerCpu(1, 0.003, 0.83)};
   s.threads = {Thread("udpecho", 0.996, 1)};

@@ -53,7 +53,7 @@ struct NicWindow {
   std::optional<double> nic_drops_per_second;   // missed + fifo + over + no-buffer
 };
 
-// Drops per second on each rung of the receive drop ladder (DESIGN.md 3).
+// Drops per second on each rung of the receive drop ladder (docs/verdict-rules.md section 1, "The drop ladder").
 struct DropLadder {
   std::optional<double> nic;      // sum over interfaces
   std::optional<double> backlog;  // softnet dropped, all CPUs

@@ -1,4 +1,4 @@
-// Prometheus exposition of a Snapshot (DESIGN.md section 8). Raw kernel
+// Prometheus exposition of a Snapshot (docs/metrics.md). Raw kernel
 // counters are exported as `_total` counters straight from the latest Sample;
 // window ratios as `_ratio` gauges. Nothing is mirrored into prometheus-cpp
 // Counter objects: families are built at scrape time from the snapshot

@@ -1,6 +1,6 @@
 // Verdict metric families: the current label (one series per bound, 1 for the
 // current one), its resource and confidence, each label's score, and the
-// utilisation plateau (DESIGN.md sections 4 and 8; docs/verdict-rules.md).
+// utilisation plateau (docs/metrics.md "Verdict"; docs/verdict-rules.md sections 2-5).
 #include "analysis/verdict.h"
 #include "exporters/prometheus/family_builder.h"
 #include "exporters/prometheus/metrics_internal.h"

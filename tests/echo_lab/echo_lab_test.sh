@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The echo lab (tests/echo_lab/README.md, DESIGN.md section 9): real UDP echo
-# load on this machine's kernel, and bottleneckd's verdicts on it asserted
-# against ground truth from the generator's counts and the kernel's own
-# counters (snmp, softnet_stat, /proc/stat, the echo thread's schedstat and
-# context switches), read by this script.
+# The echo lab (tests/echo_lab/README.md, docs/verdict-rules.md section 9):
+# real UDP echo load on this machine's kernel, and bottleneckd's verdicts on
+# it asserted against ground truth from the generator's counts and the
+# kernel's own counters (snmp, softnet_stat, /proc/stat, the echo thread's
+# schedstat and context switches), read by this script.
 #
 # Scenarios (generator pinned to cpu0, echo server pinned to cpu1, the daemon
 # in the box's network namespace with the soaker on and the echo thread as a
