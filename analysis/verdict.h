@@ -1,5 +1,5 @@
 // Verdict rules (docs/verdict-rules.md sections 2-4): from one window's
-// Signals, the label (cpu, interrupt, bus, none, undetermined), the resource
+// Signals, the label (cpu, interrupt, bus, wait, none, undetermined), the resource
 // it names, a confidence, and the evidence sentences with their numbers. The rules are a
 // readable table (analysis/rules.cc, one function per label) scored
 // independently; the winner must beat the runner-up by a margin, else the

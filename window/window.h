@@ -50,7 +50,7 @@ struct NicWindow {
   std::optional<double> rx_bits_per_second, tx_bits_per_second;
   std::optional<double> interrupts_per_second;  // all IRQs mapped to this NIC
   std::optional<double> packets_per_interrupt;  // (rx+tx packets) / interrupts
-  std::optional<double> nic_drops_per_second;   // missed + fifo + over + no-buffer
+  std::optional<double> nic_drops_per_second;   // the driver's loss counters (docs/metrics.md "NIC drops by driver")
 };
 
 // Drops per second on each rung of the receive drop ladder (docs/verdict-rules.md section 1, "The drop ladder").

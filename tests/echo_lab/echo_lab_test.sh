@@ -56,8 +56,8 @@ STATE="$INTEG_TMP/state-lab"
 mkdir -p "$STATE"
 # irqtime off: these scenarios check the rules on the accounting path (what an
 # unprivileged daemon, or a kernel without the irq tracepoints, sees: tick
-# samples and the soaker). Measured interrupt time is lab.irqtime's
-# (irqtime_lab_test.sh); on this VM it moves the softirq scenario to `cpu`
+# samples and the soaker). lab.irqtime (irqtime_lab_test.sh) runs the same
+# scenarios with the interrupt time measured and expects the same labels
 # (docs/irqtime.md "Verdicts").
 cat >"$INTEG_TMP/lab.yaml" <<YAML
 soaker:
