@@ -6,6 +6,8 @@
 #include <functional>
 #include <memory>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "base/listen_address.h"
 #include "base/log.h"
@@ -81,6 +83,40 @@ constexpr Command kCommands[] = {
      "sizes (docs/pcap.md).",
      "FILE...", "capture files (pcap, pcapng); - is standard input"},
 };
+
+// Modes that are flags, also written as commands: `bottleneckd report --run
+// NAME` is `bottleneckd --report --run NAME` (a new user types the verb).
+constexpr std::pair<const char*, const char*> kModeCommands[] = {{"report", "--report"}, {"replay", "--replay"}};
+
+// The known word nearest `word`, dashes aside: at most one edit for a word
+// of up to four letters, two for a longer one, a swap of neighbours counting
+// as one (optimal string alignment distance). The suggestion after an unknown
+// command or flag; empty when none is that near ("--nope" suggests nothing,
+// "--reprot" --report).
+std::string Nearest(const std::string& word, const std::vector<std::string>& known) {
+  auto bare = [](const std::string& w) { return w.substr(std::min(w.find_first_not_of('-'), w.size())); };
+  const std::string a = bare(word);
+  std::string best;
+  size_t best_d = (a.size() <= 4 ? 1 : 2) + 1;
+  for (const std::string& k : known) {
+    const std::string b = bare(k);
+    std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+    for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      for (size_t j = 1; j <= b.size(); ++j) {
+        d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+          d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+    if (d[a.size()][b.size()] < best_d) {
+      best_d = d[a.size()][b.size()];
+      best = k;
+    }
+  }
+  return best;
+}
 
 constexpr const char* kDescription =
     "Samples this host's CPU, interrupt, softirq, NIC, PCI and socket counters, labels each window CPU-, "
@@ -203,11 +239,11 @@ std::vector<Spec> BuildSpecs() {
       {"--report", "", Kind::kFlag, kReport,
        "each run's verdict, evidence and the sweep table (offered, received, application, CPU, soaker idle, "
        "interrupts, bus), plateau and MLFRR: of a recording with --replay, of captures with --pcap, else of the "
-       "run store (--run NAME, --last N)",
+       "run store (--run NAME, --last N); also written as a command: bottleneckd report [--run NAME]",
        g_report, Set(&Flags::report)},
       {"--replay", "DIR", Kind::kValue, kReport | kReplay,
        "replay a recording through the collectors and windows (with --report: verdicts; alone: a window summary, "
-       "one line per window)",
+       "one line per window); also written as a command: bottleneckd replay DIR",
        g_report,
        [](State* st, const std::string& v) {
          BN_RETURN_IF_ERROR(NonEmpty("--replay", v, "a recording directory"));
@@ -373,8 +409,15 @@ std::string UsageMessage(const CLI::ParseError& e) {
 Status Unexpected(const std::string& word, unsigned mode, const std::string& command) {
   const std::string help = command.empty() ? "bottleneckd --help" : "bottleneckd " + command + " --help";
   if (word.empty() || word[0] != '-' || word == "-") {
-    if (command.empty())
-      return Status::InvalidArgument("unknown command '" + word + "' (commands: calibrate, record, run, pcap)");
+    if (command.empty()) {
+      std::vector<std::string> known;
+      for (const Command& c : kCommands) known.push_back(c.name);
+      for (const auto& [name, flag] : kModeCommands) known.push_back(name);
+      std::string near = Nearest(word, known);
+      return Status::InvalidArgument("unknown command '" + word + "'" +
+                                     (near.empty() ? "" : ": did you mean '" + near + "'?") +
+                                     " (commands: calibrate, record, run, pcap, report, replay)");
+    }
     return Status::InvalidArgument("unexpected argument '" + word + "' for " + command + " (see " + help + ")");
   }
   std::string name = word.substr(0, word.find('='));
@@ -385,7 +428,13 @@ Status Unexpected(const std::string& word, unsigned mode, const std::string& com
   if (const Spec* s = FindSpec(name))
     return Status::InvalidArgument(name + " does not go with " + ModeName(mode) + ": it is for " + ModeList(s->modes) +
                                    " (see " + help + ")");
-  return Status::InvalidArgument("unknown flag " + name + " (see " + help + ")");
+  std::vector<std::string> known;
+  const unsigned pool = command.empty() ? kTopLevel : mode;  // the top level takes every mode's flags
+  for (const Spec& s : Specs())
+    if (s.modes & pool) known.push_back(s.name);
+  std::string near = Nearest(name, known);
+  return Status::InvalidArgument("unknown flag " + name + (near.empty() ? "" : ": did you mean " + near + "?") +
+                                 " (see " + help + ")");
 }
 
 }  // namespace
@@ -403,10 +452,17 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
       break;
     }
   for (int j = own + 1; j < argc; ++j) f.run_argv.emplace_back(argv[j]);
+  // `bottleneckd report ...` and `bottleneckd replay DIR ...` are --report and
+  // --replay DIR written as commands (kModeCommands).
+  std::vector<const char*> words(argv, argv + own);
+  if (words.size() > 1) {
+    for (const auto& [command, flag] : kModeCommands)
+      if (std::string_view(words[1]) == command) words[1] = flag;
+  }
   std::unique_ptr<CLI::App> app = BuildApp(&st);
   CLI::App* sub = nullptr;
   try {
-    app->parse(own, argv);
+    app->parse(static_cast<int>(words.size()), words.data());
   } catch (const CLI::CallForHelp&) {
     for (CLI::App* s : app->get_subcommands()) sub = s;
     f.help = true;

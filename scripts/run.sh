@@ -5,5 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh run   # only what building and running needs
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DBOTTLENECKD_TESTS=OFF >/dev/null
-cmake --build build/release --target bottleneckd -j"$(nproc)"
+cmake --build build/release --target bottleneckd bottleneckd_docs -j"$(nproc)"  # the binary, its man page and completion
 exec build/release/bottleneckd --config.file=etc/bottleneckd.yaml "$@"

@@ -122,6 +122,53 @@ TEST(RunFlags, ReportSelectors) {
   EXPECT_FALSE(g.replay);
 }
 
+TEST(RunFlags, ReportAndReplayAreAlsoCommands) {
+  Flags f;
+  ASSERT_TRUE(Parse({"b", "report", "--run", "trial", "--format", "json"}, &f).ok());
+  EXPECT_TRUE(f.report);
+  EXPECT_EQ(f.report_run, "trial");
+  EXPECT_EQ(f.format, "json");
+  EXPECT_EQ(f.command, "");  // the same mode as --report, not a subcommand of its own
+  Flags g;
+  ASSERT_TRUE(Parse({"b", "replay", "/tmp/rec"}, &g).ok());
+  ASSERT_TRUE(g.replay.has_value());
+  EXPECT_EQ(*g.replay, "/tmp/rec");
+  EXPECT_FALSE(g.report);
+  Flags h;  // with --report: the recording's verdicts
+  ASSERT_TRUE(Parse({"b", "report", "--replay", "/tmp/rec"}, &h).ok());
+  EXPECT_TRUE(h.report);
+  EXPECT_EQ(*h.replay, "/tmp/rec");
+  Flags i;  // only the first word is a command: an operand named report stays one
+  EXPECT_FALSE(Parse({"b", "pcap", "report"}, &i).ok() && i.report);
+}
+
+TEST(RunFlags, UnknownWordsSuggestTheNearestKnownOne) {
+  struct {
+    std::vector<const char*> argv;
+    const char* msg;
+  } cases[] = {
+      {{"b", "reprot"}, "unknown command 'reprot': did you mean 'report'?"},
+      {{"b", "rn", "--", "true"}, "did you mean 'run'?"},
+      {{"b", "--reprot"}, "unknown flag --reprot: did you mean --report?"},
+      {{"b", "--path.procf=/x"}, "did you mean --path.procfs?"},
+      {{"b", "run", "--nmae", "x", "--", "true"}, "did you mean --name?"},
+  };
+  for (auto& c : cases) {
+    Flags f;
+    Status s = Parse(c.argv, &f);
+    EXPECT_FALSE(s.ok());
+    EXPECT_NE(s.message().find(c.msg), std::string::npos) << s.message();
+  }
+  // Nothing near: no suggestion (--nope is two edits from --name, too far for four letters).
+  for (std::vector<const char*> argv :
+       {std::vector<const char*>{"b", "frobnicate"}, std::vector<const char*>{"b", "run", "--nope", "--", "true"}}) {
+    Flags f;
+    Status s = Parse(argv, &f);
+    EXPECT_FALSE(s.ok());
+    EXPECT_EQ(s.message().find("did you mean"), std::string::npos) << s.message();
+  }
+}
+
 TEST(RunFlags, Errors) {
   struct {
     std::vector<const char*> argv;
