@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "analysis/delivery_cost.h"
 
@@ -51,11 +52,22 @@ double ThreadSaturation(const ThreadSignal& th, const VerdictThresholds& t) {
 // the CPU.
 constexpr double kQueueShareShown = 0.05;
 
+// Below this busy, a share of the busy time says nothing ("100 % of busy time
+// in interrupts" of a CPU 0.3 % busy): the sentence gives the CPU's shares only.
+constexpr double kNearlyIdleBusy = 0.05;
+
 // "cpu1: 62 % of busy time in hardirq+softirq (58 % of the CPU, measured: ...)"
 std::string InterruptTimeSentence(const CpuSignal& c) {
-  std::string s = CpuName(c.cpu) + ": " + FormatPercent(c.interrupt_share) + " of busy time in " +
-                  (c.delivery_learned ? "interrupts (hardirq+softirq " : "hardirq+softirq (") +
-                  FormatPercent(c.interrupt_ratio) + " of the CPU";
+  std::string s = CpuName(c.cpu) + ": ";
+  if (c.busy < kNearlyIdleBusy) {
+    s += "nearly idle (" + FormatPercent(c.busy) + " busy), " +
+         (c.delivery_learned ? "interrupts (hardirq+softirq " : "hardirq+softirq (") +
+         FormatPercent(c.interrupt_ratio) + " of the CPU";
+  } else {
+    s += FormatPercent(c.interrupt_share) + " of busy time in " +
+         (c.delivery_learned ? "interrupts (hardirq+softirq " : "hardirq+softirq (") +
+         FormatPercent(c.interrupt_ratio) + " of the CPU";
+  }
   if (!c.interrupt_measured) {
     s += ", /proc/stat tick samples";
   } else {
@@ -63,7 +75,7 @@ std::string InterruptTimeSentence(const CpuSignal& c) {
          FormatPercent(c.softirq_ratio) + ", NET_RX " + FormatPercent(c.net_rx_ratio);
     if (c.net_unattributed_ratio >= kQueueShareShown)
       s += "; " + FormatPercent(c.net_unattributed_ratio) +
-           " network softirq raised by no queue interrupt here (RPS/RFS)";
+           " network softirq raised by no queue interrupt here (RPS/RFS steering, or loopback traffic)";
   }
   double interrupts = AllInterruptsPerSecond(c);
   if (c.delivery_learned && c.delivery_ratio > 0 && interrupts > 0)
@@ -151,7 +163,8 @@ RuleResult CpuRule(const Signals& s, const VerdictThresholds& t) {
   if (s.throughput_tracks_cpu_cost.value_or(false)) {
     sat = std::max(sat, kSweepSaturation);
     r.evidence.push_back(
-        "throughput x CPU cost per packet constant across the sweep: the CPU is the limit "
+        "throughput x CPU cost per packet constant across the sweep (each packet cost the CPU more as "
+        "throughput fell, their product steady: the work per second the CPU can do): the CPU is the limit "
         "whatever idle says");
   }
 
@@ -181,8 +194,11 @@ RuleResult CpuRule(const Signals& s, const VerdictThresholds& t) {
     double sum = 0;
     for (const CpuSignal& c : s.cpus) sum += c.busy;
     double mean = sum / static_cast<double>(s.cpus.size());
+    // "Saturated" only at the threshold; on the ramp below it, "near saturation".
     if (s.cpus.size() > 1 && mean < 1 - 2 * t.cpu_idle_max)
-      r.evidence.push_back(CpuName(cpu->cpu) + " saturated while the " + std::to_string(s.cpus.size()) +
+      r.evidence.push_back(CpuName(cpu->cpu) + (cpu->busy >= 1 - t.cpu_idle_max ? " saturated" : " near saturation") +
+                           " (" + FormatPercent(cpu->busy) + " busy, saturated from " +
+                           FormatPercent(1 - t.cpu_idle_max) + ") while the " + std::to_string(s.cpus.size()) +
                            " CPUs average " + FormatPercent(mean) + " busy");
   }
   if (s.ladder.first_losing == Rung::kNic || s.ladder.first_losing == Rung::kBacklog)
@@ -268,8 +284,9 @@ RuleResult InterruptRule(const Signals& s, const VerdictThresholds& t) {
 }
 
 // The lowest idle of the CPUs serving `n` (every CPU when it reports none),
-// and whether all of them were measured by the soaker.
-double PathIdle(const Signals& s, const NicSignal& n, bool* soaker) {
+// and whether all of them were measured by the soaker; nullopt when no CPU
+// was measured this window (an idle CPU is then not known, never assumed).
+std::optional<double> PathIdle(const Signals& s, const NicSignal& n, bool* soaker) {
   double idle = 1;
   *soaker = true;
   bool any = false;
@@ -280,33 +297,39 @@ double PathIdle(const Signals& s, const NicSignal& n, bool* soaker) {
     *soaker = *soaker && c.busy_from_soaker;
     any = true;
   }
-  if (!any) *soaker = false;
+  if (!any) {
+    *soaker = false;
+    return std::nullopt;
+  }
   return idle;
 }
 
-std::string BusSentence(const NicSignal& n, double idle, bool soaker) {
+std::string BusSentence(const NicSignal& n, std::optional<double> idle, bool soaker) {
   std::string s = NicName(n) + ": bus path " + Printf("%.0f %%", *n.bus_utilisation * 100) + " of " + n.bus_bottleneck;
   if (!n.bus_link.empty()) s += " (" + n.bus_link + ")";
-  return s + " with " + Printf("%.0f %%", idle * 100) + " CPU idle" + (soaker ? "" : " (accounting)");
+  if (!idle) return s + " with no CPU measured";
+  return s + " with " + Printf("%.0f %%", *idle * 100) + " CPU idle" + (soaker ? "" : " (accounting)");
 }
 
 RuleResult BusRule(const Signals& s, const VerdictThresholds& t) {
   RuleResult r;
   const NicSignal* best = nullptr;
-  double best_idle = 0;
+  std::optional<double> best_idle;
   bool best_soaker = false;
   r.score = 0;
   for (const NicSignal& n : s.nics) {
     if (!n.bus_utilisation) continue;
     bool soaker = false;
-    double idle = PathIdle(s, n, &soaker);
+    std::optional<double> idle = PathIdle(s, n, &soaker);
     if (n.bus_emulated) {
       r.evidence.push_back(BusSentence(n, idle, soaker) +
                            ": an emulated (hypervisor) link, not a physical limit: never a bus verdict");
       continue;
     }
     double util = Ramp(*n.bus_utilisation, t.bus_utilisation_min - 0.1, t.bus_utilisation_min);
-    double idle_f = Ramp(idle, t.bus_cpu_idle_min - 0.1, t.bus_cpu_idle_min) * (soaker ? 1 : kAccountingIdleWeight);
+    // Unmeasured CPUs are not idle ones: no bus score without them.
+    double idle_f =
+        idle ? Ramp(*idle, t.bus_cpu_idle_min - 0.1, t.bus_cpu_idle_min) * (soaker ? 1 : kAccountingIdleWeight) : 0;
     double drops = n.nic_drops_per_second > t.drop_floor_per_second ? 1.0 : kBusNoDrops;
     double score = util * idle_f * drops;
     if (!best || score > r.score || (score == r.score && *n.bus_utilisation > *best->bus_utilisation)) {
@@ -320,14 +343,17 @@ RuleResult BusRule(const Signals& s, const VerdictThresholds& t) {
   r.resource = !best->bus_segment.empty() && best->bus_link_nics > 1 ? "segment " + best->bus_segment : NicName(*best);
   r.evidence.insert(r.evidence.begin(), BusSentence(*best, best_idle, best_soaker));
   if (best->nic_drops_per_second > t.drop_floor_per_second) {
-    r.evidence.insert(r.evidence.begin() + 1, NicName(*best) + ": NIC drops (missed, fifo, no-buffer) " +
+    r.evidence.insert(r.evidence.begin() + 1, NicName(*best) + ": NIC drops (its driver's loss counters) " +
                                                   FormatRate(best->nic_drops_per_second) + " packets/s");
   } else if (*best->bus_utilisation >= t.bus_utilisation_min) {
     r.caveats.push_back("bus: " + NicName(*best) + " is busy on the bus but loses nothing at the NIC");
   }
-  if (best_idle < t.bus_cpu_idle_min && *best->bus_utilisation >= t.bus_utilisation_min)
-    r.caveats.push_back("bus: the CPUs serving " + NicName(*best) + " have only " + FormatPercent(best_idle) +
+  if (!best_idle) {
+    r.caveats.push_back("bus: no CPU was measured this window, so none is known to be idle");
+  } else if (*best_idle < t.bus_cpu_idle_min && *best->bus_utilisation >= t.bus_utilisation_min) {
+    r.caveats.push_back("bus: the CPUs serving " + NicName(*best) + " have only " + FormatPercent(*best_idle) +
                         " idle left, under " + FormatPercent(t.bus_cpu_idle_min));
+  }
   if (best_soaker == false && r.score > 0)
     r.caveats.push_back("bus: CPU idle from accounting only (hidden time would not show)");
   return r;
@@ -354,10 +380,14 @@ RuleResult NoneRule(const Signals& s, const VerdictThresholds& t) {
     double limit = busiest->busy_from_soaker ? 1 - t.cpu_idle_max : t.busy_min_for_none;
     score = std::min(score, Below(busiest->busy, limit));
     std::string line = "busiest " + CpuSentence(*busiest);
+    // The limit named with where it comes from: the two differ on purpose.
+    std::string named = FormatPercent(limit) + (busiest->busy_from_soaker
+                                                    ? " busy (saturated: under verdict.cpu_idle_max delivered idle)"
+                                                    : " busy (verdict.busy_min_for_none: accounting alone hides time)");
     if (busiest->busy >= limit) {
-      r.caveats.push_back("none: " + line + ": not under " + FormatPercent(limit));
+      r.caveats.push_back("none: " + line + ": not under " + named);
     } else {
-      r.evidence.push_back(line + ": under " + FormatPercent(limit));
+      r.evidence.push_back(line + ": under " + named);
     }
   }
   for (const ThreadSignal& th : s.threads) {
@@ -410,6 +440,16 @@ std::string CpuSentence(const CpuSignal& c) {
   }
   if (c.steal >= 0.05) s += ", " + FormatPercent(c.steal) + " steal (counted as busy)";
   return s;
+}
+
+std::string OffPathSentence(const Signals& s) {
+  if (s.off_path_packets_per_second < kOffPathShownPerSecond ||
+      s.off_path_packets_per_second <= s.offered_packets_per_second)
+    return "";
+  return "load: " + s.off_path_busiest + " received " + FormatRate(s.off_path_packets_per_second) +
+         " packets/s, off the packet path: not counted as offered load (the packet path is every interface but "
+         "loopback; verdict.packet_path_interfaces names the interfaces to count, and over lo an echo's request "
+         "and reply are both received)";
 }
 
 std::string LadderSentence(const LadderSignal& l) {

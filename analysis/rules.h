@@ -46,6 +46,12 @@ double CpuSaturation(const CpuSignal& c, const VerdictThresholds& t);
 std::string CpuSentence(const CpuSignal& c);
 // "losses at the socket rung: 122 datagrams/s", or every rung's rate when none loses.
 std::string LadderSentence(const LadderSignal& l);
+// Said when the interfaces off the packet path received more than the packet
+// path was offered (and at least kOffPathShownPerSecond): "load: lo received
+// 12.3 k packets/s, off the packet path: not counted as offered load ...".
+// Empty otherwise.
+inline constexpr double kOffPathShownPerSecond = 100;
+std::string OffPathSentence(const Signals& s);
 
 // Number formatting shared by the rules: 0.81 -> "81.0 %", 122.4 -> "122",
 // 31200 -> "31.2 k", 2.25 -> "2.2" (plain printf rounding).

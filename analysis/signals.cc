@@ -221,11 +221,20 @@ Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, c
 
   std::map<std::string, std::set<int>> queue_cpus = QueueCpus(prev, cur);
   std::vector<NicSignal> physical, virtual_nics;
+  double busiest_off_path = 0;
   for (const NicWindow& nw : w.nics) {
     NicSignal n;
     n.interface = nw.interface;
     const NetDev* dev = FindDev(cur, nw.interface);
-    if (!OnPacketPath(o, nw.interface, dev)) continue;
+    if (!OnPacketPath(o, nw.interface, dev)) {
+      double rx_off = std::max(0.0, Finite(nw.rx_packets_per_second));
+      if (s.off_path_busiest.empty() || rx_off > busiest_off_path) {
+        s.off_path_busiest = nw.interface;
+        busiest_off_path = rx_off;
+      }
+      s.off_path_packets_per_second += rx_off;
+      continue;
+    }
     if (dev) n.device = dev->pci_device;
     n.rx_packets_per_second = std::max(0.0, Finite(nw.rx_packets_per_second));
     n.tx_packets_per_second = std::max(0.0, Finite(nw.tx_packets_per_second));

@@ -142,6 +142,11 @@ struct Signals {
   double received_packets_per_second = 0;   // NIC rx packets
   double offered_packets_per_second = 0;    // received + NIC-rung drops (what reached the box)
   double delivered_packets_per_second = 0;  // what the applications got: received - backlog - socket drops
+  // Received on the interfaces left off the packet path (loopback unless
+  // packet_path_interfaces names it), and the busiest of them: load the
+  // verdict does not count, said when it is most of what arrived.
+  double off_path_packets_per_second = 0;
+  std::string off_path_busiest;
   // The packet path's CPUs, sorted: where the target threads (the sockets'
   // readers) ran, and where receive processing ran (the NICs' queue CPUs and
   // CPUs whose softnet handled at least kRxCpuShare of the packets).

@@ -28,7 +28,8 @@ bool ParseBound(std::string_view s, Bound* out) {
   return false;
 }
 
-Verdict Classify(const Signals& s, const VerdictThresholds& t) {
+namespace {
+Verdict ClassifyRules(const Signals& s, const VerdictThresholds& t) {
   std::span<const Rule> rules = VerdictRules();
   std::vector<RuleResult> results;
   results.reserve(rules.size());
@@ -83,6 +84,15 @@ Verdict Classify(const Signals& s, const VerdictThresholds& t) {
     for (const std::string& e : results[i].evidence) v.evidence.push_back(std::string(rules[i].name) + ": " + e);
     for (const std::string& c : results[i].caveats) v.reasons.push_back(c);
   }
+  return v;
+}
+
+}  // namespace
+
+Verdict Classify(const Signals& s, const VerdictThresholds& t) {
+  Verdict v = ClassifyRules(s, t);
+  // Whatever the label: load that went where the verdict does not look.
+  if (std::string off = OffPathSentence(s); !off.empty()) v.evidence.push_back(std::move(off));
   return v;
 }
 

@@ -44,7 +44,7 @@ ControlResponse HandleControlRequest(const ControlRequest& req, RunTracker* runs
     if (!s.ok()) return Error(s.message());
     ControlResponse r;
     r.ok = true;
-    r.body = FinishedRunText(run, segments, loss);
+    r.body = FinishedRunText(run, segments, loss) + StoredRunLine(*runs, req.args[0]);
     if (runs->unsaved())
       r.body += "warning: the run store cannot be written (" + runs->store_path() +
                 "); the run is kept in memory and retried\n";
@@ -65,6 +65,21 @@ ControlResponse HandleControlRequest(const ControlRequest& req, RunTracker* runs
   }
   r.body += "store\t" + (runs->has_store() ? runs->store_path() : std::string("(memory only)")) + "\n";
   return r;
+}
+
+std::string StoredRunLine(const RunTracker& runs, const std::string& name) {
+  if (!runs.has_store()) return "not stored (no run store)\n";
+  const std::string path = runs.store_path();
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  // Single-quoted for a shell, a quote inside closed, escaped and reopened.
+  auto quote = [](const std::string& v) {
+    std::string q = "'";
+    for (char c : v) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+  };
+  return "stored in " + path + "; again: bottleneckd report --path.state=" + quote(dir) + " --run " + quote(name) +
+         "\n";
 }
 
 std::unique_ptr<RunStore> OpenDaemonRunStore(const Config& config) {

@@ -75,8 +75,7 @@ constexpr Command kCommands[] = {
      "early and keeps the samples so far."},
     {"run", kRun,
      "Run CMD as a named run of the daemon (or, with no daemon, sample in-process) and print its verdict. Exits "
-     "with CMD's exit code (125: bottleneckd failed, 126: CMD cannot run, 127: CMD not found). Usage: "
-     "bottleneckd run [--name N] [flags] -- CMD [ARGS...]",
+     "with CMD's exit code (125: bottleneckd failed, 126: CMD cannot run, 127: CMD not found).",
      "-- CMD [ARGS...]", "the command to run as the run (its own flags stay its own)"},
     {"pcap", kPcap,
      "Analyse captures (pcap, pcapng; - is standard input): applied vs echoed rate, loss per flow, turnaround, "
@@ -123,6 +122,27 @@ constexpr const char* kDescription =
     "interrupt- or bus-bound (or waiting: losing while its threads wait below 100 % utilisation), and serves "
     "it all as Prometheus metrics.";
 constexpr const char* kSignals = "Signals: SIGHUP reloads the config file, SIGTERM/SIGINT stop.";
+// The top level's first lines for a new user: the two things people come for.
+constexpr const char* kStartHere =
+    "Start here:\n"
+    "  bottleneckd                                   serve this host's metrics and verdict on :9858\n"
+    "  bottleneckd run --name trial -- ./benchmark   a benchmark as a named run, its verdict at the end\n"
+    "  bottleneckd report --run trial                that run again: verdict, evidence, sweep table\n";
+
+// A command whose operands come after `--` (run): CLI11 never sees them, so
+// its usage line is given them here, the one usage line of the command's help.
+class OperandsFormatter : public CLI::Formatter {
+ public:
+  explicit OperandsFormatter(std::string operands) : operands_(std::move(operands)) { column_width(30); }
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    std::string u = CLI::Formatter::make_usage(app, std::move(name));
+    size_t end = u.find_last_not_of('\n');
+    return u.substr(0, end + 1) + " " + operands_ + u.substr(end + 1);
+  }
+
+ private:
+  std::string operands_;
+};
 const std::vector<std::string> kFormats = {"text", "json", "html"};
 const std::vector<std::string> kLogLevels = {"debug", "info", "warn", "error"};
 
@@ -376,7 +396,7 @@ std::unique_ptr<CLI::App> BuildApp(State* st) {
   app->allow_extras();  // reported by ParseFlags with the command they were given to
   app->get_formatter()->column_width(30);
   AddSpecs(app.get(), kTopLevel, true, st);
-  app->footer(CollectorsFooter() + "\n" + kSignals + "\n");
+  app->footer(std::string(kStartHere) + "\n" + CollectorsFooter() + "\n" + kSignals + "\n");
   for (const Command& c : kCommands) {
     CLI::App* sub = app->add_subcommand(c.name, c.summary);
     sub->allow_extras();
@@ -386,7 +406,10 @@ std::unique_ptr<CLI::App> BuildApp(State* st) {
           "FILE", [st](const std::vector<std::string>& v) { st->f->pcap_files = v; }, c.operands_help);
     }
     std::string footer;  // a subcommand inherits the top level's otherwise
-    if (c.mode == kRun) footer = std::string("After `--`: CMD [ARGS...], ") + c.operands_help + ".\n\n";
+    if (c.mode == kRun) {
+      sub->formatter(std::make_shared<OperandsFormatter>(c.operands));
+      footer = std::string("After `--`: CMD [ARGS...], ") + c.operands_help + ".\n\n";
+    }
     if (c.mode == kRecord || c.mode == kRun) footer += CollectorsFooter();
     sub->footer(footer);
   }

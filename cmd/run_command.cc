@@ -163,7 +163,7 @@ int RunCommand(const Config& config, const Flags& flags) {
       return code;
     }
     text = FinishedRunText(run, segments, config.verdict.loss());
-    text += tracker->has_store() ? "stored in " + tracker->store_path() + "\n" : "not stored (no run store)\n";
+    text += StoredRunLine(*tracker, name);
   } else {
     ControlRequest stop;
     stop.verb = "stop";

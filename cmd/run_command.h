@@ -32,6 +32,11 @@ ControlResponse HandleControlRequest(const ControlRequest& req, RunTracker* runs
 // what it recovered; null, with the reason logged, when it cannot.
 std::unique_ptr<RunStore> OpenDaemonRunStore(const Config& config);
 
+// The last line of a finished run's text: where it is stored and the command
+// that reports it again from there ("stored in DIR/runs.db; again: bottleneckd
+// report --path.state=DIR --run 'NAME'"), or that it is not stored.
+std::string StoredRunLine(const RunTracker& runs, const std::string& name);
+
 // `bottleneckd run`: returns the process's exit code.
 int RunCommand(const Config& config, const Flags& flags);
 

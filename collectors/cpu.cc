@@ -164,7 +164,7 @@ Status CpuCollector::Collect(const HostFs& fs, HostReadings* out) {
   Status s = fs.ReadProc("stat", &buf_);
   if (!s.ok()) {
     out->stat.reset();
-    return s;
+    return s.IsNotFound() ? fs.MissingProcFiles(fs.ProcPath("stat")) : s;
   }
   // A recycled Sample keeps its cpus vector.
   ProcStat& stat = out->stat ? *out->stat : out->stat.emplace();

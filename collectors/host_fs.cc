@@ -136,6 +136,16 @@ bool HostFs::live() const { return roots_.procfs == "/proc" && roots_.sysfs == "
 std::string HostFs::ProcPath(std::string_view rel) const { return Join(roots_.procfs, rel); }
 std::string HostFs::SysPath(std::string_view rel) const { return Join(roots_.sysfs, rel); }
 
+Status HostFs::MissingProcFiles(const std::string& paths) const {
+  return Status::NotFound(paths + " absent: every Linux kernel has it; is " + roots_.procfs +
+                          " a procfs (--path.procfs)?");
+}
+
+Status HostFs::MissingSysFiles(const std::string& paths) const {
+  return Status::NotFound(paths + " absent: every Linux kernel has it; is " + roots_.sysfs +
+                          " a sysfs (--path.sysfs)?");
+}
+
 Status HostFs::ReadProc(std::string_view rel, std::string* out) const {
   return ReadFile(ProcPath(rel), out, kMaxProcBytes, /*whole=*/true, Cap::kError, !Unterminated(rel));
 }

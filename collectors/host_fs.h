@@ -108,6 +108,14 @@ class HostFs {
   std::string ProcPath(std::string_view rel) const;
   std::string SysPath(std::string_view rel) const;
 
+  // The error for files every Linux kernel bottleneckd runs on has (paths, one
+  // or more, as ProcPath/SysPath wrote them): their absence says the root is
+  // wrong (a --path.procfs or --path.sysfs that is no procfs or sysfs), not
+  // that this kernel lacks them. "not supported" is kept for what kernels
+  // genuinely lack (no PCI bus, no PSI, no netstat on stripped kernels).
+  Status MissingProcFiles(const std::string& paths) const;
+  Status MissingSysFiles(const std::string& paths) const;
+
  private:
   HostRoots roots_;
 };

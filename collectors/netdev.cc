@@ -250,7 +250,7 @@ Status NetdevCollector::Collect(const HostFs& fs, HostReadings* out) {
   out->netdev.reset();
   BN_RETURN_IF_ERROR(init_status_);
   Status s = fs.ListSys("class/net", &ifnames_);
-  if (s.IsNotFound()) return Status::NotSupported(s.message());
+  if (s.IsNotFound()) return fs.MissingSysFiles(fs.SysPath("class/net"));
   BN_RETURN_IF_ERROR(s);
 
   ++tick_;

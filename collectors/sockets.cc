@@ -158,7 +158,7 @@ Status SocketsCollector::Collect(const HostFs& fs, HostReadings* out) {
   }
   if (!any_file) {
     out->sockets.reset();
-    return Status::NotSupported(fs.ProcPath("net/snmp") + " and " + fs.ProcPath("net/netstat") + " are absent");
+    return fs.MissingProcFiles(fs.ProcPath("net/snmp") + " and " + fs.ProcPath("net/netstat"));
   }
   // Drop tables a recycled Sample held that this tick's files no longer have.
   std::erase_if(stats.tables, [&](const SnmpTable& t) {

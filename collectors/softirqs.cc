@@ -144,7 +144,7 @@ Status SoftirqsCollector::Collect(const HostFs& fs, HostReadings* out) {
   Status s1 = ReadPart(fs, "softirqs", ParseProcSoftirqs, &buf_, &out->softirqs, &have_softirqs);
   Status s2 = ReadPart(fs, "net/softnet_stat", ParseSoftnetStat, &buf_, &out->softnet, &have_softnet);
   if (!have_softirqs && !have_softnet) {
-    return Status::NotSupported(fs.ProcPath("softirqs") + " and " + fs.ProcPath("net/softnet_stat") + " are absent");
+    return fs.MissingProcFiles(fs.ProcPath("softirqs") + " and " + fs.ProcPath("net/softnet_stat"));
   }
   return s1.ok() ? s2 : s1;
 }

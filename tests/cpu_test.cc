@@ -297,6 +297,11 @@ TEST(CpuCollectorTest, MissingStatIsReturned) {
   Sample s;
   Status st = c.Collect(fs, &s);
   EXPECT_TRUE(st.IsNotFound()) << st.ToString();
+  // The path and the likely cause: a root that is no procfs.
+  EXPECT_NE(st.message().find(dir.path() + "/proc/stat absent: every Linux kernel has it; is " + dir.path() +
+                              "/proc a procfs (--path.procfs)?"),
+            std::string::npos)
+      << st.message();
   EXPECT_FALSE(s.stat.has_value());
   EXPECT_FALSE(s.cpu_pressure.has_value());
 }

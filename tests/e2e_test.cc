@@ -110,6 +110,9 @@ TEST(DaemonHttp, EndpointsAndMethods) {
   // Exact paths: civetweb's handlers match prefixes, the daemon does not.
   for (const char* path : {"/metricsXYZ", "/metrics/", "/metrics/anything", "/healthz/x", "/healthzz"})
     EXPECT_EQ(d.Get(path).status, 404) << path;
+  // A percent-encoded NUL does not cut the path short (it was served as /metrics).
+  for (const char* path : {"/metrics%00", "/metrics%00/../../etc/passwd", "/healthz%00.html", "/%00"})
+    EXPECT_EQ(d.Get(path).status, 404) << path;
   EXPECT_EQ(HttpRequest(d.port(), "HEAD", "/metrics/x").status, 404);
   EXPECT_EQ(d.Get("/metrics?name=x").status, 200) << "a query string is not part of the path";
   EXPECT_EQ(HttpRequest(d.port(), "POST", "/metrics").status, 405);

@@ -552,13 +552,19 @@ TEST(InterruptsCollectorTest, AGarbledIrqAttributeIsAReadIssueNotASilentGap) {
   EXPECT_EQ(s.interrupts->lines.size(), 1u);
 }
 
-TEST(InterruptsCollectorTest, MissingFileIsNotSupported) {
+// Every Linux kernel has /proc/interrupts: its absence is a wrong root, an
+// error naming the path (it was "not supported", a success, before).
+TEST(InterruptsCollectorTest, MissingFileIsAnErrorNamingThePath) {
   SysTree t;
   t.Virtual("lo");
   HostFs fs(t.roots());
   InterruptsCollector c;
   Sample s;
-  EXPECT_TRUE(c.Collect(fs, &s).IsNotSupported());
+  Status st = c.Collect(fs, &s);
+  EXPECT_TRUE(st.IsNotFound()) << st.ToString();
+  EXPECT_NE(st.message().find(fs.ProcPath("interrupts") + " absent: every Linux kernel has it"), std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("--path.procfs"), std::string::npos) << st.message();
   EXPECT_FALSE(s.interrupts.has_value());
 }
 

@@ -77,19 +77,30 @@ TEST(LandingPage, VerdictHistoryAndReportLinkWithARunStore) {
   VerdictHistory history;
   // 2026-12-01 10:00:00 and 10:01:00 UTC.
   history.windows = {Window(1796119200, Bound::kCpu, "thread <udpecho>", 0.91),
-                     Window(1796119260, Bound::kBus, "em0 (0000:02:01.0)", 0.7)};
+                     Window(1796119260, Bound::kBus, "em0 (0000:02:01.0)", 0.7),
+                     Window(1796119320, Bound::kUndetermined, "", 0.1)};
+  history.windows[0].verdict.evidence = {"cpu: thread udpecho at 99.6 % of cpu1"};
+  history.windows[2].verdict.evidence = {"none: no rung loses packets"};
+  history.windows[2].verdict.reasons = {"weak evidence: no rule scored 0.50 or more", "cpu: no CPU saturated"};
   std::string h = RenderLandingPage(nullptr, Build(), &history);
   EXPECT_NE(h.find("<a href=\"/report\">"), std::string::npos);
   EXPECT_NE(h.find("<h2>Verdicts, the last hour</h2>"), std::string::npos);
+  // Each row says why: its strongest evidence, or an undetermined one's
+  // first reason (a row read "undetermined" and nothing more before).
   size_t first = h.find(
       "<tr data-label=\"cpu\"><td>10:00:00</td><td>10:01:00</td><td><b>cpu</b> thread "
-      "&lt;udpecho&gt;</td><td>0.91</td></tr>");
+      "&lt;udpecho&gt;</td><td>0.91</td><td>cpu: thread udpecho at 99.6 % of cpu1</td></tr>");
   size_t second = h.find(
       "<tr data-label=\"bus\"><td>10:01:00</td><td>10:02:00</td><td><b>bus</b> em0 "
-      "(0000:02:01.0)</td><td>0.70</td></tr>");
+      "(0000:02:01.0)</td><td>0.70</td><td>(no evidence stored)</td></tr>");
+  size_t third = h.find(
+      "<tr data-label=\"undetermined\"><td>10:02:00</td><td>10:03:00</td><td><b>undetermined</b></td>"
+      "<td>0.10</td><td>weak evidence: no rule scored 0.50 or more</td></tr>");
   ASSERT_NE(first, std::string::npos) << h;
   ASSERT_NE(second, std::string::npos) << h;
+  ASSERT_NE(third, std::string::npos) << h;
   EXPECT_LT(first, second);  // oldest first, as given
+  EXPECT_LT(second, third);
 
   history.windows.clear();
   h = RenderLandingPage(nullptr, Build(), &history);

@@ -369,13 +369,21 @@ TEST_F(NetdevTreeTest, InvalidPatternFailsCollectWithoutThrowing) {
   EXPECT_FALSE(s.netdev.has_value());
 }
 
-TEST_F(NetdevTreeTest, MissingClassNetIsNotSupported) {
+// Every Linux kernel has /sys/class/net (lo at least): its absence is a wrong
+// --path.sysfs, an error naming the path (it was "not supported" before, and a
+// sysfs root with no NICs logged nothing at all).
+TEST_F(NetdevTreeTest, MissingClassNetIsAnErrorNamingThePath) {
   HostRoots r = Roots();
   r.sysfs = dir_.path() + "/nosys";
   HostFs fs(r);
   NetdevCollector c{NetdevOptions{}};
   Sample s;
-  EXPECT_TRUE(c.Collect(fs, &s).IsNotSupported());
+  Status st = c.Collect(fs, &s);
+  EXPECT_TRUE(st.IsNotFound()) << st.ToString();
+  EXPECT_NE(st.message().find(dir_.path() + "/nosys/class/net absent: every Linux kernel has it; is " + dir_.path() +
+                              "/nosys a sysfs (--path.sysfs)?"),
+            std::string::npos)
+      << st.message();
   EXPECT_FALSE(s.netdev.has_value());
 }
 

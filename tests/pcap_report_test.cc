@@ -37,7 +37,6 @@ struct Json {
 
   const Json& operator[](const std::string& key) const;
   const Json& operator[](size_t i) const;
-  bool has(const std::string& key) const;
 };
 
 const Json& Json::operator[](const std::string& key) const {
@@ -53,7 +52,6 @@ const Json& Json::operator[](size_t i) const {
   ADD_FAILURE() << "no item " << i;
   return none;
 }
-bool Json::has(const std::string& key) const { return std::find(keys.begin(), keys.end(), key) != keys.end(); }
 
 class JsonParser {
  public:

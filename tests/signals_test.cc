@@ -9,6 +9,9 @@
 #include <cmath>
 #include <limits>
 
+#include "analysis/rules.h"
+#include "analysis/verdict.h"
+
 namespace bottleneckd {
 namespace {
 
@@ -407,6 +410,31 @@ TEST(ExtractSignals, LoopbackIsNotOfferedLoad) {
   EXPECT_EQ(s.nics[0].interface, "veth0");
   EXPECT_DOUBLE_EQ(s.received_packets_per_second, 20000);
   EXPECT_DOUBLE_EQ(s.offered_packets_per_second, 20000);
+}
+
+// A benchmark over loopback with the default packet path: the load is not
+// counted, and the verdict's evidence says where it went (it said nothing: an
+// offered 0.0 kpps and an MLFRR of 0 were all a user saw).
+TEST(ExtractSignals, LoadOffThePacketPathIsSaid) {
+  Window w;
+  w.seconds = 1;
+  w.nics = {Nic("lo", 48000, 48000), Nic("veth0", 20, 20)};
+  Sample cur;
+  cur.netdev = std::vector<NetDev>{Dev("veth0", "")};
+  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  EXPECT_DOUBLE_EQ(s.offered_packets_per_second, 20);
+  EXPECT_DOUBLE_EQ(s.off_path_packets_per_second, 48000);
+  EXPECT_EQ(s.off_path_busiest, "lo");
+  Verdict v = Classify(s, VerdictThresholds{});
+  bool said = false;
+  for (const std::string& e : v.evidence)
+    said =
+        said || e.rfind("load: lo received 48.0 k packets/s, off the packet path: not counted as offered load", 0) == 0;
+  EXPECT_TRUE(said) << ::testing::PrintToString(v.evidence);
+  // A daemon's own scrapes over lo beside real load are not worth a sentence.
+  w.nics = {Nic("lo", 60, 60), Nic("veth0", 20000, 19000)};
+  Signals quiet = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  EXPECT_EQ(OffPathSentence(quiet), "");
 }
 
 // An echo test over loopback: naming lo puts it on the packet path (and

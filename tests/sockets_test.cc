@@ -245,13 +245,18 @@ TEST(SocketsCollectorTest, MissingSnmpUsesNetstat) {
   ExpectTables(*s.sockets, {{"TcpExt", {{"ListenDrops", 2}, {"TCPBacklogDrop", 3}}}});
 }
 
-TEST(SocketsCollectorTest, BothMissingIsNotSupported) {
+// Both files absent is a wrong root (every Linux kernel has them): an error
+// naming the paths, where it was "not supported" (a success) before.
+TEST(SocketsCollectorTest, BothMissingIsAnErrorNamingThePaths) {
   testing::TempDir dir;
   dir.Write("proc/stat", "cpu 1 1 1 1\n");
   SocketsCollector c;
   Sample s;
   Status st = c.Collect(HostFs(TempRoots(dir)), &s);
-  EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
+  EXPECT_TRUE(st.IsNotFound()) << st.ToString();
+  EXPECT_NE(st.message().find("absent: every Linux kernel has it; is " + dir.path() + "/proc a procfs"),
+            std::string::npos)
+      << st.message();
   EXPECT_FALSE(s.sockets.has_value());
 }
 

@@ -265,13 +265,18 @@ TEST(SoftirqsCollectorTest, MissingSoftirqsFillsSoftnet) {
   EXPECT_EQ(s.softnet->size(), 2u);
 }
 
-TEST(SoftirqsCollectorTest, BothMissingIsNotSupported) {
+// Both files absent is a wrong root (every Linux kernel has them): an error
+// naming the paths, where it was "not supported" (a success) before.
+TEST(SoftirqsCollectorTest, BothMissingIsAnErrorNamingThePaths) {
   testing::TempDir dir;
   dir.Write("proc/stat", "cpu 1 1 1 1\n");
   SoftirqsCollector c;
   Sample s;
   Status st = c.Collect(HostFs(TempRoots(dir)), &s);
-  EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
+  EXPECT_TRUE(st.IsNotFound()) << st.ToString();
+  EXPECT_NE(st.message().find("absent: every Linux kernel has it; is " + dir.path() + "/proc a procfs"),
+            std::string::npos)
+      << st.message();
   EXPECT_FALSE(s.softirqs.has_value());
   EXPECT_FALSE(s.softnet.has_value());
 }

@@ -258,10 +258,13 @@ class ReportHandler : public ReadOnlyHandler {
   RunReportSource runs_;
 };
 
-// civetweb options: the limits in the header's "Hostile clients" note.
+// civetweb options: the limits in the header's "Hostile clients" note. The
+// path is not percent-decoded: every path served is plain ASCII, and a decoded
+// %00 ended civetweb's copy of the path early, so /metrics%00/../../etc/passwd
+// was served as /metrics (it is 404 now, like any path not served).
 constexpr const char* kLimits[] = {
-    "num_threads",    "256", "request_timeout_ms", "1000", "connection_queue",  "256",
-    "listen_backlog", "512", "max_request_size",   "8192", "enable_keep_alive", "no",
+    "num_threads",      "256",  "request_timeout_ms", "1000", "connection_queue", "256", "listen_backlog", "512",
+    "max_request_size", "8192", "enable_keep_alive",  "no",   "decode_url",       "no",
 };
 
 }  // namespace

@@ -79,7 +79,8 @@ void AppendVerdict(const Snapshot& snap, std::string* h) {
 }
 
 // The last hour's window runs, one row each: when (UTC), the verdict, its
-// confidence.
+// confidence, and why: the first reason of an undetermined one (else its
+// strongest evidence), so no row says "undetermined" and nothing more.
 void AppendHistory(const VerdictHistory& history, std::string* h) {
   *h += "<h2>Verdicts, the last hour</h2>\n";
   if (!history.error.empty()) {
@@ -90,7 +91,9 @@ void AppendHistory(const VerdictHistory& history, std::string* h) {
     *h += "<p>No window run ended in the last hour (runs.window sets their length).</p>\n";
     return;
   }
-  *h += "<table class=\"history\"><tr><th>from (UTC)</th><th>to</th><th>verdict</th><th>confidence</th></tr>\n";
+  *h +=
+      "<table class=\"history\"><tr><th>from (UTC)</th><th>to</th><th>verdict</th><th>confidence</th>"
+      "<th>why</th></tr>\n";
   for (const RunReport& r : history.windows) {
     char from[32], to[32], conf[32];
     time_t a = static_cast<time_t>(r.start), b = static_cast<time_t>(r.end);
@@ -102,8 +105,10 @@ void AppendHistory(const VerdictHistory& history, std::string* h) {
     std::snprintf(conf, sizeof conf, "%.2f", r.verdict.confidence);
     *h += "<tr data-label=\"" + std::string(BoundName(r.verdict.label)) + "\"><td>" + from + "</td><td>" + to +
           "</td><td><b>" + BoundName(r.verdict.label) + "</b>" +
-          (r.verdict.resource.empty() ? "" : " " + HtmlEscape(r.verdict.resource)) + "</td><td>" + conf +
-          "</td></tr>\n";
+          (r.verdict.resource.empty() ? "" : " " + HtmlEscape(r.verdict.resource)) + "</td><td>" + conf + "</td><td>";
+    const std::vector<std::string>& why =
+        r.verdict.label == Bound::kUndetermined && !r.verdict.reasons.empty() ? r.verdict.reasons : r.verdict.evidence;
+    *h += (why.empty() ? std::string("(no evidence stored)") : HtmlEscape(why.front())) + "</td></tr>\n";
   }
   *h += "</table>\n";
 }

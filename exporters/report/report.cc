@@ -54,7 +54,10 @@ Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, co
   q.limit = 1;
   std::vector<RunReport> found;
   BN_RETURN_IF_ERROR(store->ListRuns(q, &found));
-  if (found.empty()) return Status::NotFound("no run named '" + run + "' in " + store->path());
+  if (found.empty())
+    return Status::NotFound("no run named '" + run + "' in " + store->path() +
+                            " (a daemon with another state directory keeps its runs there: --path.state=DIR; "
+                            "bottleneckd run prints where it stored its run)");
   RunQuery segs;
   segs.parent_id = found[0].id;
   segs.limit = 0;

@@ -172,7 +172,7 @@ if grep -q "measured by eBPF" "$INTEG_TMP/report.txt"; then
 else
   integ_fail "the run's report does not say 'measured by eBPF'"
 fi
-if grep -q "raised by no queue interrupt here (RPS/RFS)" "$INTEG_TMP/report.txt"; then
+if grep -q "raised by no queue interrupt here (RPS/RFS steering" "$INTEG_TMP/report.txt"; then
   integ_pass "the evidence charges cpu$MEASURED_CPU's RPS work to no NIC queue"
 else
   integ_fail "the run's report does not say cpu$MEASURED_CPU's network softirq was raised by no queue interrupt"

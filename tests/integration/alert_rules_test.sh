@@ -27,6 +27,18 @@ if out="$(cd "$SRC/tests/prometheus" && promtool test rules alerts_test.yml 2>&1
 else
   integ_fail "promtool test rules: $out"
 fi
+# Every alert has a runbook_url into docs/runbook.md, at a section that exists.
+alerts=$(grep -c '^ *- alert:' "$RULES")
+urls=$(grep -c '^ *runbook_url: "file:///usr/share/doc/bottleneckd/runbook.md#' "$RULES")
+missing=""
+for a in $(sed -n 's/^ *runbook_url: ".*#\(.*\)"$/\1/p' "$RULES"); do
+  grep -qi "^## $a\$" "$SRC/docs/runbook.md" || missing+=" #$a"
+done
+if [ "$alerts" -eq "$urls" ] && [ -z "$missing" ]; then
+  integ_pass "each of the $alerts alerts has a runbook_url into docs/runbook.md"
+else
+  integ_fail "runbook_url: $urls of $alerts alerts; sections missing from docs/runbook.md:$missing"
+fi
 for name in $(grep -o 'bottleneckd_[a-z_]*' "$RULES" | sort -u); do
   if grep -q "\`$name\`" "$SRC/docs/metrics.md"; then
     integ_pass "the rules' metric $name is in docs/metrics.md"

@@ -50,6 +50,18 @@ help_of "bottleneckd pcap" "FILE" "--format" -- pcap --help
 help_of "bottleneckd record" "--out" "--duration" "--collector.NAME" -- record --help
 help_of "bottleneckd calibrate" "--path.state" -- calibrate -h
 help_of "--web.listen-address" "--report" "calibrate" "record" "pcap" "irqtime" -- --help
+# One usage line per help, run's naming what follows `--`; the top level
+# starts a new user off.
+if [ "$("$BIN" run --help | grep -c 'Usage:')" = 1 ] && "$BIN" run --help | grep -q 'Usage: .*run .*-- CMD \[ARGS...\]'; then
+  integ_pass "run --help: one usage line, with -- CMD [ARGS...]"
+else
+  integ_fail "run --help: usage lines: $("$BIN" run --help | grep 'Usage' | tr '\n' ';')"
+fi
+if "$BIN" --help | grep -q '^Start here:' && "$BIN" --help | grep -q 'bottleneckd report --run'; then
+  integ_pass "--help starts a new user off (Start here: serve, run, report)"
+else
+  integ_fail "--help has no 'Start here' examples"
+fi
 # A command's help does not list another's flags.
 if "$BIN" pcap --help | grep -qE -- '--once|--soaker|--capture.interface|--web.listen-address'; then
   integ_fail "pcap --help lists flags that are not pcap's"
@@ -84,6 +96,27 @@ usage_error "run needs a command" run --name x
 usage_error "record needs --out" record
 usage_error "pcap needs capture files" pcap
 usage_error "\`--\` belongs to run" --once -- true
+
+# A wrong root is said per collector, with the path and the flag: an empty
+# --path.procfs fails cpu, interrupts, softirqs and sockets, an empty
+# --path.sysfs fails netdev (they said "ok", or nothing at all, before).
+EMPTY="$INTEG_TMP/empty-root"
+mkdir -p "$EMPTY"
+for root in procfs sysfs; do
+  timeout 20 "$BIN" --config.file=/dev/null --path."$root"="$EMPTY" --once >"$INTEG_TMP/$root.out" \
+    2>"$INTEG_TMP/$root.err"
+  if [ "$root" = procfs ]; then collectors="cpu interrupts softirqs sockets"; else collectors="netdev"; fi
+  for c in $collectors; do
+    if grep 'msg="collector failed"' "$INTEG_TMP/$root.err" | grep "collector=$c " |
+         grep -q "$EMPTY/[a-z/_]* .*absent: every Linux kernel has it; is $EMPTY a $root (--path.$root)?" &&
+       grep -q "^bottleneckd_collector_success{collector=\"$c\"} 0" "$INTEG_TMP/$root.out"; then
+      integ_pass "--path.$root=EMPTY: collector $c fails, naming the path and --path.$root"
+    else
+      integ_fail "--path.$root=EMPTY: collector $c: $(grep "collector=$c " "$INTEG_TMP/$root.err" | head -n 1)" \
+        "success: $(grep "^bottleneckd_collector_success{collector=\"$c\"}" "$INTEG_TMP/$root.out")"
+    fi
+  done
+done
 
 # A usable command line with a config file that is not: exit 1.
 printf 'collectors:\n  frobnicator: {}\n' >"$INTEG_TMP/bad.yaml"

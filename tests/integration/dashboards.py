@@ -110,6 +110,11 @@ def walk_datasources(node, where, problems):
             walk_datasources(v, where, problems)
 
 
+# Gauges that are 0 or 1 (docs/metrics.md): never a share of anything.
+FLAG_METRICS = ("bottleneckd_utilisation_plateau", "bottleneckd_self_limit_exceeded",
+                "bottleneckd_collector_success", "bottleneckd_collector_degraded")
+
+
 def check(src, path):
     problems = []
     name = os.path.relpath(path, src) if path.startswith(src) else path
@@ -207,6 +212,18 @@ def check(src, path):
                     problems.append("%s: %s is no rule of etc/prometheus/bottleneckd-recording.yml" % (tw, m))
                 elif ":" not in m and m not in metrics:
                     problems.append("%s: metric %s is not in docs/metrics.md" % (tw, m))
+            # A 0/1 flag on a panel whose axis is a percentage reads as 0 % or
+            # 100 % of something: it needs its own unit (an override by its
+            # legend or refId).
+            bare = re.fullmatch(r"\s*(bottleneckd_[a-z0-9_]+)(\{[^}]*\})?\s*", expr)
+            if bare and bare.group(1) in FLAG_METRICS and unit == "percentunit":
+                names = {t.get("legendFormat"), t.get("refId")}
+                own_unit = any(o.get("matcher", {}).get("options") in names and
+                               any(pr.get("id") == "unit" for pr in o.get("properties", []))
+                               for o in p.get("fieldConfig", {}).get("overrides", []))
+                if not own_unit:
+                    problems.append("%s: %s is a 0/1 flag drawn on the panel's percent axis: give it its own unit "
+                                    "in an override" % (tw, bare.group(1)))
     if not ids:
         problems.append("%s: no panels" % name)
     return problems
@@ -223,8 +240,27 @@ def prom_get(url, path, params):
     return d["data"]
 
 
-def label_values(url, query, start, end):
-    """Grafana's label_values(METRIC{...}, LABEL) variable query."""
+def label_values(url, query, start, end, regex=""):
+    """Grafana's label_values(METRIC{...}, LABEL) variable query, or
+    query_result(EXPR) with the variable's /regex/ (its first group) applied to
+    each result series as Grafana writes it: name{label="value", ...}."""
+    m = re.fullmatch(r"\s*query_result\((.*)\)\s*", query)
+    if m:
+        data = prom_get(url, "/api/v1/query", {"query": m.group(1), "time": end})
+        pattern = re.compile(regex.strip("/")) if regex else None
+        out = set()
+        for s in data["result"]:
+            labels = s["metric"]
+            text = "%s{%s} %s" % (labels.get("__name__", ""),
+                                  ", ".join('%s="%s"' % (k, v) for k, v in sorted(labels.items()) if k != "__name__"),
+                                  s["value"][1])
+            if pattern is None:
+                out.add(text)
+            else:
+                g = pattern.search(text)
+                if g:
+                    out.add(g.group(1) if g.groups() else g.group(0))
+        return sorted(out)
     m = re.fullmatch(r"\s*label_values\((.*),\s*(\w+)\)\s*", query)
     if not m:
         raise RuntimeError("unsupported variable query %r" % query)
@@ -266,7 +302,7 @@ def query(url, start, end, paths):
                 if vname in ("datasource", "instance"):
                     continue
                 vq = v["query"]["query"] if isinstance(v["query"], dict) else v["query"]
-                opts = label_values(url, substitute(vq, values, span), start, end)
+                opts = label_values(url, substitute(vq, values, span), start, end, v.get("regex", ""))
                 values[vname] = v.get("allValue", ".*") if v.get("includeAll") else (regex_escape(opts[0]) if opts else "")
             for p in all_panels(d):
                 for t in p.get("targets", []):

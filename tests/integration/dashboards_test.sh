@@ -87,6 +87,7 @@ mutate no-datasource-var "no \`datasource\` variable" 'd["templating"]["list"] =
 mutate no-instance-var "no \`instance\` query variable" 'd["templating"]["list"] = [v for v in d["templating"]["list"] if v["name"] != "instance"]'
 mutate undefined-var "undefined variable" 'p[10]["targets"][0]["expr"] += " * $host"'
 mutate no-schema "schemaVersion" 'del d["schemaVersion"]'
+mutate flag-on-percent "0/1 flag drawn on the panel's percent axis" '[o["properties"].__setitem__(slice(None), [x for x in o["properties"] if x["id"] != "unit"]) for q in p if q["title"] == "Verdict scores, confidence and plateau" for o in q["fieldConfig"]["overrides"]]'
 
 if out="$(promtool check rules "$RULES" 2>&1)"; then
   integ_pass "promtool check rules: $(grep -o '[0-9]* rules found' <<<"$out")"
@@ -285,6 +286,31 @@ if [ "$parts_n" -eq 8 ] && [ -n "$worst" ] && integ_num "$(integ_value "$worst")
   integ_pass "CPU time budget panel: its $parts_n stacked parts sum to 100 % on every CPU of the replayed sweep"
 else
   integ_fail "CPU time budget panel: want 8 parts summing to 1 on every CPU, got $parts_n parts, largest miss ${worst:-nothing} from $budget_expr"
+fi
+
+# The CPU variable: the busiest four CPUs over the span (a 128-CPU host draws
+# four panels per CPU row, not 128), here the live host's CPUs, at most four,
+# each one the host has.
+cpus="$("$INTEG_PYTHON" - "$DASH" "$HOST_JSON" "$PROM_URL" "$START" "$END" <<'PY'
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("dashboards", sys.argv[1])
+dash = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(dash)
+d = json.load(open(sys.argv[2]))
+v = [x for x in d["templating"]["list"] if x["name"] == "cpu"][0]
+span = int(sys.argv[5]) - int(sys.argv[4])
+q = dash.substitute(v["query"]["query"], {"instance": ".*"}, span).replace('instance=~".*"', 'job="live"')
+print(" ".join(dash.label_values(sys.argv[3], q, int(sys.argv[4]), int(sys.argv[5]), v.get("regex", ""))))
+PY
+)"
+ncpu="$(nproc --all)"
+want=$((ncpu < 4 ? ncpu : 4))
+bad=""
+for c in $cpus; do [ "$c" -lt "$ncpu" ] 2>/dev/null || bad+=" $c"; done
+if [ "$(wc -w <<<"$cpus")" -eq "$want" ] && [ -z "$bad" ]; then
+  integ_pass "the CPU variable lists the busiest $want of the live host's $ncpu CPUs: $cpus"
+else
+  integ_fail "the CPU variable: want the busiest $want of $ncpu CPUs, got '${cpus}'${bad:+ (not CPUs here:$bad)}"
 fi
 
 # Prometheus evaluated every recording rule without an error.

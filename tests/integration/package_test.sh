@@ -107,6 +107,20 @@ if [ -z "$missing" ]; then
 else
   integ_fail "missing from the package:$missing"
 fi
+# Every alert's runbook_url names a file and a section the package installs.
+bad_urls=""
+while read -r url; do
+  file=${url#file://}; file=${file%%#*}; anchor=${url#*#}
+  if [ ! -f "$root$file" ]; then bad_urls+=" $url (no file)"; continue; fi
+  # The anchor is the heading as GitHub writes it: lower case.
+  grep -qi "^## $anchor\$" "$root$file" || bad_urls+=" $url (no section)"
+done < <(sed -n 's/^ *runbook_url: "\(.*\)"$/\1/p' "$root/usr/share/bottleneckd/prometheus/bottleneckd-alerts.yml")
+n_urls=$(grep -c 'runbook_url:' "$root/usr/share/bottleneckd/prometheus/bottleneckd-alerts.yml")
+if [ "$n_urls" -ge 8 ] && [ -z "$bad_urls" ]; then
+  integ_pass "each of the $n_urls alerts' runbook_url is an installed file and section"
+else
+  integ_fail "runbook_url: $n_urls urls; not installed:$bad_urls"
+fi
 if grep -qx /etc/bottleneckd/bottleneckd.yaml "$INTEG_TMP/control/conffiles" 2>/dev/null; then
   integ_pass "/etc/bottleneckd/bottleneckd.yaml is a conffile"
 else

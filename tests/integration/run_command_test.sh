@@ -61,6 +61,19 @@ same_as_report() {
   fi
 }
 
+# again_works STDERR NAME: the "again:" command `bottleneckd run` printed last
+# (with the state directory the run is stored in) reports that run.
+again_works() {
+  local cmd out
+  cmd="$(sed -n "s/^stored in .*; again: bottleneckd //p" "$1" | tail -n 1)"
+  out="$(eval "\"\$BIN\" $cmd" 2>&1)"
+  if [ -n "$cmd" ] && grep -qF "$2" <<<"$out" && ! grep -q "no run named" <<<"$out"; then
+    integ_pass "run '$2': the printed 'again: bottleneckd $cmd' reports it"
+  else
+    integ_fail "run '$2': no working 'again:' line ($cmd): $(head -n 3 <<<"$out")"
+  fi
+}
+
 # --- no daemon: in-process ----------------------------------------------------
 S1="$INTEG_TMP/inproc"
 mkdir -p "$S1"
@@ -80,6 +93,7 @@ else
   integ_fail "run store after the in-process run: $(cat "$S1/report.json" "$S1/report.err")"
 fi
 same_as_report "$S1/err" inproc "$S1"
+again_works "$S1/err" inproc
 printf '#!/bin/sh\n' >"$S1/not-executable"
 printf '#!/bin/sh\nkill -TERM $$\n' >"$S1/killed-by-sigterm"
 chmod +x "$S1/killed-by-sigterm"
@@ -110,6 +124,7 @@ else
   integ_fail "echo sweep run: exit $rc: $(tail -n 8 "$INTEG_TMP/echo.err")"
 fi
 same_as_report "$INTEG_TMP/echo.err" echo-sweep "$STATE"
+again_works "$INTEG_TMP/echo.err" echo-sweep
 "$BIN" --report --path.state "$STATE" --run echo-sweep --format json >"$INTEG_TMP/sweep.json" 2>"$INTEG_TMP/sweep.err" ||
   integ_fail "--report --run echo-sweep: $(cat "$INTEG_TMP/sweep.err")"
 if [ -s "$INTEG_TMP/sweep.json" ]; then
