@@ -58,16 +58,11 @@ constexpr double kNearlyIdleBusy = 0.05;
 
 // "cpu1: 62 % of busy time in hardirq+softirq (58 % of the CPU, measured: ...)"
 std::string InterruptTimeSentence(const CpuSignal& c) {
-  std::string s = CpuName(c.cpu) + ": ";
-  if (c.busy < kNearlyIdleBusy) {
-    s += "nearly idle (" + FormatPercent(c.busy) + " busy), " +
-         (c.delivery_learned ? "interrupts (hardirq+softirq " : "hardirq+softirq (") +
-         FormatPercent(c.interrupt_ratio) + " of the CPU";
-  } else {
-    s += FormatPercent(c.interrupt_share) + " of busy time in " +
-         (c.delivery_learned ? "interrupts (hardirq+softirq " : "hardirq+softirq (") +
-         FormatPercent(c.interrupt_ratio) + " of the CPU";
-  }
+  std::string s = CpuName(c.cpu) + ": " +
+                  (c.busy < kNearlyIdleBusy ? "nearly idle (" + FormatPercent(c.busy) + " busy), "
+                                            : FormatPercent(c.interrupt_share) + " of busy time in ") +
+                  (c.delivery_learned ? "interrupts (hardirq+softirq " : "hardirq+softirq (") +
+                  FormatPercent(c.interrupt_ratio) + " of the CPU";
   if (!c.interrupt_measured) {
     s += ", /proc/stat tick samples";
   } else {

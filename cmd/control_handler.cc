@@ -70,8 +70,8 @@ ControlResponse HandleControlRequest(const ControlRequest& req, RunTracker* runs
 std::string StoredRunLine(const RunTracker& runs, const std::string& name) {
   if (!runs.has_store()) return "not stored (no run store)\n";
   const std::string path = runs.store_path();
-  const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
   // Single-quoted for a shell, a quote inside closed, escaped and reopened.
   auto quote = [](const std::string& v) {
     std::string q = "'";
