@@ -21,7 +21,7 @@ constexpr double kWaitRunningMin = 0.05;
 // while the echo sat in recvfrom 73 % of the time, the simulator's
 // burst-loss 0.75 %; the waiting echo loses 30-60 %, the lock handoff 26 %.
 constexpr double kWaitLossLow = 0.01, kWaitLossFull = 0.05;
-// Wait places named in the evidence, most sampled first.
+// Wait places named in the evidence, most first.
 constexpr size_t kPlacesShown = 3;
 
 const CpuSignal* CpuOf(const Signals& s, int cpu) {
@@ -52,6 +52,13 @@ std::string WaitSentence(const ThreadSignal& th) {
     s += "; " + FormatRate(*st.voluntary_per_second) + " voluntary, " + FormatRate(*st.involuntary_per_second) +
          " involuntary switches/s";
   s += ")";
+  if (st.places_measured) {
+    if (st.places.empty()) return s + "; measured by eBPF (sched_switch): no wait of its own this window";
+    s += "; measured by eBPF (sched_switch) in ";
+    for (size_t i = 0; i < st.places.size() && i < kPlacesShown; ++i)
+      s += (i ? ", " : "") + st.places[i].where + " " + FormatPercent(st.places[i].ratio);
+    return s + " of its time off the CPU";
+  }
   if (!st.places.empty()) {
     // The recent windows' samples (Analyzer's WaitHistory), most first.
     s += "; sampled in ";

@@ -70,16 +70,21 @@ struct ThreadState {
   // the system call ("clock_nanosleep"); "" when it was running or they
   // were hidden (no ptrace access).
   std::string wchan, syscall;
-  // Where the recent samples found it (Analyzer's WaitHistory, the last
-  // kWaitSamples windows; empty from ExtractSignals): each place
-  // ("hrtimer_nanosleep (clock_nanosleep)") with its count, most first, and
-  // how many samples there were, on the CPU or hidden ones included.
+  // Where it waits, most first: measured (places_measured: offcpu's eBPF
+  // totals of this window, each place's share of the thread's time off the
+  // CPU in `ratio`; its own waits only, preemptions count in the time but are
+  // not places) or else sampled (Analyzer's
+  // WaitHistory, the last kWaitSamples windows: each place's count in
+  // `samples`, and how many samples there were, on the CPU or hidden ones
+  // included, in place_samples).
   struct Place {
-    std::string where;
+    std::string where;  // "hrtimer_nanosleep (clock_nanosleep)"
     int samples = 0;
+    double ratio = 0;
   };
   std::vector<Place> places;
   int place_samples = 0;
+  bool places_measured = false;
 };
 
 struct ThreadSignal {

@@ -32,6 +32,7 @@ void WaitHistory::Record(Signals* s) {
       if (p.size() > place.where.size()) place.where = p;
       ++place.samples;
     }
+    if (th.state->places_measured) continue;  // the window's measured waits say more
     std::vector<ThreadState::Place> places;
     for (auto& [function, place] : by_function) places.push_back(std::move(place));
     std::stable_sort(places.begin(), places.end(),

@@ -117,6 +117,8 @@ _bottleneckd() {
       COMPREPLY=($(compgen -W "@COMMANDS@" -- "$cur"))
     elif [[ " @FILE_COMMANDS@ " == *" $cmd "* ]]; then
       _bottleneckd_paths -f
+    elif [[ " @DIR_COMMANDS@ " == *" $cmd "* ]]; then
+      _bottleneckd_paths -d
     elif [[ -z $cur ]]; then
       COMPREPLY=($(compgen -W "$flags" -- "$cur"))
     fi
@@ -137,13 +139,23 @@ void Fill(const std::string& name, const std::string& text, std::string* s) {
 }  // namespace
 
 std::string RenderBashCompletion(const CliDescription& cli) {
-  std::vector<std::string> names, file_operands;
-  std::string flag_arms = "      '') flags=\"" + FlagWords(cli, "") + "\" ;;\n";
+  std::vector<std::string> names, file_operands, dir_operands, mode_names;
+  std::string flag_arms;
   for (const CliCommand& c : cli.commands) {
     names.push_back(c.name);
     if (c.operands.rfind("FILE", 0) == 0) file_operands.push_back(c.name);
     flag_arms += "      " + c.name + ") flags=\"" + FlagWords(cli, c.name) + "\" ;;\n";
   }
+  // A mode written as a command (`report`, `replay DIR`) takes the top
+  // level's flags, and the mode flag's value as its operand.
+  for (const auto& [command, flag] : cli.mode_commands) {
+    names.push_back(command);
+    mode_names.push_back(command);
+    for (const CliFlag& f : cli.flags)
+      if (f.name == flag && f.value == "DIR") dir_operands.push_back(command);
+  }
+  flag_arms = "      ''" + (mode_names.empty() ? "" : "|" + JoinWords(mode_names, "|")) + ") flags=\"" +
+              FlagWords(cli, "") + "\" ;;\n" + flag_arms;
   std::string s = kScript;
   Fill("PROGRAM", cli.program, &s);
   Fill("VALUE_FLAGS", ValueFlagPattern(cli), &s);
@@ -152,6 +164,7 @@ std::string RenderBashCompletion(const CliDescription& cli) {
   Fill("FLAG_ARMS", flag_arms, &s);
   Fill("COMMANDS", Words(names), &s);
   Fill("FILE_COMMANDS", Words(file_operands), &s);
+  Fill("DIR_COMMANDS", Words(dir_operands), &s);
   return s;
 }
 

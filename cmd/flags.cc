@@ -589,6 +589,7 @@ CliDescription DescribeCli() {
     d.modes.push_back({ModeName(m), s ? s->help : kDescription, s ? s->value : "", ""});
   }
   for (const Command& c : kCommands) d.commands.push_back({c.name, c.summary, c.operands, c.operands_help});
+  for (const auto& [command, flag] : kModeCommands) d.mode_commands.emplace_back(command, flag);
   Flags f;
   State st;
   st.f = &f;

@@ -87,6 +87,9 @@ struct CliDescription {
   std::string description;        // the top level's (the daemon's) description
   std::vector<CliCommand> modes;  // the top level's: the daemon, --once, --config.check, --report, --replay
   std::vector<CliCommand> commands;
+  // Top-level modes also written as commands: {"report", "--report"},
+  // {"replay", "--replay"} (`bottleneckd report --run NAME`).
+  std::vector<std::pair<std::string, std::string>> mode_commands;
   std::vector<CliFlag> flags;  // --help (-h) first, then the table's order, collector switches last
   std::vector<CliCollector> collectors;
 };

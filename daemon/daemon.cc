@@ -20,6 +20,7 @@ Daemon::Daemon(const Config& config, SnapshotStore* store, RunTracker* runs)
       self_limit_(config.limits) {
   StartCapture();  // first: it may drop capabilities, which later threads then never hold
   SyncIrqTime();
+  SyncOffCpu();
   RestoreDeliveryCost();
   // The soaker starts at the first Tick, after CalibrateSoakerInBackground
   // had its chance to keep a calibration off the start-up path.
@@ -31,6 +32,7 @@ Daemon::~Daemon() {
   if (calibration_thread_.joinable()) calibration_thread_.join();
   if (soaker_) soaker_->Stop();
   if (irqtime_) irqtime_->Stop();
+  if (offcpu_) offcpu_->Stop();
   if (capture_) capture_->Stop();
 }
 
@@ -99,6 +101,29 @@ void Daemon::SyncIrqTime() {
   Log(LogLevel::kInfo, "irqtime loaded: measuring hardirq and softirq time with eBPF",
       {{"attach", src->attach_note()}});
   irqtime_ = std::move(src);
+}
+
+void Daemon::SyncOffCpu() {
+  const CollectorsSection& c = config_.collectors;
+  const bool live = config_.roots.procfs == "/proc" && config_.roots.sysfs == "/sys";
+  const bool want =
+      live && CollectorEnabled(c, "offcpu", true) && CollectorEnabled(c, "threads", true) && !c.threads.targets.empty();
+  if (!want) {
+    if (offcpu_) Log(LogLevel::kInfo, "offcpu unloaded: no target threads to follow");
+    offcpu_.reset();
+    offcpu_tried_ = false;
+    return;
+  }
+  if (offcpu_tried_) return;  // loaded, or refused once and said so
+  offcpu_tried_ = true;
+  auto src = std::make_unique<OffCpuSource>();
+  if (Status s = src->Start(); !s.ok()) {
+    Log(LogLevel::kInfo, "offcpu off: where the target threads wait is sampled from /proc (wchan, syscall)",
+        {{"err", s.ToString()}});
+    return;
+  }
+  Log(LogLevel::kInfo, "offcpu loaded: measuring where the target threads wait with eBPF (sched_switch)");
+  offcpu_ = std::move(src);
 }
 
 namespace {
@@ -200,6 +225,7 @@ void Daemon::ApplyPending() {
   self_limit_.SetOptions(config_.limits);
   sampler_->SetBackoff(self_limit_.state().backoff);
   SyncIrqTime();
+  SyncOffCpu();
   SyncSoaker();
   // A window across different roots would difference unrelated counters.
   if (roots_changed) prev_.reset();
@@ -225,6 +251,7 @@ void Daemon::Tick() {
   sampler_->Take(&snap->sample, prev_ ? &prev_->sample : nullptr);
   ReadSource(soaker_.get(), &snap->sample);
   ReadSource(irqtime_.get(), &snap->sample);
+  ReadSource(offcpu_.get(), &snap->sample);  // after the threads collector: it follows its threads
   if (snap->sample.soaker && snap->sample.soaker->caveat != soaker_caveat_) {  // say it once, when it changes
     soaker_caveat_ = snap->sample.soaker->caveat;
     if (!soaker_caveat_.empty()) Log(LogLevel::kWarn, "soaker caveat", {{"caveat", soaker_caveat_}});

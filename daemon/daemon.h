@@ -28,6 +28,7 @@
 #include "daemon/sampler.h"
 #include "daemon/snapshot.h"
 #include "runs/run_tracker.h"
+#include "sources/offcpu.h"
 
 namespace bottleneckd {
 
@@ -85,6 +86,10 @@ class Daemon {
   void ApplyPending() LOCKS_EXCLUDED(mu_);
   // Creates, starts or stops the soaker to match config_ (mode, run_active).
   void SyncSoaker();
+  // Loads or unloads the offcpu source to match config_: loaded when the
+  // threads collector has targets on the live host and neither it nor
+  // offcpu is disabled; a refusal is said once and the waits are sampled.
+  void SyncOffCpu();
   // Loads or unloads the irqtime source to match config_ (IrqTimeWanted);
   // logs one line saying what it did or why it could not.
   void SyncIrqTime();
@@ -132,6 +137,10 @@ class Daemon {
   std::string calibration_note_;  // set before the thread starts, read by ticks
   bool said_soaker_waits_ = false;
   std::unique_ptr<CaptureSource> capture_;
+  // Measured waits of the target threads (sources/offcpu.h): loaded while
+  // there are targets, on the live host; tried once per reason to change.
+  std::unique_ptr<OffCpuSource> offcpu_;
+  bool offcpu_tried_ = false;
   std::unique_ptr<IrqTimeSource> irqtime_;
   IrqTimeOptions irqtime_options_;  // what irqtime_ (or the last refusal) was made with
   bool irqtime_tried_ = false;

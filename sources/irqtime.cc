@@ -4,21 +4,16 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <linux/capability.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdarg>
-#include <cstdio>
 #include <cstring>
 
 #include "base/clock.h"
-#include "base/log.h"
-#include "base/mutex.h"
 #include "sources/bpf/irqtime.skel.h"
 #include "sources/bpf/irqtime_maps.h"
-#include "sources/capabilities.h"
+#include "sources/bpf_load.h"
 #include "sources/sample.h"
 
 namespace bottleneckd {
@@ -30,87 +25,9 @@ static_assert(kSoftirqVectors == IRQTIME_SOFTIRQ_VECTORS);
 static_assert(kSoftirqNetRx == IRQTIME_NET_RX && kSoftirqNetTx == IRQTIME_NET_TX);
 static_assert(kIrqTimeMaxIrqs == IRQTIME_MAX_IRQS);
 
-// libbpf reports through one process-wide print callback. While a load is
-// in progress its lines are kept (the verifier's log among them) so the error
-// can quote the line that says why; otherwise they go to the debug log.
-Mutex g_print_mu;
-std::string* g_print_sink GUARDED_BY(g_print_mu) = nullptr;
-
-int LibbpfPrint(enum libbpf_print_level level, const char* fmt, va_list args) {
-  char buf[1024];
-  vsnprintf(buf, sizeof buf, fmt, args);
-  {
-    MutexLock l(&g_print_mu);
-    if (g_print_sink != nullptr) {
-      *g_print_sink += buf;
-      return 0;
-    }
-  }
-  if (level != LIBBPF_DEBUG) {
-    std::string line(buf);
-    while (!line.empty() && line.back() == '\n') line.pop_back();
-    Log(LogLevel::kDebug, "libbpf", {{"msg", line}});
-  }
-  return 0;
-}
-
-// Keeps libbpf's lines in *sink for the lifetime of the object.
-class CaptureLibbpf {
- public:
-  explicit CaptureLibbpf(std::string* sink) {
-    MutexLock l(&g_print_mu);
-    g_print_sink = sink;
-  }
-  ~CaptureLibbpf() {
-    MutexLock l(&g_print_mu);
-    g_print_sink = nullptr;
-  }
-};
-
-// The line of libbpf's output that says why a load failed: the verifier log's
-// last line when there is one ("R1 invalid mem access 'scalar'"), else the
-// last line that is not log framing.
-std::string WhyFromLibbpf(const std::string& text) {
-  std::string last, verifier_last;
-  bool in_log = false;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (line.find("-- BEGIN PROG LOAD LOG --") != std::string::npos) {
-      in_log = true;
-    } else if (line.find("-- END PROG LOAD LOG --") != std::string::npos) {
-      in_log = false;
-    } else if (!line.empty()) {
-      (in_log ? verifier_last : last) = line;
-    }
-  }
-  if (!verifier_last.empty()) return verifier_last;
-  if (last.rfind("libbpf: ", 0) == 0) last.erase(0, 8);
-  return last;
-}
-
-// A load or attach failure as one Status: what failed, the cause in words,
-// libbpf's own reason.
+// A load or attach failure, naming the tracepoints this program needs.
 Status LoadError(std::string_view what, int err, const std::string& libbpf_text) {
-  err = err < 0 ? -err : err;
-  std::string why = WhyFromLibbpf(libbpf_text);
-  std::string msg = std::string(what) + ": " + std::strerror(err);
-  if (!why.empty()) msg += " (" + why + ")";
-  switch (err) {
-    case EPERM:
-      return Status::PermissionDenied(msg +
-                                      "; the kernel refused BPF (lockdown, a seccomp filter or a user namespace)");
-    case ENOENT:
-    case ESRCH:
-      return Status::NotFound(msg + "; a tracepoint the program needs (irq/irq_handler_*, irq/softirq_*) is missing");
-    case EACCES:
-    case EINVAL:
-    case E2BIG: return Status::NotSupported(msg + "; the kernel's verifier refused the program");
-    default: return Status::IOError(msg);
-  }
+  return BpfLoadError(what, err, libbpf_text, "irq/irq_handler_*, irq/softirq_*");
 }
 
 // Enables the handlers of one attach type ("btf_" or "raw_" prefixed).
@@ -124,14 +41,7 @@ void SelectPrograms(bpf_object* obj, bool btf) {
 
 }  // namespace
 
-Status CheckIrqTimePrivileges() {
-  if (HaveEffectiveCapability(CAP_SYS_ADMIN)) return Status::OK();
-  const bool bpf = HaveEffectiveCapability(CAP_BPF), perfmon = HaveEffectiveCapability(CAP_PERFMON);
-  if (bpf && perfmon) return Status::OK();
-  std::string missing = !bpf && !perfmon ? "CAP_BPF and CAP_PERFMON" : !bpf ? "CAP_BPF" : "CAP_PERFMON";
-  return Status::PermissionDenied("needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN, root) to load its eBPF program; " +
-                                  missing + " not held");
-}
+Status CheckIrqTimePrivileges() { return CheckBpfPrivileges(); }
 
 struct IrqTimeSource::Bpf {
   irqtime_bpf* skel = nullptr;
@@ -145,13 +55,7 @@ struct IrqTimeSource::Bpf {
   }
 };
 
-IrqTimeSource::IrqTimeSource(IrqTimeOptions options) : options_(std::move(options)) {
-  static const bool print_set = [] {
-    libbpf_set_print(LibbpfPrint);
-    return true;
-  }();
-  (void)print_set;
-}
+IrqTimeSource::IrqTimeSource(IrqTimeOptions options) : options_(std::move(options)) { InstallLibbpfPrint(); }
 
 IrqTimeSource::~IrqTimeSource() { Stop(); }
 

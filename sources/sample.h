@@ -12,6 +12,7 @@
 #include "collectors/host_readings.h"
 #include "sources/capture.h"
 #include "sources/irqtime.h"
+#include "sources/offcpu.h"
 #include "sources/soaker.h"
 
 namespace bottleneckd {
@@ -26,6 +27,9 @@ struct Sample : HostReadings {
   std::optional<std::vector<CaptureReading>> capture;
   // Measured interrupt time (sources/irqtime.h), while the eBPF program is loaded.
   std::optional<IrqTimeReading> irqtime;
+  // Measured waits of the target threads (sources/offcpu.h), while its eBPF
+  // program is loaded.
+  std::optional<OffCpuReading> offcpu;
 
   std::vector<CollectorResult> results;  // collectors, then sources
 };

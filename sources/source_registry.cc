@@ -11,6 +11,9 @@ const std::vector<SourceInfo>& SourceRegistry() {
        "rate, turnaround"},
       {"irqtime", "auto",
        "eBPF hardirq/softirq time per CPU, vector and NIC queue (CAP_BPF, CAP_PERFMON; collectors.irqtime.mode)"},
+      {"offcpu", "auto",
+       "eBPF time the target threads spend off the CPU, per wait site (CAP_BPF, CAP_PERFMON, kernel BTF, kallsyms); "
+       "loaded with collectors.threads.targets"},
   };
   return kSources;
 }

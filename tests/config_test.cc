@@ -261,7 +261,8 @@ TEST(Flags, Errors) {
 
 TEST(Flags, UsageListsEveryCollector) {
   std::string u = Usage();
-  for (const char* name : {"cpu", "interrupts", "softirqs", "netdev", "pci", "sockets", "threads", "pcap", "irqtime"})
+  for (const char* name :
+       {"cpu", "interrupts", "softirqs", "netdev", "pci", "sockets", "threads", "pcap", "irqtime", "offcpu"})
     EXPECT_NE(u.find(std::string("\n  ") + name + " "), std::string::npos) << name << " in\n" << u;
   for (const char* command : {"calibrate", "record", "run", "pcap"}) EXPECT_NE(u.find(command), std::string::npos);
 }
@@ -311,6 +312,24 @@ TEST(Flags, ForeignFlagsAreRefused) {
     EXPECT_FALSE(s.ok()) << c.msg;
     EXPECT_NE(s.message().find(c.msg), std::string::npos) << s.message();
   }
+}
+
+// offcpu is switched like a collector, by the file or a flag; it has no other key.
+TEST(Config, OffCpuIsASwitchableSource) {
+  Config c;
+  ASSERT_TRUE(ParseConfig("", "x.yaml", &c).ok());
+  EXPECT_TRUE(CollectorEnabled(c.collectors, "offcpu", true));
+  ASSERT_TRUE(ParseConfig("collectors:\n  offcpu:\n    enabled: false\n", "x.yaml", &c).ok());
+  EXPECT_FALSE(CollectorEnabled(c.collectors, "offcpu", true));
+  Status s = ParseConfig("collectors:\n  offcpu:\n    mode: on\n", "x.yaml", &c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("x.yaml:3:"), std::string::npos) << s.message();
+  const char* argv[] = {"b", "--no-collector.offcpu"};
+  Flags f;
+  ASSERT_TRUE(ParseFlags(std::size(argv), argv, &f).ok());
+  Config flagged;
+  ASSERT_TRUE(ApplyFlags(f, &flagged).ok());
+  EXPECT_FALSE(CollectorEnabled(flagged.collectors, "offcpu", true));
 }
 
 TEST(Flags, PcapIsACollector) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "analysis/verdict.h"
+#include "window/window.h"
 
 namespace bottleneckd {
 namespace {
@@ -108,6 +109,80 @@ TEST(WaitHistory, TheWaitEvidenceNamesTheRecentPlaces) {
   EXPECT_NE(v.evidence[0].find("sampled in hrtimer_nanosleep (clock_nanosleep) 12, "
                                "__skb_wait_for_more_packets (recvfrom) 3 of its last 30 samples (one a window)"),
             std::string::npos)
+      << v.evidence[0];
+}
+
+// The same echo measured by offcpu: the window's eBPF totals name the places
+// with their share of its time off the CPU (0.55 of the window of 0.63 off it:
+// 87.3 %), and the samples' history does not replace them.
+TEST(WaitHistory, MeasuredWaitsNameThePlacesWithTheirShare) {
+  Window w;
+  w.seconds = 1;
+  ThreadWindow t;
+  t.pid = t.tid = 812;
+  t.process = t.thread = "udpecho";
+  t.cpu_ratio = 0.36;
+  t.processor = 1;
+  t.running_ratio = 0.36;
+  t.runnable_ratio = 0.01;
+  t.waiting_ratio = 0.63;
+  t.wait.wchan = "";  // the tick's sample saw it running
+  t.measured_waits = std::vector<WaitSiteWindow>{{"hrtimer_nanosleep (clock_nanosleep)", false, 0.55, 9000},
+                                                 {"irqentry_exit", true, 0.01, 40},
+                                                 {"__skb_wait_for_more_packets (recvfrom)", false, 0.07, 1800}};
+  w.threads = {t};
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  ASSERT_EQ(s.threads.size(), 1u);
+  ASSERT_TRUE(s.threads[0].state.has_value());
+  const ThreadState& st = *s.threads[0].state;
+  EXPECT_TRUE(st.places_measured);
+  ASSERT_EQ(st.places.size(), 2u);  // its own waits: the preemption is not one
+  EXPECT_EQ(st.places[0].where, "hrtimer_nanosleep (clock_nanosleep)");
+  EXPECT_DOUBLE_EQ(st.places[0].ratio, 0.55 / 0.63);  // of its time off the CPU, preemptions included
+  EXPECT_EQ(st.places[1].where, "__skb_wait_for_more_packets (recvfrom)");
+
+  WaitHistory h;
+  for (int i = 0; i < 5; ++i) {
+    Signals earlier = EchoWindow(i);
+    h.Record(&earlier);
+  }
+  h.Record(&s);
+  ASSERT_EQ(s.threads[0].state->places.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.threads[0].state->places[0].ratio, 0.55 / 0.63);
+
+  CpuSignal cpu;
+  cpu.cpu = 1;
+  cpu.busy = cpu.accounting_busy = 0.40;
+  s.cpus = {cpu};
+  s.reader_cpus = {1};
+  s.offered_packets_per_second = 20000;
+  s.ladder.first_losing = Rung::kSocket;
+  s.ladder.socket = 9000;
+  Verdict v = Classify(s, VerdictThresholds());
+  ASSERT_EQ(v.label, Bound::kWait);
+  ASSERT_FALSE(v.evidence.empty());
+  EXPECT_NE(v.evidence[0].find("; measured by eBPF (sched_switch) in hrtimer_nanosleep (clock_nanosleep) 87.3 %, "
+                               "__skb_wait_for_more_packets (recvfrom) 11.1 % of its time off the CPU"),
+            std::string::npos)
+      << v.evidence[0];
+}
+
+// Measured, and no wait of its own in the window: said, not sampled instead.
+TEST(WaitHistory, MeasuredWithoutWaitsSaysSo) {
+  Signals s = OneThread(812, "hrtimer_nanosleep", "clock_nanosleep");
+  s.threads[0].state->places_measured = true;
+  WaitHistory h;
+  h.Record(&s);
+  EXPECT_TRUE(s.threads[0].state->places.empty());
+  CpuSignal cpu;
+  cpu.cpu = 1;
+  cpu.busy = cpu.accounting_busy = 0.40;
+  s.cpus = {cpu};
+  s.ladder.first_losing = Rung::kSocket;
+  s.ladder.socket = 9000;
+  Verdict v = Classify(s, VerdictThresholds());
+  ASSERT_FALSE(v.evidence.empty());
+  EXPECT_NE(v.evidence[0].find("measured by eBPF (sched_switch): no wait of its own this window"), std::string::npos)
       << v.evidence[0];
 }
 

@@ -353,6 +353,8 @@ bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out) {
   if (auto s = PartSeconds(prev, cur, "threads")) ThreadRates(prev, cur, *s, &w);
   SoakerRates(prev, cur, &w);
   IrqTimeRates(prev, cur, &w);
+  if (prev.offcpu && cur.offcpu)
+    for (ThreadWindow& t : w.threads) t.measured_waits = ComputeThreadWaits(*prev.offcpu, *cur.offcpu, t.tid);
   if (prev.capture && cur.capture)
     ComputeCaptureWindows(*prev.capture, *cur.capture, w.seconds, w.nics, &w.issues, &w.captures);
   *out = std::move(w);

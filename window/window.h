@@ -19,6 +19,7 @@
 #include "window/counter.h"
 #include "window/irqtime_window.h"
 #include "window/nic_drop_counters.h"
+#include "window/offcpu_window.h"
 #include "window/soaker_window.h"
 
 namespace bottleneckd {
@@ -74,6 +75,9 @@ struct ThreadWindow {
   // Context switches per second (status), when both samples have them.
   std::optional<double> voluntary_per_second, involuntary_per_second;
   TaskWait wait;  // sampled at the window's end
+  // Measured waits (offcpu, eBPF), when both samples followed the thread:
+  // each site's share of the window, largest first.
+  std::optional<std::vector<WaitSiteWindow>> measured_waits;
 };
 
 struct Window {

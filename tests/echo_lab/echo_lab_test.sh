@@ -54,9 +54,9 @@ ECHO_CPU=1
 GEN_CPU=0
 STATE="$INTEG_TMP/state-lab"
 mkdir -p "$STATE"
-# irqtime off: these scenarios check the rules on the accounting path (what an
-# unprivileged daemon, or a kernel without the irq tracepoints, sees: tick
-# samples and the soaker). lab.irqtime (irqtime_lab_test.sh) runs the same
+# irqtime and offcpu off: these scenarios check the rules on the accounting
+# path (what an unprivileged daemon, or a kernel without the irq tracepoints,
+# sees: tick samples, the soaker, wchan sampled from /proc). lab.irqtime (irqtime_lab_test.sh) runs the same
 # scenarios with the interrupt time measured and expects the same labels
 # (docs/irqtime.md "Verdicts").
 cat >"$INTEG_TMP/lab.yaml" <<YAML
@@ -65,6 +65,8 @@ soaker:
 collectors:
   irqtime:
     mode: "off"
+  offcpu:
+    enabled: false
   threads:
     targets:
       - name: udpecho

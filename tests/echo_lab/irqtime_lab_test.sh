@@ -158,7 +158,14 @@ fi
 
 # Every other scenario of the lab with irqtime on: the labels lab.echo checks
 # with it off (the label must not depend on which view of interrupt time is
-# loaded).
+# loaded). offcpu is loaded here (the default with a target thread, as root):
+# the waiting scenarios' evidence says where the echo waits as measured.
+if grep -q 'msg="offcpu loaded' "$INTEG_TMP/bottleneckd-lab.log"; then
+  integ_pass "offcpu loaded in the box"
+else
+  integ_fail "offcpu did not load: $(grep offcpu "$INTEG_TMP/bottleneckd-lab.log")"
+fi
+LAB_WAIT_SITE=measured
 lab_scenario_light
 lab_scenario_cpu
 lab_scenario_wait

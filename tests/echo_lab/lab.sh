@@ -222,7 +222,8 @@ scenario() {
   # generator's steps cover, whole windows only), not the settled windows'
   # mean: whether the run's last settled window holds the generator's stop is
   # chance (the light run once read 1799/s of 2000/s that way).
-  lab_check run "$d/report.json" "$d/gen.out" "$d/kernel.before" "$d/kernel.after" "store=$STATE/runs.db" "$@"
+  lab_check run "$d/report.json" "$d/gen.out" "$d/kernel.before" "$d/kernel.after" "store=$STATE/runs.db" \
+    "wchan=$d/wchan" "$@"
 }
 
 # The lab's scenarios, written once: lab.echo runs them with irqtime off,
@@ -230,6 +231,10 @@ scenario() {
 # (docs/verdict-rules.md section 10). Callers set ECHO_CPU=1 (the resource
 # named below is cpu1) and rps_cpus to 0 (lab_rps) except for softirq.
 LAB_WAIT_US=50
+# Where the evidence says the waiting thread waits: "sampled" (/proc's wchan,
+# lab.echo: offcpu disabled) or "measured" (offcpu's eBPF, lab.irqtime); either
+# way it must name the function the lab's own wchan sampler saw most.
+LAB_WAIT_SITE=sampled
 lab_scenario_light() {
   scenario light 0 1024 8 "2000" -- label=none socket_loss_max=0.001
 }
@@ -262,7 +267,7 @@ lab_scenario_softirq() {
 lab_scenario_wait() {
   ECHO_MODE="wait $LAB_WAIT_US" scenario wait 0 1024 8 "6000 18000 21000 24000 27000 30000" -- label=wait \
     "resources=thread udpecho" socket_loss_min=0.2 flat_from=1 thread_share_min=0.05 thread_share_max=0.5 \
-    thread_waiting_min=0.5 voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8
+    thread_waiting_min=0.5 voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8 "wait_site=$LAB_WAIT_SITE"
 }
 # The lock handoff: udpecho makes the copies (K=2500, about 25 us), then waits
 # for the mutex that udpwork holds while it echoes and sleeps LAB_WAIT_US:
@@ -270,5 +275,5 @@ lab_scenario_wait() {
 lab_scenario_handoff() {
   ECHO_MODE="handoff $LAB_WAIT_US" scenario handoff 2500 1024 10 "16000" -- label=wait \
     "resources=thread udpecho" socket_loss_min=0.2 thread_share_min=0.05 thread_share_max=0.5 \
-    thread_waiting_min=0.5 voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8
+    thread_waiting_min=0.5 voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8 "wait_site=$LAB_WAIT_SITE"
 }

@@ -25,6 +25,7 @@ usage: lab_check.py irqtime CPU QUIET_BEFORE QUIET_AFTER LOAD_BEFORE LOAD_AFTER
   (tests/echo_lab/irqtime_lab_test.sh): measured interrupt time against the
   soaker's lost cycles and /proc/stat's softirq ticks
 """
+import collections
 import json
 import re
 import sqlite3
@@ -155,6 +156,8 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
               "%s: kernel: the echo CPU spent %.1f %% in softirq (at most %s)" % (
                   name, share * 100, expect["softirq_cpu_max"]))
     thread_state(name, d, echoed, expect)
+    if "wait_site" in expect:
+        wait_site(name, parent["verdict"]["evidence"], expect["wchan"], expect["wait_site"])
     if "flat_from" in expect:
         plateau_steps(name, steps, int(expect["flat_from"]))
 
@@ -192,6 +195,26 @@ def thread_state(name, d, echoed, expect):
         check(busy <= float(expect["echo_cpu_busy_max"]),
               "%s: kernel: the echo CPU was %.1f %% busy (/proc/stat %.1f %% less the soaker's %.1f %%; at most %s)"
               % (name, busy * 100, procstat * 100, soaker * 100, expect["echo_cpu_busy_max"]))
+
+
+def wait_site(name, evidence, wchan_path, how):
+    """The wait evidence names where the thread waits, and how it knows
+    ("measured by eBPF (sched_switch)" or "sampled"): the function the lab's
+    own sampler of /proc/TID/wchan (5 a second) found it in most often."""
+    with open(wchan_path, encoding="utf-8") as f:
+        seen = collections.Counter(w.strip() for w in f if w.strip() not in ("", "0"))
+    check(bool(seen), "%s: kernel: the lab's wchan sampler saw the echo thread waiting" % name)
+    if not seen:
+        return
+    top = seen.most_common(1)[0][0]
+    figure(name + " kernel echo thread wchan", "%s in %d of %d waiting samples" % (
+        top, seen[top], sum(seen.values())))
+    sentence = next((e for e in evidence if e.startswith("thread udpecho:")), "")
+    opening = "measured by eBPF (sched_switch) in " if how == "measured" else "sampled in "
+    at = sentence.find(opening)
+    check(at >= 0 and sentence.find(top, at) == at + len(opening),
+          "%s: the wait evidence says it %s and names %s first: %s" % (
+              name, opening.split(" in ")[0], top, sentence or "(no sentence on thread udpecho)"))
 
 
 def plateau_steps(name, steps, first):

@@ -106,7 +106,9 @@ expect() {
   if [ "$got" = "$want" ]; then integ_pass "$what"; else integ_fail "$what: got [${got//$'\n'/ }], want [${want//$'\n'/ }]"; fi
 }
 expect "'bottleneckd pc' completes to pcap" "pcap" bottleneckd pc
-expect "'bottleneckd ' offers the commands" "$COMMANDS" bottleneckd ""
+expect "'bottleneckd ' offers the commands, report and replay among them" "$COMMANDS report replay" bottleneckd ""
+expect "'bottleneckd rep' completes to report and replay" "report replay" bottleneckd rep
+expect "'bottleneckd report --ru' completes to --run" "--run" bottleneckd report --ru
 expect "'bottleneckd --form' completes to --format" "--format" bottleneckd --form
 expect "'bottleneckd pcap --format ' offers text json html" "text json html" bottleneckd pcap --format ""
 expect "'bottleneckd pcap --format=j' (one word) completes to --format=json" "--format=json" bottleneckd pcap --format=j
@@ -120,6 +122,7 @@ mkdir "$INTEG_TMP/rec-dir"
 expect "'--config.file PATH' completes files" "$INTEG_TMP/conf-a.yaml $INTEG_TMP/conf-b.yaml" \
   bottleneckd --config.file "$INTEG_TMP/conf"
 expect "'record --out DIR' completes directories" "$INTEG_TMP/rec-dir" bottleneckd record --out "$INTEG_TMP/re"
+expect "'replay DIR' completes directories" "$INTEG_TMP/rec-dir" bottleneckd replay "$INTEG_TMP/re"
 expect "'pcap FILE' completes files" "$INTEG_TMP/conf-a.yaml $INTEG_TMP/conf-b.yaml" bottleneckd pcap "$INTEG_TMP/conf"
 expect "'bottleneckd run -- --o' offers none of bottleneckd's flags" "" bottleneckd run -- --o
 expect "'bottleneckd pcap --' offers no CMD (-- is run's)" "" bottleneckd pcap -- ""

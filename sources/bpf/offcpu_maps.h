@@ -1,0 +1,61 @@
+// The map keys and values shared by the off-CPU program
+// (sources/bpf/offcpu.bpf.c) and its reader (sources/offcpu.cc). Plain C,
+// fixed-width fields, no padding: the same layout on both sides.
+#ifndef BOTTLENECKD_SOURCES_BPF_OFFCPU_MAPS_H_
+#define BOTTLENECKD_SOURCES_BPF_OFFCPU_MAPS_H_
+
+#include <linux/types.h>
+
+// Target threads the program follows (the threads collector's targets).
+#define OFFCPU_MAX_TARGETS 4096
+// Distinct (thread, kernel stack, voluntary or not) sites; a switch whose
+// site finds no slot is counted in offcpu_drops.no_site.
+#define OFFCPU_MAX_SITES 16384
+// Kernel stacks kept (one per distinct stack at the switch), and their depth:
+// the scheduler's own frames, the function it waits in and the system call
+// fit in 32.
+#define OFFCPU_MAX_STACKS 8192
+#define OFFCPU_STACK_DEPTH 32
+
+// The stack_id of a period whose stack was not taken (see offcpu_target).
+#define OFFCPU_UNSAMPLED (-1000000)
+
+// A followed thread. Walking a kernel stack costs 1.5-2.6 us a switch on this
+// VM (docs/performance.md "offcpu"), so a thread that switches often has a
+// random share of its periods walked: each switch away walks it when
+// bpf_get_prandom_u32() < stack_threshold (0xffffffff: always). The periods
+// walked are a random sample, so their sites' shares are the thread's; every
+// period's time is counted either way (unsampled ones under OFFCPU_UNSAMPLED).
+struct offcpu_target {
+  __u32 stack_threshold;
+};
+
+// Where a target thread went off the CPU.
+struct offcpu_key {
+  __u32 tid;
+  __s32 stack_id;     // in the stacks map; OFFCPU_UNSAMPLED; other < 0: not kept (-errno)
+  __u32 involuntary;  // 1: preempted (runnable all along); 0: it blocked
+  __u32 pad;
+};
+
+// Cumulative since the program was loaded: time off the CPU from the switch
+// away to the next switch back (run-queue delay after the wakeup included),
+// and how many such periods.
+struct offcpu_value {
+  __u64 ns, count;
+};
+
+// A target thread off the CPU now: since when, and where.
+struct offcpu_start {
+  __u64 ns;
+  __s32 stack_id;
+  __u32 involuntary;
+};
+
+// What the program could not count (per CPU, cumulative).
+struct offcpu_drops {
+  __u64 no_site;   // periods whose site found no slot in `totals`
+  __u64 no_start;  // switches away that found no slot in `starts`
+};
+
+#endif  // BOTTLENECKD_SOURCES_BPF_OFFCPU_MAPS_H_

@@ -1,0 +1,232 @@
+// offcpu's loader and reader (sources/offcpu.h): the libbpf skeleton of
+// sources/bpf/offcpu.bpf.c, built and embedded at build time.
+#include "sources/offcpu.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <map>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+
+#include "base/clock.h"
+#include "base/state_file.h"
+#include "collectors/kallsyms.h"
+#include "sources/bpf/offcpu.skel.h"
+#include "sources/bpf/offcpu_maps.h"
+#include "sources/bpf_load.h"
+#include "sources/sample.h"
+
+namespace bottleneckd {
+namespace {
+
+constexpr const char* kKernelBtf = "/sys/kernel/btf/vmlinux";
+constexpr const char* kKallsyms = "/proc/kallsyms";
+// /proc/kallsyms is 4-6 MiB on a distribution kernel with modules.
+constexpr size_t kMaxKallsymsBytes = 64u << 20;
+
+Status LoadError(std::string_view what, int err, const std::string& libbpf_text) {
+  return BpfLoadError(what, err, libbpf_text, "sched/sched_switch");
+}
+
+}  // namespace
+
+struct OffCpuSource::Bpf {
+  offcpu_bpf* skel = nullptr;
+  uint64_t generation = 0;
+  int cpus = 0;
+  KernelSymbols symbols;
+  std::unordered_map<int32_t, std::string> site_of_stack;  // stack id -> WaitSiteOf
+  std::map<int, uint32_t> targets;                         // tid -> its stack_threshold (offcpu_target)
+  // Each followed thread's periods (all sites) at the last Read, for its rate.
+  std::map<int, uint64_t> last_periods;
+  int64_t last_read_ns = 0;
+  std::vector<offcpu_drops> drop_values;
+  ~Bpf() {
+    if (skel != nullptr) offcpu_bpf::destroy(skel);
+  }
+  // The stack's wait site, named once per stack id (a stack id is never
+  // reused while the program is loaded: the map is not written with
+  // BPF_F_REUSE_STACKID).
+  const std::string& Site(int32_t stack_id) {
+    auto [it, fresh] = site_of_stack.try_emplace(stack_id);
+    if (!fresh || stack_id < 0) return it->second;  // "" for an unsampled or unkept stack
+    uint64_t ips[OFFCPU_STACK_DEPTH] = {};
+    if (bpf_map__lookup_elem(skel->maps.stacks, &stack_id, sizeof stack_id, ips, sizeof ips, 0) == 0) {
+      int n = 0;
+      while (n < OFFCPU_STACK_DEPTH && ips[n] != 0) ++n;
+      it->second = WaitSiteOf(symbols, ips, n);
+    }
+    return it->second;
+  }
+};
+
+OffCpuSource::OffCpuSource(std::string kallsyms_path, std::string btf_path)
+    : kallsyms_path_(std::move(kallsyms_path)), btf_path_(std::move(btf_path)) {
+  InstallLibbpfPrint();
+}
+
+OffCpuSource::~OffCpuSource() { Stop(); }
+
+bool OffCpuSource::running() const { return bpf_ != nullptr; }
+
+Status OffCpuSource::Start() {
+  if (bpf_) return Status::OK();
+  BN_RETURN_IF_ERROR(CheckBpfPrivileges());
+  const std::string btf = btf_path_.empty() ? kKernelBtf : btf_path_;
+  if (access(btf.c_str(), R_OK) != 0)
+    return Status::NotSupported("no kernel BTF at " + btf +
+                                " (CONFIG_DEBUG_INFO_BTF): the switch's next task cannot be read");
+  auto b = std::make_unique<Bpf>();
+  std::string text;
+  const std::string kallsyms = kallsyms_path_.empty() ? kKallsyms : kallsyms_path_;
+  BN_RETURN_IF_ERROR(ReadStateFile(kallsyms, kMaxKallsymsBytes, &text));
+  BN_RETURN_IF_ERROR(b->symbols.Parse(text).WithContext(kallsyms));
+  {
+    std::string log;
+    CaptureLibbpf capture(&log);
+    LIBBPF_OPTS(bpf_object_open_opts, opts);
+    if (!btf_path_.empty()) opts.btf_custom_path = btf_path_.c_str();
+    b->skel = offcpu_bpf::open(&opts);
+    if (b->skel == nullptr) return LoadError("opening the BPF object", errno, log);
+    if (int err = offcpu_bpf::load(b->skel); err != 0) return LoadError("loading the BPF program", err, log);
+    if (int err = offcpu_bpf::attach(b->skel); err != 0) return LoadError("attaching to sched_switch", err, log);
+  }
+  b->cpus = libbpf_num_possible_cpus();
+  if (b->cpus <= 0) return Status::FromErrno(-b->cpus, "counting possible CPUs");
+  b->drop_values.resize(b->cpus);
+  bpf_prog_info info{};
+  uint32_t len = sizeof info;
+  if (bpf_obj_get_info_by_fd(bpf_program__fd(b->skel->progs.on_switch), &info, &len) == 0) b->generation = info.id;
+  bpf_ = std::move(b);
+  return Status::OK();
+}
+
+void OffCpuSource::Stop() { bpf_.reset(); }
+
+Status OffCpuSource::SetTargets(const std::vector<int>& tids) {
+  if (!bpf_) return Status::NotSupported("offcpu is not loaded");
+  Bpf& b = *bpf_;
+  std::set<int> want(tids.begin(), tids.end());
+  for (auto it = b.targets.begin(); it != b.targets.end();) {
+    if (want.count(it->first)) {
+      ++it;
+      continue;
+    }
+    const uint32_t k = static_cast<uint32_t>(it->first);
+    bpf_map__delete_elem(b.skel->maps.targets, &k, sizeof k, 0);
+    bpf_map__delete_elem(b.skel->maps.starts, &k, sizeof k, 0);  // a period it will never end
+    b.last_periods.erase(it->first);
+    it = b.targets.erase(it);
+  }
+  for (int tid : want) {
+    if (b.targets.count(tid)) continue;
+    if (static_cast<int>(b.targets.size()) >= OFFCPU_MAX_TARGETS) break;
+    const uint32_t k = static_cast<uint32_t>(tid);
+    const offcpu_target t{0xffffffffu};  // every stack until its rate is known
+    if (bpf_map__update_elem(b.skel->maps.targets, &k, sizeof k, &t, sizeof t, BPF_ANY) != 0)
+      return Status::FromErrno(errno, "following thread " + std::to_string(tid));
+    b.targets[tid] = t.stack_threshold;
+  }
+  return Status::OK();
+}
+
+Status OffCpuSource::Read(OffCpuReading* out) {
+  if (!bpf_) return Status::NotSupported("offcpu is not loaded");
+  Bpf& b = *bpf_;
+  out->mono_ns = MonotonicNanos();
+  out->generation = b.generation;
+  out->tids.clear();
+  for (const auto& [tid, threshold] : b.targets) out->tids.push_back(tid);
+  std::map<std::tuple<int, bool, bool, std::string>, OffCpuSite> sites;
+  auto add = [&](uint32_t tid, int32_t stack_id, bool involuntary, uint64_t ns, uint64_t count) {
+    if (!b.targets.count(static_cast<int>(tid))) return;
+    const bool sampled = stack_id != OFFCPU_UNSAMPLED;
+    const std::string& where = b.Site(stack_id);
+    OffCpuSite& s = sites[{static_cast<int>(tid), involuntary, sampled, where}];
+    s.tid = static_cast<int>(tid);
+    s.where = where;
+    s.involuntary = involuntary;
+    s.sampled = sampled;
+    s.ns += ns;
+    s.count += count;
+  };
+  offcpu_key key{}, next{};
+  const offcpu_key* prev = nullptr;
+  for (int n = 0; n < OFFCPU_MAX_SITES && bpf_map__get_next_key(b.skel->maps.totals, prev, &next, sizeof next) == 0;
+       ++n) {
+    key = next;
+    prev = &key;
+    offcpu_value v{};
+    // A key deleted between the two calls cannot happen: nothing deletes totals.
+    if (bpf_map__lookup_elem(b.skel->maps.totals, &key, sizeof key, &v, sizeof v, 0) != 0)
+      return Status::FromErrno(errno, "reading the offcpu totals map");
+    add(key.tid, key.stack_id, key.involuntary != 0, v.ns, v.count);
+  }
+  // A thread off the CPU now: its period so far counts at its site, so a
+  // window holds the time spent in it, not whole periods ended in it (the
+  // next read's total replaces this part when the period ends).
+  for (const auto& [tid, threshold] : b.targets) {
+    const uint32_t k = static_cast<uint32_t>(tid);
+    offcpu_start s{};
+    if (bpf_map__lookup_elem(b.skel->maps.starts, &k, sizeof k, &s, sizeof s, 0) != 0) continue;
+    const uint64_t now = static_cast<uint64_t>(out->mono_ns);
+    if (now > s.ns) add(k, s.stack_id, s.involuntary != 0, now - s.ns, 0);
+  }
+  out->sites.clear();
+  for (auto& [k, s] : sites) out->sites.push_back(std::move(s));
+  AdjustStackSampling(*out);
+  const uint32_t zero = 0;
+  out->dropped = 0;
+  if (bpf_map__lookup_elem(b.skel->maps.drops, &zero, sizeof zero, b.drop_values.data(),
+                           b.drop_values.size() * sizeof(offcpu_drops), 0) == 0)
+    for (const offcpu_drops& d : b.drop_values) out->dropped += d.no_site + d.no_start;
+  return Status::OK();
+}
+
+void OffCpuSource::AdjustStackSampling(const OffCpuReading& r) {
+  Bpf& b = *bpf_;
+  std::map<int, uint64_t> periods;
+  for (const OffCpuSite& s : r.sites) periods[s.tid] += s.count;
+  const double seconds = static_cast<double>(r.mono_ns - b.last_read_ns) / 1e9;
+  for (auto& [tid, threshold] : b.targets) {
+    const uint64_t now = periods[tid];  // 0 for a thread with no period yet: its rate counts from here
+    auto last = b.last_periods.find(tid);
+    if (last == b.last_periods.end() || seconds <= 0 || now < last->second) continue;
+    const double rate = static_cast<double>(now - last->second) / seconds;
+    const uint32_t want = rate <= kOffCpuStacksPerSecond
+                              ? 0xffffffffu
+                              : static_cast<uint32_t>(4294967295.0 * kOffCpuStacksPerSecond / rate);
+    if (want == threshold) continue;
+    const uint32_t k = static_cast<uint32_t>(tid);
+    const offcpu_target t{want};
+    if (bpf_map__update_elem(b.skel->maps.targets, &k, sizeof k, &t, sizeof t, BPF_EXIST) == 0) threshold = want;
+  }
+  b.last_periods = std::move(periods);
+  b.last_read_ns = r.mono_ns;
+}
+
+Status OffCpuSource::Read(Sample* out) {
+  if (!bpf_) {
+    out->offcpu.reset();
+    return Status::NotSupported("offcpu is not loaded");
+  }
+  std::vector<int> tids;
+  if (out->threads)
+    for (const ThreadSample& t : *out->threads) tids.push_back(t.task.tid);
+  OffCpuReading r;
+  Status s = SetTargets(tids);
+  if (s.ok()) s = Read(&r);
+  if (s.ok()) {
+    out->offcpu = std::move(r);
+  } else {
+    out->offcpu.reset();
+  }
+  return s;
+}
+
+}  // namespace bottleneckd

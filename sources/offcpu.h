@@ -1,0 +1,99 @@
+// offcpu: where the target threads wait, measured (docs/offcpu.md). An eBPF
+// program on sched:sched_switch (sources/bpf/offcpu.bpf.c) adds, for each
+// target thread, the time from each switch away to the next switch back to
+// the kernel stack it left with; Read() copies those totals once a tick and
+// names each stack's wait site from /proc/kallsyms as the kernel names
+// /proc/PID/wchan ("hrtimer_nanosleep (clock_nanosleep)").
+//
+// Why: the threads collector samples wchan and syscall once a tick, a coin
+// toss for a thread that sleeps 50 us at a time (analysis/wait_history.h).
+// These totals are every wait's time.
+//
+// The targets are the threads collector's: each Read() follows the threads of
+// the Sample it completes (so a thread found this tick is followed from the
+// next). Loading needs CAP_BPF and CAP_PERFMON (or root), the kernel's BTF
+// (the switch's next task is read through it) and a readable kallsyms; each
+// refusal is one Status naming the cause.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "sources/source.h"
+
+namespace bottleneckd {
+
+// One target thread's waits at one site, cumulative since the program loaded.
+struct OffCpuSite {
+  int tid = 0;
+  // "hrtimer_nanosleep (clock_nanosleep)"; "" when the stack was not kept
+  // or names nothing.
+  std::string where;
+  bool involuntary = false;  // preempted: runnable all along, not its own wait
+  uint64_t ns = 0;           // off the CPU, run-queue delay after the wakeup included
+  uint64_t count = 0;        // periods off the CPU
+  // Whether these periods' stacks were walked. A thread that switches more
+  // than kOffCpuStacksPerSecond times a second has a random share of its
+  // periods walked; the others are counted in one unsampled site per
+  // (tid, involuntary) with where "", so the time is whole and the sampled
+  // sites' shares are estimates of the thread's (window/offcpu_window.h).
+  bool sampled = true;
+  bool operator==(const OffCpuSite&) const = default;
+};
+
+// Stacks walked per followed thread per second, at most about (the walk's
+// share of the periods is set each Read from the thread's last rate): 1000
+// walks at 1.5-2.6 us each is 0.3 % of a CPU per thread on this VM.
+inline constexpr double kOffCpuStacksPerSecond = 1000;
+
+struct OffCpuReading {
+  int64_t mono_ns = 0;      // CLOCK_MONOTONIC when the maps were read
+  uint64_t generation = 0;  // the program's id: a change means the totals restarted
+  // Sites of the followed threads, sorted by (tid, involuntary, sampled,
+  // where); two stacks with one site are summed.
+  std::vector<OffCpuSite> sites;
+  std::vector<int> tids;  // the threads followed since the previous Read, sorted
+  uint64_t dropped = 0;   // periods not counted (maps full), cumulative
+  bool operator==(const OffCpuReading&) const = default;
+};
+
+class OffCpuSource : public Source {
+ public:
+  // kallsyms_path: "" is /proc/kallsyms. btf_path: "" is the kernel's own
+  // (/sys/kernel/btf/vmlinux); tests point either at a missing file.
+  explicit OffCpuSource(std::string kallsyms_path = "", std::string btf_path = "");
+  ~OffCpuSource() override;
+  OffCpuSource(const OffCpuSource&) = delete;
+  OffCpuSource& operator=(const OffCpuSource&) = delete;
+
+  std::string_view name() const override { return "offcpu"; }
+  // Reads kallsyms and loads and attaches the program. PermissionDenied
+  // (capabilities; kallsyms addresses hidden), NotSupported (no kernel BTF;
+  // the verifier refused it), NotFound (no sched_switch tracepoint), IOError.
+  // Idempotent.
+  Status Start() override;
+  void Stop() override;
+  bool running() const;
+
+  // Follows exactly these threads from now on (others are forgotten).
+  Status SetTargets(const std::vector<int>& tids);
+  // Copies the followed threads' totals into *out (replaced). NotSupported
+  // when not running.
+  Status Read(OffCpuReading* out);
+  // Source: follows out->threads' tids, then sets out->offcpu.
+  Status Read(Sample* out) override;
+
+ private:
+  struct Bpf;
+  // Sets each followed thread's share of stacks walked from its periods
+  // since the last Read (kOffCpuStacksPerSecond).
+  void AdjustStackSampling(const OffCpuReading& r);
+  std::string kallsyms_path_, btf_path_;
+  std::unique_ptr<Bpf> bpf_;
+};
+
+}  // namespace bottleneckd
