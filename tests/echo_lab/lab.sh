@@ -262,10 +262,11 @@ lab_scenario_softirq() {
 # The waiting echo: capacity, then rising rates above it, 8 s each (the live
 # plateau averages 5 windows into a step and needs 3 steps). Capacity is the
 # host's: 11.0-11.7 k/s on the first machine this ran on, 14.0-14.4 k/s on a
-# later one, so the first loaded step (18 k/s) is past it on both by a fifth
-# or more.
+# later one, 16.2-16.5 k/s on a third (a fresh-clone CI, where an 18 k/s first
+# step echoed 91.9 % of it, over the check's 90 %), so the first loaded step
+# (21 k/s) is past all three by more than a fifth.
 lab_scenario_wait() {
-  ECHO_MODE="wait $LAB_WAIT_US" scenario wait 0 1024 8 "6000 18000 21000 24000 27000 30000" -- label=wait \
+  ECHO_MODE="wait $LAB_WAIT_US" scenario wait 0 1024 8 "6000 21000 24000 27000 30000 33000" -- label=wait \
     "resources=thread udpecho" socket_loss_min=0.2 flat_from=1 thread_share_min=0.05 thread_share_max=0.5 \
     thread_waiting_min=0.5 voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8 "wait_site=$LAB_WAIT_SITE"
 }
