@@ -198,9 +198,13 @@ def thread_state(name, d, echoed, expect):
 
 
 def wait_site(name, evidence, wchan_path, how):
-    """The wait evidence names where the thread waits, and how it knows
-    ("measured by eBPF (sched_switch)" or "sampled"): the function the lab's
-    own sampler of /proc/TID/wchan (5 a second) found it in most often."""
+    """The wait evidence says how it knows where the thread waits ("measured
+    by eBPF (sched_switch)" or "sampled") and names among its places the
+    function the lab's own sampler of /proc/TID/wchan (5 a second, the whole
+    run) found it in most often. Among, not first: the evidence is one
+    window's, and a window that holds the generator's start has the idle echo
+    waiting for input in recvfrom (the handoff's measured window once read
+    recvfrom 72.7 %, futex 27.3 %, beside the run's sampler's futex 29 of 39)."""
     with open(wchan_path, encoding="utf-8") as f:
         seen = collections.Counter(w.strip() for w in f if w.strip() not in ("", "0"))
     check(bool(seen), "%s: kernel: the lab's wchan sampler saw the echo thread waiting" % name)
@@ -212,8 +216,8 @@ def wait_site(name, evidence, wchan_path, how):
     sentence = next((e for e in evidence if e.startswith("thread udpecho:")), "")
     opening = "measured by eBPF (sched_switch) in " if how == "measured" else "sampled in "
     at = sentence.find(opening)
-    check(at >= 0 and sentence.find(top, at) == at + len(opening),
-          "%s: the wait evidence says it %s and names %s first: %s" % (
+    check(at >= 0 and sentence.find(top, at) >= 0,
+          "%s: the wait evidence says it %s and names %s: %s" % (
               name, opening.split(" in ")[0], top, sentence or "(no sentence on thread udpecho)"))
 
 
