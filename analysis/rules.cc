@@ -191,9 +191,7 @@ RuleResult CpuRule(const Signals& s, const VerdictThresholds& t) {
     double mean = sum / static_cast<double>(s.cpus.size());
     // "Saturated" only at the threshold; on the ramp below it, "near saturation".
     if (s.cpus.size() > 1 && mean < 1 - 2 * t.cpu_idle_max)
-      r.evidence.push_back(CpuName(cpu->cpu) + (cpu->busy >= 1 - t.cpu_idle_max ? " saturated" : " near saturation") +
-                           " (" + FormatPercent(cpu->busy) + " busy, saturated from " +
-                           FormatPercent(1 - t.cpu_idle_max) + ") while the " + std::to_string(s.cpus.size()) +
+      r.evidence.push_back(SaturationSentence(*cpu, t) + " while the " + std::to_string(s.cpus.size()) +
                            " CPUs average " + FormatPercent(mean) + " busy");
   }
   if (s.ladder.first_losing == Rung::kNic || s.ladder.first_losing == Rung::kBacklog)
@@ -265,7 +263,13 @@ RuleResult InterruptRule(const Signals& s, const VerdictThresholds& t) {
   } else {
     r.caveats.push_back("interrupt: no time_squeeze, backlog or NIC drops on " + CpuName(best->cpu));
   }
-  r.evidence.push_back(CpuSentence(*best));
+  // The CPU's saturation by the one source its score used. The accounting
+  // view beside the soaker's (hidden time) is the cpu rule's evidence: as
+  // interrupt evidence, "80.8 % accounting busy" said nothing of interrupts.
+  if (CpuSaturation(*best, t) > 0)
+    r.evidence.push_back(SaturationSentence(*best, t));
+  else
+    r.caveats.push_back("interrupt: " + SaturationSentence(*best, t));
   for (const NicSignal& n : s.nics) {
     if (n.interrupts_per_second <= 0 || !NicServedBy(s, n, best->cpu)) continue;
     std::string line = NicName(n) + ": " + FormatRate(n.interrupts_per_second) + " interrupts/s";
@@ -423,6 +427,18 @@ double CpuSaturation(const CpuSignal& c, const VerdictThresholds& t) {
   return c.busy_from_soaker ? s : s * kAccountingWeight;
 }
 
+// "cpu1 saturated (97.0 % busy by the soaker, saturated from 95.0 %)": the
+// word only at the threshold, "near saturation" on the ramp below it, "not
+// saturated" under the ramp; the busy figure from the source CpuSaturation
+// judged (delivered idle when the soaker ran, else /proc/stat accounting).
+std::string SaturationSentence(const CpuSignal& c, const VerdictThresholds& t) {
+  const double at = 1 - t.cpu_idle_max;
+  const char* state = c.busy >= at ? " saturated" : CpuSaturation(c, t) > 0 ? " near saturation" : " not saturated";
+  return CpuName(c.cpu) + state + " (" + FormatPercent(c.busy) + " busy" +
+         (c.busy_from_soaker ? " by the soaker" : " by /proc/stat accounting, no soaker") + ", saturated from " +
+         FormatPercent(at) + ")";
+}
+
 // "cpu0: 2.1 % delivered idle (soaker), 81.0 % accounting busy, 18.6 % hidden"
 std::string CpuSentence(const CpuSignal& c) {
   std::string s = CpuName(c.cpu) + ": ";
@@ -445,6 +461,24 @@ std::string OffPathSentence(const Signals& s) {
          " packets/s, off the packet path: not counted as offered load (the packet path is every interface but "
          "loopback; verdict.packet_path_interfaces names the interfaces to count, and over lo an echo's request "
          "and reply are both received)";
+}
+
+std::vector<std::string> LoopbackSentences(const Signals& s) {
+  std::vector<std::string> out;
+  for (const NicSignal& n : s.nics) {
+    if (!n.loopback || n.rx_packets_per_second < kOffPathShownPerSecond) continue;
+    if (n.loopback_by_capture) {
+      out.push_back("load: " + n.interface +
+                    " counted once per echo by its live capture: " + FormatRate(n.rx_packets_per_second) +
+                    " requests/s received, " + FormatRate(n.tx_packets_per_second) + " replies/s sent");
+    } else {
+      out.push_back("load: " + n.interface + " received " + FormatRate(n.rx_packets_per_second) +
+                    " packets/s, counted as offered load; over loopback an echo's request and reply are both "
+                    "received, so an echo counts twice: a live capture of " +
+                    n.interface + " (collectors.pcap.interfaces) counts it once");
+    }
+  }
+  return out;
 }
 
 std::string LadderSentence(const LadderSignal& l) {

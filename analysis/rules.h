@@ -44,6 +44,9 @@ std::string CpuName(int cpu);  // "cpu1"
 double CpuSaturation(const CpuSignal& c, const VerdictThresholds& t);
 // "cpu0: 2.1 % delivered idle (soaker), 81.0 % accounting busy, 18.6 % hidden time"
 std::string CpuSentence(const CpuSignal& c);
+// "cpu1 saturated (97.0 % busy by the soaker, saturated from 95.0 %)"; "near
+// saturation" on CpuSaturation's ramp, "not saturated" under it.
+std::string SaturationSentence(const CpuSignal& c, const VerdictThresholds& t);
 // "losses at the socket rung: 122 datagrams/s", or every rung's rate when none loses.
 std::string LadderSentence(const LadderSignal& l);
 // Said when the interfaces off the packet path received more than the packet
@@ -52,6 +55,11 @@ std::string LadderSentence(const LadderSignal& l);
 // Empty otherwise.
 inline constexpr double kOffPathShownPerSecond = 100;
 std::string OffPathSentence(const Signals& s);
+// Said for each loopback interface on the packet path receiving at least
+// kOffPathShownPerSecond: how it was counted. By its trusted live capture:
+// "load: lo counted once per echo by its live capture: 4000 requests/s
+// received, 3990 replies/s sent"; else that its counters count an echo twice.
+std::vector<std::string> LoopbackSentences(const Signals& s);
 
 // Number formatting shared by the rules: 0.81 -> "81.0 %", 122.4 -> "122",
 // 31200 -> "31.2 k", 2.25 -> "2.2" (plain printf rounding).

@@ -252,6 +252,26 @@ Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, c
     n.tx_packets_per_second = std::max(0.0, Finite(nw.tx_packets_per_second));
     n.rx_bits_per_second = std::max(0.0, Finite(nw.rx_bits_per_second));
     n.tx_bits_per_second = std::max(0.0, Finite(nw.tx_bits_per_second));
+    if (dev ? dev->is_loopback : nw.interface == "lo") {
+      // Over loopback the host is both ends: an echo's request and its reply
+      // are each sent and received on lo, so its counters count every echo
+      // twice. The live capture tells them apart (a flow's first direction
+      // is the request): with a trusted capture of lo, received is its
+      // requests and sent its replies, once each. Without one, the counters
+      // stand and the evidence says so (LoopbackSentence).
+      n.loopback = true;
+      for (const CaptureWindow& c : w.captures)
+        if (c.interface == nw.interface && c.trusted) {
+          // Bits in the counters' proportion: the capture's requests are
+          // the same datagrams, once.
+          const double rx = n.rx_packets_per_second, tx = n.tx_packets_per_second;
+          n.rx_packets_per_second = std::max(0.0, Finite(c.requests_per_second));
+          n.tx_packets_per_second = std::max(0.0, Finite(c.replies_per_second));
+          n.rx_bits_per_second = rx > 0 ? n.rx_bits_per_second * n.rx_packets_per_second / rx : 0;
+          n.tx_bits_per_second = tx > 0 ? n.tx_bits_per_second * n.tx_packets_per_second / tx : 0;
+          n.loopback_by_capture = true;
+        }
+    }
     n.interrupts_per_second = std::max(0.0, Finite(nw.interrupts_per_second));
     if (nw.packets_per_interrupt && std::isfinite(*nw.packets_per_interrupt))
       n.packets_per_interrupt = *nw.packets_per_interrupt;

@@ -118,6 +118,10 @@ struct NicSignal {
   std::string bus_link;                   // that link described: "PCI 33 MHz/32-bit", "PCIe 8.0GT/s x4"; "" unknown
   std::string bus_segment;                // that link's PCI/PCI-X segment ("0000:02"); "" for PCIe or unknown
   int bus_link_nics = 0;                  // NICs whose traffic the model put on that link (>1: a shared segment)
+  // A loopback interface on the packet path: its counters count an echo's
+  // request and reply both. loopback_by_capture: rx and tx are the trusted
+  // live capture's requests and replies instead (each echo once).
+  bool loopback = false, loopback_by_capture = false;
 };
 
 enum class Rung { kNone, kNic, kBacklog, kSocket };

@@ -93,6 +93,7 @@ Verdict Classify(const Signals& s, const VerdictThresholds& t) {
   Verdict v = ClassifyRules(s, t);
   // Whatever the label: load that went where the verdict does not look.
   if (std::string off = OffPathSentence(s); !off.empty()) v.evidence.push_back(std::move(off));
+  for (std::string& lo : LoopbackSentences(s)) v.evidence.push_back(std::move(lo));
   return v;
 }
 

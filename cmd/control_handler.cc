@@ -82,6 +82,34 @@ std::string StoredRunLine(const RunTracker& runs, const std::string& name) {
          "\n";
 }
 
+Status RunStoreOfStatus(std::string_view body, std::string* runs_db) {
+  constexpr std::string_view kStore = "store\t";
+  for (size_t at = 0; at < body.size();) {
+    size_t end = body.find('\n', at);
+    if (end == std::string_view::npos) end = body.size();
+    std::string_view line = body.substr(at, end - at);
+    at = end + 1;
+    if (line.substr(0, kStore.size()) != kStore) continue;
+    std::string_view path = line.substr(kStore.size());
+    if (path == "(memory only)") return Status::NotFound("it keeps its runs in memory only (no run store)");
+    if (path.empty()) break;
+    *runs_db = std::string(path);
+    return Status::OK();
+  }
+  return Status::InvalidArgument("its status answer names no run store (a 'store' line)");
+}
+
+Status DaemonRunStore(const std::string& socket, std::string* runs_db) {
+  ControlRequest req;
+  req.verb = "status";
+  ControlResponse resp;
+  Status s = ControlCall(socket, req, &resp, 5);
+  if (s.IsNotFound()) return s;  // "no bottleneckd is listening on PATH (is the daemon running?)"
+  BN_RETURN_IF_ERROR(s.WithContext("asking the daemon on " + socket + " for its run store"));
+  if (!resp.ok) return Status::IOError("the daemon on " + socket + " refused status: " + resp.error);
+  return RunStoreOfStatus(resp.body, runs_db).WithContext("the daemon on " + socket);
+}
+
 std::unique_ptr<RunStore> OpenDaemonRunStore(const Config& config) {
   if (!config.runs.store) return nullptr;
   std::error_code ec;

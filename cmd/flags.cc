@@ -230,9 +230,10 @@ std::vector<Spec> BuildSpecs() {
          st->f->listen_address = v;
          return Status::OK();
        }},
-      {"--control.socket", "PATH", Kind::kValue, kDaemon | kCheck | kRun,
-       "Unix socket for run start/stop (default /run/bottleneckd/control.sock; owner and group only)", g_daemon,
-       Into(&Flags::control_socket)},
+      {"--control.socket", "PATH", Kind::kValue, kDaemon | kCheck | kRun | kReport,
+       "Unix socket for run start/stop (default /run/bottleneckd/control.sock; owner and group only); with report, "
+       "read the run store of the daemon listening there",
+       g_daemon, Into(&Flags::control_socket)},
       {"--soaker", "", Kind::kFlag, kLive | kRecord,
        "run the soaker (per-CPU idle as delivered cycles) for the whole life of the daemon, as one run", g_daemon,
        Set(&Flags::soaker)},

@@ -142,8 +142,18 @@ std::string FormatReport(const Report& report, const std::string& format) {
 
 // `bottleneckd --report [--run NAME] [--last N] [--format json|html]`: the run
 // store, read-only (the daemon may be writing it: WAL lets both).
+// The store is STATE_DIR/runs.db, or with --control.socket (and no
+// --path.state) the one the daemon listening there names in its status.
 int RunStoreReport(const Config& config, const Flags& flags) {
   std::string path = config.state_dir + "/runs.db";
+  if (flags.control_socket && !flags.state_dir) {
+    Status s = DaemonRunStore(*flags.control_socket, &path);
+    if (!s.ok()) {
+      std::fprintf(stderr, "bottleneckd: report: %s (--path.state=DIR reads the store in DIR without a daemon)\n",
+                   s.message().c_str());
+      return 2;
+    }
+  }
   std::unique_ptr<RunStore> store;
   Status s = RunStore::Open(path, true, &store);
   Report report;
@@ -152,7 +162,7 @@ int RunStoreReport(const Config& config, const Flags& flags) {
     std::fprintf(stderr, "bottleneckd: report: %s%s\n", s.message().c_str(),
                  s.IsNotFound() && flags.report_run.empty()
                      ? " (no runs yet: start the daemon, or `bottleneckd run -- CMD`; --path.state selects another "
-                       "state directory)"
+                       "state directory, --control.socket asks a daemon where its store is)"
                      : "");
     return 2;
   }

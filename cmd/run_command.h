@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "cmd/flags.h"
 #include "daemon/config.h"
@@ -36,6 +37,17 @@ std::unique_ptr<RunStore> OpenDaemonRunStore(const Config& config);
 // that reports it again from there ("stored in DIR/runs.db; again: bottleneckd
 // report --path.state=DIR --run 'NAME'"), or that it is not stored.
 std::string StoredRunLine(const RunTracker& runs, const std::string& name);
+
+// The run store named by a status answer's "store<TAB>PATH" line (what
+// HandleControlRequest writes). NotFound when the daemon keeps its runs in
+// memory only ("(memory only)"), InvalidArgument when no such line is there.
+Status RunStoreOfStatus(std::string_view body, std::string* runs_db);
+
+// The run store of the daemon listening on `socket`, asked with a status
+// request (`bottleneckd report --control.socket PATH`). The error says why
+// there is none: nothing listens there, the socket refuses us, the daemon
+// keeps its runs in memory only; each with what to do instead.
+Status DaemonRunStore(const std::string& socket, std::string* runs_db);
 
 // `bottleneckd run`: returns the process's exit code.
 int RunCommand(const Config& config, const Flags& flags);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cmd/flags.h"
+#include "cmd/run_command.h"
 #include "daemon/config.h"
 #include "tests/test_util.h"
 
@@ -120,6 +121,41 @@ TEST(RunFlags, ReportSelectors) {
   Flags g;
   ASSERT_TRUE(Parse({"b", "--report"}, &g).ok());  // the run store, no --replay needed
   EXPECT_FALSE(g.replay);
+}
+
+// `report --control.socket PATH` reads the store the daemon there names in
+// its status answer (cmd/control_handler.cc writes the "store" line). Before,
+// report looked only in the default state directory, whichever daemon ran
+// the run. tests/integration/run_command_test.sh asks a live daemon.
+TEST(RunFlags, ReportTakesTheControlSocket) {
+  Flags f;
+  ASSERT_TRUE(Parse({"b", "report", "--control.socket", "/tmp/d/control.sock", "--run", "x"}, &f).ok());
+  ASSERT_TRUE(f.control_socket);
+  EXPECT_EQ(*f.control_socket, "/tmp/d/control.sock");
+}
+
+TEST(RunStoreOfStatus, TheStoreLineOfTheDaemonsAnswer) {
+  std::string path;
+  ASSERT_TRUE(RunStoreOfStatus(
+                  "run\tsweep\tcommand\t1700000000\t4\nverdict\tcpu\tcpu1\t0.90\nstore\t/srv/state/runs.db\n", &path)
+                  .ok());
+  EXPECT_EQ(path, "/srv/state/runs.db");
+  Status memory = RunStoreOfStatus("store\t(memory only)\n", &path);
+  EXPECT_TRUE(memory.IsNotFound());
+  EXPECT_EQ(memory.message(), "it keeps its runs in memory only (no run store)");
+  Status none = RunStoreOfStatus("run\tsweep\tcommand\t1\t2\n", &path);
+  EXPECT_EQ(none.code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(none.message(), "its status answer names no run store (a 'store' line)");
+  EXPECT_EQ(RunStoreOfStatus("store\t\n", &path).code(), Status::Code::kInvalidArgument);
+}
+
+TEST(DaemonRunStore, NoDaemonIsNamed) {
+  testing::TempDir dir;
+  std::string path = "unchanged";
+  Status s = DaemonRunStore(dir.path() + "/control.sock", &path);
+  EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+  EXPECT_EQ(s.message(), "no bottleneckd is listening on " + dir.path() + "/control.sock (is the daemon running?)");
+  EXPECT_EQ(path, "unchanged");
 }
 
 TEST(RunFlags, ReportAndReplayAreAlsoCommands) {

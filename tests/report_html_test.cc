@@ -225,6 +225,27 @@ TEST(ReportHtml, DropsPerRungPerRunAndPerWindow) {
   EXPECT_EQ(entries, r.timeline.size());
 }
 
+// Two runs two minutes apart, a window a second: the timeline's lines and
+// areas stop at the gap (two pieces each) instead of a straight line across
+// two minutes with no sample; one window late by a second is no gap.
+TEST(ReportHtml, TimelineLinesBreakWhereNoWindowWasKept) {
+  Report r = Sweep();
+  r.timeline.clear();
+  for (double t : {0.0, 1.0, 2.0, 3.0, 5.0, 6.0, 126.0, 127.0, 128.0}) {
+    TimelinePoint p;
+    p.t = 1'700'000'000 + t;
+    p.offered_packets_per_second = 1000;
+    p.soaker_idle = 0.5;
+    r.timeline.push_back(p);
+  }
+  std::string html = ReportHtml(r);
+  EXPECT_EQ(SeriesAttr(html, "timeline-load", "offered"), 9);
+  EXPECT_EQ(SeriesAttr(html, "timeline-load", "offered", "data-pieces"), 2);
+  EXPECT_EQ(SeriesAttr(html, "timeline-cpu", "soaker-idle", "data-pieces"), 2);  // the shaded area too
+  EXPECT_EQ(SeriesAttr(html, "sweep", "delivered", "data-pieces"), 1);           // the sweep is not a timeline
+  EXPECT_NE(html.find("lines stop where no window was kept for over 3 s"), std::string::npos);
+}
+
 TEST(ReportHtml, CaptionsSayHowHiddenTimeAndLossAreDerived) {
   std::string html = ReportHtml(Sweep());
   EXPECT_NE(html.find("hidden is derived here, not stored: /proc/stat idle less the soaker&#39;s delivered idle"),

@@ -210,6 +210,50 @@ TimelinePoint Window(double t, double offered, double lost) {
   return p;
 }
 
+// A RunTracker over a new store in a scratch directory (no window runs).
+// Run feeds it one run: `windows_per_step` windows a second apart per
+// (offered, lost) step, each with the verdict Window gives, then stops it;
+// runs lie 100 s apart.
+class TrackedStore {
+ public:
+  TrackedStore() : path_(dir_.path() + "/runs.db") {
+    std::unique_ptr<RunStore> store;
+    EXPECT_TRUE(RunStore::Open(path_, false, &store).ok());
+    RunTrackerOptions o;
+    o.window_seconds = 0;
+    tracker_ = std::make_unique<RunTracker>(std::move(store), o);
+  }
+  const std::string& path() const { return path_; }
+
+  void Run(const std::string& name, const std::vector<std::pair<double, double>>& steps, size_t windows_per_step,
+           int exit_code, RunReport* run, std::vector<RunReport>* segments) {
+    ASSERT_TRUE(tracker_->Start(name, "command", "udpecho " + name, t_ + 0.5).ok());
+    for (const auto& [offered, lost] : steps)
+      for (size_t i = 0; i < windows_per_step; ++i) {
+        TimelinePoint p = Window(++t_, offered, lost);
+        Verdict v;
+        v.label = p.label, v.resource = p.resource, v.confidence = p.confidence;
+        v.evidence = {"thread udpecho at 99 % of cpu1", "losses at the socket rung"};
+        tracker_->OnWindow(p, v);
+      }
+    ASSERT_TRUE(tracker_->Stop(name, exit_code, t_ + 0.5, run, segments).ok());
+    t_ += 100;
+  }
+
+  // The store's report of run `name` ("" the newest runs), read-only.
+  void Report(const std::string& name, bottleneckd::Report* out) {
+    std::unique_ptr<RunStore> ro;
+    ASSERT_TRUE(RunStore::Open(path_, true, &ro).ok());
+    ASSERT_TRUE(BuildStoreReport(ro.get(), name, 10, LossTolerance{1, 0}, out).ok());
+  }
+
+ private:
+  testing::TempDir dir_;
+  std::string path_;
+  std::unique_ptr<RunTracker> tracker_;
+  double t_ = 1'700'000'000;
+};
+
 // `bottleneckd run`'s summary (FinishedRunText, from the run RunTracker::Stop
 // returns) against `--report --run NAME` (from the store the tracker wrote):
 // the same text under the report's first line. Before they shared ReportBody,
@@ -217,13 +261,7 @@ TimelinePoint Window(double t, double offered, double lost) {
 // segments" for "across the runs", and no sweep lines for a run of one or no
 // segment.
 TEST(FinishedRunText, ReadsAsTheStoresReportOfTheRun) {
-  testing::TempDir dir;
-  const std::string path = dir.path() + "/runs.db";
-  std::unique_ptr<RunStore> store;
-  ASSERT_TRUE(RunStore::Open(path, false, &store).ok());
-  RunTrackerOptions o;
-  o.window_seconds = 0;
-  RunTracker tracker(std::move(store), o);
+  TrackedStore store;
   struct Case {
     std::string name;
     std::vector<std::pair<double, double>> steps;  // offered, lost per window
@@ -235,28 +273,16 @@ TEST(FinishedRunText, ReadsAsTheStoresReportOfTheRun) {
   std::vector<Case> cases = {{"sweep", {{40000, 0}, {44000, 2000}, {48000, 6000}}, 12, 3},
                              {"steady", {{40000, 0}}, 12, 1},
                              {"short", {{40000, 0}}, 3, 0}};
-  double t = 1'700'000'000;
   for (const Case& c : cases) {
-    ASSERT_TRUE(tracker.Start(c.name, "command", "udpecho " + c.name, t + 0.5).ok());
-    for (const auto& [offered, lost] : c.steps)
-      for (size_t i = 0; i < c.windows_per_step; ++i) {
-        TimelinePoint p = Window(++t, offered, lost);
-        Verdict v;
-        v.label = p.label, v.resource = p.resource, v.confidence = p.confidence;
-        v.evidence = {"thread udpecho at 99 % of cpu1", "losses at the socket rung"};
-        tracker.OnWindow(p, v);
-      }
     RunReport run;
     std::vector<RunReport> segments;
-    ASSERT_TRUE(tracker.Stop(c.name, 0, t + 0.5, &run, &segments).ok());
+    store.Run(c.name, c.steps, c.windows_per_step, 0, &run, &segments);
     ASSERT_EQ(segments.size(), c.segments) << c.name;
     std::string summary = FinishedRunText(run, segments, LossTolerance{1, 0});
 
-    std::unique_ptr<RunStore> ro;
-    ASSERT_TRUE(RunStore::Open(path, true, &ro).ok());
     Report stored;
-    ASSERT_TRUE(BuildStoreReport(ro.get(), c.name, 10, LossTolerance{1, 0}, &stored).ok());
-    EXPECT_EQ(ReportText(stored), "run store " + path + "\n\n" + summary) << c.name;
+    store.Report(c.name, &stored);
+    EXPECT_EQ(ReportText(stored), "run store " + store.path() + "\n\n" + summary) << c.name;
     EXPECT_NE(summary.find("\nplateau: "), std::string::npos) << summary;
     EXPECT_NE(summary.find("\nMLFRR: "), std::string::npos) << summary;
     if (c.name == "sweep") {
@@ -267,8 +293,106 @@ TEST(FinishedRunText, ReadsAsTheStoresReportOfTheRun) {
           << summary;
       EXPECT_NE(summary.find("throughput x CPU cost per packet constant across runs: "), std::string::npos) << summary;
     }
-    t += 100;
   }
+}
+
+// Which runs of the newest belong in one sweep: the name but for its
+// numbers, and a command that ended cleanly. Before, the newest runs were
+// one sweep whatever they were: a `sleep 2` and a command that did not exist
+// sat beside the echo runs on the sweep plot and moved the MLFRR.
+TEST(SweepKey, WritesEveryNumberAsOneHash) {
+  EXPECT_EQ(SweepKey("echo 20k"), "echo #k");
+  EXPECT_EQ(SweepKey("echo 44k"), "echo #k");
+  EXPECT_EQ(SweepKey("python3 lab/udp_echo.py --rates 1000,2500 --step 2.5"),
+            "python# lab/udp_echo.py --rates #,# --step #");
+  EXPECT_EQ(SweepKey("rate 10_000 1e6"), "rate # #");
+  EXPECT_EQ(SweepKey("sleep 2"), "sleep #");
+  EXPECT_EQ(SweepKey("no numbers"), "no numbers");
+  EXPECT_EQ(SweepKey("trailing. e"), "trailing. e");
+}
+
+RunReport Named(const std::string& name, std::optional<int> exit_code) {
+  RunReport r = PlainRun(name);
+  r.exit_code = exit_code;
+  return r;
+}
+
+TEST(SweepOfNewest, OnlyCleanRunsNamedLikeTheNewest) {
+  std::vector<RunReport> runs = {Named("echo 20k", 0), Named("sleep 2", 0), Named("nosuchcommand", 127),
+                                 Named("echo 44k", 0), Named("echo 60k", std::nullopt)};
+  NewestSweep s = SweepOfNewest(runs, false);
+  EXPECT_EQ(s.runs, (std::vector<size_t>{0, 3, 4}));
+  EXPECT_FALSE(s.by_segments);
+  EXPECT_EQ(s.of,
+            "3 runs named like 'echo #k' (echo 20k, echo 44k, echo 60k); 2 other runs are listed, not swept (another "
+            "name, or a command that failed)");
+
+  // The newest run failed: the newest clean one names the sweep.
+  runs.push_back(Named("echo 80k", 1));
+  EXPECT_EQ(SweepOfNewest(runs, false).runs, (std::vector<size_t>{0, 3, 4}));
+
+  // Alone, with segments: swept by them.
+  NewestSweep alone = SweepOfNewest({Named("sleep 2", 0), Named("udp_echo", 0)}, true);
+  EXPECT_EQ(alone.runs, (std::vector<size_t>{1}));
+  EXPECT_TRUE(alone.by_segments);
+  EXPECT_EQ(alone.of,
+            "the steady load phases (segments) of run 'udp_echo', as bottleneckd report --run gives; 1 other run is "
+            "listed, not swept (another name, or a command that failed)");
+
+  NewestSweep none = SweepOfNewest({Named("nosuchcommand", 127)}, false);
+  EXPECT_TRUE(none.runs.empty());
+  EXPECT_EQ(none.of, "no run: every listed run's command failed (exit code not 0)");
+}
+
+// The store's report of its newest runs gives a run the MLFRR `--report --run`
+// gives it: a sweep run with three load steps, then a `sleep 2` run. Before,
+// the newest report swept the two runs' means (the sweep's mean offered and
+// the sleep's idle) and found another MLFRR than the run's own.
+TEST(StoreReport, TheNewestRunsGiveTheRunItsOwnMlfrr) {
+  TrackedStore store;
+  auto run = [&](const std::string& name, const std::vector<std::pair<double, double>>& steps, int exit_code) {
+    RunReport r;
+    std::vector<RunReport> segments;
+    store.Run(name, steps, 12, exit_code, &r, &segments);
+  };
+  run("udp_echo", {{40000, 0}, {44000, 2000}, {48000, 6000}}, 0);
+  run("nosuchcommand", {{0, 0}}, 127);
+
+  auto report = [&](const std::string& name, Report* out) { store.Report(name, out); };
+  Report one, newest;
+  report("udp_echo", &one);
+  report("", &newest);
+  ASSERT_TRUE(one.mlfrr.rate);
+  EXPECT_NEAR(*one.mlfrr.rate, 40000, 1e-6);
+  ASSERT_EQ(newest.runs.size(), 2u);
+  ASSERT_TRUE(newest.mlfrr.rate);
+  EXPECT_EQ(*newest.mlfrr.rate, *one.mlfrr.rate);
+  EXPECT_EQ(newest.sweep.size(), 3u);  // udp_echo's three steps
+  std::string text = ReportText(newest);
+  EXPECT_NE(text.find("\nswept: the steady load phases (segments) of run 'udp_echo', as bottleneckd report --run "
+                      "gives; 1 other run is listed, not swept"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\nMLFRR: 40000 packets/s offered with no loss"), std::string::npos) << text;
+  auto mlfrr_json = [](const Report& r) {
+    std::string j = ReportJson(r);
+    size_t at = j.find("\"mlfrr_packets_per_second\":");
+    return at == std::string::npos ? std::string() : j.substr(at, j.find(',', at) - at);
+  };
+  EXPECT_NE(mlfrr_json(one), "");
+  EXPECT_EQ(mlfrr_json(newest), mlfrr_json(one));
+
+  // A later `sleep 2` is the newest clean run, and nothing like the echo:
+  // swept alone, the echo listed.
+  run("sleep 2", {{0, 0}}, 0);
+  Report later;
+  report("", &later);
+  EXPECT_EQ(later.runs.size(), 3u);
+  EXPECT_EQ(later.sweep_of,
+            "run 'sleep 2' alone; 2 other runs are listed, not swept (another name, or a command "
+            "that failed)");
+  ASSERT_EQ(later.sweep.size(), 1u);
+  EXPECT_EQ(later.sweep[0].name, "sleep 2");
 }
 
 }  // namespace

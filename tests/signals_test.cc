@@ -451,6 +451,60 @@ TEST(ExtractSignals, PacketPathInterfacesConfigured) {
   EXPECT_DOUBLE_EQ(s.offered_packets_per_second, 5000);
 }
 
+// `lab/udp_echo.py --rates 1000,2000,2500` over lo with lo on the packet
+// path reported an MLFRR of 4976/s: lo's counters take in each request and
+// each reply. With a trusted live capture of lo, lo is counted by its
+// requests and replies, once per echo; without one, the evidence says the
+// echo counts twice; an untrusted capture (it dropped frames) is not used.
+TEST(ExtractSignals, AnEchoOverLoopbackCountsOnceWithItsCapture) {
+  Window w;
+  w.seconds = 1;
+  w.nics = {Nic("lo", 5000, 5000)};
+  w.nics[0].rx_bits_per_second = 5000 * 8 * 1052;
+  CaptureWindow c;
+  c.interface = "lo";
+  c.trusted = true;
+  c.requests_per_second = 2500;
+  c.replies_per_second = 2490;
+  w.captures = {c};
+  Sample cur;
+  NetDev lo = Dev("lo", "");
+  lo.is_loopback = true;
+  cur.netdev = std::vector<NetDev>{lo};
+  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}});
+  ASSERT_EQ(s.nics.size(), 1u);
+  EXPECT_TRUE(s.nics[0].loopback_by_capture);
+  EXPECT_DOUBLE_EQ(s.received_packets_per_second, 2500);
+  EXPECT_DOUBLE_EQ(s.offered_packets_per_second, 2500);
+  EXPECT_DOUBLE_EQ(s.nics[0].tx_packets_per_second, 2490);
+  EXPECT_DOUBLE_EQ(s.nics[0].rx_bits_per_second, 2500 * 8 * 1052);
+  EXPECT_EQ(LoopbackSentences(s), std::vector<std::string>{"load: lo counted once per echo by its live capture: "
+                                                           "2500 requests/s received, 2490 replies/s sent"});
+
+  w.captures[0].trusted = false;
+  Signals untrusted = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}});
+  EXPECT_DOUBLE_EQ(untrusted.offered_packets_per_second, 5000);
+  w.captures.clear();
+  Signals counters = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}});
+  EXPECT_DOUBLE_EQ(counters.offered_packets_per_second, 5000);
+  EXPECT_FALSE(counters.nics[0].loopback_by_capture);
+  Verdict v = Classify(counters, VerdictThresholds{});
+  bool said = false;
+  for (const std::string& e : v.evidence)
+    said = said || e == "load: lo received 5000 packets/s, counted as offered load; over loopback an echo's request "
+                        "and reply are both received, so an echo counts twice: a live capture of lo "
+                        "(collectors.pcap.interfaces) counts it once";
+  EXPECT_TRUE(said) << ::testing::PrintToString(v.evidence);
+  // A physical NIC's capture changes nothing: its counters see each packet once.
+  w.nics = {Nic("eth0", 5000, 5000)};
+  c.interface = "eth0";
+  w.captures = {c};
+  cur.netdev = std::vector<NetDev>{Dev("eth0", "0000:01:00.0")};
+  Signals eth = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  EXPECT_DOUBLE_EQ(eth.offered_packets_per_second, 5000);
+  EXPECT_TRUE(LoopbackSentences(eth).empty());
+}
+
 // Delivered is what the applications got: every offered datagram reaches the
 // box and the socket drops most of them (the lab's CPU-bound echo).
 TEST(ExtractSignals, DeliveredIsWhatTheApplicationGot) {

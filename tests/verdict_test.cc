@@ -408,7 +408,9 @@ TEST(Classify, OneHotCoreIsCpuBoundOnThatCore) {
   EXPECT_EQ(v.resource, "cpu5");
   EXPECT_NEAR(v.confidence, 0.68, 1e-12);
   EXPECT_TRUE(
-      HasLine(v.evidence, "cpu5 saturated (100.0 % busy, saturated from 95.0 %) while the 8 CPUs average 30.0 % busy"));
+      HasLine(v.evidence,
+              "cpu5 saturated (100.0 % busy by /proc/stat accounting, no soaker, saturated from 95.0 %) while the 8 "
+              "CPUs average 30.0 % busy"));
 }
 
 TEST(Classify, ACpuUnderTheThresholdIsNotCalledSaturated) {
@@ -420,8 +422,44 @@ TEST(Classify, ACpuUnderTheThresholdIsNotCalledSaturated) {
   s.reader_cpus = {5};
   Lose(&s, Rung::kSocket, 0, 0, 500);
   Verdict v = Classify(s, kT);
-  EXPECT_TRUE(HasSubstring(v.evidence, "cpu5 near saturation (93.0 % busy, saturated from 95.0 %)"));
+  EXPECT_TRUE(HasSubstring(v.evidence, "cpu5 near saturation (93.0 % busy by the soaker, saturated from 95.0 %)"));
   EXPECT_FALSE(HasSubstring(v.evidence, "cpu5 saturated"));
+}
+
+TEST(Classify, InterruptEvidenceNamesTheSaturationItScored) {
+  // The livelock with the soaker on cpu0: 1.0 % delivered idle, 80.8 %
+  // accounting busy. The interrupt evidence listed "80.8 % accounting busy",
+  // a number that says nothing of interrupts; it now says how saturated the
+  // CPU is by the source the score used, and the accounting view stays the
+  // cpu rule's.
+  Signals s;
+  CpuSignal c = SoakerCpu(0, 0.01, 0.808, 0.70);
+  c.time_squeeze_per_second = 450;
+  s.cpus = {c};
+  Lose(&s, Rung::kBacklog, 0, 2300, 0);
+  Verdict v = Classify(s, kT);
+  ASSERT_EQ(v.label, Bound::kInterrupt);
+  EXPECT_TRUE(HasLine(v.evidence, "cpu0 saturated (99.0 % busy by the soaker, saturated from 95.0 %)"));
+  // Only the runner-up cpu rule's own line ("not cpu (score 0.00): ...") has it.
+  for (const std::string& e : v.evidence)
+    EXPECT_TRUE(e.find("accounting busy") == std::string::npos || e.rfind("not cpu ", 0) == 0) << e;
+}
+
+TEST(Classify, AnUnsaturatedInterruptCpuIsACaveatNotEvidence) {
+  // 80 % busy by accounting, 70 % of it interrupts, backlog drops: no
+  // saturation, so the interrupt rule scores 0 and its CPU line is a reason
+  // against it, not evidence for it.
+  Signals s;
+  CpuSignal c = AccountingCpu(0, 0.80, 0.56);
+  c.backlog_drops_per_second = 2300;
+  s.cpus = {c};
+  Lose(&s, Rung::kBacklog, 0, 2300, 0);
+  Verdict v = Classify(s, kT);
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kInterrupt), 0.0);
+  EXPECT_TRUE(HasLine(v.reasons,
+                      "interrupt: cpu0 not saturated (80.0 % busy by /proc/stat accounting, no soaker, saturated from "
+                      "95.0 %)"));
+  EXPECT_FALSE(HasSubstring(v.evidence, "cpu0 not saturated"));
 }
 
 TEST(Classify, ANearlyIdleCpuIsNotCalledBusyWithInterrupts) {

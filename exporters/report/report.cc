@@ -17,9 +17,10 @@ namespace bottleneckd {
 
 namespace {
 
-// The plateau, MLFRR and sensitivity check across r's runs.
+// The plateau, MLFRR and sensitivity check across r's sweep (its runs when
+// no other sweep was chosen).
 void SetSweep(const LossTolerance& loss, Report* r) {
-  SweepAnalysis sweep = AnalyseSweep(r->runs, loss);
+  SweepAnalysis sweep = AnalyseSweep(SweptRuns(*r), loss);
   r->plateau = sweep.plateau;
   r->mlfrr = sweep.mlfrr;
   r->throughput_tracks_cpu_cost = sweep.throughput_tracks_cpu_cost;
@@ -37,6 +38,8 @@ Status AppendTimeline(RunStore* store, int64_t run_id, std::vector<TimelinePoint
 
 }  // namespace
 
+const std::vector<RunReport>& SweptRuns(const Report& r) { return r.sweep_of.empty() ? r.runs : r.sweep; }
+
 Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, const LossTolerance& loss, Report* out) {
   *out = Report();
   out->store = store->path();
@@ -46,6 +49,27 @@ Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, co
     q.limit = last;
     BN_RETURN_IF_ERROR(store->ListRuns(q, &out->runs));
     std::reverse(out->runs.begin(), out->runs.end());  // oldest first, like a sweep
+    std::vector<RunReport> segments;
+    if (!out->runs.empty()) {
+      // The newest clean run's segments, in case it is swept alone.
+      for (auto it = out->runs.rbegin(); it != out->runs.rend(); ++it) {
+        if (it->exit_code.value_or(0) != 0) continue;
+        RunQuery segs;
+        segs.parent_id = it->id;
+        segs.limit = 0;
+        BN_RETURN_IF_ERROR(store->ListRuns(segs, &segments));
+        break;
+      }
+    }
+    NewestSweep chosen = SweepOfNewest(out->runs, !segments.empty());
+    out->sweep_of = chosen.of;
+    if (chosen.by_segments) {
+      std::stable_sort(segments.begin(), segments.end(),
+                       [](const RunReport& a, const RunReport& b) { return a.start < b.start; });
+      out->sweep = std::move(segments);
+    } else {
+      for (size_t i : chosen.runs) out->sweep.push_back(out->runs[i]);
+    }
     SetSweep(loss, out);
     for (const RunReport& x : out->runs) BN_RETURN_IF_ERROR(AppendTimeline(store, x.id, &out->timeline));
     return Status::OK();
@@ -56,8 +80,9 @@ Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, co
   BN_RETURN_IF_ERROR(store->ListRuns(q, &found));
   if (found.empty())
     return Status::NotFound("no run named '" + run + "' in " + store->path() +
-                            " (a daemon with another state directory keeps its runs there: --path.state=DIR; "
-                            "bottleneckd run prints where it stored its run)");
+                            " (a daemon with another state directory keeps its runs there: --path.state=DIR, or "
+                            "--control.socket=PATH to ask the daemon listening there; bottleneckd run prints where "
+                            "it stored its run)");
   RunQuery segs;
   segs.parent_id = found[0].id;
   segs.limit = 0;
@@ -66,6 +91,60 @@ Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, co
   *out = ReportOfRun(found[0], std::move(segments), loss);
   out->store = store->path();
   return AppendTimeline(store, found[0].id, &out->timeline);
+}
+
+std::string SweepKey(const std::string& name) {
+  std::string key;
+  for (size_t i = 0; i < name.size();) {
+    if (name[i] >= '0' && name[i] <= '9') {
+      // 44, 2.5, 1e6, 10_000: one number.
+      while (i < name.size() &&
+             ((name[i] >= '0' && name[i] <= '9') || ((name[i] == '.' || name[i] == '_' || name[i] == 'e') &&
+                                                     i + 1 < name.size() && name[i + 1] >= '0' && name[i + 1] <= '9')))
+        ++i;
+      key += '#';
+    } else {
+      key += name[i++];
+    }
+  }
+  return key;
+}
+
+NewestSweep SweepOfNewest(const std::vector<RunReport>& runs, bool newest_has_segments) {
+  NewestSweep out;
+  auto clean = [](const RunReport& r) { return r.exit_code.value_or(0) == 0; };
+  size_t newest = runs.size();
+  for (size_t i = runs.size(); i-- > 0;)
+    if (clean(runs[i])) {
+      newest = i;
+      break;
+    }
+  if (newest == runs.size()) {
+    // No runs: nothing to choose from, and the report says "(no runs)".
+    if (!runs.empty()) out.of = "no run: every listed run's command failed (exit code not 0)";
+    return out;
+  }
+  const std::string key = SweepKey(runs[newest].name);
+  std::string names;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (!clean(runs[i]) || SweepKey(runs[i].name) != key) continue;
+    out.runs.push_back(i);
+    names += (names.empty() ? "" : ", ") + runs[i].name;
+  }
+  const size_t others = runs.size() - out.runs.size();
+  const std::string rest = others ? "; " + std::to_string(others) + " other run" + (others == 1 ? " is" : "s are") +
+                                        " listed, not swept (another name, or a command that failed)"
+                                  : "";
+  if (out.runs.size() == 1 && newest_has_segments) {
+    out.by_segments = true;
+    out.of = "the steady load phases (segments) of run '" + runs[newest].name + "', as bottleneckd report --run gives" +
+             rest;
+  } else if (out.runs.size() == 1) {
+    out.of = "run '" + runs[newest].name + "' alone" + rest;
+  } else {
+    out.of = std::to_string(out.runs.size()) + " runs named like '" + key + "' (" + names + ")" + rest;
+  }
+  return out;
 }
 
 Report ReportOfRun(const RunReport& run, std::vector<RunReport> segments, const LossTolerance& loss) {
@@ -182,6 +261,12 @@ std::string ReportBody(const Report& r) {
     o += "(no runs)\n";
   else
     o += RunTable(r.runs, r.flows);
+  if (!r.sweep_of.empty()) {
+    o += "\nswept: " + r.sweep_of + "\n";
+    // Segments are not among the listed runs: their table, as --run prints it.
+    if (std::any_of(r.sweep.begin(), r.sweep.end(), [](const RunReport& x) { return x.parent_id != 0; }))
+      o += "\n" + RunTable(r.sweep);
+  }
   o += "\n";
   for (const std::string& line : SweepLines(r)) o += line + "\n";
   return o;
@@ -191,12 +276,12 @@ std::vector<std::string> SweepLines(const Report& r) {
   std::vector<std::string> lines;
   char b[512];
   lines.push_back(r.plateau.detected ? "plateau: " + r.plateau.evidence : "plateau: none across the runs");
-  if (r.runs.empty()) {
+  if (SweptRuns(r).empty()) {
     lines.push_back("MLFRR: no runs");  // nothing was offered, so nothing was lost either
   } else if (r.mlfrr.rate) {
     std::snprintf(b, sizeof b, "MLFRR: %.0f packets/s offered with no loss", *r.mlfrr.rate);
     lines.push_back(b);
-    if (r.mlfrr.knee && *r.mlfrr.knee < r.runs.size())
+    if (r.mlfrr.knee && *r.mlfrr.knee < SweptRuns(r).size())
       lines.back() += "; above it packets are lost, first at the " + r.mlfrr.first_losing_rung + " rung";
   } else {
     lines.push_back("MLFRR: every run lost packets");
@@ -308,6 +393,12 @@ std::string ReportJson(const Report& r) {
   }
   w.Key("runs").BeginArray();
   for (const RunReport& x : r.runs) WriteRunJson(x, &w);
+  w.EndArray();
+  // The runs the plateau and MLFRR are computed over (`runs` itself unless
+  // sweep_of says otherwise).
+  w.Key("sweep_of").String(r.sweep_of);
+  w.Key("sweep").BeginArray();
+  for (const RunReport& x : SweptRuns(r)) WriteRunJson(x, &w);
   w.EndArray();
   w.Key("plateau").BeginObject();
   w.Key("detected").Bool(r.plateau.detected);

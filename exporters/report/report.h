@@ -29,7 +29,13 @@ struct Report {
   std::optional<RunReport> parent;  // --run NAME: the run whose segments are `runs`
   bool flows = false;               // --run NAME: print each run's flows under its evidence
   std::vector<RunReport> runs;
-  Plateau plateau;  // across the runs, in order
+  // What the plateau, MLFRR and sensitivity check are computed over, in
+  // order: the runs themselves (a recording, --run NAME), or for the run
+  // store's newest runs only those that belong together (SweepOfNewest), with
+  // `sweep_of` saying which ("" when the sweep is `runs`).
+  std::vector<RunReport> sweep;  // empty unless sweep_of is set
+  std::string sweep_of;
+  Plateau plateau;  // across the sweep, in order
   Mlfrr mlfrr;
   std::optional<bool> throughput_tracks_cpu_cost;
   // The windows the runs were taken from, in time order (the HTML report's
@@ -38,13 +44,33 @@ struct Report {
   std::vector<TimelinePoint> timeline;
 };
 
+// The runs r's plateau, MLFRR and sensitivity check are over: r.sweep when
+// r.sweep_of says it was chosen, else r.runs.
+const std::vector<RunReport>& SweptRuns(const Report& r);
+
 // Replays `dir` and builds its report. Errors are OpenRecording's/replay's.
 Status BuildReplayReport(const std::string& dir, const Config& config, Report* out);
 
 // The run store's report: with `run` "" the newest `last` runs (not window
-// runs), else the newest run of that name as ReportOfRun gives it. NotFound
-// names an unknown run.
+// runs), swept as SweepOfNewest says; else the newest run of that name as
+// ReportOfRun gives it. NotFound names an unknown run.
 Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, const LossTolerance& loss, Report* out);
+
+// Which of the newest runs make one sweep: a run whose command exited with
+// another code than 0 is in none (a command that did not exist, a benchmark
+// that failed); of the others, the newest run and every listed run whose
+// name is its name but for the numbers in it ("echo 20k" and "echo 44k";
+// "udp_echo.py --rates 1000" and "--rates 2000"; not "sleep 2"). Alone, a run
+// with segments is swept by its segments, so the report of the newest runs
+// gives the MLFRR `--report --run NAME` gives for it.
+struct NewestSweep {
+  std::vector<size_t> runs;  // indices into the listed runs, in their order
+  bool by_segments = false;  // runs has one entry, swept by its segments
+  std::string of;            // Report::sweep_of
+};
+NewestSweep SweepOfNewest(const std::vector<RunReport>& runs, bool newest_has_segments);
+// A run's name with every number in it written '#': "echo #k".
+std::string SweepKey(const std::string& name);
 
 // The report of one run (`--report --run NAME`, without `store`): the run
 // with its segments (in start order) as the sweep, or the run itself as the

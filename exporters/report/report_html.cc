@@ -103,7 +103,8 @@ void AppendTable(const std::vector<RunReport>& runs, std::string* o) {
 // Across the runs by offered rate: the sweep and, below it, the loss.
 void AppendSweep(const Report& r, std::string* o) {
   // The knee indexes the runs by offered rate (AnalyseSweep); the curves keep the runs' order.
-  std::vector<RunReport> by_offered = r.runs;
+  const std::vector<RunReport>& swept = SweptRuns(r);
+  std::vector<RunReport> by_offered = swept;
   std::stable_sort(by_offered.begin(), by_offered.end(), [](const RunReport& a, const RunReport& b) {
     return a.offered_packets_per_second < b.offered_packets_per_second;
   });
@@ -123,7 +124,7 @@ void AppendSweep(const Report& r, std::string* o) {
   loss.stack_bars = true;
   const std::string knee_rung = r.mlfrr.knee ? r.mlfrr.first_losing_rung : "";
   loss.series = RungSeries(SeriesKind::kBars, knee_rung, "(first to lose at the knee)");
-  for (const RunReport& x : r.runs) {
+  for (const RunReport& x : swept) {
     double off = x.offered_packets_per_second;
     const double ys[] = {off,
                          x.delivered_packets_per_second,
@@ -149,24 +150,41 @@ void AppendSweep(const Report& r, std::string* o) {
     sweep.marks.push_back(knee);
     loss.marks.push_back(knee);
   }
-  if (r.plateau.detected && r.plateau.last < r.runs.size() && r.plateau.first <= r.plateau.last) {
+  if (r.plateau.detected && r.plateau.last < swept.size() && r.plateau.first <= r.plateau.last) {
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     for (size_t i = r.plateau.first; i <= r.plateau.last; ++i) {
-      lo = std::min(lo, r.runs[i].offered_packets_per_second);
-      hi = std::max(hi, r.runs[i].offered_packets_per_second);
+      lo = std::min(lo, swept[i].offered_packets_per_second);
+      hi = std::max(hi, swept[i].offered_packets_per_second);
     }
     sweep.bands.push_back({"plateau", lo, hi, "plateau " + F("%.0f %%", r.plateau.level * 100)});
   }
-  *o += "<section id=\"sweep\"><h2>Across the runs</h2>\n<div class=\"row\"><div>" + RenderPlot(sweep) +
-        RenderPlot(loss) +
+  *o += "<section id=\"sweep\"><h2>Across the runs</h2>\n";
+  if (!r.sweep_of.empty())
+    *o += "<p class=\"sweep-of\" data-swept=\"" + std::to_string(swept.size()) + "\">swept: " + HtmlEscape(r.sweep_of) +
+          "</p>\n";
+  *o += "<div class=\"row\"><div>" + RenderPlot(sweep) + RenderPlot(loss) +
         Caption(
             "Under each run's offered load, the packets per second lost on each rung of the drop ladder, "
             "the mean over the run's settled windows: nic, backlog and socket stack to the run's drops/s; "
             "application (echo requests never answered, from the live capture) sits on top. A rung with no "
             "bar has no drops or was not measured (a run stored before drops per rung were kept).") +
         "</div><div>\n";
-  AppendTable(r.runs, o);
+  AppendTable(swept, o);
   *o += "</div></div></section>\n";
+}
+
+// Where the timeline has no windows: more than kGapWindows times the median
+// spacing between windows (a run store's runs minutes apart; a daemon that
+// was stopped). 0 with fewer than two windows. A window's own jitter (a late
+// tick under load) stays well under three spacings.
+constexpr double kGapWindows = 3;
+double TimelineGap(const std::vector<TimelinePoint>& tl) {
+  std::vector<double> steps;
+  for (size_t i = 1; i < tl.size(); ++i)
+    if (tl[i].t > tl[i - 1].t) steps.push_back(tl[i].t - tl[i - 1].t);
+  if (steps.empty()) return 0;
+  std::nth_element(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(steps.size() / 2), steps.end());
+  return kGapWindows * steps[steps.size() / 2];
 }
 
 void AppendTimelines(const Report& r, std::string* o) {
@@ -176,6 +194,7 @@ void AppendTimelines(const Report& r, std::string* o) {
   base.x_label = "seconds since the first window";
   base.height = 240;
   base.width = 1100;
+  base.break_x_over = TimelineGap(tl);
   std::vector<RunReport> shaded = r.runs;
   if (r.parent && r.runs.empty()) shaded.push_back(*r.parent);
   for (const RunReport& x : shaded) base.bands.push_back({"run", x.start - t0, x.end - t0, x.name});
@@ -212,7 +231,11 @@ void AppendTimelines(const Report& r, std::string* o) {
     intr.push_back(p.interrupts_per_second);
     bus.push_back(Or(p.bus_utilisation, 100));
   }
-  *o += "<section id=\"timeline\"><h2>Timeline</h2>\n<p>One point per window; the runs (or load steps) shaded.</p>\n";
+  *o += "<section id=\"timeline\"><h2>Timeline</h2>\n<p>One point per window; the runs (or load steps) shaded";
+  if (base.break_x_over > 0)
+    *o += "; lines stop where no window was kept for over " + F("%.3g", base.break_x_over) +
+          " s (three times the usual spacing: between runs, or while no daemon ran)";
+  *o += ".</p>\n";
   plot("timeline-load", "load (packets/s)", "packets/s",
        {MakeSeries("offered", "#bbb"), MakeSeries("delivered", "#1f77b4"), MakeSeries("application", "#2ca02c"),
         MakeSeries("echoed", "#17becf")},
@@ -266,8 +289,8 @@ std::string ReportHtml(const Report& r) {
   o += "<section id=\"summary\"><ul class=\"sweep-lines\">\n";
   for (const std::string& line : SweepLines(r)) o += "<li>" + HtmlEscape(line) + "</li>\n";
   o += "</ul>\n<p class=\"mlfrr\" data-mlfrr=\"" + (r.mlfrr.rate ? F("%.0f", *r.mlfrr.rate) : std::string()) +
-       "\" data-runs=\"" + std::to_string(r.runs.size()) + "\" data-plateau=\"" + (r.plateau.detected ? "1" : "0") +
-       "\"></p></section>\n";
+       "\" data-runs=\"" + std::to_string(r.runs.size()) + "\" data-swept=\"" + std::to_string(SweptRuns(r).size()) +
+       "\" data-plateau=\"" + (r.plateau.detected ? "1" : "0") + "\"></p></section>\n";
   AppendSweep(r, &o);
   AppendTimelines(r, &o);
   o += "<section id=\"runs\"><h2>Runs</h2>\n";

@@ -161,16 +161,29 @@ std::vector<size_t> Occurrences(const Points& p) {
 }
 
 // `bases`: where each of p's bars starts (stacked bars), else 0.
+// p's lines or areas, split where neighbours are more than `over` apart in x
+// (never when `over` is 0, or for points not in x order).
+std::vector<Points> Pieces(const Points& p, double over) {
+  std::vector<Points> out;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (out.empty() || (over > 0 && p[i].first - p[i - 1].first > over)) out.emplace_back();
+    out.back().push_back(p[i]);
+  }
+  return out;
+}
+
 void DrawSeries(const PlotSeries& s, const Points& p, const std::vector<double>& bases, const Frame& f,
-                std::string* o) {
+                double break_x_over, std::string* o) {
+  const std::vector<Points> pieces =
+      s.kind == SeriesKind::kBars ? std::vector<Points>{} : Pieces(p, s.sort_by_x ? break_x_over : 0);
   const Axis& a = s.right_axis ? f.y2 : f.y;
   std::string color = HtmlEscape(s.color.empty() ? "#555" : s.color);
   double total = 0;
   for (const auto& pt : p) total += pt.second;
   const char* kind = s.kind == SeriesKind::kBars ? "bars" : s.kind == SeriesKind::kArea ? "area" : "line";
   *o += "<g class=\"series\" data-series=\"" + HtmlEscape(s.name) + "\" data-kind=\"" + kind + "\" data-points=\"" +
-        std::to_string(p.size()) + "\" data-total=\"" + Total(total) + "\"" +
-        (s.emphasis ? " data-emphasis=\"1\"" : "") + ">";
+        std::to_string(p.size()) + "\" data-total=\"" + Total(total) + "\" data-pieces=\"" +
+        std::to_string(pieces.size()) + "\"" + (s.emphasis ? " data-emphasis=\"1\"" : "") + ">";
   double base = f.Y(a, std::clamp(0.0, a.lo, a.hi));
   const std::string stroke_width = s.emphasis ? "3" : "1.5";
   if (s.kind == SeriesKind::kBars) {
@@ -190,19 +203,22 @@ void DrawSeries(const PlotSeries& s, const Points& p, const std::vector<double>&
             "\" height=\"" + C(std::fabs(from - yy)) + "\" fill=\"" + color + outline + "\"><title>" +
             HtmlEscape(s.name) + ": " + Num(y) + "</title></rect>";
     }
-  } else if (!p.empty()) {
-    std::string d;
-    for (size_t i = 0; i < p.size(); ++i) d += (i ? " L" : "M") + C(f.X(p[i].first)) + " " + C(f.Y(a, p[i].second));
-    if (s.kind == SeriesKind::kArea) {
-      std::string area =
-          d + " L" + C(f.X(p.back().first)) + " " + C(base) + " L" + C(f.X(p.front().first)) + " " + C(base) + " Z";
-      *o += "<path d=\"" + area + "\" fill=\"" + color + "\" fill-opacity=\"0.25\" stroke=\"none\"/>";
+  } else {
+    for (const Points& q : pieces) {
+      std::string d;
+      for (size_t i = 0; i < q.size(); ++i) d += (i ? " L" : "M") + C(f.X(q[i].first)) + " " + C(f.Y(a, q[i].second));
+      if (s.kind == SeriesKind::kArea) {
+        std::string area =
+            d + " L" + C(f.X(q.back().first)) + " " + C(base) + " L" + C(f.X(q.front().first)) + " " + C(base) + " Z";
+        *o += "<path d=\"" + area + "\" fill=\"" + color + "\" fill-opacity=\"0.25\" stroke=\"none\"/>";
+      }
+      *o += "<path d=\"" + d + "\" fill=\"none\" stroke=\"" + color + "\" stroke-width=\"" + stroke_width + "\"/>";
+      // A lone point (a piece of one) gets its dot, or it would not show.
+      if (s.markers || q.size() == 1)
+        for (const auto& [x, y] : q)
+          *o += "<circle cx=\"" + C(f.X(x)) + "\" cy=\"" + C(f.Y(a, y)) + "\" r=\"3\" fill=\"" + color + "\"><title>" +
+                HtmlEscape(s.name) + ": " + Num(x) + ", " + Num(y) + "</title></circle>";
     }
-    *o += "<path d=\"" + d + "\" fill=\"none\" stroke=\"" + color + "\" stroke-width=\"" + stroke_width + "\"/>";
-    if (s.markers || p.size() == 1)
-      for (const auto& [x, y] : p)
-        *o += "<circle cx=\"" + C(f.X(x)) + "\" cy=\"" + C(f.Y(a, y)) + "\" r=\"3\" fill=\"" + color + "\"><title>" +
-              HtmlEscape(s.name) + ": " + Num(x) + ", " + Num(y) + "</title></circle>";
   }
   *o += "</g>\n";
 }
@@ -315,7 +331,8 @@ std::string RenderPlot(const PlotSpec& spec) {
   if (!drawn) {
     o += "<text class=\"nodata\" x=\"" + C(spec.width / 2.0) + "\" y=\"" + C(spec.height / 2.0) +
          "\" text-anchor=\"middle\">no data</text>\n";
-    for (size_t i = 0; i < spec.series.size(); ++i) DrawSeries(spec.series[i], points[i], bases[i], f, &o);
+    for (size_t i = 0; i < spec.series.size(); ++i)
+      DrawSeries(spec.series[i], points[i], bases[i], f, spec.break_x_over, &o);
     return o + "</svg>\n";
   }
   for (const PlotMark& m : spec.marks)
@@ -343,7 +360,8 @@ std::string RenderPlot(const PlotSpec& spec) {
   }
   DrawAxes(spec, f, &o);
   o += "\n";
-  for (size_t i = 0; i < spec.series.size(); ++i) DrawSeries(spec.series[i], points[i], bases[i], f, &o);
+  for (size_t i = 0; i < spec.series.size(); ++i)
+    DrawSeries(spec.series[i], points[i], bases[i], f, spec.break_x_over, &o);
   for (size_t i = 0; i < spec.marks.size(); ++i) {
     const PlotMark& m = spec.marks[i];
     if (!std::isfinite(m.x)) continue;

@@ -6,9 +6,10 @@
 // Tests count what is drawn through data attributes:
 //   <svg class="plot" data-plot="ID" data-series="N">, and per series
 //   <g class="series" data-series="NAME" data-kind="line|area|bars"
-//      data-points="P" data-total="SUM">
+//      data-points="P" data-total="SUM" data-pieces="K">
 // where P is the number of points drawn (finite x and y) and SUM their y
-// total (a stacked bar's own height, not its top); an emphasised series
+// total (a stacked bar's own height, not its top), K the separate lines or
+// areas it was drawn as (PlotSpec::break_x_over; 0 for bars); an emphasised series
 // has data-emphasis="1". Non-finite values (NaN, inf) are skipped, never written as
 // coordinates. A plot with no finite point says "no data" (data-empty="1").
 #pragma once
@@ -62,6 +63,11 @@ struct PlotSpec {
   // series order: the n-th bar at an x sits on the n-th bars at that x of
   // the series before it (per axis); else each is drawn from 0.
   bool stack_bars = false;
+  // Lines and areas break where neighbouring points (in x order) are more
+  // than this apart: a stretch with no samples (between two runs of a run
+  // store) is drawn empty, not bridged by a straight line. 0: never break.
+  // Each series group says how many pieces it drew (data-pieces).
+  double break_x_over = 0;
 };
 
 // A series or plot with its names set (the rest defaulted).

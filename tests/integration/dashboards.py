@@ -147,10 +147,26 @@ def check(src, path):
     walk_descriptions(d, name, problems)
 
     ids = {}
-    rects = []
+    # A collapsed row's panels are laid out among themselves (Grafana places
+    # them under the row when it opens), the others on the dashboard.
+    layouts = {}
+    for p in d.get("panels", []):
+        if p.get("type") == "row" and p.get("repeat") and p["repeat"] not in variables:
+            problems.append("%s: row %r repeats over undefined variable $%s" % (name, p.get("title"), p["repeat"]))
+        # A panel repeated per value of a variable pushes everything below it
+        # down by one panel per value (128 on a 128-CPU host): it belongs in
+        # a row, collapsed or last, never among the dashboard's panels.
+        if p.get("type") == "row" and p.get("panels") and not p.get("collapsed"):
+            problems.append("%s: row %r holds panels but is not collapsed (an open row's panels follow it)" %
+                            (name, p.get("title")))
+        if p.get("type") != "row" and p.get("repeat"):
+            problems.append("%s: panel %r repeats per $%s outside a row: put it in a collapsed row" %
+                            (name, p.get("title"), p["repeat"]))
     for p in all_panels(d):
         title = p.get("title") or "(untitled)"
         where = "%s: panel %r" % (name, title)
+        inner = next((r.get("title") for r in d.get("panels", []) if any(q is p for q in r.get("panels", []))), None)
+        rects = layouts.setdefault(inner, [])
         pid = p.get("id")
         if not isinstance(pid, int):
             problems.append("%s: id %r is not an integer" % (where, pid))

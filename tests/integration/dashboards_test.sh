@@ -87,6 +87,10 @@ mutate no-datasource-var "no \`datasource\` variable" 'd["templating"]["list"] =
 mutate no-instance-var "no \`instance\` query variable" 'd["templating"]["list"] = [v for v in d["templating"]["list"] if v["name"] != "instance"]'
 mutate undefined-var "undefined variable" 'p[10]["targets"][0]["expr"] += " * $host"'
 mutate no-schema "schemaVersion" 'del d["schemaVersion"]'
+# The per-CPU panels out of their collapsed row: on a 128-CPU host with All
+# selected, 128 panels before the drop ladder.
+mutate repeat-outside-row "outside a row" 'q = [r for r in p if r["type"] == "row"][0]["panels"].pop(0); q["repeat"] = "cpu"; q["gridPos"]["y"] = 300; p.insert(8, q)'
+mutate open-row-with-panels "is not collapsed" '[r for r in p if r["type"] == "row"][0]["collapsed"] = False'
 mutate flag-on-percent "0/1 flag drawn on the panel's percent axis" '[o["properties"].__setitem__(slice(None), [x for x in o["properties"] if x["id"] != "unit"]) for q in p if q["title"] == "Verdict scores, confidence and plateau" for o in q["fieldConfig"]["overrides"]]'
 
 if out="$(promtool check rules "$RULES" 2>&1)"; then
@@ -274,7 +278,7 @@ fi
 budget_expr="$("$INTEG_PYTHON" - "$HOST_JSON" "$REPLAY_TARGET" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-panel = [p for p in d["panels"] if p["title"] == "CPU $cpu: time budget by part"][0]
+panel = [q for p in d["panels"] for q in [p] + p.get("panels", []) if q["title"] == "CPU $cpu: time budget by part"][0]
 parts = [t["expr"] for t in panel["targets"] if "overlap" not in t["expr"]]
 inst = sys.argv[2].replace(".", "\\\\.")
 print(" + ".join("sum by (cpu) (%s)" % e.replace("$instance", inst).replace("$cpu", ".*") for e in parts))

@@ -30,6 +30,7 @@ class Dom(HTMLParser):
             self.plots[a["data-plot"]] = self.plot
         elif tag == "g" and "series" in cls and self.plot is not None:
             self.plot["series"][a["data-series"]] = (int(a["data-points"]), float(a["data-total"]))
+            self.plot.setdefault("pieces", {})[a["data-series"]] = int(a.get("data-pieces", -1))
             if a.get("data-emphasis") == "1":
                 self.plot["emphasis"].append(a["data-series"])
         elif tag == "p" and "verdict" in cls:
@@ -114,23 +115,34 @@ def check_report(dom, r):
             check(len(p["series"]) == p["declared"], "%s: %d series drawn of %d" % (plot, len(p["series"]),
                                                                                    p["declared"]))
     check(len(dom.plots["sweep"]["series"]) == 7, "sweep: 7 series")
+    # The sweep plot draws the runs the MLFRR is over (JSON "sweep": the runs
+    # themselves, or those that belong together, or one run's segments).
+    swept = r["sweep"]
     for s in ("offered", "delivered", "application", "cpu", "accounting"):
         got = points(dom, "sweep", s)[0]
-        check(got == len(runs), "sweep %s: %s points for %d runs" % (s, got, len(runs)))
-    idle = sum(1 for x in runs if x["soaker_idle_ratio"] is not None)
-    echoed = sum(1 for x in runs if x["echoed_per_second"] is not None)
+        check(got == len(swept), "sweep %s: %s points for %d swept runs" % (s, got, len(swept)))
+    idle = sum(1 for x in swept if x["soaker_idle_ratio"] is not None)
+    echoed = sum(1 for x in swept if x["echoed_per_second"] is not None)
     check(points(dom, "sweep", "soaker-idle")[0] == idle, "sweep soaker-idle: %d points" % idle)
     check(points(dom, "sweep", "echoed")[0] == echoed, "sweep echoed: %d points" % echoed)
     # Loss per rung under the sweep: stacked bars per run, nic + backlog + socket the run's drops/s.
     check(dom.plots["loss"]["declared"] == len(RUNGS), "loss: a series per rung")
-    check_rungs(dom, "loss", runs, "runs")
-    measured = [x for x in runs if all(x["rung_drops_per_second"][k] is not None for k in RUNGS[:3])]
+    check_rungs(dom, "loss", swept, "runs")
+    measured = [x for x in swept if all(x["rung_drops_per_second"][k] is not None for k in RUNGS[:3])]
     drops = sum(x["drops_per_second"] for x in measured)
     stacked = sum(x["rung_drops_per_second"][k] for x in measured for k in RUNGS[:3])
     check(close(stacked, drops), "loss: nic + backlog + socket %g drops/s = the runs' drops/s %g" % (stacked, drops))
     knee = [k for k in RUNGS if k in dom.plots["loss"]["emphasis"]]
     check(len(knee) <= 1, "loss: at most one rung emphasised (%s)" % knee)
     n = r["timeline_points"]
+    # The timeline's lines stop where no window was kept for over three
+    # times the median spacing of the windows (the JSON's t).
+    ts = [x["t"] for x in r["timeline"]]
+    steps = sorted(b - a for a, b in zip(ts, ts[1:]) if b > a)
+    gaps = sum(1 for a, b in zip(ts, ts[1:]) if steps and b - a > 3 * steps[len(steps) // 2])
+    want = 1 + gaps if ts else 0
+    got = dom.plots["timeline-load"].get("pieces", {}).get("offered")
+    check(got == want, "timeline-load offered: drawn in %s pieces for %d gaps without windows" % (got, gaps))
     # Drops per rung over time, against the JSON's windows.
     tl = r["timeline"]
     check(len(tl) == n, "timeline: %d JSON windows for %d points" % (len(tl), n))

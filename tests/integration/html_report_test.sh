@@ -92,16 +92,23 @@ rec="$INTEG_TMP/seed-sweep"
 report replay report --config.file="$SRC/lab/replay.yaml" --report --replay "$rec"
 
 # (b) The run store after two runs taken with `bottleneckd run` (sampling
-# this host in its own process: no daemon needed). The control socket is
-# one no daemon listens on, so a daemon running on this host at the default
-# socket does not take the runs into its own store.
+# this host in its own process: no daemon needed), 5 s apart: the timeline
+# stops between them (html_check.py counts the pieces). The control socket
+# is one no daemon listens on, so a daemon running on this host at the
+# default socket does not take the runs into its own store.
 state="$INTEG_TMP/state"
 for n in 1 2; do
+  [ "$n" = 1 ] || sleep 5
   "$BIN" run --control.socket="$INTEG_TMP/no-daemon.sock" --path.state="$state" --name "html-$n" -- sleep 3 \
     >/dev/null 2>"$INTEG_TMP/run-$n.err" ||
     integ_die "bottleneckd run html-$n failed: $(tail -3 "$INTEG_TMP/run-$n.err")"
 done
 report store report --report --path.state="$state"
+if grep -q '"sweep_of":"2 runs named like .html-#. (html-1, html-2)"' "$INTEG_TMP/store.json"; then
+  integ_pass "store: the two runs named html-N make one sweep"
+else
+  integ_fail "store: want the sweep of html-1 and html-2, got $(grep -o '"sweep_of":"[^"]*"' "$INTEG_TMP/store.json")"
+fi
 
 # (c) A capture: 3 s of UDP echo at 50 requests/s, 1 in 25 unanswered,
 # replies 200-400 us later, payloads of 32 and 480 bytes.
