@@ -81,7 +81,8 @@ Mlfrr FindMlfrr(const std::vector<LoadStep>& steps, const LossTolerance& loss) {
       return m;
     }
   }
-  if (!steps.empty()) m.rate = steps.back().offered_packets_per_second;
+  if (!steps.empty() && steps.back().offered_packets_per_second > loss.floor_per_second)
+    m.rate = steps.back().offered_packets_per_second;
   return m;
 }
 

@@ -71,7 +71,9 @@ struct Mlfrr {
 // drops_per_second are losing under `loss` (over the floor and over the loss
 // ratio of its offered rate). rate: the offered rate of the step before
 // the knee, the last step's when none loses, nullopt when the first already
-// does (or there are no steps).
+// does, when there are no steps, or when none loses and no step was offered
+// more than `loss.floor_per_second` (no load: no limit was measured, and 0
+// would read as a box that receives nothing).
 Mlfrr FindMlfrr(const std::vector<LoadStep>& steps, const LossTolerance& loss);
 
 // Service demand: CPU microseconds per delivered packet of each step; nullopt

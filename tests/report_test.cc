@@ -110,11 +110,36 @@ TEST(ReportText, AReportWithoutCaptureIsAsBefore) {
   r.info.samples = 60;
   r.info.interval_seconds = 1;
   r.runs = {PlainRun("echo 40k")};
+  r.mlfrr.knee = 0;  // it lost 1284 of 40000 packets/s
   std::string want = std::string("recording /tmp/seed: simulated, 60 samples every 1s\n\n") + kHeader + kRow40k +
                      "\n"
                      "plateau: none across the runs\n"
                      "MLFRR: every run lost packets\n";
   EXPECT_EQ(ReportText(r), want);
+}
+
+// A benchmark over loopback with lo off the packet path: every run offered
+// 0 packets/s. It said "MLFRR: 0 packets/s offered with no loss" (and JSON
+// 0), a box that receives nothing; no load measures no limit.
+TEST(ReportText, NoLoadOfferedIsNoMlfrr) {
+  Report r;
+  r.store = "/var/lib/bottleneckd/runs.db";
+  RunReport idle = PlainRun("udp_echo.py --rates 1000");
+  idle.offered_packets_per_second = idle.application_packets_per_second = idle.drops_per_second = 0;
+  r.runs = {idle, idle};
+  r.runs[1].name = "udp_echo.py --rates 2000";
+  r.mlfrr = AnalyseSweep(r.runs, LossTolerance{}).mlfrr;
+  EXPECT_FALSE(r.mlfrr.rate);
+  std::string text = ReportText(r);
+  EXPECT_NE(text.find("\nMLFRR: none: no run was offered load on the packet path"), std::string::npos) << text;
+  EXPECT_NE(ReportJson(r).find("\"mlfrr_packets_per_second\":null"), std::string::npos);
+  // Load with no loss: the highest rate offered, and that the limit is above it.
+  r.runs[1].offered_packets_per_second = 2000;
+  r.mlfrr = AnalyseSweep(r.runs, LossTolerance{}).mlfrr;
+  EXPECT_NE(ReportText(r).find("\nMLFRR: 2000 packets/s offered with no loss, the highest rate offered: no run lost "
+                               "packets, so the limit lies above it\n"),
+            std::string::npos)
+      << ReportText(r);
 }
 
 TEST(ReportText, AnEmptyStoreSaysNoRunsNotThatEveryRunLost) {

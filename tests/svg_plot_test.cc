@@ -147,6 +147,22 @@ TEST(RenderPlot, AllZeroSitsOnTheBottom) {
   EXPECT_NEAR(std::stod(path[1]), std::stod(frame[1]) + std::stod(frame[2]), 0.06);
 }
 
+// A sweep whose every run was offered 0 packets/s (a benchmark over lo with
+// lo off the packet path) drew an x axis from -0.6 to 0.6 packets/s: an
+// all-zero x starts at 0 too.
+TEST(RenderPlot, AllZeroXStartsAtZero) {
+  PlotSpec p;
+  p.id = "sweep";
+  PlotSeries s;
+  s.name = "delivered";
+  s.x = {0, 0};
+  s.y = {0, 5};
+  p.series = {s};
+  std::string svg = RenderPlot(p);
+  EXPECT_EQ(svg.find(">-"), std::string::npos) << svg;  // no negative tick
+  EXPECT_NE(svg.find(">0<"), std::string::npos) << svg;
+}
+
 TEST(RenderPlot, BarsCategoriesMarksAndBands) {
   PlotSpec p;
   p.id = "bars";

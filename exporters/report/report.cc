@@ -283,8 +283,14 @@ std::vector<std::string> SweepLines(const Report& r) {
     lines.push_back(b);
     if (r.mlfrr.knee && *r.mlfrr.knee < SweptRuns(r).size())
       lines.back() += "; above it packets are lost, first at the " + r.mlfrr.first_losing_rung + " rung";
-  } else {
+    else
+      lines.back() += ", the highest rate offered: no run lost packets, so the limit lies above it";
+  } else if (r.mlfrr.knee) {
     lines.push_back("MLFRR: every run lost packets");
+  } else {
+    lines.push_back(
+        "MLFRR: none: no run was offered load on the packet path (loopback is off it unless "
+        "verdict.packet_path_interfaces names it)");
   }
   if (r.throughput_tracks_cpu_cost)
     lines.push_back(std::string("throughput x CPU cost per packet constant across runs: ") +

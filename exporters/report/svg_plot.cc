@@ -127,7 +127,9 @@ Axis MakeAxis(const std::vector<double>& values, bool from_zero, int target) {
   double lo = *std::min_element(values.begin(), values.end());
   double hi = *std::max_element(values.begin(), values.end());
   if (from_zero) lo = std::min(lo, 0.0), hi = std::max(hi, 0.0);
-  if (from_zero && lo == 0 && hi == 0) hi = 1;  // all zero: 0 at the bottom, not the middle
+  // All zero: 0 at the bottom (or left), not the middle: nothing the report
+  // plots (rates, shares) is negative.
+  if (lo == 0 && hi == 0) hi = 1;
   a.ticks = NiceTicks(lo, hi, target);
   if (a.ticks.size() >= 2) a.lo = a.ticks.front(), a.hi = a.ticks.back();
   return a;
