@@ -96,7 +96,8 @@ std::optional<double> CpuNanosecondsPerByte(const LoadStep& s) {
   return s.cpu_seconds_per_second / s.delivered_bytes_per_second * 1e9;
 }
 
-bool ThroughputTracksCpuCost(const std::vector<LoadStep>& steps, double tolerance) {
+CpuCostCheck CheckThroughputTracksCpuCost(const std::vector<LoadStep>& steps, double tolerance) {
+  CpuCostCheck c;
   std::vector<double> products, costs;
   for (const LoadStep& s : steps) {
     std::optional<double> cost = CpuMicrosecondsPerPacket(s);
@@ -104,7 +105,10 @@ bool ThroughputTracksCpuCost(const std::vector<LoadStep>& steps, double toleranc
     costs.push_back(*cost);
     products.push_back(s.delivered_packets_per_second * *cost);
   }
-  if (products.size() < 2) return false;
+  if (products.size() < 2) {
+    c.why = "no: fewer than two runs delivered packets, nothing to compare";
+    return c;
+  }
   auto spread = [](const std::vector<double>& v) {
     auto [lo, hi] = std::minmax_element(v.begin(), v.end());
     double mean = 0;
@@ -112,8 +116,31 @@ bool ThroughputTracksCpuCost(const std::vector<LoadStep>& steps, double toleranc
     mean /= static_cast<double>(v.size());
     return mean > 0 ? (*hi - *lo) / mean : 0.0;
   };
-  if (spread(costs) <= tolerance) return false;
-  return spread(products) <= tolerance;
+  const double cost_spread = spread(costs), product_spread = spread(products);
+  char b[320];
+  if (cost_spread <= tolerance) {
+    std::snprintf(b, sizeof b,
+                  "no: the CPU cost per packet varied %.1f %% across the runs, not more than %.0f %%: with nothing "
+                  "varied, nothing was tested",
+                  cost_spread * 100, tolerance * 100);
+  } else if (product_spread > tolerance) {
+    std::snprintf(b, sizeof b,
+                  "no: throughput x CPU cost per packet varied %.1f %% across the runs (more than %.0f %%) while the "
+                  "cost varied %.1f %%: the CPU's work per second did not set the throughput",
+                  product_spread * 100, tolerance * 100, cost_spread * 100);
+  } else {
+    c.tracks = true;
+    std::snprintf(b, sizeof b,
+                  "yes: the CPU cost per packet varied %.1f %% across the runs while throughput x cost stayed within "
+                  "%.1f %%: the CPU's work per second is the limit",
+                  cost_spread * 100, product_spread * 100);
+  }
+  c.why = b;
+  return c;
+}
+
+bool ThroughputTracksCpuCost(const std::vector<LoadStep>& steps, double tolerance) {
+  return CheckThroughputTracksCpuCost(steps, tolerance).tracks;
 }
 
 }  // namespace bottleneckd

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "base/config_reader.h"
+#include "base/number_text.h"
 #include "base/parse_util.h"
 #include "recording/recording.h"
 
@@ -199,16 +200,6 @@ class InfoParser {
   ConfigReader r_;
 };
 
-// The shortest text that reads back as the same double; the emitter writes it
-// plain, so it reads back as a number (its own double format has 17 digits).
-std::string Num(double v) {
-  char buf[64];
-  double a = std::fabs(v);
-  auto fmt = (a == 0 || (a >= 1e-4 && a < 1e16)) ? std::chars_format::fixed : std::chars_format::scientific;
-  auto r = std::to_chars(buf, buf + sizeof(buf), v, fmt);
-  return std::string(buf, r.ptr);
-}
-
 }  // namespace
 
 Status ParseRecordingInfo(std::string_view yaml, std::string_view filename, RecordingInfo* out) {
@@ -236,7 +227,7 @@ std::string RecordingInfoYaml(const RecordingInfo& info) {
   e << YAML::BeginMap;
   e << YAML::Key << "format" << YAML::Value << std::string(kFormatName);
   e << YAML::Key << "version" << YAML::Value << info.version;
-  e << YAML::Key << "interval_seconds" << YAML::Value << Num(info.interval_seconds);
+  e << YAML::Key << "interval_seconds" << YAML::Value << ExactText(info.interval_seconds);
   e << YAML::Key << "source" << YAML::Value << YAML::DoubleQuoted << info.source;
   if (!info.created.empty()) e << YAML::Key << "created" << YAML::Value << YAML::DoubleQuoted << info.created;
   if (!info.hostname.empty() || !info.kernel.empty() || info.cpus != 0) {
@@ -254,12 +245,12 @@ std::string RecordingInfoYaml(const RecordingInfo& info) {
     for (const RecordingRun& r : info.runs) {
       e << YAML::BeginMap;
       e << YAML::Key << "name" << YAML::Value << YAML::DoubleQuoted << r.name;
-      e << YAML::Key << "start" << YAML::Value << Num(r.start);
-      e << YAML::Key << "end" << YAML::Value << Num(r.end);
+      e << YAML::Key << "start" << YAML::Value << ExactText(r.start);
+      e << YAML::Key << "end" << YAML::Value << ExactText(r.end);
       if (r.offered_bits_per_second)
-        e << YAML::Key << "offered_bits_per_second" << YAML::Value << Num(*r.offered_bits_per_second);
+        e << YAML::Key << "offered_bits_per_second" << YAML::Value << ExactText(*r.offered_bits_per_second);
       if (r.offered_packets_per_second)
-        e << YAML::Key << "offered_packets_per_second" << YAML::Value << Num(*r.offered_packets_per_second);
+        e << YAML::Key << "offered_packets_per_second" << YAML::Value << ExactText(*r.offered_packets_per_second);
       if (!r.expected_label.empty() || !r.expected_resource.empty()) {
         e << YAML::Key << "expected" << YAML::Value << YAML::BeginMap;
         e << YAML::Key << "label" << YAML::Value << YAML::DoubleQuoted << r.expected_label;

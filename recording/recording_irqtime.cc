@@ -19,8 +19,6 @@ constexpr char kCpuForm[] =
     "with whole numbers from 0 to 2^64-1";
 constexpr char kIrqForm[] = "expected 'irq IRQ CPU hardirq NS COUNT net NS COUNT' with whole numbers from 0 to 2^64-1";
 
-std::string Num(uint64_t v) { return std::to_string(v); }
-
 // Pops `word`, then one whole number into each of `outs`; false when the
 // word differs or a number is missing, signed or past uint64.
 bool TakeKeyed(std::string_view* rest, std::string_view word, std::initializer_list<uint64_t*> outs) {
@@ -44,21 +42,23 @@ bool TakeCpu(std::string_view* rest, int* cpu) {
 std::string IrqTimeFileText(const IrqTimeReading& r) {
   std::string t = "format 1\n";
   t += "mono_ns " + std::to_string(r.mono_ns) + "\n";
-  t += "generation " + Num(r.generation) + "\n";
+  t += "generation " + std::to_string(r.generation) + "\n";
   if (!r.attach.empty()) t += "attach " + r.attach + "\n";
   for (const IrqTimeCpu& c : r.cpus) {
-    t += "cpu " + std::to_string(c.cpu) + " hardirq " + Num(c.hardirq_ns) + " " + Num(c.hardirq_count) +
-         " unattributed " + Num(c.net_unattributed_ns) + " overflow " + Num(c.irq_overflow_count);
+    t += "cpu " + std::to_string(c.cpu) + " hardirq " + std::to_string(c.hardirq_ns) + " " +
+         std::to_string(c.hardirq_count) + " unattributed " + std::to_string(c.net_unattributed_ns) + " overflow " +
+         std::to_string(c.irq_overflow_count);
     for (int v = 0; v < kSoftirqVectors; ++v) {
       t += " ";
       t += SoftirqVectorName(v);
-      t += " " + Num(c.softirq_ns[v]) + " " + Num(c.softirq_count[v]);
+      t += " " + std::to_string(c.softirq_ns[v]) + " " + std::to_string(c.softirq_count[v]);
     }
     t += "\n";
   }
   for (const IrqTimeIrq& q : r.irqs) {
-    t += "irq " + Num(q.irq) + " " + std::to_string(q.cpu) + " hardirq " + Num(q.hardirq_ns) + " " +
-         Num(q.hardirq_count) + " net " + Num(q.net_softirq_ns) + " " + Num(q.net_softirq_count) + "\n";
+    t += "irq " + std::to_string(q.irq) + " " + std::to_string(q.cpu) + " hardirq " + std::to_string(q.hardirq_ns) +
+         " " + std::to_string(q.hardirq_count) + " net " + std::to_string(q.net_softirq_ns) + " " +
+         std::to_string(q.net_softirq_count) + "\n";
   }
   return t;
 }

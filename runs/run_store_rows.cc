@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/number_text.h"
 #include "runs/run_store_internal.h"
 
 namespace bottleneckd::run_store {
@@ -299,12 +300,6 @@ Status WriteRunRows(sqlite3* db, std::string_view path, const RunReport& r) {
   return WriteRunBudget(db, path, r);
 }
 
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.15g", v);
-  return buf;
-}
-
 std::string RunLabel(const RunReport& r) { return "run " + std::to_string(r.id) + " '" + r.name + "'"; }
 
 }  // namespace
@@ -341,7 +336,8 @@ Status WritePoints(sqlite3* db, std::string_view path, int64_t run_id, std::span
     PutAll(kPointColumns, st, 2, p);
     int rc = st.Step();
     if (rc != SQLITE_DONE) {
-      return SqliteError(db, rc, path, "writing the point at t " + Num(p.t) + " of run " + std::to_string(run_id));
+      return SqliteError(db, rc, path,
+                         "writing the point at t " + ExactText(p.t) + " of run " + std::to_string(run_id));
     }
     BN_RETURN_IF_ERROR(WritePointBudget(db, path, run_id, p));
   }

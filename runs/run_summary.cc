@@ -203,7 +203,11 @@ SweepAnalysis AnalyseSweep(const std::vector<RunReport>& runs, const LossToleran
     return x.offered_packets_per_second < y.offered_packets_per_second;
   });
   a.mlfrr = FindMlfrr(sorted, loss);
-  if (steps.size() >= 2) a.throughput_tracks_cpu_cost = ThroughputTracksCpuCost(steps, 0.05);
+  if (steps.size() >= 2) {
+    CpuCostCheck check = CheckThroughputTracksCpuCost(steps, 0.05);
+    a.throughput_tracks_cpu_cost = check.tracks;
+    a.throughput_tracks_cpu_cost_why = std::move(check.why);
+  }
   return a;
 }
 

@@ -198,6 +198,7 @@ struct SweepAnalysis {
   Plateau plateau;
   Mlfrr mlfrr;
   std::optional<bool> throughput_tracks_cpu_cost;
+  std::string throughput_tracks_cpu_cost_why;  // CpuCostCheck::why; "" when unset
 };
 SweepAnalysis AnalyseSweep(const std::vector<RunReport>& runs, const LossTolerance& loss);
 

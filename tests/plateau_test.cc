@@ -232,6 +232,29 @@ TEST(ThroughputTracksCpuCost, NothingVariedTestsNothing) {
   EXPECT_FALSE(ThroughputTracksCpuCost({Step(550, 298.6, 0.818), idle}, 0.05));
 }
 
+// The report printed "throughput x CPU cost per packet constant across runs:
+// no" with no word of why; each answer now says which condition decided it.
+TEST(ThroughputTracksCpuCost, EachAnswerSaysWhy) {
+  std::vector<LoadStep> seed = {NoCopies()[1], NoCopies()[2], ThirtyTwoCopies()[1], ThirtyTwoCopies()[2]};
+  CpuCostCheck yes = CheckThroughputTracksCpuCost(seed, 0.05);
+  EXPECT_TRUE(yes.tracks);
+  EXPECT_EQ(yes.why.rfind("yes: the CPU cost per packet varied ", 0), 0u) << yes.why;
+  EXPECT_NE(yes.why.find("while throughput x cost stayed within 2.5 %: the CPU's work per second is the limit"),
+            std::string::npos)
+      << yes.why;
+  CpuCostCheck bus = CheckThroughputTracksCpuCost({Step(600, 400, 0.40), Step(600, 400, 0.75)}, 0.05);
+  EXPECT_FALSE(bus.tracks);
+  EXPECT_EQ(bus.why,
+            "no: throughput x CPU cost per packet varied 60.9 % across the runs (more than 5 %) while the cost varied "
+            "60.9 %: the CPU's work per second did not set the throughput");
+  CpuCostCheck same = CheckThroughputTracksCpuCost({Step(500, 500, 0.5), Step(500, 500, 0.5)}, 0.05);
+  EXPECT_EQ(same.why,
+            "no: the CPU cost per packet varied 0.0 % across the runs, not more than 5 %: with nothing varied, nothing "
+            "was tested");
+  EXPECT_EQ(CheckThroughputTracksCpuCost({Step(550, 298.6, 0.818), LoadStep()}, 0.05).why,
+            "no: fewer than two runs delivered packets, nothing to compare");
+}
+
 // The echo lab's CPU-bound echo stepped up: every offered datagram reaches
 // the box (NIC rx rises with offered), the socket drops what the application
 // cannot read. A live step's delivered is what the application got, so the

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "base/number_text.h"
 #include "base/utf8.h"
 
 namespace bottleneckd {
@@ -37,22 +38,8 @@ void AppendString(std::string_view s, std::string* o) {
 }
 
 void AppendNumber(double v, std::string* o) {
-  if (!std::isfinite(v)) {
-    *o += "null";
-    return;
-  }
-  if (v == 0) {  // also -0: JSON readers differ on "-0"
-    *o += '0';
-    return;
-  }
-  // The shortest text that reads back as the same double (std::to_chars
-  // without a precision), fixed from 1e-5 to 1e16, else scientific: a Unix
-  // timestamp keeps its microseconds, 0.1 stays 0.1, 0.0002 is not 2e-04.
-  const double a = std::fabs(v);
-  const auto format = a >= 1e-5 && a < 1e16 ? std::chars_format::fixed : std::chars_format::scientific;
-  char b[400];  // fixed needs at most 16 integer digits here, scientific ~24 characters
-  auto r = std::to_chars(b, b + sizeof b, v, format);
-  o->append(b, r.ptr);
+  // null for NaN and infinities; else the text that reads back as v.
+  *o += std::isfinite(v) ? ExactText(v) : "null";
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ void SetSweep(const LossTolerance& loss, Report* r) {
   r->plateau = sweep.plateau;
   r->mlfrr = sweep.mlfrr;
   r->throughput_tracks_cpu_cost = sweep.throughput_tracks_cpu_cost;
+  r->throughput_tracks_cpu_cost_why = sweep.throughput_tracks_cpu_cost_why;
 }
 
 // Appends the run's stored windows to `timeline`, keeping it in time order.
@@ -294,7 +295,9 @@ std::vector<std::string> SweepLines(const Report& r) {
   }
   if (r.throughput_tracks_cpu_cost)
     lines.push_back(std::string("throughput x CPU cost per packet constant across runs: ") +
-                    (*r.throughput_tracks_cpu_cost ? "yes (the CPU is the limit)" : "no"));
+                    (!r.throughput_tracks_cpu_cost_why.empty() ? r.throughput_tracks_cpu_cost_why
+                     : *r.throughput_tracks_cpu_cost           ? "yes (the CPU is the limit)"
+                                                               : "no"));
   return lines;
 }
 
@@ -413,6 +416,7 @@ std::string ReportJson(const Report& r) {
   w.EndObject();
   w.Key("mlfrr_packets_per_second").Optional(r.mlfrr.rate);
   w.Key("throughput_tracks_cpu_cost").Optional(r.throughput_tracks_cpu_cost);
+  w.Key("throughput_tracks_cpu_cost_why").String(r.throughput_tracks_cpu_cost_why);
   w.Key("timeline_points").Integer(r.timeline.size());
   // The timeline's drops and CPU budgets (the HTML report's timeline-drops
   // and timeline-budget plots), one entry per window.

@@ -38,6 +38,7 @@ struct Report {
   Plateau plateau;  // across the sweep, in order
   Mlfrr mlfrr;
   std::optional<bool> throughput_tracks_cpu_cost;
+  std::string throughput_tracks_cpu_cost_why;  // its reason (CpuCostCheck::why), "" when unset
   // The windows the runs were taken from, in time order (the HTML report's
   // timelines): every window of a recording; a run store's listed runs'
   // (the parent's with --run).

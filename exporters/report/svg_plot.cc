@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "base/html_escape.h"
+#include "base/number_text.h"
 
 namespace bottleneckd {
 
@@ -82,12 +83,6 @@ namespace {
 std::string C(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%.1f", v);
-  return b;
-}
-
-std::string Num(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", v);
   return b;
 }
 
@@ -203,7 +198,7 @@ void DrawSeries(const PlotSeries& s, const Points& p, const std::vector<double>&
       double yy = f.Y(a, i < bases.size() ? bases[i] + y : y);
       *o += "<rect x=\"" + C(x0) + "\" y=\"" + C(std::min(yy, from)) + "\" width=\"" + C(std::max(x1 - x0, 1.0)) +
             "\" height=\"" + C(std::fabs(from - yy)) + "\" fill=\"" + color + outline + "\"><title>" +
-            HtmlEscape(s.name) + ": " + Num(y) + "</title></rect>";
+            HtmlEscape(s.name) + ": " + RoundedText(y) + "</title></rect>";
     }
   } else {
     for (const Points& q : pieces) {
@@ -219,7 +214,7 @@ void DrawSeries(const PlotSeries& s, const Points& p, const std::vector<double>&
       if (s.markers || q.size() == 1)
         for (const auto& [x, y] : q)
           *o += "<circle cx=\"" + C(f.X(x)) + "\" cy=\"" + C(f.Y(a, y)) + "\" r=\"3\" fill=\"" + color + "\"><title>" +
-                HtmlEscape(s.name) + ": " + Num(x) + ", " + Num(y) + "</title></circle>";
+                HtmlEscape(s.name) + ": " + RoundedText(x) + ", " + RoundedText(y) + "</title></circle>";
     }
   }
   *o += "</g>\n";
@@ -369,8 +364,8 @@ std::string RenderPlot(const PlotSpec& spec) {
     if (!std::isfinite(m.x)) continue;
     double x = f.X(m.x);
     double label_y = i % 2 ? f.top + 24 : f.bottom - 4;  // two marks at one x stay readable
-    o += "<g class=\"mark\" data-mark=\"" + HtmlEscape(m.name) + "\" data-x=\"" + Num(m.x) + "\"><line x1=\"" + C(x) +
-         "\" x2=\"" + C(x) + "\" y1=\"" + C(f.top) + "\" y2=\"" + C(f.bottom) +
+    o += "<g class=\"mark\" data-mark=\"" + HtmlEscape(m.name) + "\" data-x=\"" + RoundedText(m.x) + "\"><line x1=\"" +
+         C(x) + "\" x2=\"" + C(x) + "\" y1=\"" + C(f.top) + "\" y2=\"" + C(f.bottom) +
          "\" stroke=\"#c0392b\" stroke-dasharray=\"4 3\"/><text class=\"mark-label\" x=\"" + C(x + 3) + "\" y=\"" +
          C(label_y) + "\">" + HtmlEscape(m.label) + "</text></g>\n";
   }

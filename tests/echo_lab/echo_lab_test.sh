@@ -122,14 +122,7 @@ timeline softirq interrupt cpu1
 lab_rps 0
 
 # The seeds' experiment: the same offered steps with more copies per datagram.
-SWEEP=()
-for k in 0 3000 10000; do
-  scenario "k$k" "$k" 1024 7 "4000 8000 16000" --
-  SWEEP+=("k$k" "$INTEG_TMP/k$k/report.json" "$INTEG_TMP/k$k/gen.out")
-done
-integ_log "the sweep as bottleneckd reports it (--report):"
-"$BIN" --report --path.state="$STATE" --last 3 | sed 's/^/    /'
-lab_check sweep "${SWEEP[@]}"
+lab_scenario_sweep 0 3000 10000
 
 # The shipped alert rules, durations scaled down (5m -> 15s, 2m -> 20s, 1m ->
 # 10s), evaluated by the real Prometheus (in the box, scraping the daemon

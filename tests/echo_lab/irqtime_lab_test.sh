@@ -44,8 +44,9 @@
 # delivery must give `interrupt cpu1`, the label lab.echo gets from the ticks.
 # The run's verdict must say the interrupt time was measured, and that cpu1's
 # network softirq followed no queue interrupt (RPS work is raised by IPIs).
-# Then the lab's other scenarios (light, cpu, wait, handoff: lab.sh) run with
-# irqtime on and must get the labels lab.echo checks with it off.
+# Then the lab's other scenarios (light, cpu, wait, handoff and the K sweep's
+# two ends: lab.sh) run with irqtime on and must get the labels lab.echo
+# checks with it off.
 #
 # usage: irqtime_lab_test.sh BOTTLENECKD SOURCE_DIR ECHO_SERVER LOAD_GEN
 TEST_NAME=irqtime_lab_test
@@ -185,6 +186,9 @@ lab_scenario_light
 lab_scenario_cpu
 lab_scenario_wait
 lab_scenario_handoff
+# The K sweep's two ends (lab.echo runs K = 0, 3000 and 10000): every step of
+# K=0 none, K=10000's top step cpu on the echo thread, one segment per step.
+lab_scenario_sweep 0 10000
 
 "$BIN" --report --path.state="$STATE" --run irqtime >"$INTEG_TMP/report.txt" 2>&1 ||
   integ_fail "--report --run irqtime failed: $(tail -n 3 "$INTEG_TMP/report.txt")"

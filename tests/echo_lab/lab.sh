@@ -274,6 +274,20 @@ lab_scenario_wait() {
     "resources=thread udpecho" socket_loss_min=0.2 flat_from=1 thread_share_min=0.05 thread_share_max=0.5 \
     thread_waiting_min=0.5 voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8 "wait_site=$LAB_WAIT_SITE"
 }
+# The seeds' experiment: the same offered steps (4, 8 and 16 k/s, 7 s each)
+# with more copies per datagram, one run per K given (the first must leave
+# every step none, the last saturate the echo at the top step); lab_check
+# sweep reads their segments against the generator's steps.
+lab_scenario_sweep() {
+  local k runs=()
+  for k in "$@"; do
+    scenario "k$k" "$k" 1024 7 "4000 8000 16000" --
+    runs+=("k$k" "$INTEG_TMP/k$k/report.json" "$INTEG_TMP/k$k/gen.out")
+  done
+  integ_log "the sweep as bottleneckd reports it (--report):"
+  "$BIN" --report --path.state="$STATE" --last $# | sed 's/^/    /'
+  lab_check sweep "${runs[@]}"
+}
 # The lock handoff: udpecho makes the copies (K=2500, about 25 us), then waits
 # for the mutex that udpwork holds while it echoes and sleeps LAB_WAIT_US:
 # udpecho spends the time off-CPU in the lock, its CPU mostly idle.
