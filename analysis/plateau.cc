@@ -92,8 +92,8 @@ std::optional<double> CpuMicrosecondsPerPacket(const LoadStep& s) {
 }
 
 std::optional<double> CpuNanosecondsPerByte(const LoadStep& s) {
-  if (!(s.delivered_bytes_per_second > 0)) return std::nullopt;
-  return s.cpu_seconds_per_second / s.delivered_bytes_per_second * 1e9;
+  if (!(s.received_bytes_per_second > 0)) return std::nullopt;
+  return s.cpu_seconds_per_second / s.received_bytes_per_second * 1e9;
 }
 
 CpuCostCheck CheckThroughputTracksCpuCost(const std::vector<LoadStep>& steps, double tolerance) {

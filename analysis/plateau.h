@@ -17,11 +17,11 @@ struct LoadStep {
   std::string name;
   double offered_packets_per_second = 0;
   double delivered_packets_per_second = 0;
-  double utilisation = 0;                 // busiest CPU's busy ratio (soaker when available)
-  double cpu_seconds_per_second = 0;      // all CPUs' busy time per second (for service demand)
-  double drops_per_second = 0;            // all rungs
-  double delivered_bytes_per_second = 0;  // for service demand per byte; 0 when unknown
-  std::string first_losing_rung;          // the step's ladder (RungName), "none" or "" when unknown
+  double utilisation = 0;                // busiest CPU's busy ratio (soaker when available)
+  double cpu_seconds_per_second = 0;     // all CPUs' busy time per second (for service demand)
+  double drops_per_second = 0;           // all rungs
+  double received_bytes_per_second = 0;  // for service demand per byte; 0 when unknown
+  std::string first_losing_rung;         // the step's ladder (RungName), "none" or "" when unknown
 };
 
 struct PlateauOptions {

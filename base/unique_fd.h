@@ -26,6 +26,8 @@ class UniqueFd {
 
   int get() const { return fd_; }
   bool valid() const { return fd_ >= 0; }
+  // Gives up ownership: the caller closes what this returns.
+  int release() { return std::exchange(fd_, -1); }
 
  private:
   int fd_;

@@ -23,6 +23,16 @@ function(bottleneckd_stage name folder)
     file(GLOB STAGE_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${folder}/*.cc)
   endif()
   add_library(bottleneckd_${name} STATIC ${STAGE_SOURCES})
+  if(BOTTLENECKD_UNITY)
+    # Batches of a stage's sources compiled as one file: the headers every
+    # source of a stage parses (yaml-cpp, prometheus-cpp, the STL) once per
+    # batch instead of once per source. GCC's product compile of a fresh tree
+    # on the 2-core VM: 595 s of CPU in 126 files without, XXX with
+    # (docs/performance.md, "CI"). Off for day-to-day trees, where a change
+    # recompiles one file and not its batch. A batch is one translation unit,
+    # so two sources of a stage may not define the same internal name.
+    set_target_properties(bottleneckd_${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+  endif()
   target_include_directories(bottleneckd_${name} PUBLIC ${root})
   target_link_libraries(bottleneckd_${name} PUBLIC ${STAGE_LINKS})
 endfunction()

@@ -7,24 +7,16 @@
 
 #include "base/kernel_units.h"
 #include "base/parse_util.h"
+#include "collectors/pid_stat_fields.h"
 
 namespace bottleneckd {
 namespace {
 
-// Fields after "(comm)", counted from field 3 (state).
-constexpr size_t kUtimeField = 11;      // field 14
-constexpr size_t kStimeField = 12;      // field 15
-constexpr size_t kStarttimeField = 19;  // field 22
-constexpr size_t kVsizeField = 20;      // field 23
-constexpr size_t kRssField = 21;        // field 24
-
-// The next line of *text (without its newline), consumed.
-std::string_view NextLine(std::string_view* text) {
-  size_t nl = text->find('\n');
-  std::string_view line = text->substr(0, nl);
-  text->remove_prefix(nl == std::string_view::npos ? text->size() : nl + 1);
-  return line;
-}
+using pid_stat::kRss;
+using pid_stat::kStarttime;
+using pid_stat::kStime;
+using pid_stat::kUtime;
+using pid_stat::kVsize;
 
 }  // namespace
 
@@ -40,24 +32,22 @@ Status ParseSelfStat(std::string_view text, SelfStat* out) {
   SelfStat s;
   uint64_t* fields[] = {&s.utime, &s.stime, nullptr,      nullptr,  nullptr, nullptr,
                         nullptr,  nullptr,  &s.starttime, &s.vsize, &s.rss};
-  static_assert(sizeof(fields) / sizeof(fields[0]) == kRssField - kUtimeField + 1);
+  static_assert(sizeof(fields) / sizeof(fields[0]) == kRss - kUtime + 1);
   size_t i = 0;
-  for (std::string_view tok = NextToken(&rest); !tok.empty() && i <= kRssField; tok = NextToken(&rest), ++i) {
-    if (i < kUtimeField) continue;
-    uint64_t* f = fields[i - kUtimeField];
+  for (std::string_view tok = NextToken(&rest); !tok.empty() && i <= kRss; tok = NextToken(&rest), ++i) {
+    if (i < kUtime) continue;
+    uint64_t* f = fields[i - kUtime];
     if (f && !ParseU64(tok, f))
       return Status::Corruption("process stat: bad field " + std::to_string(i + 3) + " '" + std::string(tok) + "'");
   }
-  if (i <= kRssField) return Status::Corruption("process stat: truncated after " + std::to_string(i + 2) + " fields");
-  static_assert(kStimeField == kUtimeField + 1 && kStarttimeField == kUtimeField + 8 &&
-                kVsizeField == kStarttimeField + 1 && kRssField == kVsizeField + 1);
+  if (i <= kRss) return Status::Corruption("process stat: truncated after " + std::to_string(i + 2) + " fields");
+  static_assert(kStime == kUtime + 1 && kStarttime == kUtime + 8 && kVsize == kStarttime + 1 && kRss == kVsize + 1);
   *out = s;
   return Status::OK();
 }
 
 Status ParseStatBtime(std::string_view text, uint64_t* out) {
-  while (!text.empty()) {
-    std::string_view line = NextLine(&text);
+  for (std::string_view line; NextLine(&text, &line);) {
     std::string_view key = NextToken(&line);
     if (key != "btime") continue;
     std::string_view v = Trim(line);
@@ -71,8 +61,7 @@ Status ParseStatBtime(std::string_view text, uint64_t* out) {
 
 Status ParseLimitsMaxOpenFiles(std::string_view text, std::optional<uint64_t>* out) {
   constexpr std::string_view kKey = "Max open files";
-  while (!text.empty()) {
-    std::string_view line = NextLine(&text);
+  for (std::string_view line; NextLine(&text, &line);) {
     if (!StartsWith(line, kKey)) continue;
     line.remove_prefix(kKey.size());
     std::string_view soft = NextToken(&line);

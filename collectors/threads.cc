@@ -6,15 +6,15 @@
 
 #include "base/parse_util.h"
 #include "collectors/host_readings.h"
+#include "collectors/pid_stat_fields.h"
 
 namespace bottleneckd {
 namespace {
 
-// Fields after "(comm)", counted from field 3 (state).
-constexpr size_t kStateField = 0;       // field 3
-constexpr size_t kUtimeField = 11;      // field 14
-constexpr size_t kStimeField = 12;      // field 15
-constexpr size_t kProcessorField = 36;  // field 39 (Linux 2.5.x on)
+using pid_stat::kProcessor;
+using pid_stat::kState;
+using pid_stat::kStime;
+using pid_stat::kUtime;
 
 // Name scans of the procfs root happen at most once per this many Collect calls,
 // or sooner when a cached pid disappears.
@@ -59,13 +59,13 @@ Status ParseTaskStat(std::string_view text, TaskStat* out) {
   for (std::string_view tok = NextToken(&rest); !tok.empty(); tok = NextToken(&rest), ++i) {
     bool good = true;
     switch (i) {
-      case kStateField:
+      case kState:
         good = tok.size() == 1;
         state = tok.front();
         break;
-      case kUtimeField: good = ParseU64(tok, &utime); break;
-      case kStimeField: good = ParseU64(tok, &stime); break;
-      case kProcessorField: good = ParseInt(tok, &processor); break;
+      case kUtime: good = ParseU64(tok, &utime); break;
+      case kStime: good = ParseU64(tok, &stime); break;
+      case kProcessor: good = ParseInt(tok, &processor); break;
       default: break;  // other fields may be negative or added by newer kernels
     }
     if (!good) {
@@ -73,7 +73,7 @@ Status ParseTaskStat(std::string_view text, TaskStat* out) {
                                 std::string(tok) + "'");
     }
   }
-  if (i <= kStimeField) {
+  if (i <= kStime) {
     return Status::Corruption("task " + std::to_string(tid) + ": truncated after " + std::to_string(i + 2) + " fields");
   }
   out->tid = tid;

@@ -11,10 +11,6 @@
 
 namespace bottleneckd::control_io {
 
-UniqueFd::~UniqueFd() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 std::string Seconds(double s) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%g s", s);

@@ -18,20 +18,6 @@ namespace bottleneckd::control_io {
 
 using Clock = std::chrono::steady_clock;
 
-// Owns a file descriptor; closes it on destruction.
-class UniqueFd {
- public:
-  explicit UniqueFd(int fd = -1) : fd_(fd) {}
-  ~UniqueFd();
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
-
 // "0.2 s", "2 s": a timeout for messages.
 std::string Seconds(double s);
 // Now plus `seconds`.

@@ -20,6 +20,7 @@
 
 #include "base/log.h"
 #include "base/parse_util.h"
+#include "base/unique_fd.h"
 #include "runs/control_io.h"
 
 #ifndef SO_PEERGROUPS
@@ -37,7 +38,6 @@ using control_io::ReadToEof;
 using control_io::RecvSome;
 using control_io::Seconds;
 using control_io::SendSome;
-using control_io::UniqueFd;
 using control_io::WriteAll;
 
 constexpr size_t kMaxAnswer = 4 << 20;  // the client's cap on an answer

@@ -30,7 +30,7 @@ struct sqlite3;
 
 namespace bottleneckd {
 
-inline constexpr int kRunStoreSchemaVersion = 5;
+inline constexpr int kRunStoreSchemaVersion = 6;
 // The oldest schema a read-only open reads (figures a version lacks read as
 // unset, flows and CPU budgets as none); a writable open migrates any older file.
 inline constexpr int kRunStoreOldestReadable = 1;

@@ -25,13 +25,6 @@ std::string BudgetColumns() {
   return out;
 }
 
-// "?first, ..., ?(first + n - 1)"
-std::string Params(int first, int n) {
-  std::string out;
-  for (int i = 0; i < n; ++i) out += (i ? ", ?" : "?") + std::to_string(first + i);
-  return out;
-}
-
 void PutBudget(Stmt& s, int first, const CpuBudget& b) {
   int i = first;
   for (const BudgetPart& part : BudgetParts(b)) s.Bind(i++, part.ratio);
@@ -54,7 +47,7 @@ CpuBudget GetBudget(const Stmt& s, int first, int cpu) {
 
 Status WritePointBudget(sqlite3* db, std::string_view path, int64_t run_id, const TimelinePoint& p) {
   static const std::string sql = "INSERT INTO timeline_budget (run_id, t, cpu, " + BudgetColumns() +
-                                 ") VALUES (?1, ?2, ?3, " + Params(4, kBudgetColumns) + ")";
+                                 ") VALUES (?1, ?2, ?3, " + SqlParams(4, kBudgetColumns) + ")";
   std::string what = "writing the CPU budget of run " + std::to_string(run_id);
   Stmt del(db, "DELETE FROM timeline_budget WHERE run_id = ?1 AND t = ?2");
   del.Bind(1, run_id);
@@ -96,7 +89,7 @@ Status ReadPointBudgets(sqlite3* db, std::string_view path, int64_t run_id, std:
 
 Status WriteRunBudget(sqlite3* db, std::string_view path, const RunReport& r) {
   static const std::string sql = "INSERT INTO run_budget (run_id, cpu, windows, " + BudgetColumns() +
-                                 ") VALUES (?1, ?2, ?3, " + Params(4, kBudgetColumns) + ")";
+                                 ") VALUES (?1, ?2, ?3, " + SqlParams(4, kBudgetColumns) + ")";
   std::string what = "writing the CPU budget of run " + std::to_string(r.id);
   Stmt del(db, "DELETE FROM run_budget WHERE run_id = ?1");
   del.Bind(1, r.id);

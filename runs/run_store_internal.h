@@ -80,6 +80,9 @@ class Transaction {
 // Runs constant SQL (one or more statements, no values); SQLite's code.
 int Exec(sqlite3* db, const char* sql);
 
+// n numbered parameters from `first`: "?first, ?(first + 1), ..., ?(first + n - 1)".
+std::string SqlParams(size_t first, size_t n);
+
 // Reads PRAGMA user_version.
 Status ReadUserVersion(sqlite3* db, std::string_view path, int* version);
 

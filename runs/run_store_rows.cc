@@ -39,6 +39,9 @@ struct Column {
   void (*put)(Stmt&, int, const Row&);
   void (*get)(const Stmt&, int, Row*);
   int since = 1;  // the schema version that added the column
+  // A renamed column: its name in files older than schema `renamed_in`.
+  const char* before = nullptr;
+  int renamed_in = 0;
 };
 
 #define BN_COLUMN_SINCE(Row, col, member, version)                           \
@@ -47,6 +50,13 @@ struct Column {
         [](const Stmt& s, int i, Row* r) { Get(s, i, &r->member); }, version \
   }
 #define BN_COLUMN(Row, col, member) BN_COLUMN_SINCE(Row, col, member, 1)
+// A column of schema 1 that schema `version` renamed from `old`.
+#define BN_COLUMN_RENAMED(Row, member, old, version)                                                           \
+  Column<Row> {                                                                                                \
+#member, [](Stmt & s, int i,                                                                               \
+                const Row& r) { Put(s, i, r.member); }, [](const Stmt& s, int i,                               \
+                                                           Row* r) { Get(s, i, &r->member); }, 1, old, version \
+  }
 constexpr size_t BoundIndex(Bound b) { return static_cast<size_t>(b); }
 #define BN_RUN(member) BN_COLUMN(RunReport, #member, member)
 #define BN_POINT(member) BN_COLUMN(TimelinePoint, #member, member)
@@ -79,8 +89,9 @@ const Column<RunReport> kRunColumns[] = {
     BN_RUN(end),
     BN_RUN(offered_bits_per_second),
     BN_RUN(offered_packets_per_second),
-    BN_RUN(delivered_packets_per_second),
-    BN_RUN(delivered_bits_per_second),
+    // "delivered" before schema 6, where the word meant two things (docs/glossary.md).
+    BN_COLUMN_RENAMED(RunReport, received_packets_per_second, "delivered_packets_per_second", 6),
+    BN_COLUMN_RENAMED(RunReport, received_bits_per_second, "delivered_bits_per_second", 6),
     BN_RUN(application_packets_per_second),
     BN_RUN(cpu_busy),
     BN_RUN(accounting_busy),
@@ -121,8 +132,8 @@ static_assert(kBoundCount == 6, "one score_<label> column per Bound (a new label
 const Column<TimelinePoint> kPointColumns[] = {
     BN_POINT(t),
     BN_POINT(offered_packets_per_second),
-    BN_POINT(delivered_packets_per_second),
-    BN_POINT(delivered_bits_per_second),
+    BN_COLUMN_RENAMED(TimelinePoint, received_packets_per_second, "delivered_packets_per_second", 6),
+    BN_COLUMN_RENAMED(TimelinePoint, received_bits_per_second, "delivered_bits_per_second", 6),
     BN_POINT(application_packets_per_second),
     BN_POINT(cpu_busy),
     BN_POINT(accounting_busy),
@@ -171,17 +182,11 @@ std::string SelectList(const Column<Row> (&cols)[N], int version) {
   std::string out;
   for (size_t i = 0; i < N; ++i) {
     if (i) out += ", ";
-    out += cols[i].since <= version ? cols[i].name : "NULL";
-  }
-  return out;
-}
-
-// "?1, ?2, ..., ?n" starting at `first`.
-std::string Params(size_t n, size_t first = 1) {
-  std::string out;
-  for (size_t i = 0; i < n; ++i) {
-    if (i) out += ", ";
-    out += "?" + std::to_string(first + i);
+    if (cols[i].since > version) {
+      out += "NULL";
+    } else {
+      out += cols[i].before && version < cols[i].renamed_in ? cols[i].before : cols[i].name;
+    }
   }
   return out;
 }
@@ -305,7 +310,8 @@ std::string RunLabel(const RunReport& r) { return "run " + std::to_string(r.id) 
 }  // namespace
 
 Status InsertRun(sqlite3* db, std::string_view path, RunReport* r) {
-  static const std::string sql = "INSERT INTO runs (" + ColumnList(kRunColumns) + ") VALUES (" + Params(kRunN) + ")";
+  static const std::string sql =
+      "INSERT INTO runs (" + ColumnList(kRunColumns) + ") VALUES (" + SqlParams(1, kRunN) + ")";
   Stmt st(db, sql);
   PutAll(kRunColumns, st, 1, *r);
   int rc = st.Step();
@@ -315,7 +321,7 @@ Status InsertRun(sqlite3* db, std::string_view path, RunReport* r) {
 }
 
 Status UpdateRun(sqlite3* db, std::string_view path, const RunReport& r) {
-  static const std::string sql = "UPDATE runs SET (" + ColumnList(kRunColumns) + ") = (" + Params(kRunN) +
+  static const std::string sql = "UPDATE runs SET (" + ColumnList(kRunColumns) + ") = (" + SqlParams(1, kRunN) +
                                  ") WHERE id = ?" + std::to_string(kRunN + 1);
   Stmt st(db, sql);
   PutAll(kRunColumns, st, 1, r);
@@ -328,7 +334,7 @@ Status UpdateRun(sqlite3* db, std::string_view path, const RunReport& r) {
 
 Status WritePoints(sqlite3* db, std::string_view path, int64_t run_id, std::span<const TimelinePoint> points) {
   static const std::string sql = "INSERT OR REPLACE INTO timeline (run_id, " + ColumnList(kPointColumns) +
-                                 ") VALUES (?1, " + Params(kPointN, 2) + ")";
+                                 ") VALUES (?1, " + SqlParams(2, kPointN) + ")";
   Stmt st(db, sql);
   for (const TimelinePoint& p : points) {
     st.Reset();

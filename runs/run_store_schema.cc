@@ -180,12 +180,22 @@ CREATE TABLE run_budget (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 6: one meaning of "delivered" (docs/glossary.md): the NICs'
+// received packets and bits, named delivered_* before, are received_*.
+constexpr const char* kSchemaV6 = R"sql(
+ALTER TABLE runs RENAME COLUMN delivered_packets_per_second TO received_packets_per_second;
+ALTER TABLE runs RENAME COLUMN delivered_bits_per_second TO received_bits_per_second;
+ALTER TABLE timeline RENAME COLUMN delivered_packets_per_second TO received_packets_per_second;
+ALTER TABLE timeline RENAME COLUMN delivered_bits_per_second TO received_bits_per_second;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {"create runs, run_evidence and timeline", kSchemaV1},
     {"capture figures on runs and timeline, run_flows", kSchemaV2},
     {"drops per rung on runs and timeline", kSchemaV3},
     {"the wait label's score on runs", kSchemaV4},
     {"each CPU's budget per window and per run", kSchemaV5},
+    {"delivered_* columns of NIC-received figures renamed received_*", kSchemaV6},
 };
 static_assert(std::size(kMigrations) == kRunStoreSchemaVersion,
               "kRunStoreSchemaVersion must equal the number of migrations");

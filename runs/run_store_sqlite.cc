@@ -113,6 +113,12 @@ std::optional<int> Stmt::OptionalInt(int col) const {
 
 int Exec(sqlite3* db, const char* sql) { return sqlite3_exec(db, sql, nullptr, nullptr, nullptr); }
 
+std::string SqlParams(size_t first, size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += (i ? ", ?" : "?") + std::to_string(first + i);
+  return out;
+}
+
 Transaction::Transaction(sqlite3* db) : db_(db), begin_rc_(Exec(db, "BEGIN IMMEDIATE")) {
   done_ = begin_rc_ != SQLITE_OK;
 }

@@ -20,10 +20,10 @@ TimelinePoint PointOfWindow(double t, const Signals& s, const Verdict& v, const 
   p.t = t;
   p.cpu_budget = KeptBudgets(budget, v);
   p.offered_packets_per_second = s.offered_packets_per_second;
-  p.delivered_packets_per_second = s.received_packets_per_second;
+  p.received_packets_per_second = s.received_packets_per_second;
   double bus_max = -1;
   for (const NicSignal& nic : s.nics) {
-    p.delivered_bits_per_second += nic.rx_bits_per_second;
+    p.received_bits_per_second += nic.rx_bits_per_second;
     p.interrupts_per_second += nic.interrupts_per_second;
     if (nic.bus_utilisation && !nic.bus_emulated) bus_max = std::max(bus_max, *nic.bus_utilisation);
   }
@@ -111,14 +111,14 @@ void Summarise(const std::vector<TimelinePoint>& settled, const VerdictEvidence*
   std::map<std::string, size_t> rungs;
   std::map<int, WindowTally> labels;                             // by label
   std::map<std::pair<int, std::string>, WindowTally> resources;  // by (label, resource)
-  r->offered_packets_per_second = r->delivered_packets_per_second = r->delivered_bits_per_second = 0;
+  r->offered_packets_per_second = r->received_packets_per_second = r->received_bits_per_second = 0;
   r->application_packets_per_second = r->cpu_busy = r->accounting_busy = r->cpu_seconds_per_second = 0;
   r->interrupts_per_second = r->drops_per_second = 0;
   r->bus_utilisation.reset();
   for (const TimelinePoint& p : settled) {
     r->offered_packets_per_second += p.offered_packets_per_second / n;
-    r->delivered_packets_per_second += p.delivered_packets_per_second / n;
-    r->delivered_bits_per_second += p.delivered_bits_per_second / n;
+    r->received_packets_per_second += p.received_packets_per_second / n;
+    r->received_bits_per_second += p.received_bits_per_second / n;
     r->application_packets_per_second += p.application_packets_per_second / n;
     r->cpu_busy += p.cpu_busy / n;
     r->accounting_busy += p.accounting_busy / n;
@@ -186,7 +186,7 @@ LoadStep StepOfRun(const RunReport& r) {
   step.utilisation = r.accounting_busy;
   step.cpu_seconds_per_second = r.cpu_seconds_per_second;
   step.drops_per_second = r.drops_per_second;
-  step.delivered_bytes_per_second = r.delivered_bits_per_second / 8;
+  step.received_bytes_per_second = r.received_bits_per_second / 8;
   step.first_losing_rung = r.first_losing_rung;
   return step;
 }

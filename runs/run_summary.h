@@ -35,10 +35,10 @@ struct RungDrops {
 
 // One window of a run, reduced to what reports and the store need.
 struct TimelinePoint {
-  double t = 0;                             // window end: seconds since the recording's first sample, or Unix time live
-  double offered_packets_per_second = 0;    // received + NIC drops
-  double delivered_packets_per_second = 0;  // received by the NICs
-  double delivered_bits_per_second = 0;
+  double t = 0;                            // window end: seconds since the recording's first sample, or Unix time live
+  double offered_packets_per_second = 0;   // received + NIC drops
+  double received_packets_per_second = 0;  // received by the NICs
+  double received_bits_per_second = 0;
   double application_packets_per_second = 0;  // received less backlog and socket drops
   double cpu_busy = 0;                        // the application's busiest CPU (ApplicationCpu; soaker when it ran)
   double accounting_busy = 0;                 // that CPU's /proc/stat busy
@@ -130,8 +130,8 @@ struct RunReport {
   double start = 0, end = 0;                      // same clock as the points' t
   std::optional<double> offered_bits_per_second;  // from the recording's run, when given
   double offered_packets_per_second = 0;          // the run's, else received + NIC drops
-  double delivered_packets_per_second = 0;
-  double delivered_bits_per_second = 0;
+  double received_packets_per_second = 0;
+  double received_bits_per_second = 0;
   double application_packets_per_second = 0;
   double cpu_busy = 0;         // the application's busiest CPU's mean busy (ApplicationCpu; soaker when it ran)
   double accounting_busy = 0;  // that CPU's /proc/stat busy

@@ -6,10 +6,21 @@
 #   2. clang, one tree: -Wthread-safety -Werror, AddressSanitizer +
 #      UndefinedBehaviorSanitizer and libFuzzer coverage; the GoogleTest suites
 #      again (not the scripts), then every libFuzzer target for FUZZ_SECONDS
-#      (default 10) each, seeded with fixtures
+#      (default 10) each, JOBS at a time, seeded with fixtures
 # Ends with one "N passed, N failed" line and each stage's minutes. Exit status 0
 # only if everything passed.
+#
+#   scripts/test.sh --quick   the quick tier (docs/development.md): the format
+#                             check, an incremental GCC build and the tests
+#                             labelled unit and layering; no daemon, lab,
+#                             package or sanitizer run. Not what CI runs.
 set -uo pipefail
+QUICK=0
+case "${1:-}" in
+  --quick) QUICK=1 ;;
+  "") ;;
+  *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 scripts/install-deps.sh || exit 1
@@ -20,11 +31,13 @@ passed=0
 failed=0
 failures=()
 
-# Runs ctest in build dir $1 (label $2) and adds its counts to the totals.
+# Runs ctest in build dir $1 (label $2; more ctest arguments after it) and
+# adds its counts to the totals.
 run_ctest() {
   local dir=$1 label=$2 log
+  shift 2
   log=$(mktemp)
-  (cd "$dir" && ctest --output-on-failure --timeout 600 -j"$JOBS") 2>&1 | tee "$log"
+  (cd "$dir" && ctest --output-on-failure --timeout 600 -j"$JOBS" "$@") 2>&1 | tee "$log"
   local line total fail
   line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -1)
   if [ -z "$line" ]; then
@@ -41,10 +54,20 @@ run_ctest() {
 started=$SECONDS
 stage_times=()
 stage_done() { stage_times+=("$1 $(( (SECONDS - started) / 60 )) min"); started=$SECONDS; }
+# The last lines: each failure, each stage's minutes, "$1: N passed, N failed";
+# the status is 0 only if nothing failed.
+finish() {
+  for f in "${failures[@]}"; do echo "FAILED: $f"; done
+  echo "stages: ${stage_times[*]/%/;}"
+  echo "$1: $passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}
 
+# Both trees are unity builds (BOTTLENECKD_UNITY, cmake/stages.cmake): a fresh
+# tree compiles in about half the time.
 build() {  # build dir, cmake args...
   local dir=$1; shift
-  cmake -S "$ROOT" -B "$dir" -DBOTTLENECKD_WERROR=ON "$@" >/dev/null &&
+  cmake -S "$ROOT" -B "$dir" -DBOTTLENECKD_WERROR=ON -DBOTTLENECKD_UNITY=ON "$@" >/dev/null &&
     cmake --build "$dir" -j"$JOBS" 2>&1 | grep -vE '^\[ *[0-9]+%\]|^-- ' ; return "${PIPESTATUS[0]}"
 }
 
@@ -61,9 +84,32 @@ else
 fi
 stage_done format
 
+if [ "$QUICK" = 1 ]; then
+  echo "=== [1/1] quick tier: build + the unit and layering tests (GCC, RelWithDebInfo)"
+  if build build/test; then
+    run_ctest build/test "quick" -L '^(unit|layering)$'
+  else
+    failed=$((failed + 1)); failures+=("build/test: build failed")
+  fi
+  stage_done "quick (GCC build + unit tests)"
+  finish "bottleneckd quick tier (the full run: scripts/test.sh)"
+  exit
+fi
+
 echo "=== [1/2] build + tests (GCC, RelWithDebInfo)"
 if build build/test; then run_ctest build/test "tests"; else failed=$((failed + 1)); failures+=("build/test: build failed"); fi
 stage_done "GCC build + tests"
+
+# One libFuzzer target ($1) for FUZZ_SECONDS over a private copy of the seed
+# corpus ($2): its log in build/sanitize/NAME.log, its exit status in NAME.rc.
+fuzz_one() {
+  local fz=$1 name corpus
+  name=$(basename "$fz"); corpus=$(mktemp -d); cp "$2"/* "$corpus"/ 2>/dev/null
+  "$fz" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    "$corpus" >"build/sanitize/$name.log" 2>&1
+  echo $? >"build/sanitize/$name.rc"
+  rm -rf "$corpus"
+}
 
 echo "=== [2/2] clang -Wthread-safety -Werror, ASan + UBSan: the unit suites, then every libFuzzer target for ${FUZZ_SECONDS}s"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -75,19 +121,24 @@ if CC=clang CXX=clang++ build build/sanitize -DBOTTLENECKD_SANITIZE=ON -DBOTTLEN
   corpus_src=$(mktemp -d)
   find tests/fixtures -type f -size -256k -not -name '*.md' | head -400 | while read -r f; do
     cp "$f" "$corpus_src/$(echo "$f" | tr '/' '_')"; done
-  for fz in build/sanitize/tests/fuzz/*_fuzz; do
-    [ -x "$fz" ] || continue
+  # JOBS fuzzers at a time (each is one process on one core); results are read
+  # back in name order, so the log reads the same however they interleave.
+  fuzzers=(); rm -f build/sanitize/*_fuzz.rc
+  for fz in build/sanitize/tests/fuzz/*_fuzz; do [ -x "$fz" ] && fuzzers+=("$fz"); done
+  for fz in "${fuzzers[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+    fuzz_one "$fz" "$corpus_src" &
+  done
+  wait
+  for fz in "${fuzzers[@]}"; do
     name=$(basename "$fz")
-    corpus=$(mktemp -d); cp "$corpus_src"/* "$corpus"/ 2>/dev/null
-    if "$fz" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-         "$corpus" >"build/sanitize/$name.log" 2>&1; then
+    if [ "$(cat "build/sanitize/$name.rc" 2>/dev/null)" = 0 ]; then
       echo "fuzz $name: ok ($(grep -Eo "stat::number_of_executed_units: [0-9]+" "build/sanitize/$name.log" | tail -1))"
       passed=$((passed + 1))
     else
       echo "fuzz $name: FAILED"; tail -40 "build/sanitize/$name.log"
       failed=$((failed + 1)); failures+=("fuzz: $name")
     fi
-    rm -rf "$corpus"
   done
   rm -rf "$corpus_src"
 else
@@ -95,7 +146,4 @@ else
 fi
 stage_done "clang sanitizers + fuzz"
 
-for f in "${failures[@]}"; do echo "FAILED: $f"; done
-echo "stages: ${stage_times[*]/%/;}"
-echo "bottleneckd: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish bottleneckd

@@ -17,7 +17,7 @@ LoadStep Step(double offered_mbps, double delivered_mbps, double cpu) {
   LoadStep s;
   s.offered_packets_per_second = offered_mbps * kPpsPerMbps;
   s.delivered_packets_per_second = delivered_mbps * kPpsPerMbps;
-  s.delivered_bytes_per_second = delivered_mbps * 1e6 / 8;
+  s.received_bytes_per_second = delivered_mbps * 1e6 / 8;
   s.utilisation = cpu;
   s.cpu_seconds_per_second = cpu;  // one CPU
   s.drops_per_second = (offered_mbps - delivered_mbps) * kPpsPerMbps;

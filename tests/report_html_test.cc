@@ -50,9 +50,9 @@ RunReport MakeRun(const std::string& name, double offered, double delivered, std
   r.name = name;
   r.source = "recording";
   r.offered_packets_per_second = offered;
-  r.delivered_packets_per_second = delivered;
+  r.received_packets_per_second = delivered;
   r.application_packets_per_second = delivered * 0.99;
-  r.delivered_bits_per_second = delivered * 8 * 1024;
+  r.received_bits_per_second = delivered * 8 * 1024;
   r.cpu_busy = 0.5 + offered / 1e6;
   r.accounting_busy = 0.45 + offered / 1e6;
   r.soaker_idle = idle;
@@ -115,7 +115,7 @@ TEST(ReportHtml, SeriesHaveOnePointPerRunAndPerWindow) {
   std::string html = ReportHtml(r);
   size_t runs = r.runs.size(), idle = 0, echoed = 0;
   for (const RunReport& x : r.runs) idle += x.soaker_idle.has_value(), echoed += x.echoed_per_second.has_value();
-  for (const char* s : {"offered", "delivered", "application", "cpu", "accounting"})
+  for (const char* s : {"offered", "received", "application", "cpu", "accounting"})
     EXPECT_EQ(SeriesAttr(html, "sweep", s), runs) << s;
   EXPECT_EQ(SeriesAttr(html, "sweep", "soaker-idle"), idle);
   EXPECT_EQ(SeriesAttr(html, "sweep", "echoed"), echoed);
@@ -125,8 +125,7 @@ TEST(ReportHtml, SeriesHaveOnePointPerRunAndPerWindow) {
     soaker += p.soaker_idle.has_value();
     bus += p.bus_utilisation && std::isfinite(*p.bus_utilisation);
   }
-  for (const char* s : {"offered", "delivered", "application"})
-    EXPECT_EQ(SeriesAttr(html, "timeline-load", s), windows);
+  for (const char* s : {"offered", "received", "application"}) EXPECT_EQ(SeriesAttr(html, "timeline-load", s), windows);
   EXPECT_EQ(SeriesAttr(html, "timeline-load", "echoed"), 0);
   EXPECT_EQ(SeriesAttr(html, "timeline-cpu", "cpu"), windows);
   EXPECT_EQ(SeriesAttr(html, "timeline-cpu", "soaker-idle"), soaker);
@@ -242,7 +241,7 @@ TEST(ReportHtml, TimelineLinesBreakWhereNoWindowWasKept) {
   EXPECT_EQ(SeriesAttr(html, "timeline-load", "offered"), 9);
   EXPECT_EQ(SeriesAttr(html, "timeline-load", "offered", "data-pieces"), 2);
   EXPECT_EQ(SeriesAttr(html, "timeline-cpu", "soaker-idle", "data-pieces"), 2);  // the shaded area too
-  EXPECT_EQ(SeriesAttr(html, "sweep", "delivered", "data-pieces"), 1);           // the sweep is not a timeline
+  EXPECT_EQ(SeriesAttr(html, "sweep", "received", "data-pieces"), 1);            // the sweep is not a timeline
   EXPECT_NE(html.find("lines stop where no window was kept for over 3 s"), std::string::npos);
 }
 
@@ -265,7 +264,7 @@ TEST(ReportHtml, FiguresMatchTheInputAndTheJson) {
   EXPECT_NE(json.find("\"timeline_points\":" + std::to_string(r.timeline.size())), std::string::npos);
   for (const RunReport& x : r.runs) {
     // The table: received in Mbps, application in kpps, CPU % to one decimal.
-    EXPECT_NE(html.find("<td>" + Fmt("%.1fMbps", x.delivered_bits_per_second / 1e6) + "</td>"), std::string::npos);
+    EXPECT_NE(html.find("<td>" + Fmt("%.1fMbps", x.received_bits_per_second / 1e6) + "</td>"), std::string::npos);
     EXPECT_NE(html.find("<td>" + Fmt("%.1fkpps", x.application_packets_per_second / 1e3) + "</td>"), std::string::npos);
     EXPECT_NE(html.find("<td>" + Fmt("%.1f", x.cpu_busy * 100) + "</td>"), std::string::npos);
   }
@@ -309,7 +308,7 @@ TEST(ReportHtml, NothingToPlotSaysNoData) {
   // One run: one point on every sweep series.
   r.runs = {MakeRun("only", 5000, 5000, 0.5)};
   html = ReportHtml(r);
-  EXPECT_EQ(SeriesAttr(html, "sweep", "delivered"), 1);
+  EXPECT_EQ(SeriesAttr(html, "sweep", "received"), 1);
   EXPECT_EQ(Plot(html, "sweep").find("data-empty"), std::string::npos);
 }
 

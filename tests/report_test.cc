@@ -27,7 +27,7 @@ RunReport PlainRun(const std::string& name) {
   r.source = "recording";
   r.state = "finished";
   r.offered_packets_per_second = 40000;      // 40.0kpps
-  r.delivered_bits_per_second = 327.68e6;    // 327.7Mbps
+  r.received_bits_per_second = 327.68e6;     // 327.7Mbps
   r.application_packets_per_second = 38716;  // 38.7kpps: 40k received, 1284 lost at backlog and socket
   r.cpu_busy = 0.9;                          // 90.0
   r.accounting_busy = 0.81;                  // 81.0
@@ -221,9 +221,9 @@ TEST(StoreReport, TheNamedRunShowsItsFlows) {
 TimelinePoint Window(double t, double offered, double lost) {
   TimelinePoint p;
   p.t = t;
-  p.offered_packets_per_second = p.delivered_packets_per_second = offered;
+  p.offered_packets_per_second = p.received_packets_per_second = offered;
   p.application_packets_per_second = offered - lost;
-  p.delivered_bits_per_second = offered * 8192;
+  p.received_bits_per_second = offered * 8192;
   p.drops_per_second = lost;
   p.first_losing_rung = lost > 0 ? "socket" : "none";
   p.cpu_busy = 0.99;

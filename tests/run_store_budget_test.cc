@@ -231,7 +231,7 @@ TEST_F(RunStoreTest, AVersionFourFileReadsWithoutBudgetAndMigrates) {
   }
   EXPECT_EQ(UserVersion(DbPath()), 4);  // a reader does not migrate
   auto s = OpenOrDie(DbPath());
-  EXPECT_EQ(s->schema_version(), 5);
+  EXPECT_EQ(s->schema_version(), kRunStoreSchemaVersion);
   ExpectTheVersionFourRunWithoutBudget(s.get());
   // The new tables take a run's budget next to the old run.
   RunReport r = MakeRun("v5 run", 200);

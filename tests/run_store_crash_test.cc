@@ -23,7 +23,7 @@ TEST_F(RunStoreCrashTest, RecoversAnActiveRunAfterItsWriterWasKilled) {
   std::vector<TimelinePoint> pts;
   for (int i = 0; i < 10; ++i) {
     TimelinePoint p = Point(100 + i, 0.1);
-    p.delivered_packets_per_second = 10;
+    p.received_packets_per_second = 10;
     p.bus_utilisation = 0.9;
     p.label = Bound::kNone;
     pts.push_back(p);
@@ -36,7 +36,7 @@ TEST_F(RunStoreCrashTest, RecoversAnActiveRunAfterItsWriterWasKilled) {
   for (int i = 0; i < 5; ++i) {
     TimelinePoint& p = pts[5 + i];
     p.cpu_busy = busy[i];
-    p.delivered_packets_per_second = delivered[i];
+    p.received_packets_per_second = delivered[i];
     p.soaker_idle = idle[i];
     p.bus_utilisation = bus[i];
     p.first_losing_rung = i < 3 ? "socket" : "none";
@@ -68,8 +68,8 @@ TEST_F(RunStoreCrashTest, RecoversAnActiveRunAfterItsWriterWasKilled) {
   EXPECT_EQ(r.start, 99.5);
   EXPECT_EQ(r.end, 109);  // the last point's t
   EXPECT_EQ(r.windows, 5u);
-  EXPECT_NEAR(r.cpu_busy, 0.94, 1e-12);                     // (0.90 + ... + 0.98) / 5
-  EXPECT_NEAR(r.delivered_packets_per_second, 3000, 1e-9);  // 15000 / 5
+  EXPECT_NEAR(r.cpu_busy, 0.94, 1e-12);                    // (0.90 + ... + 0.98) / 5
+  EXPECT_NEAR(r.received_packets_per_second, 3000, 1e-9);  // 15000 / 5
   ASSERT_TRUE(r.soaker_idle.has_value());
   EXPECT_NEAR(*r.soaker_idle, 0.06, 1e-12);                  // 0.30 / 5
   EXPECT_EQ(r.bus_utilisation, std::optional<double>(0.4));  // highest settled window, not 0.9

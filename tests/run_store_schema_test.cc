@@ -267,8 +267,10 @@ void WriteVersionOneStore(const std::string& path) {
              " VALUES (7, 'old sweep', 'command', 'finished', 'udpecho', 0, 100, 130, 40000, 39000, 0.99, 0.81,"
              " 0.01, 'socket', 25, 'cpu', 'cpu1', 0.9, 20);"
              "INSERT INTO run_evidence (run_id, kind, seq, text) VALUES (7, 'evidence', 0, 'cpu1 at 99 %');"
-             "INSERT INTO timeline (run_id, t, offered_packets_per_second, cpu_busy, label, resource)"
-             " VALUES (7, 101, 40000, 0.99, 'cpu', 'cpu1'), (7, 102, 40100, 0.98, 'cpu', 'cpu1');"
+             "INSERT INTO timeline (run_id, t, offered_packets_per_second, delivered_packets_per_second,"
+             " delivered_bits_per_second, cpu_busy, label, resource)"
+             " VALUES (7, 101, 40000, 39900, 3.2e8, 0.99, 'cpu', 'cpu1'),"
+             " (7, 102, 40100, 39800, 3.1e8, 0.98, 'cpu', 'cpu1');"
              "PRAGMA user_version = 1;");
 }
 
@@ -281,7 +283,7 @@ void ExpectTheOldRun(RunStore* s) {
   EXPECT_EQ(r.start, 100);
   EXPECT_EQ(r.end, 130);
   EXPECT_EQ(r.offered_packets_per_second, 40000);
-  EXPECT_EQ(r.delivered_packets_per_second, 39000);
+  EXPECT_EQ(r.received_packets_per_second, 39000);
   EXPECT_EQ(r.accounting_busy, 0.81);
   EXPECT_EQ(r.soaker_idle, std::optional<double>(0.01));
   EXPECT_EQ(r.first_losing_rung, "socket");
@@ -295,6 +297,9 @@ void ExpectTheOldRun(RunStore* s) {
   ASSERT_EQ(tl.size(), 2u);
   EXPECT_EQ(tl[0].t, 101);
   EXPECT_EQ(tl[1].offered_packets_per_second, 40100);
+  // Stored as delivered_* before schema 6: the same figures, read as received_*.
+  EXPECT_EQ(tl[0].received_packets_per_second, 39900);
+  EXPECT_EQ(tl[1].received_bits_per_second, 3.1e8);
   EXPECT_EQ(tl[1].cpu_busy, 0.98);
   EXPECT_FALSE(tl[0].applied_per_second);
   EXPECT_FALSE(tl[1].turnaround_p99_seconds);

@@ -66,8 +66,8 @@ TEST_F(RunStoreTest, RoundTripsARunWithEveryFieldSet) {
   r.end = 1700000030.75;
   r.offered_bits_per_second = 5.5e8;
   r.offered_packets_per_second = 67138.5;
-  r.delivered_packets_per_second = 61000.25;
-  r.delivered_bits_per_second = 4.99e8;
+  r.received_packets_per_second = 61000.25;
+  r.received_bits_per_second = 4.99e8;
   r.application_packets_per_second = 60000.125;
   r.cpu_busy = 0.996;
   r.accounting_busy = 0.81;
@@ -108,8 +108,8 @@ TEST_F(RunStoreTest, TimelineIsOrderedByTAndKeepsEveryField) {
   ASSERT_OK(s->BeginRun(&r));
   TimelinePoint full = Point(2, 0.75);
   full.offered_packets_per_second = 1;
-  full.delivered_packets_per_second = 2;
-  full.delivered_bits_per_second = 3;
+  full.received_packets_per_second = 2;
+  full.received_bits_per_second = 3;
   full.application_packets_per_second = 4;
   full.accounting_busy = 0.5;
   full.cpu_seconds_per_second = 1.5;
@@ -134,8 +134,8 @@ TEST_F(RunStoreTest, TimelineIsOrderedByTAndKeepsEveryField) {
   EXPECT_EQ(got[3].t, 3.0);
   const TimelinePoint& p = got[2];
   EXPECT_EQ(p.offered_packets_per_second, 1);
-  EXPECT_EQ(p.delivered_packets_per_second, 2);
-  EXPECT_EQ(p.delivered_bits_per_second, 3);
+  EXPECT_EQ(p.received_packets_per_second, 2);
+  EXPECT_EQ(p.received_bits_per_second, 3);
   EXPECT_EQ(p.application_packets_per_second, 4);
   EXPECT_EQ(p.cpu_busy, 0.75);
   EXPECT_EQ(p.accounting_busy, 0.5);
@@ -224,7 +224,7 @@ TEST_F(RunStoreTest, MigratesAnEmptyFileToTheCurrentSchema) {
   auto s = OpenOrDie(DbPath());
   ASSERT_TRUE(s);
   EXPECT_EQ(s->schema_version(), kRunStoreSchemaVersion);
-  EXPECT_EQ(s->schema_version(), 5);
+  EXPECT_EQ(s->schema_version(), 6);
   RunReport r = MakeRun("after migration", 1);
   ASSERT_OK(s->FinishRun(&r, {Point(1), Point(2)}));
   s.reset();
@@ -258,16 +258,16 @@ TEST_F(RunStoreTest, AFailedMigrationStepIsRolledBackWhole) {
 TEST_F(RunStoreTest, RefusesASchemaNewerThanThisBuild) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(DbPath().c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 7", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 8", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);
   for (bool read_only : {false, true}) {
     std::unique_ptr<RunStore> s;
     Status st = RunStore::Open(DbPath(), read_only, &s);
     EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << st.ToString();
-    EXPECT_EQ(st.message(), DbPath() + " schema version 7 is newer than this bottleneckd (5)");
+    EXPECT_EQ(st.message(), DbPath() + " schema version 8 is newer than this bottleneckd (6)");
     EXPECT_FALSE(s);
   }
-  EXPECT_EQ(UserVersion(DbPath()), 7);  // left as it was
+  EXPECT_EQ(UserVersion(DbPath()), 8);  // left as it was
 }
 
 TEST_F(RunStoreTest, AFileThatIsNotADatabaseIsCorruption) {

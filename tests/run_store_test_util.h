@@ -61,8 +61,8 @@ inline void ExpectSameRun(const RunReport& a, const RunReport& b) {
   EXPECT_EQ(a.end, b.end);
   EXPECT_EQ(a.offered_bits_per_second, b.offered_bits_per_second);
   EXPECT_EQ(a.offered_packets_per_second, b.offered_packets_per_second);
-  EXPECT_EQ(a.delivered_packets_per_second, b.delivered_packets_per_second);
-  EXPECT_EQ(a.delivered_bits_per_second, b.delivered_bits_per_second);
+  EXPECT_EQ(a.received_packets_per_second, b.received_packets_per_second);
+  EXPECT_EQ(a.received_bits_per_second, b.received_bits_per_second);
   EXPECT_EQ(a.application_packets_per_second, b.application_packets_per_second);
   EXPECT_EQ(a.cpu_busy, b.cpu_busy);
   EXPECT_EQ(a.accounting_busy, b.accounting_busy);

@@ -56,12 +56,12 @@ TEST(RunSummary, PointOfWindowTakesTheBusiestCpuAndSumsNics) {
   EXPECT_DOUBLE_EQ(p.cpu_seconds_per_second, 1.20);
   ASSERT_TRUE(p.soaker_idle);
   EXPECT_DOUBLE_EQ(*p.soaker_idle, 0.10);  // least idle
-  EXPECT_DOUBLE_EQ(p.delivered_bits_per_second, 401e6);
+  EXPECT_DOUBLE_EQ(p.received_bits_per_second, 401e6);
   EXPECT_DOUBLE_EQ(p.interrupts_per_second, 8100);
   ASSERT_TRUE(p.bus_utilisation);
   EXPECT_DOUBLE_EQ(*p.bus_utilisation, 0.4);  // the emulated link's 0.9 left out
   EXPECT_DOUBLE_EQ(p.drops_per_second, 2600);
-  EXPECT_DOUBLE_EQ(p.delivered_packets_per_second, 50000);  // received by the NICs
+  EXPECT_DOUBLE_EQ(p.received_packets_per_second, 50000);  // received by the NICs
   EXPECT_DOUBLE_EQ(p.application_packets_per_second, 50000 - 100 - 2000);
   EXPECT_EQ(p.first_losing_rung, "nic");
   EXPECT_EQ(p.rungs.nic, std::optional<double>(500));
@@ -180,7 +180,7 @@ TimelinePoint Point(double t, double offered, double busy, Bound label, std::str
   TimelinePoint p;
   p.t = t;
   p.offered_packets_per_second = offered;
-  p.delivered_packets_per_second = offered;
+  p.received_packets_per_second = offered;
   p.application_packets_per_second = offered;
   p.cpu_busy = busy;
   p.accounting_busy = busy - 0.1;
@@ -394,7 +394,7 @@ TEST(RunSummary, SweepOfTheSeedsShapeFindsThePlateauAndMlfrr) {
     runs[i].application_packets_per_second = 40000 - 4000 * i;  // 40k, 36k, 32k
     runs[i].accounting_busy = busy[i];
     runs[i].cpu_seconds_per_second = 1.0;
-    runs[i].delivered_bits_per_second = 40000 * 8 * 1024;
+    runs[i].received_bits_per_second = 40000 * 8 * 1024;
     runs[i].drops_per_second = drops[i];
     runs[i].first_losing_rung = i ? "socket" : "none";
   }
@@ -413,15 +413,15 @@ TEST(RunSummary, StepOfRunUsesAccountingBusyAndApplicationRate) {
   r.name = "s";
   r.offered_packets_per_second = 100;
   r.application_packets_per_second = 90;
-  r.delivered_packets_per_second = 95;
+  r.received_packets_per_second = 95;
   r.cpu_busy = 0.99;
   r.accounting_busy = 0.8;
-  r.delivered_bits_per_second = 800;
+  r.received_bits_per_second = 800;
   LoadStep s = StepOfRun(r);
   EXPECT_EQ(s.name, "s");
   EXPECT_DOUBLE_EQ(s.delivered_packets_per_second, 90);
   EXPECT_DOUBLE_EQ(s.utilisation, 0.8);
-  EXPECT_DOUBLE_EQ(s.delivered_bytes_per_second, 100);
+  EXPECT_DOUBLE_EQ(s.received_bytes_per_second, 100);
 }
 
 }  // namespace

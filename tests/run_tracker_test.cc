@@ -28,7 +28,7 @@ std::unique_ptr<RunStore> OpenStore(const TempDir& dir) {
 TimelinePoint At(double t, double offered, Bound label = Bound::kCpu, const std::string& resource = "cpu1") {
   TimelinePoint p;
   p.t = t;
-  p.offered_packets_per_second = p.delivered_packets_per_second = p.application_packets_per_second = offered;
+  p.offered_packets_per_second = p.received_packets_per_second = p.application_packets_per_second = offered;
   p.cpu_busy = 0.9;
   p.accounting_busy = 0.8;
   p.label = label;

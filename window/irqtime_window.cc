@@ -5,10 +5,10 @@
 #include <map>
 #include <tuple>
 
+#include "base/ratio.h"
+
 namespace bottleneckd {
 namespace {
-
-double Clamp01(double v) { return std::isfinite(v) ? std::clamp(v, 0.0, 1.0) : 0.0; }
 
 // True when every counter of b is at least a's (same CPU, same load).
 bool Monotonic(const IrqTimeCpu& a, const IrqTimeCpu& b) {

@@ -3,12 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/ratio.h"
+
 namespace bottleneckd {
-namespace {
-
-double Clamp01(double v) { return std::clamp(v, 0.0, 1.0); }
-
-}  // namespace
 
 bool ComputeSoakerCpuWindow(const SoakerCpu& a, const SoakerCpu& b, double window_seconds, SoakerCpuWindow* out) {
   const double rate = b.iterations_per_second;

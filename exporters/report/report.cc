@@ -320,8 +320,8 @@ void WriteRunJson(const RunReport& x, JsonWriter* w) {
   w->Key("end").Number(x.end);
   w->Key("offered_bits_per_second").Optional(x.offered_bits_per_second);
   w->Key("offered_packets_per_second").Number(x.offered_packets_per_second);
-  w->Key("delivered_packets_per_second").Number(x.delivered_packets_per_second);
-  w->Key("delivered_bits_per_second").Number(x.delivered_bits_per_second);
+  w->Key("received_packets_per_second").Number(x.received_packets_per_second);
+  w->Key("received_bits_per_second").Number(x.received_bits_per_second);
   w->Key("application_packets_per_second").Number(x.application_packets_per_second);
   w->Key("cpu_busy_ratio").Number(x.cpu_busy);
   w->Key("accounting_busy_ratio").Number(x.accounting_busy);

@@ -108,12 +108,12 @@ void AppendSweep(const Report& r, std::string* o) {
   std::stable_sort(by_offered.begin(), by_offered.end(), [](const RunReport& a, const RunReport& b) {
     return a.offered_packets_per_second < b.offered_packets_per_second;
   });
-  PlotSpec sweep =
-      MakePlot("sweep", "sweep: delivered and CPU against offered load", "offered (packets/s)", "packets/s");
+  PlotSpec sweep = MakePlot("sweep", "sweep: received, application and CPU against offered load", "offered (packets/s)",
+                            "packets/s");
   sweep.y2_label = "% of a CPU";
   sweep.height = 340;
   sweep.series = {MakeSeries("offered", "#bbb"),
-                  MakeSeries("delivered", "#1f77b4"),
+                  MakeSeries("received", "#1f77b4"),
                   MakeSeries("application", "#2ca02c"),
                   MakeSeries("echoed", "#17becf"),
                   MakeSeries("cpu", "#d62728", SeriesKind::kLine, true),
@@ -127,7 +127,7 @@ void AppendSweep(const Report& r, std::string* o) {
   for (const RunReport& x : swept) {
     double off = x.offered_packets_per_second;
     const double ys[] = {off,
-                         x.delivered_packets_per_second,
+                         x.received_packets_per_second,
                          x.application_packets_per_second,
                          Or(x.echoed_per_second),
                          x.cpu_busy * 100,
@@ -211,14 +211,14 @@ void AppendTimelines(const Report& r, std::string* o) {
     p.series = std::move(series);
     *o += RenderPlot(p);
   };
-  std::vector<double> offered, delivered, application, echoed, cpu, acct, idle, hidden, drops, intr, bus;
+  std::vector<double> offered, received, application, echoed, cpu, acct, idle, hidden, drops, intr, bus;
   std::vector<std::vector<double>> rungs(std::size(kRungs));
   std::map<std::string, size_t> first_losing;  // windows by the rung that lost first
   for (const TimelinePoint& p : tl) {
     for (size_t i = 0; i < rungs.size(); ++i) rungs[i].push_back(Or(p.rungs.*kRungs[i].drops));
     if (p.first_losing_rung != "none") ++first_losing[p.first_losing_rung];
     offered.push_back(p.offered_packets_per_second);
-    delivered.push_back(p.delivered_packets_per_second);
+    received.push_back(p.received_packets_per_second);
     application.push_back(p.application_packets_per_second);
     echoed.push_back(Or(p.echoed_per_second));
     cpu.push_back(p.cpu_busy * 100);
@@ -237,9 +237,9 @@ void AppendTimelines(const Report& r, std::string* o) {
           " s (three times the usual spacing: between runs, or while no daemon ran)";
   *o += ".</p>\n";
   plot("timeline-load", "load (packets/s)", "packets/s",
-       {MakeSeries("offered", "#bbb"), MakeSeries("delivered", "#1f77b4"), MakeSeries("application", "#2ca02c"),
+       {MakeSeries("offered", "#bbb"), MakeSeries("received", "#1f77b4"), MakeSeries("application", "#2ca02c"),
         MakeSeries("echoed", "#17becf")},
-       {offered, delivered, application, echoed});
+       {offered, received, application, echoed});
   plot("timeline-cpu", "busiest CPU: busy, soaker idle and hidden time (%)", "%",
        {MakeSeries("cpu", "#d62728"), MakeSeries("accounting", "#ff7f0e"),
         MakeSeries("soaker-idle", "#9467bd", SeriesKind::kArea), MakeSeries("hidden", "#8c564b", SeriesKind::kArea)},

@@ -40,8 +40,6 @@ std::string FormatSeconds(double s) {
   return b;
 }
 
-std::string U(uint64_t v) { return std::to_string(v); }
-
 bool HasCapture(const RunReport& x) {
   return x.applied_per_second || x.echoed_per_second || x.echo_loss_ratio || x.turnaround_p99_seconds ||
          x.capture_drops_per_second;
@@ -66,8 +64,9 @@ void AppendFlows(const RunReport& x, std::string* o) {
                 "packets");
   *o += b;
   for (const RunFlow& f : x.flows) {
-    std::snprintf(b, sizeof b, "      %-*s %10s %10s %10s %12s\n", width, f.flow.c_str(), U(f.requests).c_str(),
-                  U(f.replies).c_str(), U(f.lost).c_str(), U(f.packets).c_str());
+    std::snprintf(b, sizeof b, "      %-*s %10s %10s %10s %12s\n", width, f.flow.c_str(),
+                  std::to_string(f.requests).c_str(), std::to_string(f.replies).c_str(), std::to_string(f.lost).c_str(),
+                  std::to_string(f.packets).c_str());
     *o += b;
   }
 }
@@ -87,7 +86,7 @@ std::vector<std::string> RowCells(const RunReport& x, bool capture) {
   std::vector<std::string> c = {
       x.name,
       x.offered_bits_per_second ? Mbps(*x.offered_bits_per_second) : Kpps(x.offered_packets_per_second),
-      Mbps(x.delivered_bits_per_second),
+      Mbps(x.received_bits_per_second),
       Kpps(x.application_packets_per_second),
       f("%.1f", x.cpu_busy * 100),
       f("%.1f", x.accounting_busy * 100),

@@ -118,7 +118,7 @@ def check_report(dom, r):
     # The sweep plot draws the runs the MLFRR is over (JSON "sweep": the runs
     # themselves, or those that belong together, or one run's segments).
     swept = r["sweep"]
-    for s in ("offered", "delivered", "application", "cpu", "accounting"):
+    for s in ("offered", "received", "application", "cpu", "accounting"):
         got = points(dom, "sweep", s)[0]
         check(got == len(swept), "sweep %s: %s points for %d swept runs" % (s, got, len(swept)))
     idle = sum(1 for x in swept if x["soaker_idle_ratio"] is not None)
@@ -159,7 +159,7 @@ def check_report(dom, r):
     want = [max(sorted(first), key=lambda k: first[k])] if first else []
     check(dom.plots["timeline-drops"]["emphasis"] == want, "timeline-drops: first losing rung emphasised %s (JSON %s)" %
           (dom.plots["timeline-drops"]["emphasis"], want))
-    for plot, s in (("timeline-load", "offered"), ("timeline-load", "delivered"), ("timeline-cpu", "cpu"),
+    for plot, s in (("timeline-load", "offered"), ("timeline-load", "received"), ("timeline-cpu", "cpu"),
                     ("timeline-drops", "drops"), ("timeline-interrupts", "interrupts")):
         got = points(dom, plot, s)[0]
         check(got == n, "%s %s: %s points for %d windows" % (plot, s, got, n))

@@ -161,16 +161,16 @@ rows = [l.split() for l in open(sys.argv[2]) if l.strip() and l.split()[0].isdig
 steps = [float(a) for _, a, e, _ in rows]
 segs = r["runs"] if r["parent"] else []
 print("echo tool requests/s per step:", [round(s) for s in steps])
-print("segments delivered packets/s:", [round(s["delivered_packets_per_second"]) for s in segs])
+print("segments received packets/s:", [round(s["received_packets_per_second"]) for s in segs])
 if not segs:
     sys.exit("no segments")
 # Every segment lies within 25 % of one step (other loopback traffic, window edges).
 for s in segs:
-    d = s["delivered_packets_per_second"]
+    d = s["received_packets_per_second"]
     if not any(abs(d - want) <= 0.25 * want for want in steps):
         sys.exit("segment %s at %.0f pps matches no step" % (s["name"], d))
 # The busiest step was found.
-if not any(abs(s["delivered_packets_per_second"] - steps[-1]) <= 0.25 * steps[-1] for s in segs):
+if not any(abs(s["received_packets_per_second"] - steps[-1]) <= 0.25 * steps[-1] for s in segs):
     sys.exit("no segment for the last step")
 PY
 fi
