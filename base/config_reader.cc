@@ -5,6 +5,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "base/parse_util.h"
+
 namespace bottleneckd {
 namespace {
 
@@ -44,6 +46,24 @@ bool QuoteCloses(std::string_view line) {
 }
 
 }  // namespace
+
+Status ConfigReader::Duration(const YAML::Node& n, std::string_view key, const DurationSpec& spec, double* out) const {
+  if (!n.IsMap() || !n[std::string(key)]) return Status::OK();
+  const YAML::Node v = n[std::string(key)];
+  const std::string text = v.IsScalar() ? v.Scalar() : "";
+  if (spec.off && (text == "0" || text == "off" || text == "false")) {
+    *out = 0;
+    return Status::OK();
+  }
+  double d = 0;
+  if (!v.IsScalar() || !ParseDuration(text, &d) || d < spec.lo || d > spec.hi)
+    return At(file_, v.Mark(),
+              spec.name + " must be a duration from " + DurationText(spec.lo) + " to " + DurationText(spec.hi) +
+                  ", like " + std::string(spec.like) + (spec.off ? ", or off" : "") + ", got '" +
+                  (v.IsScalar() ? text : std::string("a non-scalar")) + "'");
+  *out = d;
+  return Status::OK();
+}
 
 Status ConfigReader::OneLine(const YAML::Node& v, std::string_view key) const {
   const std::string& s = v.Scalar();

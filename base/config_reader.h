@@ -56,6 +56,19 @@ class ConfigReader {
   // kMaxConfigListEntries entries.
   Status ListSize(const YAML::Node& v, std::string_view key) const;
 
+  // A duration key (base/parse_util.h ParseDuration), the config's one way to
+  // read one: absent leaves *out; with `off`, "0", "off" or "false" is none
+  // (0). Anything else, or a duration outside [lo, hi], is an error at the
+  // value: "<name> must be a duration from <lo> to <hi>, like <like>[, or
+  // off], got '<text>'".
+  struct DurationSpec {
+    std::string name;  // as the error names the key: "runs.window"
+    double lo, hi;     // seconds
+    std::string_view like;
+    bool off = false;
+  };
+  Status Duration(const YAML::Node& n, std::string_view key, const DurationSpec& spec, double* out) const;
+
   // Checks that `n` is a map whose keys are all in `allowed`.
   Status Map(const YAML::Node& n, std::string_view what, std::initializer_list<std::string_view> allowed) const {
     if (!n.IsDefined() || n.IsNull()) return Status::OK();

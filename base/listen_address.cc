@@ -11,11 +11,6 @@
 
 namespace bottleneckd {
 
-std::string ListenAddress::CivetPorts() const {
-  // civetweb's "+PORT": IPv4 and IPv6 on every address.
-  return host.empty() ? "+" + std::to_string(port) : ToString();
-}
-
 std::string ListenAddress::ToString() const {
   std::string port_s = std::to_string(port);
   if (host.empty()) return ":" + port_s;

@@ -17,8 +17,6 @@ struct ListenAddress {
   std::string host;  // "" = every address; "127.0.0.1"; "::1"
   int port = 0;
   bool ipv6 = false;
-  // The civetweb "listening_ports" value ("+9858", "127.0.0.1:9858", "[::1]:9858").
-  std::string CivetPorts() const;
   // The flag's form, for messages (":9858", "127.0.0.1:9858", "[::1]:9858").
   std::string ToString() const;
 };

@@ -1,6 +1,9 @@
 #include "base/parse_util.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <string>
 
 namespace bottleneckd {
 namespace {
@@ -69,5 +72,39 @@ std::optional<uint64_t> ToU64(std::string_view s) {
 }
 
 bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+bool ParseDuration(std::string_view s, double* seconds) {
+  s = Trim(s);
+  double scale = 0;
+  if (s.size() > 2 && s.substr(s.size() - 2) == "ms")
+    scale = 1e-3, s.remove_suffix(2);
+  else if (!s.empty() && s.back() == 's')
+    scale = 1, s.remove_suffix(1);
+  else if (!s.empty() && s.back() == 'm')
+    scale = 60, s.remove_suffix(1);
+  else if (!s.empty() && s.back() == 'h')
+    scale = 3600, s.remove_suffix(1);
+  else if (!s.empty() && s.back() == 'd')
+    scale = 86400, s.remove_suffix(1);
+  double v;
+  if (scale == 0 || !ParseDouble(s, &v) || !(v > 0)) return false;
+  *seconds = v * scale;
+  return true;
+}
+
+std::string DurationText(double seconds) {
+  struct Unit {
+    const char* suffix;
+    double seconds;
+  };
+  constexpr Unit kUnits[] = {{"d", 86400}, {"h", 3600}, {"m", 60}, {"s", 1}, {"ms", 1e-3}};
+  for (const Unit& u : kUnits) {
+    const double n = seconds / u.seconds;
+    if (n >= 1 && std::abs(n - std::round(n)) < 1e-9 * n) return std::to_string(std::llround(n)) + u.suffix;
+  }
+  char b[32];
+  std::snprintf(b, sizeof b, "%g s", seconds);
+  return b;
+}
 
 }  // namespace bottleneckd

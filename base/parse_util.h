@@ -28,6 +28,13 @@ bool ParseHexU64(std::string_view s, uint64_t* out);
 // Decimal double ("0.00", "12.5"); false on empty or junk.
 bool ParseDouble(std::string_view s, double* out);
 
+// A duration: "500ms", "1s", "1.5s", "2m", "6h", "7d" (the forms of the
+// config and the flags); false on anything else or a value not above 0.
+bool ParseDuration(std::string_view s, double* seconds);
+// A duration as ParseDuration reads it, in the largest unit that holds it
+// whole: 0.01 -> "10ms", 3600 -> "1h", 315360000 -> "3650d"; else "%g s".
+std::string DurationText(double seconds);
+
 std::optional<uint64_t> ToU64(std::string_view s);
 
 bool StartsWith(std::string_view s, std::string_view prefix);

@@ -11,6 +11,7 @@
 
 #include "base/listen_address.h"
 #include "base/log.h"
+#include "base/parse_util.h"
 #include "collectors/collector.h"
 #include "sources/capture.h"
 #include "sources/source_registry.h"

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "base/clock.h"
 #include "base/log.h"
@@ -173,73 +174,43 @@ int RunStoreReport(const Config& config, const Flags& flags) {
 
 // `bottleneckd --report --replay DIR [--format json|html]`.
 int RunReplayReport(const Config& config, const std::string& dir, const std::string& format) {
-  Report report;
-  Status s = BuildReplayReport(dir, config, &report);
+  ReplayedTimeline replay;
+  Status s = ReplayTimeline(dir, config, &replay);
   if (!s.ok()) {
     std::fprintf(stderr, "bottleneckd: report: %s\n", s.message().c_str());
     return 2;
   }
+  const Report report = ReportOfRecording(replay, config.runs.tracker.segment, config.verdict.loss());
   std::string text = FormatReport(report, format);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }
 
-int Main(int argc, char** argv) {
-  // Keep freed scrape buffers instead of returning them to the kernel after
-  // every scrape (madvise + page faults were 22 % of a small scrape's CPU;
-  // docs/performance.md). Both thresholds: raising only the trim threshold
-  // pins the mmap threshold and large bodies get mmapped every scrape.
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 64 << 20);
-  // Two malloc arenas, not glibc's 8 per core: each of the 256 HTTP workers
-  // would otherwise get one of 16 and each arena keeps its freed scrape memory
-  // under that trim threshold (5 MB more RSS under 50 scrapers + 200
-  // slowloris, docs/performance.md "HTTP under hostile clients").
-  mallopt(M_ARENA_MAX, 2);
-  Flags flags;
-  Status s = ParseFlags(argc, argv, &flags);
-  if (!s.ok()) {  // every usage error: 2 (a config file that cannot be used: 1)
-    std::fprintf(stderr, "bottleneckd: %s\n", s.message().c_str());
-    return 2;
-  }
-  if (flags.help) {
-    std::fputs(flags.help_text.c_str(), stdout);
-    return 0;
-  }
-  if (flags.version) {
-    BuildInfo b = GetBuildInfo();
-    std::printf("bottleneckd %s (%s)\n", b.version.c_str(), b.revision.c_str());
-    return 0;
-  }
-  if (flags.command == "pcap") return RunPcapCommand(flags.pcap_files, flags.format, TrafficOptions());
-  Config config;
-  s = LoadEffectiveConfig(flags, &config);
+// The control socket (runs.control_socket), serving start, stop and status
+// on `runs`; null when it is off or cannot open (the daemon then still
+// samples and keeps window runs: logged, e.g. no permission for /run).
+std::unique_ptr<ControlServer> StartRunControl(const Config& config, RunTracker* runs, const SnapshotStore* store) {
+  std::unique_ptr<ControlServer> control;
+  if (config.runs.control_socket.empty()) return control;
+  ControlServerOptions co;
+  co.path = config.runs.control_socket;
+  co.group = config.runs.control_group;
+  const LossTolerance loss = config.verdict.loss();
+  Status s = ControlServer::Start(
+      co, [runs, store, loss](const ControlRequest& r) { return HandleControlRequest(r, runs, store, loss); },
+      &control);
   if (!s.ok()) {
-    std::fprintf(stderr, "bottleneckd: config error: %s\n", s.message().c_str());
-    return 1;
+    Log(LogLevel::kWarn, "run control off: cannot open the control socket", {{"err", s.message()}});
+  } else {
+    Log(LogLevel::kInfo, "run control", {{"socket", control->path()}});
   }
-  if (flags.config_check) {
-    std::printf("config OK: %s\n", config.file.empty() ? "(built-in defaults)" : config.file.c_str());
-    return 0;
-  }
-  SetLogLevel(config.log_level);
-  std::string bad;
-  if (!ValidateMetricNames(&bad)) {
-    Log(LogLevel::kError, "invalid metric or label name", {{"name", bad}});
-    return 1;
-  }
-  if (flags.command == "calibrate") return RunCalibrate(config);
-  if (flags.command == "record") return RunRecord(config, flags);
-  if (flags.command == "run") {
-    if (!flags.log_level && config.log_level < LogLevel::kWarn) SetLogLevel(LogLevel::kWarn);
-    return RunCommand(config, flags);
-  }
-  if (!flags.pcap_files.empty()) return RunPcapCommand(flags.pcap_files, flags.format, TrafficOptions());
-  if (flags.replay && flags.report) return RunReplayReport(config, *flags.replay, flags.format);
-  if (flags.report) return RunStoreReport(config, flags);
-  if (flags.replay) return RunReplay(config, *flags.replay);
-  if (flags.once) return RunOnce(config);
+  return control;
+}
 
+// The daemon: samples every interval, serves HTTP and the control socket,
+// reloads on SIGHUP and stops on SIGTERM or SIGINT. The process's exit code:
+// 1 when it cannot start or runs were lost at the stop.
+int RunDaemon(Config config, const Flags& flags) {
   // Signals go to one thread (sigwait); every other thread inherits the mask.
   sigset_t sigs;
   sigemptyset(&sigs);
@@ -259,26 +230,11 @@ int Main(int argc, char** argv) {
   daemon.CalibrateSoakerInBackground();
   daemon.Tick();  // the first scrape already has data
 
-  // Run control: a Unix socket only, never the network. Without it (e.g. no
-  // permission for /run) the daemon still samples and keeps window runs.
-  std::unique_ptr<ControlServer> control;
-  if (!config.runs.control_socket.empty()) {
-    ControlServerOptions co;
-    co.path = config.runs.control_socket;
-    co.group = config.runs.control_group;
-    LossTolerance loss = config.verdict.loss();
-    s = ControlServer::Start(
-        co, [&runs, &store, loss](const ControlRequest& r) { return HandleControlRequest(r, &runs, &store, loss); },
-        &control);
-    if (!s.ok()) {
-      Log(LogLevel::kWarn, "run control off: cannot open the control socket", {{"err", s.message()}});
-    } else {
-      Log(LogLevel::kInfo, "run control", {{"socket", control->path()}});
-    }
-  }
+  // Run control: a Unix socket only, never the network.
+  std::unique_ptr<ControlServer> control = StartRunControl(config, &runs, &store);
 
   ListenAddress addr;
-  s = ParseListenAddress(config.listen_address, &addr);  // checked by LoadEffectiveConfig already
+  Status s = ParseListenAddress(config.listen_address, &addr);  // checked by LoadEffectiveConfig already
   std::unique_ptr<HttpServer> http;
   RunReportSource reports;  // "/" and "/report" read the store the tracker writes, when it has one
   if (runs.has_store()) reports.runs_db = config.state_dir + "/runs.db";
@@ -341,6 +297,70 @@ int Main(int argc, char** argv) {
   std::vector<std::string> lost = runs.Close(WallSeconds());
   Log(lost.empty() ? LogLevel::kInfo : LogLevel::kError, "stopped", {{"unsaved_runs", std::to_string(lost.size())}});
   return lost.empty() ? 0 : 1;
+}
+
+void TuneMalloc() {
+  // Keep freed scrape buffers instead of returning them to the kernel after
+  // every scrape (madvise + page faults were 22 % of a small scrape's CPU;
+  // docs/performance.md). Both thresholds: raising only the trim threshold
+  // pins the mmap threshold and large bodies get mmapped every scrape.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+  // Two malloc arenas, not glibc's 8 per core: each of the 256 HTTP workers
+  // would otherwise get one of 16 and each arena keeps its freed scrape memory
+  // under that trim threshold (5 MB more RSS under 50 scrapers + 200
+  // slowloris, docs/performance.md "HTTP under hostile clients").
+  mallopt(M_ARENA_MAX, 2);
+}
+
+// The binary: flags, then the one mode they name (the daemon by default).
+int Main(int argc, char** argv) {
+  TuneMalloc();
+  Flags flags;
+  Status s = ParseFlags(argc, argv, &flags);
+  if (!s.ok()) {  // every usage error: 2 (a config file that cannot be used: 1)
+    std::fprintf(stderr, "bottleneckd: %s\n", s.message().c_str());
+    return 2;
+  }
+  if (flags.help) {
+    std::fputs(flags.help_text.c_str(), stdout);
+    return 0;
+  }
+  if (flags.version) {
+    BuildInfo b = GetBuildInfo();
+    std::printf("bottleneckd %s (%s)\n", b.version.c_str(), b.revision.c_str());
+    return 0;
+  }
+  if (flags.command == "pcap") return RunPcapCommand(flags.pcap_files, flags.format, TrafficOptions());
+  Config config;
+  s = LoadEffectiveConfig(flags, &config);
+  if (!s.ok()) {
+    std::fprintf(stderr, "bottleneckd: config error: %s\n", s.message().c_str());
+    return 1;
+  }
+  if (flags.config_check) {
+    std::printf("config OK: %s\n", config.file.empty() ? "(built-in defaults)" : config.file.c_str());
+    return 0;
+  }
+  SetLogLevel(config.log_level);
+  std::string bad;
+  if (!ValidateMetricNames(&bad)) {
+    Log(LogLevel::kError, "invalid metric or label name", {{"name", bad}});
+    return 1;
+  }
+  if (flags.command == "calibrate") return RunCalibrate(config);
+  if (flags.command == "record") return RunRecord(config, flags);
+  if (flags.command == "run") {
+    if (!flags.log_level && config.log_level < LogLevel::kWarn) SetLogLevel(LogLevel::kWarn);
+    return RunCommand(config, flags);
+  }
+  if (!flags.pcap_files.empty()) return RunPcapCommand(flags.pcap_files, flags.format, TrafficOptions());
+  if (flags.replay && flags.report) return RunReplayReport(config, *flags.replay, flags.format);
+  if (flags.report) return RunStoreReport(config, flags);
+  if (flags.replay) return RunReplay(config, *flags.replay);
+  if (flags.once) return RunOnce(config);
+
+  return RunDaemon(std::move(config), flags);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 
 #include "base/clock.h"
@@ -179,6 +180,24 @@ int RunCommand(const Config& config, const Flags& flags) {
   }
   std::fprintf(stderr, "\nbottleneckd run '%s' (exit %d):\n%s", name.c_str(), code, text.c_str());
   return code;
+}
+
+std::unique_ptr<RunStore> OpenDaemonRunStore(const Config& config) {
+  if (!config.runs.store) return nullptr;
+  std::error_code ec;
+  std::filesystem::create_directories(config.state_dir, ec);
+  std::string path = config.state_dir + "/runs.db";
+  std::unique_ptr<RunStore> store;
+  Status s = ec ? Status::IOError("cannot create " + config.state_dir + ": " + ec.message())
+                : RunStore::Open(path, false, &store);
+  if (!s.ok()) {
+    Log(LogLevel::kWarn, "run store unavailable; runs are kept in memory only", {{"err", s.message()}});
+    return nullptr;
+  }
+  if (store->recovered())
+    Log(LogLevel::kWarn, "runs interrupted by the daemon's last exit were recovered from their timelines",
+        {{"count", std::to_string(store->recovered())}, {"path", path}});
+  return store;
 }
 
 }  // namespace bottleneckd

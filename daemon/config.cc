@@ -83,25 +83,6 @@ Status ParseCollectors(const ConfigReader& r, std::string_view file, const YAML:
 
 }  // namespace
 
-bool ParseDuration(std::string_view s, double* seconds) {
-  s = Trim(s);
-  double scale = 0;
-  if (s.size() > 2 && s.substr(s.size() - 2) == "ms")
-    scale = 1e-3, s.remove_suffix(2);
-  else if (!s.empty() && s.back() == 's')
-    scale = 1, s.remove_suffix(1);
-  else if (!s.empty() && s.back() == 'm')
-    scale = 60, s.remove_suffix(1);
-  else if (!s.empty() && s.back() == 'h')
-    scale = 3600, s.remove_suffix(1);
-  else if (!s.empty() && s.back() == 'd')
-    scale = 86400, s.remove_suffix(1);
-  double v;
-  if (scale == 0 || !ParseDouble(s, &v) || !(v > 0)) return false;
-  *seconds = v * scale;
-  return true;
-}
-
 bool CollectorEnabled(const CollectorsConfig& c, std::string_view name, bool default_enabled) {
   if (std::find(c.disabled.begin(), c.disabled.end(), name) != c.disabled.end()) return false;
   if (std::find(c.enabled.begin(), c.enabled.end(), name) != c.enabled.end()) return true;
@@ -128,13 +109,7 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
     BN_RETURN_IF_ERROR(r.Map(root, "the top level",
                              {"interval", "web", "paths", "log", "collectors", "state_dir", "soaker", "bus_model",
                               "verdict", "runs", "limits"}));
-    if (root["interval"]) {
-      const YAML::Node v = root["interval"];
-      if (!v.IsScalar() || !ParseDuration(v.Scalar(), &c.interval_seconds))
-        return At(filename, v.Mark(), "interval must be a duration like 1s or 500ms");
-      if (c.interval_seconds < 0.01 || c.interval_seconds > 3600)
-        return At(filename, v.Mark(), "interval must be between 10ms and 1h");
-    }
+    BN_RETURN_IF_ERROR(r.Duration(root, "interval", {"interval", 0.01, 3600, "1s or 500ms"}, &c.interval_seconds));
     const YAML::Node web = root["web"];
     BN_RETURN_IF_ERROR(r.Map(web, "web", {"listen_address"}));
     BN_RETURN_IF_ERROR(r.Line(web, "listen_address", &c.listen_address));
@@ -164,18 +139,11 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
       if (!ParseSoakerMode(soaker["mode"].Scalar(), &c.soaker.mode))
         return At(filename, soaker["mode"].Mark(), "soaker.mode must be off, runs or always");
     }
-    if (soaker.IsMap() && soaker["calibration_time"]) {
-      const YAML::Node v = soaker["calibration_time"];
-      if (!v.IsScalar() || !ParseDuration(v.Scalar(), &c.soaker.calibration_seconds) ||
-          c.soaker.calibration_seconds < 0.05 || c.soaker.calibration_seconds > 10)
-        return At(filename, v.Mark(), "soaker.calibration_time must be a duration from 50ms to 10s, like 500ms");
-    }
-    if (soaker.IsMap() && soaker["calibration_max_age"]) {
-      const YAML::Node v = soaker["calibration_max_age"];
-      if (!v.IsScalar() || !ParseDuration(v.Scalar(), &c.soaker.calibration_max_age_seconds) ||
-          c.soaker.calibration_max_age_seconds < 1 || c.soaker.calibration_max_age_seconds > 3650 * 86400.0)
-        return At(filename, v.Mark(), "soaker.calibration_max_age must be a duration from 1s to 3650d, like 1h");
-    }
+    BN_RETURN_IF_ERROR(r.Duration(soaker, "calibration_time", {"soaker.calibration_time", 0.05, 10, "500ms"},
+                                  &c.soaker.calibration_seconds));
+    BN_RETURN_IF_ERROR(r.Duration(soaker, "calibration_max_age",
+                                  {"soaker.calibration_max_age", 1, 3650 * 86400.0, "1h"},
+                                  &c.soaker.calibration_max_age_seconds));
     if (soaker.IsMap() && soaker["calibration_percentile"]) {
       const YAML::Node v = soaker["calibration_percentile"];
       int64_t p = 0;

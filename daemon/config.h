@@ -128,9 +128,6 @@ Status ParseLimits(const ConfigReader& r, const YAML::Node& n, SelfLimitOptions*
 // Parses the runs section (daemon/config_runs.cc) over *out.
 Status ParseRuns(const ConfigReader& r, const YAML::Node& n, RunsConfig* out);
 
-// Parses "1s", "500ms", "2m", "1.5s", "6h", "7d"; false on anything else or a non-positive value.
-bool ParseDuration(std::string_view s, double* seconds);
-
 // Whether collector `name` runs under this config (enabled/disabled lists,
 // else the registry default).
 bool CollectorEnabled(const CollectorsConfig& c, std::string_view name, bool default_enabled);

@@ -34,20 +34,6 @@ Status Interfaces(const ConfigReader& r, const YAML::Node& n, std::vector<std::s
   return Status::OK();
 }
 
-Status Seconds(const ConfigReader& r, const YAML::Node& n, const char* key, double lo, double hi, double* out) {
-  if (!n.IsMap() || !n[key]) return Status::OK();
-  const YAML::Node v = n[key];
-  std::string text = v.IsScalar() ? v.Scalar() : "";
-  double d = 0;
-  if (!v.IsScalar() || !ParseDuration(text, &d) || d < lo || d > hi)
-    return At(r.file(), v.Mark(),
-              std::string("collectors.pcap.") + key + " must be a duration like 100ms or 1s (from " +
-                  std::to_string(static_cast<int>(lo * 1000)) + "ms to " + std::to_string(static_cast<int>(hi)) +
-                  "s), got '" + text + "'");
-  *out = d;
-  return Status::OK();
-}
-
 }  // namespace
 
 bool CaptureEnabled(const CollectorsSection& c) {
@@ -78,7 +64,7 @@ Status ParseCapture(const ConfigReader& r, const YAML::Node& n, CaptureOptions* 
     out->buffer_bytes = static_cast<uint32_t>(v);
   }
   double timeout = out->timeout_ms / 1000.0;
-  BN_RETURN_IF_ERROR(Seconds(r, n, "timeout", 0.001, 10, &timeout));
+  BN_RETURN_IF_ERROR(r.Duration(n, "timeout", {"collectors.pcap.timeout", 0.001, 10, "100ms or 1s"}, &timeout));
   out->timeout_ms = std::max(1, static_cast<int>(timeout * 1000 + 0.5));
   BN_RETURN_IF_ERROR(r.String(n, "filter", &out->filter));  // a BPF filter may span lines
   if (!out->filter.empty()) {
@@ -94,7 +80,8 @@ Status ParseCapture(const ConfigReader& r, const YAML::Node& n, CaptureOptions* 
     BN_RETURN_IF_ERROR(r.Number(n, "max_flows", 1, 1 << 20, true, &v));
     out->traffic.max_tracked_flows = static_cast<size_t>(v);
   }
-  BN_RETURN_IF_ERROR(Seconds(r, n, "reply_timeout", 0.001, 60, &out->traffic.reply_timeout_seconds));
+  BN_RETURN_IF_ERROR(r.Duration(n, "reply_timeout", {"collectors.pcap.reply_timeout", 0.001, 60, "100ms or 1s"},
+                                &out->traffic.reply_timeout_seconds));
   return Status::OK();
 }
 

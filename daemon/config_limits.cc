@@ -48,15 +48,7 @@ Status ParseLimits(const ConfigReader& r, const YAML::Node& n, SelfLimitOptions*
   SelfLimitOptions o = *out;
   // Up to all of 4096 CPUs; 0.0001 % lets a test trip it.
   BN_RETURN_IF_ERROR(r.Number(n, "cpu_percent", 0.0001, 409600, false, &o.cpu_percent));
-  if (n["cpu_window"]) {
-    const YAML::Node v = n["cpu_window"];
-    double d = 0;
-    if (!v.IsScalar() || !ParseDuration(v.Scalar(), &d) || d < 1 || d > 3600)
-      return At(r.file(), v.Mark(),
-                "limits.cpu_window must be a duration from 1s to 1h, like 60s, got '" +
-                    (v.IsScalar() ? v.Scalar() : std::string("a non-scalar")) + "'");
-    o.cpu_window_seconds = d;
-  }
+  BN_RETURN_IF_ERROR(r.Duration(n, "cpu_window", {"limits.cpu_window", 1, 3600, "60s"}, &o.cpu_window_seconds));
   if (n["memory_bytes"]) {
     const YAML::Node v = n["memory_bytes"];
     double b = 0;

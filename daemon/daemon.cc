@@ -1,4 +1,5 @@
 #include "daemon/daemon.h"
+#include "daemon/tick_schedule.h"
 
 #include <chrono>
 #include <cmath>
@@ -384,43 +385,28 @@ void AnalyzeSnapshot(Analyzer* analyzer, const Snapshot& prev, Snapshot* snap) {
 }
 
 void Daemon::Run() {
-  using Clock = std::chrono::steady_clock;
-  auto start = Clock::now();
+  TickSchedule schedule(config_.interval_seconds);
   int64_t k = 0;
-  double interval = config_.interval_seconds;
-  auto tick_time = [&](int64_t n) {
-    return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval * n));
-  };
   // A tick taken just before Run() (so the first scrape has data) counts as
   // tick 0 of the schedule.
   bool ticked = prev_ != nullptr;
   for (;;) {
     if (!ticked) Tick();
     ticked = false;
-    auto now = Clock::now();
-    int64_t next_k = k + 1;
-    if (tick_time(next_k) <= now) {  // overran: skip to the next future tick
-      int64_t behind =
-          static_cast<int64_t>(std::floor(std::chrono::duration<double>(now - start).count() / interval)) + 1;
-      Log(LogLevel::kWarn, "sampling overran its interval; skipping ticks",
-          {{"skipped", std::to_string(behind - next_k)}});
-      next_k = behind;
-    }
-    k = next_k;
+    k = schedule.After(k, TickSchedule::Clock::now());
     // Wait for the tick; a reload applies at once but keeps the schedule
     // unless the interval itself changed.
     for (;;) {
       {
         MutexLock l(&mu_);
         bool due = false;
-        while (!stop_ && !pending_.has_value() && !due) due = !cv_.WaitUntil(&mu_, tick_time(k));
+        while (!stop_ && !pending_.has_value() && !due) due = !cv_.WaitUntil(&mu_, schedule.Due(k));
         if (stop_) return;
         if (!pending_.has_value()) break;  // the tick's time came
       }
       ApplyPending();
-      if (config_.interval_seconds != interval) {
-        interval = config_.interval_seconds;
-        start = Clock::now();
+      if (config_.interval_seconds != schedule.interval()) {
+        schedule = TickSchedule(config_.interval_seconds);
         k = 0;
         break;
       }

@@ -12,11 +12,13 @@
 #include <thread>
 
 #include "analysis/analyzer.h"
+#include "analysis/signals.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/parse_util.h"
 #include "daemon/daemon.h"
 #include "daemon/sampler.h"
+#include "daemon/tick_schedule.h"
 #include "sources/irqtime.h"
 #include "sources/soaker.h"
 
@@ -145,6 +147,28 @@ Status ReplayRecording(const std::string& dir, const Config& config, const std::
   return Status::OK();
 }
 
+Status ReplayTimeline(const std::string& dir, const Config& config, ReplayedTimeline* out) {
+  *out = ReplayedTimeline();
+  out->dir = dir;
+  int64_t first_mono = 0;
+  bool first = true;
+  Sample prev;
+  return ReplayRecording(
+      dir, config,
+      [&](const Snapshot& snap) {
+        if (first) first = false, first_mono = snap.sample.mono_ns;
+        if (snap.window && snap.verdict) {
+          double t = static_cast<double>(snap.window->end_mono_ns - first_mono) / 1e9;
+          Signals s = ExtractSignals(*snap.window, prev, snap.sample, snap.bus_paths.get(),
+                                     snap.bus ? &*snap.bus : nullptr, config.verdict.signal_options());
+          out->points.push_back(PointOfWindow(t, s, *snap.verdict, snap.cpu_budget));
+          out->verdicts.push_back(*snap.verdict);
+        }
+        prev = snap.sample;
+      },
+      &out->info);
+}
+
 Status RecordHost(const Config& config, const std::string& out_dir, double duration_seconds,
                   const std::atomic<bool>* stop, RecordProgress* progress) {
   RecordProgress local;
@@ -155,7 +179,7 @@ Status RecordHost(const Config& config, const std::string& out_dir, double durat
   BN_RETURN_IF_ERROR(PrepareOutDir(out_dir));
 
   HostFs host(config.roots);  // facts and the soaker: not part of the recording
-  CapturingFs capture(config.roots, out_dir);
+  RecordingFs capture(config.roots, out_dir);
   Sampler sampler(&capture, config.collectors);
   std::unique_ptr<Soaker> soaker;
   const SoakerOptions& so = config.soaker;
@@ -180,12 +204,10 @@ Status RecordHost(const Config& config, const std::string& out_dir, double durat
   info.soaker = soaker != nullptr;
   info.irqtime = irqtime != nullptr;
 
-  using Clock = std::chrono::steady_clock;
+  using Clock = TickSchedule::Clock;
   const double interval = config.interval_seconds;
-  const auto start = Clock::now();
-  auto tick_time = [&](int64_t n) {
-    return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval * n));
-  };
+  const TickSchedule schedule(interval);
+  const auto start = schedule.start();
   auto stopped = [&] { return stop != nullptr && stop->load(); };
   const int64_t last_tick = static_cast<int64_t>(std::floor(duration_seconds / interval + 1e-9));
   Log(LogLevel::kInfo, "recording",
@@ -199,8 +221,8 @@ Status RecordHost(const Config& config, const std::string& out_dir, double durat
   Sample sample;
   bool irqtime_failed = false;
   for (int64_t tick = 0; tick <= last_tick;) {
-    for (auto now = Clock::now(); now < tick_time(tick) && !stopped(); now = Clock::now())
-      std::this_thread::sleep_for(std::min<Clock::duration>(tick_time(tick) - now, std::chrono::milliseconds(100)));
+    for (auto now = Clock::now(); now < schedule.Due(tick) && !stopped(); now = Clock::now())
+      std::this_thread::sleep_for(std::min<Clock::duration>(schedule.Due(tick) - now, std::chrono::milliseconds(100)));
     if (stopped()) break;
     result = capture.BeginSample(p.samples, MonotonicNanos(), WallNanos());
     if (!result.ok()) break;
@@ -236,14 +258,7 @@ Status RecordHost(const Config& config, const std::string& out_dir, double durat
                    std::chrono::duration<double>(now - start).count());
       next_progress = now + std::chrono::seconds(5);
     }
-    ++tick;
-    if (tick <= last_tick && tick_time(tick) <= now) {  // overran: the next future tick
-      int64_t behind =
-          static_cast<int64_t>(std::floor(std::chrono::duration<double>(now - start).count() / interval)) + 1;
-      Log(LogLevel::kWarn, "sampling overran its interval; skipping ticks",
-          {{"skipped", std::to_string(behind - tick)}});
-      tick = behind;
-    }
+    tick = tick == last_tick ? tick + 1 : schedule.After(tick, now);
   }
   if (soaker) soaker->Stop();
   if (irqtime) irqtime->Stop();

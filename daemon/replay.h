@@ -7,11 +7,14 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "analysis/verdict.h"
 #include "base/status.h"
 #include "daemon/config.h"
 #include "daemon/snapshot.h"
 #include "recording/recording.h"
+#include "runs/run_summary.h"
 
 namespace bottleneckd {
 
@@ -28,6 +31,19 @@ namespace bottleneckd {
 // entry that leads outside the recording) stops the replay with its error.
 Status ReplayRecording(const std::string& dir, const Config& config, const std::function<void(const Snapshot&)>& each,
                        RecordingInfo* info = nullptr);
+
+// A recording replayed into what a run keeps of each window: the point and
+// the verdict (with its evidence) of every window that had one, t in seconds
+// since the first sample.
+struct ReplayedTimeline {
+  std::string dir;
+  RecordingInfo info;
+  std::vector<TimelinePoint> points;
+  std::vector<Verdict> verdicts;  // points[i]'s
+};
+
+// Replays `dir` (ReplayRecording) into *out. Errors are ReplayRecording's.
+Status ReplayTimeline(const std::string& dir, const Config& config, ReplayedTimeline* out);
 
 struct RecordProgress {
   size_t samples = 0;  // complete samples in the recording

@@ -1,6 +1,6 @@
 // Recordings: sample names and times, the soaker file, OpenRecording's
-// validation and ReplayFs (docs/recording-format.md). CapturingFs is in
-// recording_capture.cc, recording.yaml in recording_info.cc, the irqtime file
+// validation and ReplayFs (docs/recording-format.md). RecordingFs is in
+// recording_fs.cc, recording.yaml in recording_info.cc, the irqtime file
 // in recording_irqtime.cc.
 #include "recording/recording.h"
 

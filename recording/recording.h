@@ -1,6 +1,6 @@
 // Recordings (docs/recording-format.md): a directory of every kernel file the
 // collectors read, tick by tick, replayed later through the same collectors.
-// - CapturingFs wraps the live host's HostFs and writes what is read.
+// - RecordingFs wraps the live host's HostFs and writes what is read.
 // - ReplayFs serves tick k of a recording: samples/k/ first, then static/.
 // - recording.yaml (RecordingInfo) says what the recording is.
 #pragma once
@@ -93,16 +93,16 @@ Status ParseIrqTimeFile(std::string_view text, IrqTimeReading* out);
 
 // A HostFs over the live host (or any roots) that also writes everything read
 // into a recording directory. Descriptor-kept reads (OpenSys) are refused
-// with NotSupported so collectors fall back to ReadSys, which is captured.
+// with NotSupported so collectors fall back to ReadSys, which is recorded.
 // A write failure (disk full) is kept in error() and stops further writes;
 // the reads themselves still succeed, so sampling is never disturbed.
 // Listings are written as their entries (symlinks recreated with their
 // relative target, directories as directories, anything else as an empty
 // file until it is read); a symlink whose target is absolute or leaves the
 // tree is not recreated. Reads that fail are not recorded. One thread only.
-class CapturingFs : public HostFs {
+class RecordingFs : public HostFs {
  public:
-  CapturingFs(HostRoots roots, std::string out_dir);
+  RecordingFs(HostRoots roots, std::string out_dir);
 
   // Starts tick `index` (0, 1, 2, ...): creates samples/NNNNNN.partial with
   // its time file; reads from now on are written there (and, during tick 0, to
@@ -134,11 +134,11 @@ class CapturingFs : public HostFs {
   // Writes `content` as `rel` of `tree` in the current tick (and static/ in
   // tick 0). `truncated`: the read stopped at its size cap, so it does not
   // replace a longer copy written earlier in this tick.
-  void Capture(Tree tree, std::string_view rel, std::string_view content, bool truncated) const;
+  void Record(Tree tree, std::string_view rel, std::string_view content, bool truncated) const;
   // Creates the entries of a listing (see docs/recording-format.md).
-  void CaptureListing(Tree tree, std::string_view rel, const std::vector<std::string>& names) const;
-  void CaptureLink(std::string_view rel, std::string_view target) const;
-  // Per capture root (current sample, static/): the work itself.
+  void RecordListing(Tree tree, std::string_view rel, const std::vector<std::string>& names) const;
+  void RecordLink(std::string_view rel, std::string_view target) const;
+  // Per recording root (current sample, static/): the work itself.
   Status WriteIn(const std::string& root, Tree tree, const std::string& rel, std::string_view content,
                  bool truncated) const;
   Status ListIn(const std::string& root, Tree tree, const std::string& rel,
@@ -148,10 +148,10 @@ class CapturingFs : public HostFs {
   // symlinks on the way (a path read through class/net/IF keeps the link).
   Status MirrorDir(const std::string& root, Tree tree, const std::string& rel, int depth) const;
   // Creates the symlink <root>/<tree>/<rel> -> target when the target stays
-  // inside the tree (judged from where the link sits, live and captured).
+  // inside the tree (judged from where the link sits, live and recorded).
   Status MakeLink(const std::string& root, Tree tree, const std::string& rel, std::string_view target) const;
   std::string LiveRoot(Tree tree) const;
-  std::vector<std::string> Roots() const;  // where this tick's captures go
+  std::vector<std::string> Roots() const;  // where this tick's files go
   void Fail(const Status& s) const;
   // Writes `name` (soaker, irqtime) in the current tick's directory.
   Status WriteSampleFile(const char* name, std::string_view content);
@@ -162,7 +162,7 @@ class CapturingFs : public HostFs {
   bool first_ = true;       // tick 0: also write static/
   mutable Status error_;
   mutable uint64_t bytes_ = 0;
-  // This tick, per capture root: file -> bytes written (see Capture).
+  // This tick, per recording root: file -> bytes written (see Record).
   mutable std::unordered_map<std::string, size_t> written_;
 };
 

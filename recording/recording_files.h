@@ -1,6 +1,6 @@
 // Files of a recording, read and written without leaving it: the helpers
-// shared by recording.cc (OpenRecording, ReplayFs), recording_capture.cc
-// (CapturingFs) and recording_irqtime.cc (the irqtime file). A recording may
+// shared by recording.cc (OpenRecording, ReplayFs), recording_fs.cc
+// (RecordingFs) and recording_irqtime.cc (the irqtime file). A recording may
 // come from anyone, so nothing here follows a symlink out of it, opens a FIFO
 // or a device, or reads without a size cap.
 #pragma once

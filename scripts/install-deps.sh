@@ -7,8 +7,8 @@
 set -euo pipefail
 
 RUN_PACKAGES=(
-  # build
-  build-essential cmake g++ git pkg-config
+  # build (Ninja: scripts/test.sh and run.sh configure new trees with it)
+  build-essential cmake ninja-build g++ git pkg-config
   # libraries
   prometheus-cpp-dev libcivetweb-dev libyaml-cpp-dev libpcap-dev libsqlite3-dev libcli11-dev
   # gzip-coded /metrics (exporters/http/gzip_body.h)

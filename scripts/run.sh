@@ -4,7 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh run   # only what building and running needs
-# A unity build (BOTTLENECKD_UNITY): a fresh tree compiles in about half the time.
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DBOTTLENECKD_TESTS=OFF -DBOTTLENECKD_UNITY=ON >/dev/null
+# A unity build (BOTTLENECKD_UNITY) made by Ninja: each stage's sources in a
+# few batches, both cores busy (docs/performance.md, "CI").
+gen=()
+[ -f build/release/CMakeCache.txt ] || gen=(-G Ninja)
+cmake -S . -B build/release "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DBOTTLENECKD_TESTS=OFF -DBOTTLENECKD_UNITY=ON >/dev/null
 cmake --build build/release --target bottleneckd bottleneckd_docs -j"$(nproc)"  # the binary, its man page and completion
 exec build/release/bottleneckd --config.file=etc/bottleneckd.yaml "$@"

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "sources/capture.h"
+#include "tests/test_util.h"
 
 namespace bottleneckd {
 namespace {
@@ -30,11 +31,11 @@ bool KernelSays(const std::string& field, int cap) {
 }
 
 TEST(CheckCaptureFilter, AcceptsValidExpressions) {
-  EXPECT_TRUE(CheckCaptureFilter("udp").ok());
-  EXPECT_TRUE(CheckCaptureFilter("udp and port 7").ok());
-  EXPECT_TRUE(CheckCaptureFilter("").ok());  // every frame
-  EXPECT_TRUE(CheckCaptureFilter("vlan and udp", 1).ok());
-  EXPECT_TRUE(CheckCaptureFilter("udp and dst port 9", 113).ok());  // cooked v1
+  EXPECT_OK(CheckCaptureFilter("udp"));
+  EXPECT_OK(CheckCaptureFilter("udp and port 7"));
+  EXPECT_OK(CheckCaptureFilter(""));  // every frame
+  EXPECT_OK(CheckCaptureFilter("vlan and udp", 1));
+  EXPECT_OK(CheckCaptureFilter("udp and dst port 9", 113));  // cooked v1
 }
 
 TEST(CheckCaptureFilter, RejectsInvalidOnesWithTheMessage) {

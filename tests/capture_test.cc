@@ -27,6 +27,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/test_util.h"
+
 namespace bottleneckd {
 namespace {
 
@@ -175,7 +177,7 @@ TEST(CaptureTest, UdpEchoOnLoopbackIsCountedExactly) {
   ASSERT_TRUE(echo.ok());
   const int threads_before = ThreadsWithoutNetRaw();
   CaptureSource src(Options({"lo"}, "udp and port " + std::to_string(echo.port())));
-  ASSERT_TRUE(src.Start().ok());
+  ASSERT_OK(src.Start());
   uint16_t client_port = 0;
   ASSERT_EQ(PingPong(echo.port(), kN, &client_port), kN);  // the sender's own count
   CaptureReading r = WaitFor(&src, 0, [&](const CaptureReading& x) { return x.paired >= kN && x.packets >= 2 * kN; });
@@ -258,7 +260,7 @@ TEST(CaptureTest, ReadBeforeStartReportsInactive) {
 
 TEST(CaptureTest, NoInterfacesIsNotAnError) {
   CaptureSource src(Options({}, ""));
-  EXPECT_TRUE(src.Start().ok());
+  EXPECT_OK(src.Start());
   std::vector<CaptureReading> r;
   src.Read(&r);
   EXPECT_TRUE(r.empty());
@@ -296,7 +298,7 @@ TEST(CaptureTest, OneBadInterfaceLeavesTheOtherRunning) {
   UdpEcho echo;
   ASSERT_TRUE(echo.ok());
   CaptureSource src(Options({"bnd-nosuch0", "lo"}, "udp and port " + std::to_string(echo.port())));
-  ASSERT_TRUE(src.Start().ok());
+  ASSERT_OK(src.Start());
   uint16_t client_port = 0;
   ASSERT_EQ(PingPong(echo.port(), kN, &client_port), kN);
   CaptureReading lo = WaitFor(&src, 1, [&](const CaptureReading& x) { return x.paired >= kN; });

@@ -11,8 +11,8 @@ namespace {
 TEST(BusModelConfig, ShippedFileHoldsTheBuiltInTimings) {
   Config shipped, defaults;
   std::string text = testing::ReadFileOrDie(std::string(BOTTLENECKD_SOURCE_DIR) + "/etc/bottleneckd.yaml");
-  ASSERT_TRUE(ParseConfig(text, "etc/bottleneckd.yaml", &shipped).ok());
-  ASSERT_TRUE(ParseConfig("", "", &defaults).ok());
+  ASSERT_OK(ParseConfig(text, "etc/bottleneckd.yaml", &shipped));
+  ASSERT_OK(ParseConfig("", "", &defaults));
   const auto& a = shipped.bus_model;
   const auto& b = defaults.bus_model;
   EXPECT_EQ(a.pci.Parameters(), b.pci.Parameters());
@@ -47,7 +47,7 @@ TEST(BusModelConfig, ProfilesInterfacesAndTimings) {
     assumed_max_payload: 128
 )",
                          "t.yaml", &c);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   const BusModelOptions& o = c.bus_model;
   EXPECT_EQ(o.interfaces.at("em2"), "e1000");
   EXPECT_EQ(o.interfaces.at("eth7"), "mynic");

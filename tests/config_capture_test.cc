@@ -13,7 +13,7 @@ Status Parse(const std::string& yaml, Config* c) { return ParseConfig(yaml, "b.y
 
 TEST(ConfigCapture, OffByDefaultAndTheShippedConfigAgrees) {
   Config d, shipped;
-  ASSERT_TRUE(Parse("", &d).ok());
+  ASSERT_OK(Parse("", &d));
   EXPECT_TRUE(d.collectors.pcap.interfaces.empty());
   EXPECT_FALSE(CaptureEnabled(d.collectors));
   EXPECT_EQ(d.collectors.pcap.snaplen, 128u);
@@ -23,7 +23,7 @@ TEST(ConfigCapture, OffByDefaultAndTheShippedConfigAgrees) {
   EXPECT_FALSE(d.collectors.pcap.promiscuous);
   std::string text = testing::ReadFileOrDie(std::string(BOTTLENECKD_SOURCE_DIR) + "/etc/bottleneckd.yaml");
   Status s = ParseConfig(text, "etc/bottleneckd.yaml", &shipped);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   const CaptureOptions& a = shipped.collectors.pcap;
   const CaptureOptions& b = d.collectors.pcap;
   EXPECT_EQ(a.interfaces, b.interfaces);
@@ -52,7 +52,7 @@ TEST(ConfigCapture, EveryKey) {
       "    max_flows: 1000\n"
       "    reply_timeout: 2s\n",
       &c);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   const CaptureOptions& o = c.collectors.pcap;
   EXPECT_EQ(o.interfaces, (std::vector<std::string>{"eth0", "veth1"}));
   EXPECT_EQ(o.snaplen, 96u);
@@ -68,7 +68,7 @@ TEST(ConfigCapture, EveryKey) {
 
 TEST(ConfigCapture, DisabledWinsOverInterfaces) {
   Config c;
-  ASSERT_TRUE(Parse("collectors:\n  pcap:\n    enabled: false\n    interfaces: [eth0]\n", &c).ok());
+  ASSERT_OK(Parse("collectors:\n  pcap:\n    enabled: false\n    interfaces: [eth0]\n", &c));
   EXPECT_FALSE(CaptureEnabled(c.collectors));
 }
 
@@ -103,10 +103,10 @@ TEST(CaptureFlags, InterfacesReplaceTheFilesAndTheFilterIsChecked) {
   const char* argv[] = {"bottleneckd", "--capture.interface=veth0", "--capture.interface", "eth1",
                         "--capture.filter=udp"};
   Flags f;
-  ASSERT_TRUE(ParseFlags(5, argv, &f).ok());
+  ASSERT_OK(ParseFlags(5, argv, &f));
   Config c;
-  ASSERT_TRUE(Parse("collectors:\n  pcap:\n    interfaces: [eth9]\n", &c).ok());
-  ASSERT_TRUE(ApplyFlags(f, &c).ok());
+  ASSERT_OK(Parse("collectors:\n  pcap:\n    interfaces: [eth9]\n", &c));
+  ASSERT_OK(ApplyFlags(f, &c));
   EXPECT_EQ(c.collectors.pcap.interfaces, (std::vector<std::string>{"veth0", "eth1"}));
   EXPECT_EQ(c.collectors.pcap.filter, "udp");
 

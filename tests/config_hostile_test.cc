@@ -38,7 +38,7 @@ TEST(HostileConfig, LongAndDeepPatternsAreRefusedNotOverflowed) {
   const std::string deep = Repeat("(", 2000) + "eth" + Repeat(")", 2000);
   EXPECT_EQ(Error(Include(deep)), "OK");
   std::unique_ptr<Pattern> p;
-  ASSERT_TRUE(Pattern::Compile(deep, &p).ok());
+  ASSERT_OK(Pattern::Compile(deep, &p));
   EXPECT_TRUE(p->Search("veth0"));
 
   EXPECT_EQ(Error(Include(std::string(4097, 'a'))),
@@ -58,16 +58,16 @@ TEST(HostileConfig, LongAndDeepPatternsAreRefusedNotOverflowed) {
 
 TEST(HostileConfig, PatternSearchesAsBefore) {
   std::unique_ptr<Pattern> p;
-  ASSERT_TRUE(Pattern::Compile("eth", &p).ok());
+  ASSERT_OK(Pattern::Compile("eth", &p));
   EXPECT_TRUE(p->Search("veth1"));
   EXPECT_TRUE(p->Search("eth0"));
   EXPECT_FALSE(p->Search("em1"));
-  ASSERT_TRUE(Pattern::Compile("^eth[0-9]$", &p).ok());
+  ASSERT_OK(Pattern::Compile("^eth[0-9]$", &p));
   EXPECT_TRUE(p->Search("eth0"));
   EXPECT_FALSE(p->Search("veth0"));
   EXPECT_FALSE(p->Search("eth10"));
   // Linear time: a pattern that backtracks exponentially in std::regex.
-  ASSERT_TRUE(Pattern::Compile("^(a+)+$", &p).ok());
+  ASSERT_OK(Pattern::Compile("^(a+)+$", &p));
   EXPECT_FALSE(p->Search(std::string(5000, 'a') + "b"));
 }
 
@@ -98,18 +98,18 @@ TEST(HostileConfig, UnclosedQuoteDoesNotSwallowTheNextLine) {
 
   // One-line values in every form stay valid.
   Config c;
-  ASSERT_TRUE(ParseConfig("state_dir: \"/var/lib/x\"  # comment\n"
-                          "paths: {procfs: '/it''s', sysfs: \"/s\\\"y\"}\n"
-                          "web:\n  listen_address: &a \"127.0.0.1:9\"\n"
-                          "collectors:\n  pcap:\n    filter: \"udp and\n      port 53\"\n",
-                          "h.yaml", &c)
-                  .ok());
+  ASSERT_OK(
+      ParseConfig("state_dir: \"/var/lib/x\"  # comment\n"
+                  "paths: {procfs: '/it''s', sysfs: \"/s\\\"y\"}\n"
+                  "web:\n  listen_address: &a \"127.0.0.1:9\"\n"
+                  "collectors:\n  pcap:\n    filter: \"udp and\n      port 53\"\n",
+                  "h.yaml", &c));
   EXPECT_EQ(c.state_dir, "/var/lib/x");
   EXPECT_EQ(c.roots.procfs, "/it's");
   EXPECT_EQ(c.roots.sysfs, "/s\"y");
   EXPECT_EQ(c.listen_address, "127.0.0.1:9");
-  EXPECT_EQ(c.collectors.pcap.filter, "udp and port 53");                          // a filter may span lines
-  ASSERT_TRUE(ParseConfig("\xEF\xBB\xBFstate_dir: \"/x\"\n", "h.yaml", &c).ok());  // byte-order mark
+  EXPECT_EQ(c.collectors.pcap.filter, "udp and port 53");                   // a filter may span lines
+  ASSERT_OK(ParseConfig("\xEF\xBB\xBFstate_dir: \"/x\"\n", "h.yaml", &c));  // byte-order mark
   EXPECT_EQ(c.state_dir, "/x");
 }
 

@@ -10,13 +10,13 @@ namespace {
 
 TEST(ConfigLimits, DefaultsAndShippedConfigAgree) {
   Config d, shipped;
-  ASSERT_TRUE(ParseConfig("", "", &d).ok());
+  ASSERT_OK(ParseConfig("", "", &d));
   EXPECT_DOUBLE_EQ(d.limits.cpu_percent, 10);
   EXPECT_DOUBLE_EQ(d.limits.cpu_window_seconds, 60);
   EXPECT_EQ(d.limits.memory_bytes, 512u * 1024 * 1024);
   std::string text = testing::ReadFileOrDie(std::string(BOTTLENECKD_SOURCE_DIR) + "/etc/bottleneckd.yaml");
   Status s = ParseConfig(text, "etc/bottleneckd.yaml", &shipped);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   EXPECT_DOUBLE_EQ(shipped.limits.cpu_percent, d.limits.cpu_percent);
   EXPECT_DOUBLE_EQ(shipped.limits.cpu_window_seconds, d.limits.cpu_window_seconds);
   EXPECT_EQ(shipped.limits.memory_bytes, d.limits.memory_bytes);
@@ -25,7 +25,7 @@ TEST(ConfigLimits, DefaultsAndShippedConfigAgree) {
 TEST(ConfigLimits, EveryKeyAndSizeUnits) {
   Config c;
   Status s = ParseConfig("limits:\n  cpu_percent: 0.0001\n  cpu_window: 2s\n  memory_bytes: 64MiB\n", "x.yaml", &c);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   EXPECT_DOUBLE_EQ(c.limits.cpu_percent, 0.0001);
   EXPECT_DOUBLE_EQ(c.limits.cpu_window_seconds, 2);
   EXPECT_EQ(c.limits.memory_bytes, 64u << 20);
@@ -34,7 +34,7 @@ TEST(ConfigLimits, EveryKeyAndSizeUnits) {
     ASSERT_TRUE(ParseConfig(std::string("limits:\n  memory_bytes: ") + text + "\n", "x.yaml", &c).ok()) << text;
     EXPECT_EQ(c.limits.memory_bytes, bytes) << text;
   }
-  ASSERT_TRUE(ParseConfig("limits:\n", "x.yaml", &c).ok());
+  ASSERT_OK(ParseConfig("limits:\n", "x.yaml", &c));
   EXPECT_DOUBLE_EQ(c.limits.cpu_percent, 10) << "an empty section keeps the defaults";
 }
 

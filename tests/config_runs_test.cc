@@ -2,6 +2,7 @@
 // key, errors with file:line:col, and the flags' checks.
 #include <gtest/gtest.h>
 
+#include "base/parse_util.h"
 #include "cmd/flags.h"
 #include "cmd/run_command.h"
 #include "daemon/config.h"
@@ -12,7 +13,7 @@ namespace {
 
 TEST(ConfigRuns, DefaultsAndShippedConfigAgree) {
   Config d, shipped;
-  ASSERT_TRUE(ParseConfig("", "", &d).ok());
+  ASSERT_OK(ParseConfig("", "", &d));
   EXPECT_EQ(d.runs.control_socket, "/run/bottleneckd/control.sock");
   EXPECT_EQ(d.runs.control_group, "");
   EXPECT_TRUE(d.runs.store);
@@ -22,7 +23,7 @@ TEST(ConfigRuns, DefaultsAndShippedConfigAgree) {
   EXPECT_DOUBLE_EQ(d.runs.tracker.segment.tolerance, 0.07);  // below the seeds' 10 % steps
   std::string text = testing::ReadFileOrDie(std::string(BOTTLENECKD_SOURCE_DIR) + "/etc/bottleneckd.yaml");
   Status s = ParseConfig(text, "etc/bottleneckd.yaml", &shipped);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   EXPECT_EQ(shipped.runs.control_socket, d.runs.control_socket);
   EXPECT_EQ(shipped.runs.control_group, d.runs.control_group);
   EXPECT_EQ(shipped.runs.store, d.runs.store);
@@ -45,7 +46,7 @@ TEST(ConfigRuns, EveryKey) {
       "  segment_tolerance: 0.2\n"
       "  segment_min_windows: 8\n",
       "x.yaml", &c);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   EXPECT_EQ(c.runs.control_socket, "/tmp/b.sock");
   EXPECT_EQ(c.runs.control_group, "root");
   EXPECT_FALSE(c.runs.store);
@@ -58,7 +59,7 @@ TEST(ConfigRuns, EveryKey) {
 
 TEST(ConfigRuns, WindowOff) {
   Config c;
-  ASSERT_TRUE(ParseConfig("runs:\n  window: off\n", "x.yaml", &c).ok());
+  ASSERT_OK(ParseConfig("runs:\n  window: off\n", "x.yaml", &c));
   EXPECT_DOUBLE_EQ(c.runs.tracker.window_seconds, 0);
 }
 
@@ -98,9 +99,8 @@ Status Parse(std::vector<const char*> argv, Flags* f) {
 
 TEST(RunFlags, TheWrappedCommandIsEverythingAfterTheDashes) {
   Flags f;
-  ASSERT_TRUE(
-      Parse({"b", "run", "--name", "echo 550M", "--control.socket=/tmp/s", "--", "udpecho", "--name", "x", "--"}, &f)
-          .ok());
+  ASSERT_OK(
+      Parse({"b", "run", "--name", "echo 550M", "--control.socket=/tmp/s", "--", "udpecho", "--name", "x", "--"}, &f));
   EXPECT_EQ(f.command, "run");
   EXPECT_EQ(f.run_name, "echo 550M");
   ASSERT_EQ(f.run_argv.size(), 4u);
@@ -108,37 +108,36 @@ TEST(RunFlags, TheWrappedCommandIsEverythingAfterTheDashes) {
   EXPECT_EQ(f.run_argv[1], "--name");  // the command's own flags stay its own
   EXPECT_EQ(f.run_argv[3], "--");
   Config c;
-  ASSERT_TRUE(ApplyFlags(f, &c).ok());
+  ASSERT_OK(ApplyFlags(f, &c));
   EXPECT_EQ(c.runs.control_socket, "/tmp/s");
 }
 
 TEST(RunFlags, ReportSelectors) {
   Flags f;
-  ASSERT_TRUE(Parse({"b", "--report", "--run", "sweep", "--last", "3", "--format=json"}, &f).ok());
+  ASSERT_OK(Parse({"b", "--report", "--run", "sweep", "--last", "3", "--format=json"}, &f));
   EXPECT_TRUE(f.report);
   EXPECT_EQ(f.report_run, "sweep");
   EXPECT_EQ(f.report_last, 3u);
   Flags g;
-  ASSERT_TRUE(Parse({"b", "--report"}, &g).ok());  // the run store, no --replay needed
+  ASSERT_OK(Parse({"b", "--report"}, &g));  // the run store, no --replay needed
   EXPECT_FALSE(g.replay);
 }
 
 // `report --control.socket PATH` reads the store the daemon there names in
-// its status answer (cmd/control_handler.cc writes the "store" line). Before,
+// its status answer (control/control_handler.cc writes the "store" line). Before,
 // report looked only in the default state directory, whichever daemon ran
 // the run. tests/integration/run_command_test.sh asks a live daemon.
 TEST(RunFlags, ReportTakesTheControlSocket) {
   Flags f;
-  ASSERT_TRUE(Parse({"b", "report", "--control.socket", "/tmp/d/control.sock", "--run", "x"}, &f).ok());
+  ASSERT_OK(Parse({"b", "report", "--control.socket", "/tmp/d/control.sock", "--run", "x"}, &f));
   ASSERT_TRUE(f.control_socket);
   EXPECT_EQ(*f.control_socket, "/tmp/d/control.sock");
 }
 
 TEST(RunStoreOfStatus, TheStoreLineOfTheDaemonsAnswer) {
   std::string path;
-  ASSERT_TRUE(RunStoreOfStatus(
-                  "run\tsweep\tcommand\t1700000000\t4\nverdict\tcpu\tcpu1\t0.90\nstore\t/srv/state/runs.db\n", &path)
-                  .ok());
+  ASSERT_OK(RunStoreOfStatus(
+      "run\tsweep\tcommand\t1700000000\t4\nverdict\tcpu\tcpu1\t0.90\nstore\t/srv/state/runs.db\n", &path));
   EXPECT_EQ(path, "/srv/state/runs.db");
   Status memory = RunStoreOfStatus("store\t(memory only)\n", &path);
   EXPECT_TRUE(memory.IsNotFound());
@@ -160,18 +159,18 @@ TEST(DaemonRunStore, NoDaemonIsNamed) {
 
 TEST(RunFlags, ReportAndReplayAreAlsoCommands) {
   Flags f;
-  ASSERT_TRUE(Parse({"b", "report", "--run", "trial", "--format", "json"}, &f).ok());
+  ASSERT_OK(Parse({"b", "report", "--run", "trial", "--format", "json"}, &f));
   EXPECT_TRUE(f.report);
   EXPECT_EQ(f.report_run, "trial");
   EXPECT_EQ(f.format, "json");
   EXPECT_EQ(f.command, "");  // the same mode as --report, not a subcommand of its own
   Flags g;
-  ASSERT_TRUE(Parse({"b", "replay", "/tmp/rec"}, &g).ok());
+  ASSERT_OK(Parse({"b", "replay", "/tmp/rec"}, &g));
   ASSERT_TRUE(g.replay.has_value());
   EXPECT_EQ(*g.replay, "/tmp/rec");
   EXPECT_FALSE(g.report);
   Flags h;  // with --report: the recording's verdicts
-  ASSERT_TRUE(Parse({"b", "report", "--replay", "/tmp/rec"}, &h).ok());
+  ASSERT_OK(Parse({"b", "report", "--replay", "/tmp/rec"}, &h));
   EXPECT_TRUE(h.report);
   EXPECT_EQ(*h.replay, "/tmp/rec");
   Flags i;  // only the first word is a command: an operand named report stays one

@@ -10,7 +10,7 @@ namespace {
 TEST(VerdictConfig, ShippedFileHoldsTheDefaults) {
   Config shipped;
   std::string text = testing::ReadFileOrDie(std::string(BOTTLENECKD_SOURCE_DIR) + "/etc/bottleneckd.yaml");
-  ASSERT_TRUE(ParseConfig(text, "etc/bottleneckd.yaml", &shipped).ok());
+  ASSERT_OK(ParseConfig(text, "etc/bottleneckd.yaml", &shipped));
   VerdictThresholds d;
   const VerdictThresholds& v = shipped.verdict;
   EXPECT_DOUBLE_EQ(v.cpu_idle_max, d.cpu_idle_max);
@@ -36,12 +36,11 @@ TEST(VerdictConfig, ShippedFileHoldsTheDefaults) {
 
 TEST(VerdictConfig, OverridesAndErrors) {
   Config c;
-  ASSERT_TRUE(ParseConfig("verdict:\n  bus_utilisation_min: 0.8\n  hysteresis_windows: 5\n", "t.yaml", &c).ok());
+  ASSERT_OK(ParseConfig("verdict:\n  bus_utilisation_min: 0.8\n  hysteresis_windows: 5\n", "t.yaml", &c));
   EXPECT_DOUBLE_EQ(c.verdict.bus_utilisation_min, 0.8);
   EXPECT_EQ(c.verdict.hysteresis_windows, 5);
   EXPECT_DOUBLE_EQ(c.verdict.cpu_idle_max, 0.05);
-  ASSERT_TRUE(
-      ParseConfig("verdict:\n  loss_ratio_min: 0.01\n  packet_path_interfaces: [lo, eth1]\n", "t.yaml", &c).ok());
+  ASSERT_OK(ParseConfig("verdict:\n  loss_ratio_min: 0.01\n  packet_path_interfaces: [lo, eth1]\n", "t.yaml", &c));
   EXPECT_DOUBLE_EQ(c.verdict.loss_ratio_min, 0.01);
   EXPECT_EQ(c.verdict.packet_path_interfaces, (std::vector<std::string>{"lo", "eth1"}));
   EXPECT_DOUBLE_EQ(c.verdict.signal_options().loss.ratio, 0.01);

@@ -1,4 +1,4 @@
-// The control socket's wire format (runs/control_protocol.cc): request and
+// The control socket's wire format (control/control_protocol.cc): request and
 // answer parsing, formatting, round trips, and the peer credential check.
 // Expected values follow docs/control-socket.md, derived by hand.
 #include <gtest/gtest.h>
@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "runs/control_socket.h"
+#include "control/control_socket.h"
+#include "tests/test_util.h"
 
 namespace bottleneckd {
 namespace {
@@ -48,7 +49,7 @@ TEST(ControlProtocolTest, ParsesValidRequests) {
     SCOPED_TRACE(c.line.substr(0, 60));
     ControlRequest r;
     Status st = ParseControlRequest(c.line, &r);
-    ASSERT_TRUE(st.ok()) << st.ToString();
+    ASSERT_OK(st);
     EXPECT_EQ(r.verb, c.verb);
     EXPECT_EQ(r.args, c.args);
   }
@@ -218,7 +219,7 @@ TEST(ControlProtocolTest, ParsesAnswers) {
     SCOPED_TRACE(c.text);
     ControlResponse r;
     Status st = ParseControlResponse(c.text, &r);
-    ASSERT_TRUE(st.ok()) << st.ToString();
+    ASSERT_OK(st);
     EXPECT_EQ(r.ok, c.ok);
     EXPECT_EQ(r.error, c.error);
     EXPECT_EQ(r.body, c.body);
@@ -241,7 +242,7 @@ TEST(ControlProtocolTest, AnswersRoundTrip) {
   cases[2].body = "details\n";
   for (const ControlResponse& in : cases) {
     ControlResponse back;
-    ASSERT_TRUE(ParseControlResponse(FormatControlResponse(in), &back).ok());
+    ASSERT_OK(ParseControlResponse(FormatControlResponse(in), &back));
     EXPECT_EQ(back.ok, in.ok);
     EXPECT_EQ(back.error, in.error);
     EXPECT_EQ(back.body, in.body);

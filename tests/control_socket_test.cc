@@ -1,8 +1,8 @@
-// The control socket live (runs/control_socket.cc): a server in a scratch
+// The control socket live (control/control_socket.cc): a server in a scratch
 // directory, ControlCall and raw clients that misbehave. Answers are
 // asserted, never times. The wire format's tables are in
 // control_protocol_test.cc.
-#include "runs/control_socket.h"
+#include "control/control_socket.h"
 
 #include <grp.h>
 #include <gtest/gtest.h>
@@ -140,14 +140,14 @@ class ControlSocketTest : public ::testing::Test {
     o.read_timeout_seconds = timeout;
     std::unique_ptr<ControlServer> s;
     Status st = ControlServer::Start(o, rec_.Handler(), &s);
-    EXPECT_TRUE(st.ok()) << st.ToString();
+    EXPECT_OK(st);
     return s;
   }
   // A status call that must succeed within `timeout`; returns its body.
   std::string StatusBody(double timeout = 10) {
     ControlResponse resp;
     Status st = ControlCall(SockPath(), Req("status"), &resp, timeout);
-    EXPECT_TRUE(st.ok()) << st.ToString();
+    EXPECT_OK(st);
     EXPECT_TRUE(resp.ok) << resp.error;
     return resp.body;
   }
@@ -169,13 +169,13 @@ TEST_F(ControlSocketTest, StartStopStatusRoundTripWithPeerCredentials) {
   }
 
   ControlResponse resp;
-  ASSERT_TRUE(ControlCall(path, Req("start", {"echo 550M", "./udpecho --copies 32"}), &resp).ok());
+  ASSERT_OK(ControlCall(path, Req("start", {"echo 550M", "./udpecho --copies 32"}), &resp));
   EXPECT_TRUE(resp.ok);
   EXPECT_EQ(resp.body, "started echo 550M\n");
-  ASSERT_TRUE(ControlCall(path, Req("status"), &resp).ok());
+  ASSERT_OK(ControlCall(path, Req("status"), &resp));
   EXPECT_TRUE(resp.ok);
   EXPECT_EQ(resp.body, "requests before this one: 1\n");
-  ASSERT_TRUE(ControlCall(path, Req("stop", {"echo 550M", "0"}), &resp).ok());
+  ASSERT_OK(ControlCall(path, Req("stop", {"echo 550M", "0"}), &resp));
   EXPECT_TRUE(resp.ok);
   EXPECT_EQ(resp.body, "stopped echo 550M\n");
 
@@ -198,7 +198,7 @@ TEST_F(ControlSocketTest, HandlerErrorIsAnAnswerNotATransportFailure) {
   auto server = StartServer();
   ControlResponse resp;
   Status st = ControlCall(SockPath(), Req("stop", {"missing"}), &resp);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   EXPECT_FALSE(resp.ok);
   EXPECT_EQ(resp.error, "no active run named 'missing'");
 }
@@ -228,7 +228,7 @@ TEST_F(ControlSocketTest, FileIsMode0660InTheRequestedGroup) {
   o.group = EgidName();
   ASSERT_FALSE(o.group.empty());
   std::unique_ptr<ControlServer> server;
-  ASSERT_TRUE(ControlServer::Start(o, rec_.Handler(), &server).ok());
+  ASSERT_OK(ControlServer::Start(o, rec_.Handler(), &server));
   struct stat st {};
   ASSERT_EQ(::lstat(o.path.c_str(), &st), 0);
   EXPECT_TRUE(S_ISSOCK(st.st_mode));
@@ -245,7 +245,7 @@ TEST_F(ControlSocketTest, FileIsMode0660InTheRequestedGroup) {
   o.group = "daemon";
   Status s = ControlServer::Start(o, rec_.Handler(), &server);
   if (::geteuid() == 0) {
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_OK(s);
     ASSERT_EQ(::lstat(o.path.c_str(), &st), 0);
     EXPECT_EQ(st.st_gid, other_gid);
     EXPECT_EQ(st.st_mode & 07777, 0660u);
@@ -379,7 +379,7 @@ TEST_F(ControlSocketTest, ConnectionBeyondTheCapIsAnsweredBusy) {
   ASSERT_EQ(silent.error(), "");
   ControlResponse resp;
   Status st = ControlCall(SockPath(), Req("status"), &resp, 10);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   EXPECT_FALSE(resp.ok);
   EXPECT_EQ(resp.error, "busy: 64 connections are open; try again later");
   EXPECT_TRUE(rec_.requests().empty());
@@ -427,7 +427,7 @@ TEST_F(ControlSocketTest, ClientsThatLeaveEarlyDoNotStopTheServer) {
   ASSERT_TRUE(SendAll(fd, "start\tbig\n"));
 
   ControlResponse resp;
-  ASSERT_TRUE(ControlCall(SockPath(), Req("start", {"after"}), &resp).ok());
+  ASSERT_OK(ControlCall(SockPath(), Req("start", {"after"}), &resp));
   EXPECT_TRUE(resp.ok);
   EXPECT_EQ(resp.body, "started after\n");
   ::close(fd);

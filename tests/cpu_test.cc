@@ -154,15 +154,15 @@ TEST(ParseProcStatTest, Table) {
       EXPECT_TRUE(s.IsCorruption()) << s.ToString();
       continue;
     }
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_OK(s);
     ExpectStat(got, c.want);
   }
 }
 
 TEST(ParseProcStatTest, ReplacesPreviousContents) {
   ProcStat st;
-  ASSERT_TRUE(ParseProcStat("cpu 1 1 1 1\ncpu0 1 1 1 1\ncpu1 1 1 1 1\nctxt 9\n", &st).ok());
-  ASSERT_TRUE(ParseProcStat("cpu0 5 6 7 8\n", &st).ok());
+  ASSERT_OK(ParseProcStat("cpu 1 1 1 1\ncpu0 1 1 1 1\ncpu1 1 1 1 1\nctxt 9\n", &st));
+  ASSERT_OK(ParseProcStat("cpu0 5 6 7 8\n", &st));
   EXPECT_FALSE(st.total.has_value());
   ASSERT_EQ(st.cpus.size(), 1u);
   EXPECT_EQ(st.cpus[0].user, 5u);
@@ -220,22 +220,13 @@ TEST(ParsePressureTest, Table) {
       EXPECT_TRUE(s.IsCorruption()) << s.ToString();
       continue;
     }
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_OK(s);
     ExpectPressure(got.some, c.some);
     ExpectPressure(got.full, c.full);
   }
 }
 
 // A HostFs whose pressure/cpu read fails the way a kernel booted with psi=0 does.
-class NoPsiFs : public HostFs {
- public:
-  using HostFs::HostFs;
-  Status ReadProc(std::string_view rel, std::string* out) const override {
-    if (rel == "pressure/cpu") return Status::NotSupported("pressure/cpu: Operation not supported");
-    return HostFs::ReadProc(rel, out);
-  }
-};
-
 HostRoots TempRoots(const testing::TempDir& dir) {
   HostRoots r;
   r.procfs = dir.path() + "/proc";
@@ -253,7 +244,7 @@ TEST(CpuCollectorTest, FillsStatAndPressure) {
   HostFs fs(TempRoots(dir));
   CpuCollector c;
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   ASSERT_TRUE(s.stat.has_value());
   ASSERT_EQ(s.stat->cpus.size(), 2u);
   EXPECT_EQ(s.stat->cpus[1].cpu, 1);
@@ -271,7 +262,7 @@ TEST(CpuCollectorTest, MissingPressureIsNotAnError) {
   CpuCollector c;
   Sample s;
   Status st = c.Collect(fs, &s);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   ASSERT_TRUE(s.stat.has_value());
   EXPECT_EQ(s.stat->cpus.size(), 2u);
   EXPECT_FALSE(s.cpu_pressure.has_value());
@@ -281,10 +272,11 @@ TEST(CpuCollectorTest, PsiDisabledAtBootIsNotAnError) {
   testing::TempDir dir;
   dir.Write("proc/stat", kTwoCpus);
   dir.Write("proc/pressure/cpu", kPressure);
-  NoPsiFs fs(TempRoots(dir));
+  testing::FakeFs fs(TempRoots(dir));
+  fs.Fail("pressure/cpu", Status::NotSupported("pressure/cpu: Operation not supported"));
   CpuCollector c;
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   EXPECT_TRUE(s.stat.has_value());
   EXPECT_FALSE(s.cpu_pressure.has_value());
 }
@@ -341,8 +333,8 @@ TEST(CpuCollectorTest, RecycledSampleIsOverwritten) {
   one.Write("proc/stat", "cpu0 7 0 0 1\n");
   CpuCollector c;
   Sample s;
-  ASSERT_TRUE(c.Collect(HostFs(TempRoots(two)), &s).ok());
-  ASSERT_TRUE(c.Collect(HostFs(TempRoots(one)), &s).ok());
+  ASSERT_OK(c.Collect(HostFs(TempRoots(two)), &s));
+  ASSERT_OK(c.Collect(HostFs(TempRoots(one)), &s));
   ASSERT_TRUE(s.stat.has_value());
   EXPECT_FALSE(s.stat->total.has_value());
   ASSERT_EQ(s.stat->cpus.size(), 1u);
@@ -356,7 +348,7 @@ TEST(CpuCollectorFixtureTest, Vm) {
   CpuCollector c;
   Sample s;
   Status st = c.Collect(fs, &s);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   ASSERT_TRUE(s.stat.has_value());
   ExpectStat(*s.stat, MakeStat(Full(-1, 112272, 0, 29437, 63862, 463, 0, 182, 0, 0, 0),
                                {Full(0, 56340, 0, 13501, 33139, 43, 0, 63, 0, 0, 0),
@@ -374,7 +366,7 @@ TEST(CpuCollectorFixtureTest, SeedBox) {
   CpuCollector c;
   Sample s;
   Status st = c.Collect(fs, &s);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   ASSERT_TRUE(s.stat.has_value());
   ExpectStat(*s.stat, MakeStat(Full(-1, 12451, 0, 46098, 81636, 160, 3606, 36049, 0, 0, 0),
                                {Full(0, 12451, 0, 46098, 81636, 160, 3606, 36049, 0, 0, 0)},

@@ -25,10 +25,10 @@ DeliveryCost Learned() {
 TEST(DeliveryCostFile, ReadsBackWhatItKept) {
   TempDir dir;
   DeliveryCost d = Learned();
-  ASSERT_TRUE(StoreDeliveryCost(dir.path() + "/state", Host(), d).ok());
+  ASSERT_OK(StoreDeliveryCost(dir.path() + "/state", Host(), d));
   DeliveryCost back;
   std::string note;
-  ASSERT_TRUE(LoadDeliveryCost(dir.path() + "/state", Host(), &back, &note).ok());
+  ASSERT_OK(LoadDeliveryCost(dir.path() + "/state", Host(), &back, &note));
   EXPECT_EQ(note, "restored from " + dir.path() + "/state/delivery-cost");
   const DeliveryFit& a = d.fit(InterruptSource::kMeasured);
   const DeliveryFit& b = back.fit(InterruptSource::kMeasured);
@@ -41,12 +41,12 @@ TEST(DeliveryCostFile, ReadsBackWhatItKept) {
 
 TEST(DeliveryCostFile, AnotherHostsCostIsDropped) {
   TempDir dir;
-  ASSERT_TRUE(StoreDeliveryCost(dir.path(), Host(), Learned()).ok());
+  ASSERT_OK(StoreDeliveryCost(dir.path(), Host(), Learned()));
   DeliveryCostHost moved = Host();
   moved.kernel = "6.1.0-27-amd64";
   DeliveryCost back;
   std::string note;
-  ASSERT_TRUE(LoadDeliveryCost(dir.path(), moved, &back, &note).ok());
+  ASSERT_OK(LoadDeliveryCost(dir.path(), moved, &back, &note));
   EXPECT_EQ(back.fit(InterruptSource::kMeasured).n, 0);
   EXPECT_EQ(note, "learned on another host (AMD EPYC 7B13, kernel 6.18.44-fc-v1045, 2 CPUs): learning again");
 }
@@ -55,7 +55,7 @@ TEST(DeliveryCostFile, NoFileYetIsNoError) {
   TempDir dir;
   DeliveryCost back;
   std::string note;
-  ASSERT_TRUE(LoadDeliveryCost(dir.path(), Host(), &back, &note).ok());
+  ASSERT_OK(LoadDeliveryCost(dir.path(), Host(), &back, &note));
   EXPECT_EQ(note, "none learned yet");
 }
 
@@ -102,7 +102,7 @@ TEST(DeliveryCostFile, TheHostIsReadFromProc) {
   roots.sysfs = root.path() + "/sys";
   HostFs fs(roots);
   DeliveryCostHost host;
-  ASSERT_TRUE(ReadDeliveryCostHost(fs, &host).ok());
+  ASSERT_OK(ReadDeliveryCostHost(fs, &host));
   EXPECT_EQ(host, (DeliveryCostHost{"Test CPU 9000", "6.1.0-27-amd64", 2, true}));
 }
 

@@ -315,25 +315,25 @@ TEST(DaemonSoaker, CalibrationMaxAge) {
   };
   once("1h");  // none stored: calibrates
   SoakerCalibrationFile f;
-  ASSERT_TRUE(LoadSoakerCalibration(state + "/soaker-calibration", &f).ok());
+  ASSERT_OK(LoadSoakerCalibration(state + "/soaker-calibration", &f));
   ASSERT_FALSE(f.cpus.empty());
   const int64_t two_hours_ago = static_cast<int64_t>(std::time(nullptr)) - 7200;
   for (SoakerCalibration& c : f.cpus) {
     c.iterations_per_second = 4321;  // a rate no real measurement gives exactly
     c.measured_unix_seconds = two_hours_ago;
   }
-  ASSERT_TRUE(StoreSoakerCalibration(state, f).ok());
+  ASSERT_OK(StoreSoakerCalibration(state, f));
 
   once("3h");
   SoakerCalibrationFile kept;
-  ASSERT_TRUE(LoadSoakerCalibration(state + "/soaker-calibration", &kept).ok());
+  ASSERT_OK(LoadSoakerCalibration(state + "/soaker-calibration", &kept));
   ASSERT_EQ(kept.cpus.size(), f.cpus.size());
   EXPECT_EQ(kept.cpus[0].iterations_per_second, 4321);
   EXPECT_EQ(kept.cpus[0].measured_unix_seconds, two_hours_ago);
 
   once("1h");
   SoakerCalibrationFile redone;
-  ASSERT_TRUE(LoadSoakerCalibration(state + "/soaker-calibration", &redone).ok());
+  ASSERT_OK(LoadSoakerCalibration(state + "/soaker-calibration", &redone));
   ASSERT_EQ(redone.cpus.size(), f.cpus.size());
   for (const SoakerCalibration& c : redone.cpus) {
     EXPECT_NE(c.iterations_per_second, 4321);

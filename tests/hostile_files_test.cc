@@ -66,12 +66,12 @@ TEST(HostileFiles, TextCutMidLineIsNotANumber) {
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.message().find("ends mid-line"), std::string::npos);
   EXPECT_EQ(out, "");
-  ASSERT_TRUE(fs.ReadSys("class/net/eth0/statistics/tx_packets", &out).ok());
+  ASSERT_OK(fs.ReadSys("class/net/eth0/statistics/tx_packets", &out));
   EXPECT_EQ(out, "80568280\n");
   EXPECT_TRUE(fs.ReadProc("net/snmp", &out).IsCorruption());
   // The same through a kept descriptor.
   UniqueFd fd;
-  ASSERT_TRUE(fs.OpenSys("class/net/eth0/statistics/rx_packets", &fd).ok());
+  ASSERT_OK(fs.OpenSys("class/net/eth0/statistics/rx_packets", &fd));
   EXPECT_TRUE(HostFs::PreadAttribute(fd, &out).IsCorruption());
 }
 
@@ -85,13 +85,13 @@ TEST(HostileFiles, AReadThatHitsTheCapIsAnErrorNotAValue) {
   Status s = fs.ReadSys("aer", &out, 16);
   EXPECT_EQ(s.code(), Status::Code::kIOError) << s.ToString();
   EXPECT_NE(s.message().find("larger than 16 bytes"), std::string::npos) << s.message();
-  EXPECT_TRUE(fs.ReadSys("exact", &out, 14).ok());
+  EXPECT_OK(fs.ReadSys("exact", &out, 14));
   EXPECT_EQ(out, "RxErr 1\nBad 9\n");
   // A binary attribute's prefix (config space) is what a prefix read is for.
-  ASSERT_TRUE(fs.ReadSysPrefix("aer", &out, 16).ok());
+  ASSERT_OK(fs.ReadSysPrefix("aer", &out, 16));
   EXPECT_EQ(out, "RxErr 1\nBadTLP 1");
   UniqueFd fd;
-  ASSERT_TRUE(fs.OpenSys("aer", &fd).ok());
+  ASSERT_OK(fs.OpenSys("aer", &fd));
   EXPECT_EQ(HostFs::PreadAttribute(fd, &out, 16).code(), Status::Code::kIOError);
 }
 
@@ -124,7 +124,7 @@ TEST(HostileFiles, NegativeCountsAreRefused) {
   EXPECT_NE(s.message().find("negative value -1 for ListenDrops"), std::string::npos) << s.message();
   // Tcp MaxConn is -1 on every Linux ("no limit"): the one field that may be.
   SocketStats snmp;
-  ASSERT_TRUE(ParseProcNetSnmp("Tcp: RtoAlgorithm MaxConn\nTcp: 1 -1\n", &snmp).ok());
+  ASSERT_OK(ParseProcNetSnmp("Tcp: RtoAlgorithm MaxConn\nTcp: 1 -1\n", &snmp));
   EXPECT_EQ(snmp.Get("Tcp", "MaxConn"), -1);
   EXPECT_TRUE(ParseProcNetSnmp("Udp: InDatagrams\nUdp: -5\n", &snmp).IsCorruption());
 
@@ -155,7 +155,7 @@ TEST(HostileFiles, GarbledPciAttributesAreLeftOutNotFatal) {
   PciCollector c;
   Sample s;
   Status st = c.Collect(fs, &s);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   ASSERT_TRUE(s.pci);
   const PciDevice* p = s.pci->Find("0000:00:03.0");
   ASSERT_NE(p, nullptr);

@@ -71,7 +71,7 @@ const IrqLine* FindLine(const Interrupts& irqs, const std::string& name) {
 
 TEST(ParseProcInterruptsTest, ThisVm) {
   Interrupts irqs;
-  ASSERT_TRUE(ParseProcInterrupts(kVmInterrupts, &irqs).ok());
+  ASSERT_OK(ParseProcInterrupts(kVmInterrupts, &irqs));
   EXPECT_EQ(irqs.cpus, (std::vector<int>{0, 1}));
   ASSERT_EQ(irqs.lines.size(), 34u);  // 19 numbered + 15 named
 
@@ -110,7 +110,7 @@ TEST(ParseProcInterruptsTest, ThisVm) {
 
 TEST(ParseProcInterruptsTest, IxgbeWithOfflineCpu) {
   Interrupts irqs;
-  ASSERT_TRUE(ParseProcInterrupts(kIxgbeInterrupts, &irqs).ok());
+  ASSERT_OK(ParseProcInterrupts(kIxgbeInterrupts, &irqs));
   EXPECT_EQ(irqs.cpus, (std::vector<int>{0, 2, 3}));
   ASSERT_EQ(irqs.lines.size(), 6u);
   EXPECT_EQ(irqs.lines[0].irq, 0u);
@@ -166,7 +166,7 @@ TEST(ParseProcInterruptsTest, LineShapes) {
   for (const LineCase& c : kCases) {
     SCOPED_TRACE(c.what);
     Interrupts irqs;
-    ASSERT_TRUE(ParseProcInterrupts(std::string("   CPU0\n") + c.line + "\n", &irqs).ok());
+    ASSERT_OK(ParseProcInterrupts(std::string("   CPU0\n") + c.line + "\n", &irqs));
     ASSERT_EQ(irqs.lines.size(), 1u);
     const IrqLine& l = irqs.lines[0];
     EXPECT_TRUE(l.irq.has_value());
@@ -220,15 +220,15 @@ TEST(ParseProcInterruptsTest, StatusTable) {
 
 TEST(ParseProcInterruptsTest, TruncatedLineKeepsItsCounts) {
   Interrupts irqs;
-  ASSERT_TRUE(ParseProcInterrupts("   CPU0  CPU1\n 38:          0        8", &irqs).ok());
+  ASSERT_OK(ParseProcInterrupts("   CPU0  CPU1\n 38:          0        8", &irqs));
   ASSERT_EQ(irqs.lines.size(), 1u);
   EXPECT_EQ(irqs.lines[0].per_cpu, (std::vector<uint64_t>{0, 8}));
 }
 
 TEST(ParseProcInterruptsTest, ReusedOutputHoldsOnlyTheLatestText) {
   Interrupts irqs;
-  ASSERT_TRUE(ParseProcInterrupts(kVmInterrupts, &irqs).ok());
-  ASSERT_TRUE(ParseProcInterrupts("  CPU3\n 5:  9  IO-APIC  5-edge  a, b\nLOC:  4  Local\n", &irqs).ok());
+  ASSERT_OK(ParseProcInterrupts(kVmInterrupts, &irqs));
+  ASSERT_OK(ParseProcInterrupts("  CPU3\n 5:  9  IO-APIC  5-edge  a, b\nLOC:  4  Local\n", &irqs));
   EXPECT_EQ(irqs.cpus, (std::vector<int>{3}));
   ASSERT_EQ(irqs.lines.size(), 2u);
   EXPECT_EQ(irqs.lines[0].name, "5");
@@ -286,10 +286,10 @@ std::vector<std::string> Describe(const std::vector<NicIrq>& nics) {
 
 std::vector<std::string> Map(const SysTree& t, const std::string& text, const std::vector<std::string>& interfaces) {
   Interrupts irqs;
-  EXPECT_TRUE(ParseProcInterrupts(text, &irqs).ok());
+  EXPECT_OK(ParseProcInterrupts(text, &irqs));
   HostFs fs(t.roots());
   std::vector<NicIrq> nics;
-  EXPECT_TRUE(MapNicIrqs(fs, irqs, interfaces, &nics).ok());
+  EXPECT_OK(MapNicIrqs(fs, irqs, interfaces, &nics));
   return Describe(nics);
 }
 
@@ -441,11 +441,11 @@ TEST(MapNicIrqsTest, WhatCannotBeReadIsSaid) {
   t.Msi(em1, {65});
   t.Sys(em1 + "/msi_irqs/bogus", "msix\n");
   Interrupts irqs;
-  ASSERT_TRUE(ParseProcInterrupts("  CPU0\n 65:  1  PCI-MSI  1-edge  em1-TxRx-0\n", &irqs).ok());
+  ASSERT_OK(ParseProcInterrupts("  CPU0\n 65:  1  PCI-MSI  1-edge  em1-TxRx-0\n", &irqs));
   HostFs fs(t.roots());
   std::vector<NicIrq> nics;
   std::vector<ReadIssue> issues;
-  ASSERT_TRUE(MapNicIrqs(fs, irqs, {"em0", "em1"}, &nics, &issues).ok());
+  ASSERT_OK(MapNicIrqs(fs, irqs, {"em0", "em1"}, &nics, &issues));
   EXPECT_EQ(Describe(nics), (std::vector<std::string>{"65 em1 'TxRx-0' 0000:02:02.0"}));
   ASSERT_EQ(issues.size(), 2u);
   EXPECT_EQ(issues[0].file, fs.SysPath(em0 + "/irq"));
@@ -457,7 +457,7 @@ TEST(MapNicIrqsTest, WhatCannotBeReadIsSaid) {
   ok.Sys(em0 + "/irq", "18\n");
   HostFs ok_fs(ok.roots());
   issues.clear();
-  ASSERT_TRUE(MapNicIrqs(ok_fs, irqs, {"em0"}, &nics, &issues).ok());
+  ASSERT_OK(MapNicIrqs(ok_fs, irqs, {"em0"}, &nics, &issues));
   EXPECT_TRUE(issues.empty()) << issues[0].file << ": " << issues[0].reason;
 }
 
@@ -481,30 +481,20 @@ TEST(MapNicIrqsTest, VectorWithAStaleNameStaysWithItsDevice) {
 }
 
 // Counts device-link reads, i.e. NIC mapping rebuilds.
-class CountingFs : public HostFs {
- public:
-  using HostFs::HostFs;
-  Status ReadLinkSys(std::string_view rel, std::string* target) const override {
-    ++readlinks;
-    return HostFs::ReadLinkSys(rel, target);
-  }
-  mutable int readlinks = 0;
-};
-
 TEST(InterruptsCollectorTest, RemapsOnlyWhenHandlersOrInterfacesChange) {
   SysTree t;
   AddVmNic(t);
   t.Proc("interrupts", kVmInterrupts);
-  CountingFs fs(t.roots());
+  testing::FakeFs fs(t.roots());
   InterruptsCollector c;
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   ASSERT_TRUE(s.interrupts.has_value());
   EXPECT_EQ(s.interrupts->lines.size(), 34u);
   EXPECT_EQ(Describe(s.nic_irqs),
             (std::vector<std::string>{"37 eth0 'config' 0000:00:03.0", "38 eth0 'input.0' 0000:00:03.0",
                                       "39 eth0 'output.0' 0000:00:03.0"}));
-  int after_first = fs.readlinks;
+  int after_first = fs.calls.read_link_sys;
   EXPECT_GT(after_first, 0);
 
   // Counts move: no remap, new counts.
@@ -512,8 +502,8 @@ TEST(InterruptsCollectorTest, RemapsOnlyWhenHandlersOrInterfacesChange) {
   moved.replace(moved.find("810"), 3, "999");
   t.Proc("interrupts", moved);
   Sample s2;
-  ASSERT_TRUE(c.Collect(fs, &s2).ok());
-  EXPECT_EQ(fs.readlinks, after_first);
+  ASSERT_OK(c.Collect(fs, &s2));
+  EXPECT_EQ(fs.calls.read_link_sys, after_first);
   EXPECT_EQ(s2.interrupts->lines[13].per_cpu, (std::vector<uint64_t>{0, 999}));
   EXPECT_EQ(s2.nic_irqs.size(), 3u);
 
@@ -521,17 +511,17 @@ TEST(InterruptsCollectorTest, RemapsOnlyWhenHandlersOrInterfacesChange) {
   t.Msi(kVirtioPci, {44});
   t.Proc("interrupts", moved + " 44:  0  5  PCI-MSIX-0000:00:03.0   3-edge      virtio2-input.1\n");
   Sample s3;
-  ASSERT_TRUE(c.Collect(fs, &s3).ok());
-  EXPECT_GT(fs.readlinks, after_first);
+  ASSERT_OK(c.Collect(fs, &s3));
+  EXPECT_GT(fs.calls.read_link_sys, after_first);
   ASSERT_EQ(s3.nic_irqs.size(), 4u);
   EXPECT_EQ(Describe(s3.nic_irqs).back(), "44 eth0 'input.1' 0000:00:03.0");
 
   // A new interface: remap.
-  int before = fs.readlinks;
+  int before = fs.calls.read_link_sys;
   t.Virtual("dummy0");
   Sample s4;
-  ASSERT_TRUE(c.Collect(fs, &s4).ok());
-  EXPECT_GT(fs.readlinks, before);
+  ASSERT_OK(c.Collect(fs, &s4));
+  EXPECT_GT(fs.calls.read_link_sys, before);
   EXPECT_EQ(s4.nic_irqs.size(), 4u);
 }
 
@@ -544,7 +534,7 @@ TEST(InterruptsCollectorTest, AGarbledIrqAttributeIsAReadIssueNotASilentGap) {
   HostFs fs(t.roots());
   InterruptsCollector c;
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   ASSERT_EQ(c.read_issues()->size(), 1u);
   EXPECT_EQ((*c.read_issues())[0].file, fs.SysPath(em0 + "/irq"));
   // The /proc/interrupts line is still counted; only the NIC's mapping is unknown.
@@ -585,7 +575,7 @@ TEST(InterruptsCollectorTest, NoSysfsMeansNoNicMapping) {
   HostFs fs(t.roots());  // sys/ does not exist
   InterruptsCollector c;
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   ASSERT_TRUE(s.interrupts.has_value());
   EXPECT_EQ(s.interrupts->cpus, (std::vector<int>{0, 2, 3}));
   EXPECT_TRUE(s.nic_irqs.empty());
@@ -598,7 +588,7 @@ Sample CollectFixture(const std::string& scenario) {
   InterruptsCollector c;
   Sample s;
   Status st = c.Collect(fs, &s);
-  EXPECT_TRUE(st.ok()) << st.ToString();
+  EXPECT_OK(st);
   return s;
 }
 

@@ -15,6 +15,7 @@
 
 #include "sources/capabilities.h"
 #include "sources/sample.h"
+#include "tests/test_util.h"
 
 namespace bottleneckd {
 namespace {
@@ -32,7 +33,7 @@ IrqTimeReading ReadUntilTimers(IrqTimeSource* src, const IrqTimeReading& before,
   IrqTimeReading r;
   for (int i = 0; i < 50; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    EXPECT_TRUE(src->Read(&r).ok());
+    EXPECT_OK(src->Read(&r));
     if (TimerSoftirqs(r) >= TimerSoftirqs(before) + more) break;
   }
   return r;
@@ -42,7 +43,7 @@ IrqTimeReading ReadUntilTimers(IrqTimeSource* src, const IrqTimeReading& before,
 // grow, time that fits in the elapsed time.
 void ExpectCounting(IrqTimeSource* src, const std::string& attach) {
   IrqTimeReading a;
-  ASSERT_TRUE(src->Read(&a).ok());
+  ASSERT_OK(src->Read(&a));
   EXPECT_EQ(a.attach, attach);
   EXPECT_NE(a.generation, 0u);
   IrqTimeReading b = ReadUntilTimers(src, a, 5);
@@ -74,16 +75,16 @@ TEST(IrqTimeSource, LoadsAndCounts) {
   ASSERT_TRUE(CheckIrqTimePrivileges().ok()) << "the suite runs as root";
   IrqTimeSource src(IrqTimeOptions{});
   Status s = src.Start();
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   ASSERT_TRUE(src.running());
   // This kernel has BTF (CONFIG_DEBUG_INFO_BTF): the typed attach.
   const bool btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
   EXPECT_EQ(src.attach_note().substr(0, 6), btf ? "tp_btf" : "raw_tp");
   ExpectCounting(&src, btf ? "tp_btf" : "raw_tp");
-  EXPECT_TRUE(src.Start().ok());  // idempotent
+  EXPECT_OK(src.Start());  // idempotent
 
   Sample sample;
-  ASSERT_TRUE(src.Read(&sample).ok());
+  ASSERT_OK(src.Read(&sample));
   ASSERT_TRUE(sample.irqtime.has_value());
   EXPECT_FALSE(sample.irqtime->cpus.empty());
 
@@ -101,18 +102,18 @@ TEST(IrqTimeSource, WithoutKernelBtfAttachesRawTracepoints) {
   o.btf_path = "/nonexistent/btf/vmlinux";
   IrqTimeSource src(o);
   Status s = src.Start();
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   EXPECT_EQ(src.attach_note(), "raw_tp (no kernel BTF at /nonexistent/btf/vmlinux)");
   ExpectCounting(&src, "raw_tp");
 }
 
 TEST(IrqTimeSource, TwoLoadsAreTwoGenerations) {
   IrqTimeSource a(IrqTimeOptions{}), b(IrqTimeOptions{});
-  ASSERT_TRUE(a.Start().ok());
-  ASSERT_TRUE(b.Start().ok());
+  ASSERT_OK(a.Start());
+  ASSERT_OK(b.Start());
   IrqTimeReading ra, rb;
-  ASSERT_TRUE(a.Read(&ra).ok());
-  ASSERT_TRUE(b.Read(&rb).ok());
+  ASSERT_OK(a.Read(&ra));
+  ASSERT_OK(b.Read(&rb));
   EXPECT_NE(ra.generation, rb.generation);
 }
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/test_util.h"
+
 namespace bottleneckd {
 namespace {
 
@@ -31,7 +33,7 @@ constexpr const char* kKallsyms =
 
 TEST(KernelSymbols, NamesTheFunctionContainingAnAddress) {
   KernelSymbols t;
-  ASSERT_TRUE(t.Parse(kKallsyms).ok());
+  ASSERT_OK(t.Parse(kKallsyms));
   EXPECT_EQ(t.size(), 15u);  // 17 lines, the 2 data symbols out
   EXPECT_EQ(t.Name(0xffffffff810d3a40), "hrtimer_nanosleep");
   EXPECT_EQ(t.Name(0xffffffff810d3a41), "hrtimer_nanosleep");
@@ -43,14 +45,14 @@ TEST(KernelSymbols, NamesTheFunctionContainingAnAddress) {
 
 TEST(KernelSymbols, KnowsTheSchedulersText) {
   KernelSymbols t;
-  ASSERT_TRUE(t.Parse(kKallsyms).ok());
+  ASSERT_OK(t.Parse(kKallsyms));
   EXPECT_TRUE(t.InSchedFunctions(0xffffffff82265310));   // __schedule
   EXPECT_TRUE(t.InSchedFunctions(0xffffffff8226ba00));   // do_nanosleep is __sched
   EXPECT_TRUE(t.InSchedFunctions(0xffffffff8226e010));   // _raw_spin_lock
   EXPECT_FALSE(t.InSchedFunctions(0xffffffff810d3a50));  // hrtimer_nanosleep
   EXPECT_FALSE(t.InSchedFunctions(0xffffffff8226df62));  // the end is outside
   KernelSymbols none;
-  ASSERT_TRUE(none.Parse("ffffffff82265300 t __schedule\n").ok());
+  ASSERT_OK(none.Parse("ffffffff82265300 t __schedule\n"));
   EXPECT_FALSE(none.InSchedFunctions(0xffffffff82265300));  // no markers: nothing is
 }
 
@@ -78,20 +80,20 @@ TEST(KernelSymbols, MalformedLinesNameTheLine) {
   };
   for (const Case& c : cases) {
     KernelSymbols t;
-    ASSERT_TRUE(t.Parse(kKallsyms).ok());
+    ASSERT_OK(t.Parse(kKallsyms));
     Status s = t.Parse(c.text);
     EXPECT_TRUE(s.IsCorruption()) << c.text;
     EXPECT_EQ(s.message(), c.error) << c.text;
     EXPECT_EQ(t.size(), 0u) << "an error leaves the table empty";
   }
   KernelSymbols empty;
-  EXPECT_TRUE(empty.Parse("").ok());
+  EXPECT_OK(empty.Parse(""));
   EXPECT_EQ(empty.Name(0xffffffff81000000), "");
 }
 
 TEST(WaitSiteOf, FirstFunctionPastTheSchedulerAndTheSystemCall) {
   KernelSymbols t;
-  ASSERT_TRUE(t.Parse(kKallsyms).ok());
+  ASSERT_OK(t.Parse(kKallsyms));
   // The stack at sched_switch of a thread in nanosleep: the tracepoint's own
   // frame, __schedule, schedule, do_nanosleep (all scheduler text), then
   // hrtimer_nanosleep, the system call's entry, do_syscall_64.

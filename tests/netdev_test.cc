@@ -147,7 +147,7 @@ constexpr const char* kE1000 =
 
 TEST(ParseEthtoolStatsTest, E1000Sample) {
   NamedCounters got;
-  ASSERT_TRUE(ParseEthtoolStats(kE1000, &got).ok());
+  ASSERT_OK(ParseEthtoolStats(kE1000, &got));
   EXPECT_EQ(got.size(), 46u);
   EXPECT_TRUE(std::is_sorted(got.begin(), got.end()));
   NetDev dev;
@@ -195,12 +195,12 @@ TEST(EthtoolIoctlTest, AgreesWithRecordedEthtoolOutput) {
   for (const char* ifname : {"eth0", "ifb0", "ifb1"}) {
     std::string live_link, vm_link;
     if (!live.ReadLinkSys(std::string("class/net/") + ifname, &live_link).ok()) continue;
-    ASSERT_TRUE(vm.ReadLinkSys(std::string("class/net/") + ifname, &vm_link).ok());
+    ASSERT_OK(vm.ReadLinkSys(std::string("class/net/") + ifname, &vm_link));
     if (live_link != vm_link) continue;
     NamedCounters recorded, got;
-    ASSERT_TRUE(vm.EthtoolStats(ifname, &recorded).ok());
+    ASSERT_OK(vm.EthtoolStats(ifname, &recorded));
     Status s = ReadEthtoolStatsIoctl(ifname, &got);
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_OK(s);
     std::vector<std::string> want_names, got_names;
     for (const auto& [n, v] : recorded) want_names.push_back(n);
     for (const auto& [n, v] : got) got_names.push_back(n);
@@ -287,7 +287,7 @@ TEST_F(NetdevTreeTest, DefaultsHideIdleVirtualAndResolveDevices) {
   HostFs fs(Roots());
   NetdevCollector c{NetdevOptions{}};
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   ASSERT_TRUE(s.netdev.has_value());
   EXPECT_EQ(Names(s), (std::vector<std::string>{"em0", "eth0", "lo", "veth1"}));
 
@@ -328,7 +328,7 @@ TEST_F(NetdevTreeTest, ShowIdleVirtualAndNoEthtool) {
   o.ethtool = false;
   NetdevCollector c(o);
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   // ghost (no statistics/) and bonding_masters (a file) are not interfaces.
   EXPECT_EQ(Names(s), (std::vector<std::string>{"em0", "eth0", "lo", "veth0", "veth1"}));
   EXPECT_TRUE(Find(s, "em0")->ethtool.empty());
@@ -345,7 +345,7 @@ TEST_F(NetdevTreeTest, IncludeExclude) {
   EXPECT_FALSE(c.Selected("lo"));
   HostFs fs(Roots());
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   EXPECT_EQ(Names(s), (std::vector<std::string>{"em0"}));
 
   NetdevOptions search;  // patterns search, unanchored
@@ -402,7 +402,7 @@ TEST_F(NetdevTreeTest, BadCounterFileIsLeftOutCountedAndReported) {
     HostFs fs(Roots());
     NetdevCollector c{NetdevOptions{}};
     Sample s;
-    ASSERT_TRUE(c.Collect(fs, &s).ok());
+    ASSERT_OK(c.Collect(fs, &s));
     const NetDev* eth0 = Find(s, "eth0");
     ASSERT_NE(eth0, nullptr);
     EXPECT_EQ(eth0->Stat("rx_bytes"), std::nullopt);
@@ -423,7 +423,7 @@ TEST_F(NetdevTreeTest, UnreadableOperstateIsReported) {
   HostFs fs(Roots());
   NetdevCollector c{NetdevOptions{}};
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());  // and returns: a FIFO is never waited on
+  ASSERT_OK(c.Collect(fs, &s));  // and returns: a FIFO is never waited on
   const NetDev* eth0 = Find(s, "eth0");
   ASSERT_NE(eth0, nullptr);
   EXPECT_EQ(eth0->operstate, "");
@@ -447,56 +447,33 @@ TEST_F(NetdevTreeTest, AllCountersUnreadableFails) {
 }
 
 // Serves the tree but makes some reads and opens fail, and counts link reads.
-class FaultFs : public HostFs {
- public:
-  using HostFs::HostFs;
-  Status ReadSys(std::string_view rel, std::string* out, size_t max) const override {
-    if (!gone.empty() && rel.find(gone) != std::string_view::npos) {
-      return Status::NotFound(std::string(rel) + ": gone");
-    }
-    return HostFs::ReadSys(rel, out, max);
-  }
-  Status OpenSys(std::string_view rel, UniqueFd* out) const override {
-    if (!gone.empty() && rel.find(gone) != std::string_view::npos) {
-      return Status::NotFound(std::string(rel) + ": gone");
-    }
-    return HostFs::OpenSys(rel, out);
-  }
-  Status ReadLinkSys(std::string_view rel, std::string* target) const override {
-    ++links;
-    return HostFs::ReadLinkSys(rel, target);
-  }
-  std::string gone;
-  mutable int links = 0;
-};
-
 TEST_F(NetdevTreeTest, InterfaceVanishingMidReadIsLeftOut) {
-  FaultFs fs(Roots());
+  testing::FakeFs fs(Roots());
   NetdevCollector c{NetdevOptions{}};
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   EXPECT_NE(Find(s, "em0"), nullptr);
   // em0's statistics vanish after the listing was cached: skipped, not a failure.
-  fs.gone = "class/net/em0/";
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  fs.Fail("class/net/em0/", Status::NotFound("class/net/em0/: gone"));
+  ASSERT_OK(c.Collect(fs, &s));
   EXPECT_EQ(Names(s), (std::vector<std::string>{"eth0", "lo", "veth1"}));
   // Its statistics directory removed for real: skipped as well.
-  fs.gone.clear();
+  fs.ClearFaults();
   fs::remove_all(dir_.path() + "/sys/devices/pci0000:00/0000:00:1e.0/0000:02:01.0/net/em0/statistics");
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   EXPECT_EQ(Names(s), (std::vector<std::string>{"eth0", "lo", "veth1"}));
 }
 
 TEST_F(NetdevTreeTest, StaticFactsCachedUntilIfindexChanges) {
-  FaultFs fs(Roots());
+  testing::FakeFs fs(Roots());
   NetdevCollector c{NetdevOptions{}};
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
-  EXPECT_GT(fs.links, 0);
-  fs.links = 0;
+  ASSERT_OK(c.Collect(fs, &s));
+  EXPECT_GT(fs.calls.read_link_sys, 0);
+  fs.calls = {};
   Sample s2;
-  ASSERT_TRUE(c.Collect(fs, &s2).ok());
-  EXPECT_EQ(fs.links, 0);
+  ASSERT_OK(c.Collect(fs, &s2));
+  EXPECT_EQ(fs.calls.read_link_sys, 0);
 
   // em0 re-created with another driver: new ifindex, facts re-read.
   const std::string fn = dir_.path() + "/sys/devices/pci0000:00/0000:00:1e.0/0000:02:01.0/";
@@ -504,11 +481,11 @@ TEST_F(NetdevTreeTest, StaticFactsCachedUntilIfindexChanges) {
   fs::create_directories(dir_.path() + "/sys/bus/pci/drivers/e1000e");
   fs::create_symlink("../../../../bus/pci/drivers/e1000e", fn + "driver");
   Sample s3;
-  ASSERT_TRUE(c.Collect(fs, &s3).ok());
+  ASSERT_OK(c.Collect(fs, &s3));
   EXPECT_EQ(Find(s3, "em0")->driver, "e1000");  // same ifindex: cached
   dir_.Write("sys/devices/pci0000:00/0000:00:1e.0/0000:02:01.0/net/em0/ifindex", "12\n");
   Sample s4;
-  ASSERT_TRUE(c.Collect(fs, &s4).ok());
+  ASSERT_OK(c.Collect(fs, &s4));
   EXPECT_EQ(Find(s4, "em0")->driver, "e1000e");
   EXPECT_EQ(Find(s4, "em0")->ifindex, 12);
 }
@@ -519,12 +496,12 @@ TEST_F(NetdevTreeTest, ReusedSampleIsOverwritten) {
   all.hide_idle_virtual = false;
   NetdevCollector wide(all);
   Sample s;
-  ASSERT_TRUE(wide.Collect(fs, &s).ok());
+  ASSERT_OK(wide.Collect(fs, &s));
   ASSERT_EQ(s.netdev->size(), 5u);
   NetdevOptions one;
   one.include = {"^lo$"};
   NetdevCollector narrow(one);
-  ASSERT_TRUE(narrow.Collect(fs, &s).ok());
+  ASSERT_OK(narrow.Collect(fs, &s));
   ASSERT_EQ(s.netdev->size(), 1u);
   const NetDev& lo = (*s.netdev)[0];
   EXPECT_EQ(lo.name, "lo");
@@ -539,29 +516,6 @@ TEST_F(NetdevTreeTest, ReusedSampleIsOverwritten) {
 // Counts statistics/* opens and by-path reads; can hand out a descriptor on
 // which pread fails (opened write-only: EBADF) for paths containing
 // `bad_open`.
-class CountingFs : public HostFs {
- public:
-  using HostFs::HostFs;
-  Status OpenSys(std::string_view rel, UniqueFd* out) const override {
-    if (rel.find("/statistics/") != std::string_view::npos) ++stat_opens;
-    if (!bad_open.empty() && rel.find(bad_open) != std::string_view::npos) {
-      int fd = ::open(SysPath(rel).c_str(), O_WRONLY | O_CLOEXEC);
-      if (fd < 0) return Status::FromErrno(errno, SysPath(rel));
-      *out = UniqueFd(fd);
-      return Status::OK();
-    }
-    return HostFs::OpenSys(rel, out);
-  }
-  Status ReadSys(std::string_view rel, std::string* out, size_t max) const override {
-    if (rel.find("/statistics/") != std::string_view::npos) ++stat_reads;
-    return HostFs::ReadSys(rel, out, max);
-  }
-  void Reset() { stat_opens = stat_reads = 0; }
-  std::string bad_open;
-  mutable int stat_opens = 0;
-  mutable int stat_reads = 0;
-};
-
 NetdevOptions AllNoEthtool() {
   NetdevOptions o;
   o.hide_idle_virtual = false;
@@ -572,103 +526,109 @@ NetdevOptions AllNoEthtool() {
 constexpr const char* kEth0Stats = "sys/devices/pci0000:00/0000:00:03.0/virtio2/net/eth0/";
 
 TEST_F(NetdevTreeTest, SecondCollectOnlyPreads) {
-  CountingFs fs(Roots());
+  testing::FakeFs fs(Roots());
+  fs.counted = "/statistics/";
   NetdevCollector c(AllNoEthtool());
   ASSERT_GE(c.max_cached_fds(), 20u);  // this test process: RLIMIT_NOFILE >= 80
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   // em0, eth0, lo, veth0, veth1: 4 statistics files each, opened once.
-  EXPECT_EQ(fs.stat_opens, 20);
-  EXPECT_EQ(fs.stat_reads, 0);
+  EXPECT_EQ(fs.calls.open_sys, 20);
+  EXPECT_EQ(fs.calls.read_sys, 0);
   EXPECT_EQ(c.cached_fds(), 20u);
-  fs.Reset();
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
-  EXPECT_EQ(fs.stat_opens, 0);
-  EXPECT_EQ(fs.stat_reads, 0);
+  fs.calls = {};
+  ASSERT_OK(c.Collect(fs, &s));
+  EXPECT_EQ(fs.calls.open_sys, 0);
+  EXPECT_EQ(fs.calls.read_sys, 0);
   EXPECT_EQ(Find(s, "eth0")->Stat("rx_packets"), 1362u);
   EXPECT_EQ(Find(s, "em0")->Stat("tx_packets"), 80431120u);
   EXPECT_EQ(Find(s, "veth1")->Stat("tx_packets"), 5u);
   EXPECT_EQ(c.counter_errors(), 0u);
 
   // The default options hide idle veth0 by its packet counters: also by pread.
-  CountingFs fs2(Roots());
+  testing::FakeFs fs2(Roots());
+  fs2.counted = "/statistics/";
   NetdevCollector d{NetdevOptions{}};
-  ASSERT_TRUE(d.Collect(fs2, &s).ok());
-  fs2.Reset();
-  ASSERT_TRUE(d.Collect(fs2, &s).ok());
+  ASSERT_OK(d.Collect(fs2, &s));
+  fs2.calls = {};
+  ASSERT_OK(d.Collect(fs2, &s));
   EXPECT_EQ(Names(s), (std::vector<std::string>{"em0", "eth0", "lo", "veth1"}));
-  EXPECT_EQ(fs2.stat_opens, 0);
-  EXPECT_EQ(fs2.stat_reads, 0);
+  EXPECT_EQ(fs2.calls.open_sys, 0);
+  EXPECT_EQ(fs2.calls.read_sys, 0);
 }
 
 TEST_F(NetdevTreeTest, RewrittenFileIsReadThroughOpenDescriptor) {
-  CountingFs fs(Roots());
+  testing::FakeFs fs(Roots());
+  fs.counted = "/statistics/";
   NetdevCollector c(AllNoEthtool());
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   // Truncate and rewrite in place (same inode), longer and then shorter.
   dir_.Write(std::string(kEth0Stats) + "statistics/rx_packets", "18446744073709551615\n");
-  fs.Reset();
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  fs.calls = {};
+  ASSERT_OK(c.Collect(fs, &s));
   EXPECT_EQ(Find(s, "eth0")->Stat("rx_packets"), UINT64_MAX);
   dir_.Write(std::string(kEth0Stats) + "statistics/rx_packets", "7\n");
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   EXPECT_EQ(Find(s, "eth0")->Stat("rx_packets"), 7u);
-  EXPECT_EQ(fs.stat_opens, 0);
-  EXPECT_EQ(fs.stat_reads, 0);
+  EXPECT_EQ(fs.calls.open_sys, 0);
+  EXPECT_EQ(fs.calls.read_sys, 0);
 }
 
 TEST_F(NetdevTreeTest, ReplacedFileIsReadAgainByPathAndReopened) {
-  CountingFs fs(Roots());
+  testing::FakeFs fs(Roots());
+  fs.counted = "/statistics/";
   NetdevCollector c(AllNoEthtool());
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   // Deleted and created anew (a new inode), ifindex unchanged: the old
   // descriptor would still read 1362.
   const std::string f = dir_.path() + "/" + kEth0Stats + "statistics/tx_packets";
   ASSERT_TRUE(fs::remove(f));
   dir_.Write(std::string(kEth0Stats) + "statistics/tx_packets", "919\n");
-  fs.Reset();
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  fs.calls = {};
+  ASSERT_OK(c.Collect(fs, &s));
   EXPECT_EQ(Find(s, "eth0")->Stat("tx_packets"), 919u);
   EXPECT_EQ(Find(s, "eth0")->Stat("rx_packets"), 1362u);
-  EXPECT_EQ(fs.stat_opens, 0);  // eth0's descriptors closed, its 4 files read by path
-  EXPECT_EQ(fs.stat_reads, 1);  // tx_packets, the last in name order
+  EXPECT_EQ(fs.calls.open_sys, 0);  // eth0's descriptors closed, its 4 files read by path
+  EXPECT_EQ(fs.calls.read_sys, 1);  // tx_packets, the last in name order
   EXPECT_EQ(c.cached_fds(), 16u);
-  fs.Reset();
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
-  EXPECT_EQ(fs.stat_opens, 4);  // eth0 re-opened
-  EXPECT_EQ(fs.stat_reads, 0);
+  fs.calls = {};
+  ASSERT_OK(c.Collect(fs, &s));
+  EXPECT_EQ(fs.calls.open_sys, 4);  // eth0 re-opened
+  EXPECT_EQ(fs.calls.read_sys, 0);
   EXPECT_EQ(Find(s, "eth0")->Stat("tx_packets"), 919u);
   EXPECT_EQ(c.cached_fds(), 20u);
   EXPECT_EQ(c.counter_errors(), 0u);
 }
 
 TEST_F(NetdevTreeTest, FailedPreadFallsBackAndReopens) {
-  CountingFs fs(Roots());
-  fs.bad_open = "/eth0/statistics/rx_bytes";  // pread of a write-only descriptor: EBADF
+  testing::FakeFs fs(Roots());
+  fs.counted = "/statistics/";
+  fs.unreadable_open = "/eth0/statistics/rx_bytes";  // pread of a write-only descriptor: EBADF
   NetdevCollector c(AllNoEthtool());
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   // rx_bytes failed by pread, then was read by path, as were the 3 after it.
   EXPECT_EQ(Find(s, "eth0")->Stat("rx_bytes"), 1000u);
   EXPECT_EQ(Find(s, "eth0")->Stat("tx_packets"), 918u);
-  EXPECT_EQ(fs.stat_reads, 4);
+  EXPECT_EQ(fs.calls.read_sys, 4);
   EXPECT_EQ(c.cached_fds(), 16u);
   EXPECT_EQ(c.counter_errors(), 0u);
-  fs.bad_open.clear();
-  fs.Reset();
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
-  EXPECT_EQ(fs.stat_opens, 4);
-  EXPECT_EQ(fs.stat_reads, 0);
+  fs.unreadable_open.clear();
+  fs.calls = {};
+  ASSERT_OK(c.Collect(fs, &s));
+  EXPECT_EQ(fs.calls.open_sys, 4);
+  EXPECT_EQ(fs.calls.read_sys, 0);
   EXPECT_EQ(Find(s, "eth0")->Stat("rx_bytes"), 1000u);
 }
 
 TEST_F(NetdevTreeTest, RecreatedInterfaceIsReopened) {
-  CountingFs fs(Roots());
+  testing::FakeFs fs(Roots());
+  fs.counted = "/statistics/";
   NetdevCollector c(AllNoEthtool());
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   // veth1 deleted and created again: a new directory, new files, ifindex 16.
   const std::string veth1 = dir_.path() + "/sys/devices/virtual/net/veth1";
   fs::remove_all(veth1);
@@ -677,10 +637,10 @@ TEST_F(NetdevTreeTest, RecreatedInterfaceIsReopened) {
   for (const auto& [k, v] : Traffic("3", "4")) {
     dir_.Write("sys/devices/virtual/net/veth1/statistics/" + k, v + "\n");
   }
-  fs.Reset();
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
-  EXPECT_EQ(fs.stat_opens, 4);
-  EXPECT_EQ(fs.stat_reads, 0);
+  fs.calls = {};
+  ASSERT_OK(c.Collect(fs, &s));
+  EXPECT_EQ(fs.calls.open_sys, 4);
+  EXPECT_EQ(fs.calls.read_sys, 0);
   const NetDev* v = Find(s, "veth1");
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->ifindex, 16);
@@ -691,7 +651,7 @@ TEST_F(NetdevTreeTest, RecreatedInterfaceIsReopened) {
   // Gone for good: left out, its descriptors released.
   fs::remove(dir_.path() + "/sys/class/net/veth1");
   fs::remove_all(veth1);
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   EXPECT_EQ(Names(s), (std::vector<std::string>{"em0", "eth0", "lo", "veth0"}));
   EXPECT_EQ(c.cached_fds(), 16u);
 }
@@ -718,14 +678,15 @@ TEST_F(NetdevTreeTest, BeyondTheCapInterfacesAreReadByPath) {
     c = std::make_unique<NetdevCollector>(AllNoEthtool());
   }
   EXPECT_EQ(c->max_cached_fds(), 10u);
-  CountingFs fs(Roots());
+  testing::FakeFs fs(Roots());
+  fs.counted = "/statistics/";
   Sample s;
-  ASSERT_TRUE(c->Collect(fs, &s).ok());
+  ASSERT_OK(c->Collect(fs, &s));
   EXPECT_EQ(c->cached_fds(), 8u);  // em0, eth0 (name order)
-  fs.Reset();
-  ASSERT_TRUE(c->Collect(fs, &s).ok());
-  EXPECT_EQ(fs.stat_opens, 0);
-  EXPECT_EQ(fs.stat_reads, 12);  // lo, veth0, veth1
+  fs.calls = {};
+  ASSERT_OK(c->Collect(fs, &s));
+  EXPECT_EQ(fs.calls.open_sys, 0);
+  EXPECT_EQ(fs.calls.read_sys, 12);  // lo, veth0, veth1
   EXPECT_EQ(Find(s, "veth1")->Stat("tx_packets"), 5u);
   EXPECT_EQ(Find(s, "em0")->Stat("rx_packets"), 81985347u);
 }
@@ -736,7 +697,7 @@ TEST(NetdevFixtureTest, Vm) {
   HostFs fs(testing::FixtureRoots("vm"));
   NetdevCollector c{NetdevOptions{}};
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   // ifb0/ifb1 are virtual with 0 packets each way: hidden; lo moved 31 each way.
   ASSERT_EQ(s.netdev->size(), 2u);
   const NetDev& eth0 = (*s.netdev)[0];
@@ -764,7 +725,7 @@ TEST(NetdevFixtureTest, Vm) {
   NetdevOptions all;
   all.hide_idle_virtual = false;
   NetdevCollector c2(all);
-  ASSERT_TRUE(c2.Collect(fs, &s).ok());
+  ASSERT_OK(c2.Collect(fs, &s));
   ASSERT_EQ(s.netdev->size(), 4u);
   const NetDev& ifb0 = (*s.netdev)[1];
   EXPECT_EQ(ifb0.name, "ifb0");
@@ -778,7 +739,7 @@ TEST(NetdevFixtureTest, SeedBox) {
   HostFs fs(testing::FixtureRoots("seed-box"));
   NetdevCollector c{NetdevOptions{}};
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   ASSERT_EQ(s.netdev->size(), 5u);
   const std::vector<std::string> names = {"em0", "em1", "em2", "fxp0", "lo"};
   const std::vector<std::string> pci = {"0000:02:01.0", "0000:02:01.1", "0000:03:01.0", "0000:03:02.0", ""};
@@ -819,7 +780,7 @@ TEST(NetdevFixtureTest, SeedBox) {
   NetdevOptions only_pcix;  // the two 82546 ports on the PCI-X 133/64 segment
   only_pcix.include = {"^em[01]$"};
   NetdevCollector c2(only_pcix);
-  ASSERT_TRUE(c2.Collect(fs, &s).ok());
+  ASSERT_OK(c2.Collect(fs, &s));
   ASSERT_EQ(s.netdev->size(), 2u);
   EXPECT_EQ((*s.netdev)[1].name, "em1");
   EXPECT_EQ((*s.netdev)[1].Stat("rx_packets"), 412u);

@@ -70,17 +70,17 @@ double Ratio(const std::vector<WaitSiteWindow>& sites, std::string_view part, bo
 TEST(OffCpuSource, MeasuresWhereAThreadSleeps) {
   OffCpuSource src;
   Status s = src.Start();
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   ASSERT_TRUE(src.running());
-  EXPECT_TRUE(src.Start().ok());  // idempotent
+  EXPECT_OK(src.Start());  // idempotent
   Sleeper sleeper;
-  ASSERT_TRUE(src.SetTargets({sleeper.tid()}).ok());
+  ASSERT_OK(src.SetTargets({sleeper.tid()}));
   OffCpuReading a, b;
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   const uint64_t run0 = RunNs(sleeper.tid());
-  ASSERT_TRUE(src.Read(&a).ok());
+  ASSERT_OK(src.Read(&a));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  ASSERT_TRUE(src.Read(&b).ok());
+  ASSERT_OK(src.Read(&b));
   const uint64_t run1 = RunNs(sleeper.tid());
   EXPECT_EQ(b.tids, std::vector<int>{sleeper.tid()});
   auto waits = ComputeThreadWaits(a, b, sleeper.tid());
@@ -107,7 +107,7 @@ TEST(OffCpuSource, MeasuresWhereAThreadSleeps) {
 
 TEST(OffCpuSource, AThreadBlockedThroughTheWindowCountsItsTimeSoFar) {
   OffCpuSource src;
-  ASSERT_TRUE(src.Start().ok());
+  ASSERT_OK(src.Start());
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
   std::atomic<int> tid{0};
@@ -119,13 +119,13 @@ TEST(OffCpuSource, AThreadBlockedThroughTheWindowCountsItsTimeSoFar) {
     (void)!read(fds[0], &c, 1);
   });
   while (tid.load() == 0) std::this_thread::yield();
-  ASSERT_TRUE(src.SetTargets({tid.load()}).ok());
+  ASSERT_OK(src.SetTargets({tid.load()}));
   go.store(true);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // it blocks in read
   OffCpuReading a, b;
-  ASSERT_TRUE(src.Read(&a).ok());
+  ASSERT_OK(src.Read(&a));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  ASSERT_TRUE(src.Read(&b).ok());
+  ASSERT_OK(src.Read(&b));
   // Blocked through the whole window, no switch back yet: its wait so far
   // counts, so the window is all wait, in the pipe read.
   auto waits = ComputeThreadWaits(a, b, tid.load());
@@ -138,14 +138,14 @@ TEST(OffCpuSource, AThreadBlockedThroughTheWindowCountsItsTimeSoFar) {
   ASSERT_EQ(write(fds[1], "x", 1), 1);
   reader.join();
   OffCpuReading c;
-  ASSERT_TRUE(src.Read(&c).ok());
+  ASSERT_OK(src.Read(&c));
   auto after = ComputeThreadWaits(b, c, tid.load());
   ASSERT_TRUE(after.has_value());
   EXPECT_LT(Ratio(*after, "(read)"), 1.0);
   // A thread no longer followed is not measured over a window.
-  ASSERT_TRUE(src.SetTargets({}).ok());
+  ASSERT_OK(src.SetTargets({}));
   OffCpuReading d;
-  ASSERT_TRUE(src.Read(&d).ok());
+  ASSERT_OK(src.Read(&d));
   EXPECT_TRUE(d.tids.empty());
   EXPECT_FALSE(ComputeThreadWaits(c, d, tid.load()).has_value());
   close(fds[0]);
@@ -154,14 +154,14 @@ TEST(OffCpuSource, AThreadBlockedThroughTheWindowCountsItsTimeSoFar) {
 
 TEST(OffCpuSource, ReadsTheSampleThreads) {
   OffCpuSource src;
-  ASSERT_TRUE(src.Start().ok());
+  ASSERT_OK(src.Start());
   Sleeper sleeper;
   Sample sample;
   sample.threads.emplace();
   ThreadSample t;
   t.task.tid = sleeper.tid();
   sample.threads->push_back(t);
-  ASSERT_TRUE(src.Read(&sample).ok());
+  ASSERT_OK(src.Read(&sample));
   ASSERT_TRUE(sample.offcpu.has_value());
   EXPECT_EQ(sample.offcpu->tids, std::vector<int>{sleeper.tid()});
   src.Stop();
@@ -215,15 +215,15 @@ TEST(OffCpuSource, WithoutCapabilitiesSaysWhich) {
 // counted unsampled, and the window still names where it waits.
 TEST(OffCpuSource, AFastThreadHasASampleOfItsStacksWalked) {
   OffCpuSource src;
-  ASSERT_TRUE(src.Start().ok());
+  ASSERT_OK(src.Start());
   Sleeper sleeper(std::chrono::microseconds(50));
-  ASSERT_TRUE(src.SetTargets({sleeper.tid()}).ok());
+  ASSERT_OK(src.SetTargets({sleeper.tid()}));
   OffCpuReading a, b, c;
-  ASSERT_TRUE(src.Read(&a).ok());
+  ASSERT_OK(src.Read(&a));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  ASSERT_TRUE(src.Read(&b).ok());  // its rate known: the walks thinned
+  ASSERT_OK(src.Read(&b));  // its rate known: the walks thinned
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  ASSERT_TRUE(src.Read(&c).ok());
+  ASSERT_OK(src.Read(&c));
   uint64_t walked = 0, unwalked = 0, walked_before = 0, unwalked_before = 0;
   for (const OffCpuSite& site : b.sites) (site.sampled ? walked_before : unwalked_before) += site.count;
   for (const OffCpuSite& site : c.sites) (site.sampled ? walked : unwalked) += site.count;

@@ -88,7 +88,7 @@ TEST(PcapFile, UdpEchoOverEthernetIpv4) {
   TrafficAnalyzer a;
   PcapFileInfo info;
   Status st = AnalysePcapFile(path, &a, &info);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   EXPECT_EQ(info.path, path);
   EXPECT_EQ(info.linktype, 1);
   EXPECT_EQ(info.linktype_name, "EN10MB");
@@ -107,7 +107,7 @@ TEST(PcapFile, MicrosecondPcapReadsTheSame) {
   ASSERT_EQ(testing::WritePcap(path, 1, 65535, MainEcho(), /*nanosecond=*/false), "");
   TrafficAnalyzer a;
   PcapFileInfo info;
-  ASSERT_TRUE(AnalysePcapFile(path, &a, &info).ok());
+  ASSERT_OK(AnalysePcapFile(path, &a, &info));
   ExpectMainEcho(a.Finish());
 }
 
@@ -133,7 +133,7 @@ TEST(PcapFile, Ipv6WithVlanEcho) {
   o.reply_timeout_seconds = 0.005;
   TrafficAnalyzer a(o);
   PcapFileInfo info;
-  ASSERT_TRUE(AnalysePcapFile(path, &a, &info).ok());
+  ASSERT_OK(AnalysePcapFile(path, &a, &info));
   TrafficSummary s = a.Finish();
   // 14 + 4 (tag) + 40 + 8 + 64 = 130 bytes a frame.
   EXPECT_EQ(s.packets, 38u);
@@ -248,7 +248,7 @@ TEST(PcapFile, PcapngNanosecondEpbs) {
   TrafficAnalyzer a;
   PcapFileInfo info;
   Status st = AnalysePcapFile(path, &a, &info);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   EXPECT_EQ(info.linktype, 1);
   EXPECT_EQ(info.snaplen, 65535u);
   EXPECT_EQ(info.frames, 391u);
@@ -287,7 +287,7 @@ TEST(PcapFile, SnapLength64StillPairs) {
   ASSERT_EQ(testing::WritePcap(path, 1, 64, MainEcho()), "");
   TrafficAnalyzer a;
   PcapFileInfo info;
-  ASSERT_TRUE(AnalysePcapFile(path, &a, &info).ok());
+  ASSERT_OK(AnalysePcapFile(path, &a, &info));
   EXPECT_EQ(info.snaplen, 64u);
   TrafficSummary s = a.Finish();
   ExpectMainEcho(s);  // sizes and bytes are wire lengths: unchanged
@@ -302,7 +302,7 @@ TEST(PcapFile, SnapLength40CutsUdpHeaders) {
   ASSERT_EQ(testing::WritePcap(path, 1, 40, MainEcho()), "");
   TrafficAnalyzer a;
   PcapFileInfo info;
-  ASSERT_TRUE(AnalysePcapFile(path, &a, &info).ok());
+  ASSERT_OK(AnalysePcapFile(path, &a, &info));
   TrafficSummary s = a.Finish();
   EXPECT_EQ(s.packets, 391u);
   EXPECT_EQ(s.truncated, 390u);
@@ -326,7 +326,7 @@ TEST(PcapFile, RawIpLinkTypes) {
     TrafficAnalyzer a;
     PcapFileInfo info;
     Status st = AnalysePcapFile(path, &a, &info);
-    ASSERT_TRUE(st.ok()) << st.ToString();
+    ASSERT_OK(st);
     EXPECT_EQ(info.linktype, dlt);
     TrafficSummary s = a.Finish();
     EXPECT_EQ(s.requests, 10u) << dlt;
@@ -359,7 +359,7 @@ TEST(PcapFile, RawIpLinkTypeMustMatchTheIpVersion) {
     TrafficAnalyzer a;
     PcapFileInfo info;
     Status st = AnalysePcapFile(path, &a, &info);
-    ASSERT_TRUE(st.ok()) << st.ToString();
+    ASSERT_OK(st);
     EXPECT_EQ(info.frames, 20u) << what;
     TrafficSummary s = a.Finish();
     EXPECT_EQ(s.packets, 20u) << what;
@@ -388,7 +388,7 @@ TEST(PcapFile, IdenticalPayloadEchoWithLoss) {
   ASSERT_EQ(testing::WritePcap(path, 1, 65535, frames, true), "");
   TrafficAnalyzer a;
   PcapFileInfo info;
-  ASSERT_TRUE(AnalysePcapFile(path, &a, &info).ok());
+  ASSERT_OK(AnalysePcapFile(path, &a, &info));
   // Packet times are double seconds: near 1.7e9 s they resolve 2^-22 s
   // (0.24 us), so a 5 us difference is exact to about 0.5 us. (Pairing with
   // the oldest identical request put p90 at tens of milliseconds.)
@@ -443,7 +443,7 @@ TEST(PcapFile, Counters) {
   ASSERT_EQ(testing::WritePcap(path, 1, 65535, frames), "");
   TrafficAnalyzer a;
   PcapFileInfo info;
-  ASSERT_TRUE(AnalysePcapFile(path, &a, &info).ok());
+  ASSERT_OK(AnalysePcapFile(path, &a, &info));
   TrafficSummary s = a.Finish();
   EXPECT_EQ(s.packets, 6u);
   EXPECT_EQ(s.not_ip, 1u);
@@ -475,7 +475,7 @@ TEST(PcapFile, ProgressEveryMillionFrames) {
   std::vector<uint64_t> calls;
   TrafficAnalyzer a;
   PcapFileInfo info;
-  ASSERT_TRUE(AnalysePcapFile(path, &a, &info, [&](uint64_t f) { calls.push_back(f); }).ok());
+  ASSERT_OK(AnalysePcapFile(path, &a, &info, [&](uint64_t f) { calls.push_back(f); }));
   EXPECT_EQ(info.frames, n);
   EXPECT_EQ(calls, std::vector<uint64_t>{1000000});
   EXPECT_EQ(a.Finish().not_ip, n);

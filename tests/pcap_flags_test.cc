@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cmd/flags.h"
+#include "tests/test_util.h"
 
 namespace bottleneckd {
 namespace {
@@ -13,7 +14,7 @@ Status Parse(std::vector<const char*> argv, Flags* f) {
 
 TEST(PcapFlags, FilesAfterTheCommand) {
   Flags f;
-  ASSERT_TRUE(Parse({"b", "pcap", "a.pcap", "--format=json", "b.pcapng"}, &f).ok());
+  ASSERT_OK(Parse({"b", "pcap", "a.pcap", "--format=json", "b.pcapng"}, &f));
   EXPECT_EQ(f.command, "pcap");
   ASSERT_EQ(f.pcap_files.size(), 2u);
   EXPECT_EQ(f.pcap_files[0], "a.pcap");
@@ -23,7 +24,7 @@ TEST(PcapFlags, FilesAfterTheCommand) {
 
 TEST(PcapFlags, DashIsStandardInput) {
   Flags f;
-  ASSERT_TRUE(Parse({"b", "pcap", "-"}, &f).ok());
+  ASSERT_OK(Parse({"b", "pcap", "-"}, &f));
   ASSERT_EQ(f.pcap_files.size(), 1u);
   EXPECT_EQ(f.pcap_files[0], "-");
   // Any other word starting with '-' is still a flag.
@@ -32,7 +33,7 @@ TEST(PcapFlags, DashIsStandardInput) {
 
 TEST(PcapFlags, ReportWithPcap) {
   Flags f;
-  ASSERT_TRUE(Parse({"b", "--report", "--pcap", "x.pcap", "--pcap=y.pcap"}, &f).ok());
+  ASSERT_OK(Parse({"b", "--report", "--pcap", "x.pcap", "--pcap=y.pcap"}, &f));
   EXPECT_TRUE(f.report);
   EXPECT_EQ(f.command, "");
   ASSERT_EQ(f.pcap_files.size(), 2u);

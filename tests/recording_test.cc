@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "tests/test_util.h"
+
 namespace bottleneckd::testing {
 namespace {
 
@@ -28,7 +30,7 @@ TEST(RecordingInfo, ParsesTheDocumentedExample) {
       "    offered_bits_per_second: 550000000\n    offered_packets_per_second: 67139\n"
       "    expected:\n      label: cpu\n      resource: cpu0\n";
   RecordingInfo r;
-  ASSERT_TRUE(ParseRecordingInfo(doc, "r.yaml", &r).ok());
+  ASSERT_OK(ParseRecordingInfo(doc, "r.yaml", &r));
   EXPECT_EQ(r.version, 1);
   EXPECT_EQ(r.interval_seconds, 1.0);
   EXPECT_EQ(r.source, "recorded");
@@ -136,7 +138,7 @@ TEST(RecordingInfo, ReadsFileOfTheHandWrittenWriter) {
       "      label: \"cpu\"\n";
   RecordingInfo r;
   Status s = ParseRecordingInfo(old, "r.yaml", &r);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   EXPECT_EQ(r.hostname, "box\x01 \"one\"\n");
   EXPECT_EQ(r.interval_seconds, 0.5);
   EXPECT_EQ(r.cpus, 4);
@@ -155,24 +157,24 @@ TEST(RecordingInfo, ReadsFileOfTheHandWrittenWriter) {
 
 TEST(RecordingInfo, ReadsVersionOneAndTwo) {
   RecordingInfo r;
-  ASSERT_TRUE(ParseRecordingInfo(kBase, "r.yaml", &r).ok());  // version 1: no irqtime
+  ASSERT_OK(ParseRecordingInfo(kBase, "r.yaml", &r));  // version 1: no irqtime
   EXPECT_EQ(r.version, 1);
   EXPECT_FALSE(r.irqtime);
   // A version 1 file is written back as version 1 (no irqtime key), so a tool
   // that rewrites recording.yaml does not promise files the samples lack.
   EXPECT_EQ(RecordingInfoYaml(r).find("irqtime"), std::string::npos);
   RecordingInfo back;
-  ASSERT_TRUE(ParseRecordingInfo(RecordingInfoYaml(r), "r.yaml", &back).ok());
+  ASSERT_OK(ParseRecordingInfo(RecordingInfoYaml(r), "r.yaml", &back));
   EXPECT_EQ(back.version, 1);
 
   const std::string v2 = "format: bottleneckd-recording\nversion: 2\ninterval_seconds: 1\nsamples: 2\n";
-  ASSERT_TRUE(ParseRecordingInfo(v2, "r.yaml", &r).ok());
+  ASSERT_OK(ParseRecordingInfo(v2, "r.yaml", &r));
   EXPECT_EQ(r.version, 2);
   EXPECT_FALSE(r.irqtime);  // absent: false
-  ASSERT_TRUE(ParseRecordingInfo(v2 + "irqtime: true\n", "r.yaml", &r).ok());
+  ASSERT_OK(ParseRecordingInfo(v2 + "irqtime: true\n", "r.yaml", &r));
   EXPECT_TRUE(r.irqtime);
   EXPECT_NE(RecordingInfoYaml(r).find("\nirqtime: true\n"), std::string::npos) << RecordingInfoYaml(r);
-  ASSERT_TRUE(ParseRecordingInfo(v2 + "irqtime: false\n", "r.yaml", &r).ok());
+  ASSERT_OK(ParseRecordingInfo(v2 + "irqtime: false\n", "r.yaml", &r));
   EXPECT_FALSE(r.irqtime);
   EXPECT_EQ(RecordingInfo().version, 2);  // what bottleneckd record writes
 }
@@ -247,11 +249,11 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(SoakerFile, ParsesTheDocumentedExample) {
   SoakerReading r;
-  ASSERT_TRUE(ParseSoakerFile("# cpu iterations thread_cpu_ns calibrated_iterations_per_second\n"
-                              "sched_idle 1\ncalibration_unix_seconds 1764500000\ncaveat nice 19: SCHED_IDLE refused\n"
-                              "1 5 6 2e9\n0 123456789 987654321 1.5e9\n",
-                              &r)
-                  .ok());
+  ASSERT_OK(
+      ParseSoakerFile("# cpu iterations thread_cpu_ns calibrated_iterations_per_second\n"
+                      "sched_idle 1\ncalibration_unix_seconds 1764500000\ncaveat nice 19: SCHED_IDLE refused\n"
+                      "1 5 6 2e9\n0 123456789 987654321 1.5e9\n",
+                      &r));
   EXPECT_TRUE(r.sched_idle);
   EXPECT_EQ(r.calibration_unix_seconds, 1764500000);
   EXPECT_EQ(r.caveat, "nice 19: SCHED_IDLE refused");
@@ -337,7 +339,7 @@ const char kIrqTimeDoc[] =
 TEST(IrqTimeFile, ParsesTheDocumentedExample) {
   IrqTimeReading r;
   Status s = ParseIrqTimeFile(kIrqTimeDoc, &r);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   EXPECT_EQ(r.mono_ns, 123456789);
   EXPECT_EQ(r.generation, 42u);
   EXPECT_EQ(r.attach, "tp_btf");

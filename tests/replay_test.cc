@@ -1,4 +1,4 @@
-// Recordings on disk (docs/recording-format.md): CapturingFs over a copy of
+// Recordings on disk (docs/recording-format.md): RecordingFs over a copy of
 // the seed-box fixture for two ticks through a real Sampler, replayed by
 // ReplayFs into the same readings; replay of hand-written recordings (their
 // files are the ground truth) into window rates; a full disk while
@@ -104,33 +104,33 @@ void Replace(const std::string& path, const std::string& from, const std::string
   std::ofstream(path, std::ios::trunc) << text;
 }
 
-TEST(CapturingFs, TwoTicksOfTheSeedBoxReplayAsTheyWereRead) {
+TEST(RecordingFs, TwoTicksOfTheSeedBoxReplayAsTheyWereRead) {
   TempDir tmp;
   const std::string host = tmp.path() + "/host", rec = tmp.path() + "/rec";
   fs::copy(FixtureDir("seed-box"), host, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   HostRoots roots{host + "/proc", host + "/sys", host + "/ethtool"};
   CollectorsConfig cc;
   cc.threads.targets = {{"udpecho", std::nullopt}};
-  CapturingFs cap(roots, rec);
+  RecordingFs cap(roots, rec);
   Sampler live(&cap, cc);
   Sample s0, s1;
-  ASSERT_TRUE(cap.BeginSample(0, 100 * kSec, 1764500000 * kSec).ok());
+  ASSERT_OK(cap.BeginSample(0, 100 * kSec, 1764500000 * kSec));
   live.Take(&s0);
-  ASSERT_TRUE(cap.EndSample().ok());
+  ASSERT_OK(cap.EndSample());
   // Tick 1: em0 received 1000 more packets; cpu0 spent 50 ticks in user, 50 idle.
   Replace(host + "/sys/" + kEm0 + "/net/em0/statistics/rx_packets", "80568280", "80569280");
   Replace(host + "/proc/stat", "cpu0 12451 0 46098 81636", "cpu0 12501 0 46098 81686");
-  ASSERT_TRUE(cap.BeginSample(1, 101 * kSec, 1764500001 * kSec).ok());
+  ASSERT_OK(cap.BeginSample(1, 101 * kSec, 1764500001 * kSec));
   live.Take(&s1);
-  ASSERT_TRUE(cap.EndSample().ok());
+  ASSERT_OK(cap.EndSample());
   ASSERT_TRUE(cap.error().ok()) << cap.error().ToString();
 
   ReplayFs replay_fs(rec);
   Sampler replay(&replay_fs, cc);
   Sample r0, r1;
-  ASSERT_TRUE(replay_fs.Select(0).ok());
+  ASSERT_OK(replay_fs.Select(0));
   replay.Take(&r0);
-  ASSERT_TRUE(replay_fs.Select(1).ok());
+  ASSERT_OK(replay_fs.Select(1));
   replay.Take(&r1);
   ExpectSameReadings(s0, r0);
   ExpectSameReadings(s1, r1);
@@ -206,7 +206,7 @@ TEST(ReplayRecording, HandWrittenTickGivesTheWindowRates) {
   RecordingInfo info;
   Status s = ReplayRecording(
       d.path(), Config(), [&](const Snapshot& snap) { snaps.push_back(snap); }, &info);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   EXPECT_EQ(info.samples, 2u);
   ASSERT_EQ(snaps.size(), 2u);
   EXPECT_FALSE(snaps[0].window.has_value());
@@ -277,7 +277,7 @@ std::vector<Snapshot> ReplayAll(const std::string& dir, RecordingInfo* info = nu
   std::vector<Snapshot> snaps;
   Status s = ReplayRecording(
       dir, config, [&](const Snapshot& snap) { snaps.push_back(snap); }, info);
-  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_OK(s);
   return snaps;
 }
 
@@ -354,32 +354,32 @@ TEST(ReplayRecording, IrqTimeFilesAreReadOnlyWhenTheRecordingHasThem) {
   }
 }
 
-TEST(CapturingFs, WritesTheIrqTimeFileReplayFsReadsBack) {
+TEST(RecordingFs, WritesTheIrqTimeFileReplayFsReadsBack) {
   TempDir tmp;
   const std::string rec = tmp.path() + "/rec";
-  CapturingFs cap(FixtureRoots("seed-box"), rec);
+  RecordingFs cap(FixtureRoots("seed-box"), rec);
   EXPECT_FALSE(cap.WriteIrqTime(HandIrqTime(kSec, 1)).ok());  // outside a sample
-  ASSERT_TRUE(cap.BeginSample(0, kSec, kSec).ok());
-  ASSERT_TRUE(cap.WriteIrqTime(HandIrqTime(kSec, 1)).ok());
-  ASSERT_TRUE(cap.EndSample().ok());
-  ASSERT_TRUE(cap.BeginSample(1, 2 * kSec, 2 * kSec).ok());  // a tick without it
-  ASSERT_TRUE(cap.EndSample().ok());
+  ASSERT_OK(cap.BeginSample(0, kSec, kSec));
+  ASSERT_OK(cap.WriteIrqTime(HandIrqTime(kSec, 1)));
+  ASSERT_OK(cap.EndSample());
+  ASSERT_OK(cap.BeginSample(1, 2 * kSec, 2 * kSec));  // a tick without it
+  ASSERT_OK(cap.EndSample());
   EXPECT_EQ(ReadFileOrDie(rec + "/samples/000000/irqtime"), IrqTimeFileText(HandIrqTime(kSec, 1)));
   ReplayFs replay(rec);
   IrqTimeReading r;
   EXPECT_TRUE(replay.ReadIrqTime(&r).IsNotFound());  // nothing selected
-  ASSERT_TRUE(replay.Select(0).ok());
-  ASSERT_TRUE(replay.ReadIrqTime(&r).ok());
+  ASSERT_OK(replay.Select(0));
+  ASSERT_OK(replay.ReadIrqTime(&r));
   EXPECT_EQ(r, HandIrqTime(kSec, 1));
-  ASSERT_TRUE(replay.Select(1).ok());
+  ASSERT_OK(replay.Select(1));
   EXPECT_TRUE(replay.ReadIrqTime(&r).IsNotFound());
 }
 
-TEST(CapturingFs, FullDiskKeepsTheErrorAndTheReads) {
+TEST(RecordingFs, FullDiskKeepsTheErrorAndTheReads) {
   TempDir tmp;
   const std::string rec = tmp.path() + "/rec";
-  CapturingFs cap(FixtureRoots("seed-box"), rec);
-  ASSERT_TRUE(cap.BeginSample(0, kSec, kSec).ok());
+  RecordingFs cap(FixtureRoots("seed-box"), rec);
+  ASSERT_OK(cap.BeginSample(0, kSec, kSec));
   // RLIMIT_FSIZE makes every write past 100 bytes fail (EFBIG), as a full disk
   // fails it, even for root.
   struct rlimit old;
@@ -392,9 +392,9 @@ TEST(CapturingFs, FullDiskKeepsTheErrorAndTheReads) {
   Status read_irq = cap.ReadSys("bus/pci/devices/0000:02:01.0/irq", &irq);
   setrlimit(RLIMIT_FSIZE, &old);
   signal(SIGXFSZ, old_handler);
-  ASSERT_TRUE(read_stat.ok());
+  ASSERT_OK(read_stat);
   EXPECT_EQ(stat.rfind("cpu  12451 0 46098 81636", 0), 0u);  // the read itself is whole
-  ASSERT_TRUE(read_irq.ok());                                // reads go on after the failure
+  ASSERT_OK(read_irq);                                       // reads go on after the failure
   EXPECT_EQ(irq, "24\n");
   ASSERT_FALSE(cap.error().ok());
   EXPECT_NE(cap.error().message().find("samples/000000.partial/proc/stat"), std::string::npos) << cap.error().message();
@@ -405,22 +405,22 @@ TEST(CapturingFs, FullDiskKeepsTheErrorAndTheReads) {
   EXPECT_FALSE(cap.BeginSample(1, 2 * kSec, 2 * kSec).ok());
 }
 
-TEST(CapturingFs, UnwritableOutDirKeepsTheErrorAndTheReads) {
+TEST(RecordingFs, UnwritableOutDirKeepsTheErrorAndTheReads) {
   TempDir tmp;
   tmp.Write("file", "x");
-  CapturingFs cap(FixtureRoots("seed-box"), tmp.path() + "/file/rec");  // under a regular file
+  RecordingFs cap(FixtureRoots("seed-box"), tmp.path() + "/file/rec");  // under a regular file
   Status s = cap.BeginSample(0, kSec, kSec);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find(tmp.path() + "/file/rec"), std::string::npos) << s.message();
   EXPECT_FALSE(cap.error().ok());
   std::string stat;
-  ASSERT_TRUE(cap.ReadProc("stat", &stat).ok());
+  ASSERT_OK(cap.ReadProc("stat", &stat));
   EXPECT_EQ(stat.rfind("cpu  12451", 0), 0u);
 }
 
-TEST(CapturingFs, RefusesDescriptorsSoCollectorsReadByPath) {
+TEST(RecordingFs, RefusesDescriptorsSoCollectorsReadByPath) {
   TempDir tmp;
-  CapturingFs cap(FixtureRoots("seed-box"), tmp.path() + "/rec");
+  RecordingFs cap(FixtureRoots("seed-box"), tmp.path() + "/rec");
   UniqueFd fd;
   EXPECT_TRUE(cap.OpenSys("class/net/em0/statistics/rx_packets", &fd).IsNotSupported());
   ReplayFs replay(tmp.path());
@@ -477,7 +477,7 @@ TEST(OpenRecording, IgnoresAnUnfinishedSample) {
   WriteHandRecording(d);
   d.Write("samples/000002.partial/time", "104 1764500004\n");  // a recorder killed mid-tick
   RecordingInfo info;
-  ASSERT_TRUE(OpenRecording(d.path(), &info).ok());
+  ASSERT_OK(OpenRecording(d.path(), &info));
   EXPECT_EQ(info.samples, 2u);
 }
 
@@ -512,9 +512,9 @@ TEST(ReplayFs, RefusesEntriesLeadingOutOfTheRecording) {
   WriteHandRecording(d);
   fs::create_symlink("../proc/stat", d.path() + "/samples/000001/proc/stat1");
   ReplayFs replay(d.path());
-  ASSERT_TRUE(replay.Select(1).ok());
+  ASSERT_OK(replay.Select(1));
   std::string text;
-  ASSERT_TRUE(replay.ReadProc("stat1", &text).ok());
+  ASSERT_OK(replay.ReadProc("stat1", &text));
   EXPECT_EQ(text.rfind("cpu  250 0 100 850", 0), 0u);
   EXPECT_TRUE(replay.ReadProc("../../000000/proc/stat", &text).IsNotFound());
   EXPECT_TRUE(replay.Select(2).IsNotFound());
@@ -544,7 +544,7 @@ TEST(RecordHost, RecordsTheFixtureAndReplaysIt) {
   c.roots = FixtureRoots("seed-box");
   c.interval_seconds = 0.25;
   RecordProgress p;
-  ASSERT_TRUE(RecordHost(c, d.path() + "/rec", 1.5, nullptr, &p).ok());
+  ASSERT_OK(RecordHost(c, d.path() + "/rec", 1.5, nullptr, &p));
   // Ticks at 0, 0.25, ..., 1.5 s; a loaded machine (a sanitizer build on 2
   // busy cores) skips late ticks, never bunches them: at most 7, and at
   // least 2 unless one tick took over a second.
@@ -552,9 +552,8 @@ TEST(RecordHost, RecordsTheFixtureAndReplaysIt) {
   EXPECT_LE(p.samples, 7u);
   size_t windows = 0;
   RecordingInfo info;
-  ASSERT_TRUE(ReplayRecording(
-                  d.path() + "/rec", c, [&](const Snapshot& s) { windows += s.window ? 1 : 0; }, &info)
-                  .ok());
+  ASSERT_OK(ReplayRecording(
+      d.path() + "/rec", c, [&](const Snapshot& s) { windows += s.window ? 1 : 0; }, &info));
   EXPECT_EQ(info.samples, p.samples);
   EXPECT_EQ(windows, p.samples - 1);
   EXPECT_EQ(info.interval_seconds, 0.25);
@@ -588,8 +587,8 @@ TEST(RecordHost, IrqTimeModeOnLoadsOrRefusesToRecord) {
   ASSERT_TRUE(snaps[0].sample.irqtime.has_value());
   EXPECT_FALSE(snaps[0].sample.irqtime->cpus.empty());
   c.irqtime.mode = IrqTimeMode::kOff;  // and off is off
-  ASSERT_TRUE(RecordHost(c, d.path() + "/rec2", 0.25, nullptr, &p).ok());
-  ASSERT_TRUE(OpenRecording(d.path() + "/rec2", &info).ok());
+  ASSERT_OK(RecordHost(c, d.path() + "/rec2", 0.25, nullptr, &p));
+  ASSERT_OK(OpenRecording(d.path() + "/rec2", &info));
   EXPECT_FALSE(info.irqtime);
 }
 

@@ -184,15 +184,15 @@ TEST(StoreReport, TheNamedRunShowsItsFlows) {
   testing::TempDir dir;
   std::unique_ptr<RunStore> store;
   Status st = RunStore::Open(dir.path() + "/runs.db", false, &store);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   RunReport plain = PlainRun("echo 40k"), captured = CaptureRun("echo 44k");
   plain.source = captured.source = "command";
   plain.start = 100, plain.end = 110, captured.start = 200, captured.end = 210;
-  ASSERT_TRUE(store->FinishRun(&plain, {}).ok());
-  ASSERT_TRUE(store->FinishRun(&captured, {}).ok());
+  ASSERT_OK(store->FinishRun(&plain, {}));
+  ASSERT_OK(store->FinishRun(&captured, {}));
 
   Report one;
-  ASSERT_TRUE(BuildStoreReport(store.get(), "echo 44k", 10, LossTolerance{1, 0}, &one).ok());
+  ASSERT_OK(BuildStoreReport(store.get(), "echo 44k", 10, LossTolerance{1, 0}, &one));
   EXPECT_TRUE(one.flows);
   ASSERT_EQ(one.runs.size(), 1u);
   std::string text = ReportText(one);
@@ -201,7 +201,7 @@ TEST(StoreReport, TheNamedRunShowsItsFlows) {
   EXPECT_NE(text.find(std::string("    - cpu1: 0.0 % delivered idle\n") + kFlows), std::string::npos) << text;
 
   Report newest;
-  ASSERT_TRUE(BuildStoreReport(store.get(), "", 10, LossTolerance{1, 0}, &newest).ok());
+  ASSERT_OK(BuildStoreReport(store.get(), "", 10, LossTolerance{1, 0}, &newest));
   EXPECT_FALSE(newest.flows);
   ASSERT_EQ(newest.runs.size(), 2u);
   text = ReportText(newest);
@@ -210,7 +210,7 @@ TEST(StoreReport, TheNamedRunShowsItsFlows) {
 
   // The run without capture alone: the table it always had.
   Report old;
-  ASSERT_TRUE(BuildStoreReport(store.get(), "echo 40k", 10, LossTolerance{1, 0}, &old).ok());
+  ASSERT_OK(BuildStoreReport(store.get(), "echo 40k", 10, LossTolerance{1, 0}, &old));
   text = ReportText(old);
   EXPECT_EQ(text.find("applied/s"), std::string::npos) << text;
   EXPECT_NE(text.find(kHeader), std::string::npos) << text;
@@ -243,7 +243,7 @@ class TrackedStore {
  public:
   TrackedStore() : path_(dir_.path() + "/runs.db") {
     std::unique_ptr<RunStore> store;
-    EXPECT_TRUE(RunStore::Open(path_, false, &store).ok());
+    EXPECT_OK(RunStore::Open(path_, false, &store));
     RunTrackerOptions o;
     o.window_seconds = 0;
     tracker_ = std::make_unique<RunTracker>(std::move(store), o);
@@ -252,7 +252,7 @@ class TrackedStore {
 
   void Run(const std::string& name, const std::vector<std::pair<double, double>>& steps, size_t windows_per_step,
            int exit_code, RunReport* run, std::vector<RunReport>* segments) {
-    ASSERT_TRUE(tracker_->Start(name, "command", "udpecho " + name, t_ + 0.5).ok());
+    ASSERT_OK(tracker_->Start(name, "command", "udpecho " + name, t_ + 0.5));
     for (const auto& [offered, lost] : steps)
       for (size_t i = 0; i < windows_per_step; ++i) {
         TimelinePoint p = Window(++t_, offered, lost);
@@ -261,15 +261,15 @@ class TrackedStore {
         v.evidence = {"thread udpecho at 99 % of cpu1", "losses at the socket rung"};
         tracker_->OnWindow(p, v);
       }
-    ASSERT_TRUE(tracker_->Stop(name, exit_code, t_ + 0.5, run, segments).ok());
+    ASSERT_OK(tracker_->Stop(name, exit_code, t_ + 0.5, run, segments));
     t_ += 100;
   }
 
   // The store's report of run `name` ("" the newest runs), read-only.
   void Report(const std::string& name, bottleneckd::Report* out) {
     std::unique_ptr<RunStore> ro;
-    ASSERT_TRUE(RunStore::Open(path_, true, &ro).ok());
-    ASSERT_TRUE(BuildStoreReport(ro.get(), name, 10, LossTolerance{1, 0}, out).ok());
+    ASSERT_OK(RunStore::Open(path_, true, &ro));
+    ASSERT_OK(BuildStoreReport(ro.get(), name, 10, LossTolerance{1, 0}, out));
   }
 
  private:

@@ -94,14 +94,14 @@ TEST_F(RunStoreCrashTest, ASecondWriterLeavesTheFirstWritersActiveRunAlone) {
   // store while the first's run is active; that run is alive, not recovered.
   auto first = OpenOrDie(DbPath());
   RunReport r = MakeRun("alive", 10);
-  ASSERT_TRUE(first->BeginRun(&r).ok());
-  ASSERT_TRUE(first->AppendPoint(r.id, Point(11, 0.5)).ok());
+  ASSERT_OK(first->BeginRun(&r));
+  ASSERT_OK(first->AppendPoint(r.id, Point(11, 0.5)));
   auto second = OpenOrDie(DbPath());
   EXPECT_EQ(second->recovered(), 0u);
   RunQuery q;
   q.id = r.id;
   std::vector<RunReport> runs;
-  ASSERT_TRUE(second->ListRuns(q, &runs).ok());
+  ASSERT_OK(second->ListRuns(q, &runs));
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].state, "active");
   // Once no writer is left, the next open recovers it.
@@ -109,7 +109,7 @@ TEST_F(RunStoreCrashTest, ASecondWriterLeavesTheFirstWritersActiveRunAlone) {
   second.reset();
   auto third = OpenOrDie(DbPath());
   EXPECT_EQ(third->recovered(), 1u);
-  ASSERT_TRUE(third->ListRuns(q, &runs).ok());
+  ASSERT_OK(third->ListRuns(q, &runs));
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].state, "interrupted");
 }
@@ -295,7 +295,7 @@ TEST_F(RunStoreCrashTest, AStoreThisUserCannotWriteIsRefusedAtTheOpen) {
   EXPECT_NE(msg.find("mode 0644"), std::string::npos) << msg;
   // The writer is unharmed.
   RunReport more = MakeRun("still written", 3);
-  EXPECT_TRUE(w->FinishRun(&more, {}).ok());
+  EXPECT_OK(w->FinishRun(&more, {}));
 }
 
 }  // namespace

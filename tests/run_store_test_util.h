@@ -20,12 +20,6 @@
 
 namespace bottleneckd::run_store_test {
 
-#define ASSERT_OK(expr)                    \
-  do {                                     \
-    Status _s = (expr);                    \
-    ASSERT_TRUE(_s.ok()) << _s.ToString(); \
-  } while (0)
-
 inline std::unique_ptr<RunStore> OpenOrDie(const std::string& path, bool read_only = false) {
   std::unique_ptr<RunStore> s;
   Status st = RunStore::Open(path, read_only, &s);

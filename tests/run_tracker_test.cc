@@ -21,7 +21,7 @@ using testing::TempDir;
 std::unique_ptr<RunStore> OpenStore(const TempDir& dir) {
   std::unique_ptr<RunStore> s;
   Status st = RunStore::Open(dir.path() + "/runs.db", false, &s);
-  EXPECT_TRUE(st.ok()) << st.ToString();
+  EXPECT_OK(st);
   return s;
 }
 
@@ -64,11 +64,11 @@ TEST(RunTracker, StopReturnsTheVerdictAndStoresTheRun) {
   TempDir dir;
   RunTracker t(OpenStore(dir), NoWindows());
   Feed(&t, At(1000, 5000));  // before the run: not its window
-  ASSERT_TRUE(t.Start("echo 550M", "command", "udpecho -r 550M", 1000.5).ok());
+  ASSERT_OK(t.Start("echo 550M", "command", "udpecho -r 550M", 1000.5));
   EXPECT_TRUE(t.active());
   for (int i = 1; i <= 12; ++i) Feed(&t, At(1000 + i, 40000));
   RunReport r;
-  ASSERT_TRUE(t.Stop("echo 550M", 0, 1012.4, &r).ok());
+  ASSERT_OK(t.Stop("echo 550M", 0, 1012.4, &r));
   EXPECT_FALSE(t.active());
   EXPECT_EQ(r.state, "finished");
   EXPECT_EQ(r.windows, 12u - 5u);  // 12 windows, 5 settling
@@ -82,11 +82,11 @@ TEST(RunTracker, StopReturnsTheVerdictAndStoresTheRun) {
   EXPECT_NE(r.id, 0);
 
   std::unique_ptr<RunStore> ro;
-  ASSERT_TRUE(RunStore::Open(dir.path() + "/runs.db", true, &ro).ok());
+  ASSERT_OK(RunStore::Open(dir.path() + "/runs.db", true, &ro));
   std::vector<RunReport> runs;
   RunQuery q;
   q.name = "echo 550M";
-  ASSERT_TRUE(ro->ListRuns(q, &runs).ok());
+  ASSERT_OK(ro->ListRuns(q, &runs));
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].state, "finished");
   EXPECT_EQ(runs[0].command, "udpecho -r 550M");
@@ -95,7 +95,7 @@ TEST(RunTracker, StopReturnsTheVerdictAndStoresTheRun) {
   EXPECT_DOUBLE_EQ(runs[0].end, 1012.4);
   EXPECT_EQ(runs[0].verdict.label, Bound::kCpu);
   std::vector<TimelinePoint> tl;
-  ASSERT_TRUE(ro->Timeline(r.id, &tl).ok());
+  ASSERT_OK(ro->Timeline(r.id, &tl));
   ASSERT_EQ(tl.size(), 12u);  // every window inside the run, none before it
   EXPECT_DOUBLE_EQ(tl.front().t, 1001);
   EXPECT_DOUBLE_EQ(tl.back().t, 1012);
@@ -103,7 +103,7 @@ TEST(RunTracker, StopReturnsTheVerdictAndStoresTheRun) {
 
 TEST(RunTracker, NamesMustBeUniqueWhileActiveAndKnownToStop) {
   RunTracker t(nullptr, NoWindows());
-  ASSERT_TRUE(t.Start("a", "control", "", 1).ok());
+  ASSERT_OK(t.Start("a", "control", "", 1));
   Status dup = t.Start("a", "control", "", 2);
   EXPECT_EQ(dup.code(), Status::Code::kInvalidArgument);
   EXPECT_NE(dup.message().find("already active"), std::string::npos);
@@ -111,24 +111,24 @@ TEST(RunTracker, NamesMustBeUniqueWhileActiveAndKnownToStop) {
   Status unknown = t.Stop("b", std::nullopt, 3, &r);
   EXPECT_TRUE(unknown.IsNotFound());
   EXPECT_NE(unknown.message().find("'b'"), std::string::npos);
-  ASSERT_TRUE(t.Stop("a", std::nullopt, 3, &r).ok());
-  EXPECT_TRUE(t.Start("a", "control", "", 4).ok());  // free again
+  ASSERT_OK(t.Stop("a", std::nullopt, 3, &r));
+  EXPECT_OK(t.Start("a", "control", "", 4));  // free again
 }
 
 TEST(RunTracker, AtMostMaxActiveRuns) {
   RunTrackerOptions o = NoWindows();
   o.max_active = 2;
   RunTracker t(nullptr, o);
-  EXPECT_TRUE(t.Start("a", "control", "", 1).ok());
-  EXPECT_TRUE(t.Start("b", "control", "", 1).ok());
+  EXPECT_OK(t.Start("a", "control", "", 1));
+  EXPECT_OK(t.Start("b", "control", "", 1));
   EXPECT_FALSE(t.Start("c", "control", "", 1).ok());
 }
 
 TEST(RunTracker, ARunShorterThanAWindowSaysSo) {
   RunTracker t(nullptr, NoWindows());
-  ASSERT_TRUE(t.Start("blink", "command", "true", 10.2).ok());
+  ASSERT_OK(t.Start("blink", "command", "true", 10.2));
   RunReport r;
-  ASSERT_TRUE(t.Stop("blink", 0, 10.4, &r).ok());
+  ASSERT_OK(t.Stop("blink", 0, 10.4, &r));
   EXPECT_EQ(r.windows, 0u);
   EXPECT_EQ(r.verdict.label, Bound::kUndetermined);
   ASSERT_FALSE(r.verdict.reasons.empty());
@@ -138,7 +138,7 @@ TEST(RunTracker, ARunShorterThanAWindowSaysSo) {
 TEST(RunTracker, ASweepInsideARunBecomesSegments) {
   TempDir dir;
   RunTracker t(OpenStore(dir), NoWindows());
-  ASSERT_TRUE(t.Start("sweep", "command", "sweep.sh", 0.5).ok());
+  ASSERT_OK(t.Start("sweep", "command", "sweep.sh", 0.5));
   // Three steady phases of 20 windows (the seeds' 40k, 44k, 48k pps).
   double levels[] = {40000, 44000, 48000};
   int w = 0;
@@ -146,7 +146,7 @@ TEST(RunTracker, ASweepInsideARunBecomesSegments) {
     for (int i = 0; i < 20; ++i) Feed(&t, At(++w, level));
   RunReport r;
   std::vector<RunReport> segments;
-  ASSERT_TRUE(t.Stop("sweep", 0, w + 0.5, &r, &segments).ok());
+  ASSERT_OK(t.Stop("sweep", 0, w + 0.5, &r, &segments));
   ASSERT_EQ(segments.size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
     EXPECT_NEAR(segments[i].offered_packets_per_second, levels[i], 1e-6) << i;
@@ -156,11 +156,11 @@ TEST(RunTracker, ASweepInsideARunBecomesSegments) {
     EXPECT_EQ(segments[i].name.rfind("sweep step " + std::to_string(i + 1), 0), 0u) << segments[i].name;
   }
   std::unique_ptr<RunStore> ro;
-  ASSERT_TRUE(RunStore::Open(dir.path() + "/runs.db", true, &ro).ok());
+  ASSERT_OK(RunStore::Open(dir.path() + "/runs.db", true, &ro));
   RunQuery q;
   q.parent_id = r.id;
   std::vector<RunReport> stored;
-  ASSERT_TRUE(ro->ListRuns(q, &stored).ok());
+  ASSERT_OK(ro->ListRuns(q, &stored));
   EXPECT_EQ(stored.size(), 3u);
 }
 
@@ -173,11 +173,11 @@ TEST(RunTracker, WindowRunsCloseEveryWindowSeconds) {
   // close at 110 and 120; [120,130] is still open.
   for (int s = 101; s <= 125; ++s) Feed(&t, At(s, 1000, s < 110 ? Bound::kNone : Bound::kCpu, s < 110 ? "" : "cpu1"));
   std::unique_ptr<RunStore> ro;
-  ASSERT_TRUE(RunStore::Open(dir.path() + "/runs.db", true, &ro).ok());
+  ASSERT_OK(RunStore::Open(dir.path() + "/runs.db", true, &ro));
   RunQuery q;
   q.include_windows = true;
   std::vector<RunReport> runs;
-  ASSERT_TRUE(ro->ListRuns(q, &runs).ok());
+  ASSERT_OK(ro->ListRuns(q, &runs));
   ASSERT_EQ(runs.size(), 2u);
   // Newest first.
   EXPECT_DOUBLE_EQ(runs[0].start, 110);
@@ -189,7 +189,7 @@ TEST(RunTracker, WindowRunsCloseEveryWindowSeconds) {
   EXPECT_EQ(runs[1].windows, 10u);
   // Window runs are not listed as runs unless asked for.
   q.include_windows = false;
-  ASSERT_TRUE(ro->ListRuns(q, &runs).ok());
+  ASSERT_OK(ro->ListRuns(q, &runs));
   EXPECT_TRUE(runs.empty());
 }
 
@@ -198,35 +198,35 @@ TEST(RunTracker, AFullDiskDelaysTheRunButLosesNothing) {
   auto store = OpenStore(dir);
   RunStore* raw = store.get();
   RunTracker t(std::move(store), NoWindows());
-  ASSERT_TRUE(t.Start("before", "control", "", 0.5).ok());
+  ASSERT_OK(t.Start("before", "control", "", 0.5));
   for (int i = 1; i <= 6; ++i) Feed(&t, At(i, 1000));
   RunReport before;
-  ASSERT_TRUE(t.Stop("before", std::nullopt, 6.5, &before).ok());
+  ASSERT_OK(t.Stop("before", std::nullopt, 6.5, &before));
   EXPECT_EQ(t.unsaved(), 0u);
 
   // The disk fills: no page can be added.
-  ASSERT_TRUE(t.Start("during", "control", "", 6.6).ok());
-  ASSERT_TRUE(raw->LimitPagesForTest(1).ok());
+  ASSERT_OK(t.Start("during", "control", "", 6.6));
+  ASSERT_OK(raw->LimitPagesForTest(1));
   for (int i = 7; i <= 400; ++i) Feed(&t, At(i, 2000));
   RunReport during;
-  ASSERT_TRUE(t.Stop("during", std::nullopt, 400.5, &during).ok());
+  ASSERT_OK(t.Stop("during", std::nullopt, 400.5, &during));
   EXPECT_EQ(t.unsaved(), 1u);  // kept in memory
   EXPECT_EQ(during.windows, 394u - 5u);
 
   // Space again: the next window stores it, whole.
-  ASSERT_TRUE(raw->LimitPagesForTest(1 << 30).ok());
+  ASSERT_OK(raw->LimitPagesForTest(1 << 30));
   Feed(&t, At(401, 0));
   EXPECT_EQ(t.unsaved(), 0u);
   std::unique_ptr<RunStore> ro;
-  ASSERT_TRUE(RunStore::Open(dir.path() + "/runs.db", true, &ro).ok());
+  ASSERT_OK(RunStore::Open(dir.path() + "/runs.db", true, &ro));
   std::vector<RunReport> runs;
-  ASSERT_TRUE(ro->ListRuns(TopLevel(), &runs).ok());
+  ASSERT_OK(ro->ListRuns(TopLevel(), &runs));
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].name, "during");
   EXPECT_EQ(runs[0].state, "finished");
   EXPECT_NEAR(runs[0].offered_packets_per_second, 2000, 1e-6);
   std::vector<TimelinePoint> tl;
-  ASSERT_TRUE(ro->Timeline(runs[0].id, &tl).ok());
+  ASSERT_OK(ro->Timeline(runs[0].id, &tl));
   EXPECT_EQ(tl.size(), 394u);  // every window from 7 to 400
   EXPECT_EQ(runs[1].name, "before");
 }
@@ -236,15 +236,15 @@ TEST(RunTracker, CloseNamesTheRunsTheStoreWouldNotTake) {
   auto store = OpenStore(dir);
   RunStore* raw = store.get();
   RunTracker t(std::move(store), NoWindows());
-  ASSERT_TRUE(t.Start("saved", "control", "", 0.5).ok());
+  ASSERT_OK(t.Start("saved", "control", "", 0.5));
   for (int i = 1; i <= 4; ++i) Feed(&t, At(i, 1000));
   RunReport r;
-  ASSERT_TRUE(t.Stop("saved", std::nullopt, 4.5, &r).ok());
-  ASSERT_TRUE(t.Start("cut short", "control", "", 4.6).ok());
-  ASSERT_TRUE(t.Start("finished", "control", "", 4.7).ok());
-  ASSERT_TRUE(raw->LimitPagesForTest(1).ok());  // the disk fills
+  ASSERT_OK(t.Stop("saved", std::nullopt, 4.5, &r));
+  ASSERT_OK(t.Start("cut short", "control", "", 4.6));
+  ASSERT_OK(t.Start("finished", "control", "", 4.7));
+  ASSERT_OK(raw->LimitPagesForTest(1));  // the disk fills
   for (int i = 5; i <= 300; ++i) Feed(&t, At(i, 2000));
-  ASSERT_TRUE(t.Stop("finished", 0, 300.5, &r).ok());
+  ASSERT_OK(t.Stop("finished", 0, 300.5, &r));
   std::vector<std::string> lost = t.Close(300.6);
   ASSERT_EQ(lost.size(), 2u);
   std::sort(lost.begin(), lost.end());
@@ -256,7 +256,7 @@ TEST(RunTracker, CloseNamesTheRunsTheStoreWouldNotTake) {
 TEST(RunTracker, CloseWithEverythingStoredLosesNothing) {
   TempDir dir;
   RunTracker t(OpenStore(dir), NoWindows());
-  ASSERT_TRUE(t.Start("stored at close", "control", "", 0.5).ok());
+  ASSERT_OK(t.Start("stored at close", "control", "", 0.5));
   for (int i = 1; i <= 4; ++i) Feed(&t, At(i, 1000));
   EXPECT_TRUE(t.Close(4.2).empty());
 }
@@ -265,15 +265,15 @@ TEST(RunTracker, CloseMarksActiveRunsInterrupted) {
   TempDir dir;
   {
     RunTracker t(OpenStore(dir), NoWindows());
-    ASSERT_TRUE(t.Start("cut short", "control", "", 0.5).ok());
+    ASSERT_OK(t.Start("cut short", "control", "", 0.5));
     for (int i = 1; i <= 8; ++i) Feed(&t, At(i, 3000));
     t.Close(8.2);
     EXPECT_FALSE(t.active());
   }
   std::unique_ptr<RunStore> ro;
-  ASSERT_TRUE(RunStore::Open(dir.path() + "/runs.db", true, &ro).ok());
+  ASSERT_OK(RunStore::Open(dir.path() + "/runs.db", true, &ro));
   std::vector<RunReport> runs;
-  ASSERT_TRUE(ro->ListRuns(TopLevel(), &runs).ok());
+  ASSERT_OK(ro->ListRuns(TopLevel(), &runs));
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].state, "interrupted");
   EXPECT_DOUBLE_EQ(runs[0].end, 8.2);
@@ -317,7 +317,7 @@ TEST(RunTracker, FlowsAreSummedAcrossWindowsByInterfaceAndKey) {
   RunTracker t(OpenStore(dir), NoWindows());
   // Before the run: not its window, not its flows.
   FeedWith(&t, At(1000, 100), {CaptureOf("eth0", true, {Flow(40000, 5000, 5000, 0)})});
-  ASSERT_TRUE(t.Start("echo", "command", "udpecho", 1000.5).ok());
+  ASSERT_OK(t.Start("echo", "command", "udpecho", 1000.5));
   for (int i = 1; i <= 3; ++i) {
     FeedWith(&t, At(1000 + i, 100),
              {CaptureOf("eth0", true, {Flow(40000, 100, 98, 2), Flow(40001, 10, 10, 0)}),
@@ -332,7 +332,7 @@ TEST(RunTracker, FlowsAreSummedAcrossWindowsByInterfaceAndKey) {
   ASSERT_EQ(active.size(), 1u);
   ASSERT_EQ(active[0].flows.size(), 3u);  // so far, while it runs
   RunReport r;
-  ASSERT_TRUE(t.Stop("echo", 0, 1004.5, &r).ok());
+  ASSERT_OK(t.Stop("echo", 0, 1004.5, &r));
   ASSERT_EQ(r.flows.size(), 3u);
   // Most packets first: 3 x 198, 3 x 20, 3 x 14.
   EXPECT_EQ(r.flows[0].flow, "eth0 udp 10.0.0.1:40000 > 10.0.0.2:7");
@@ -350,11 +350,11 @@ TEST(RunTracker, FlowsAreSummedAcrossWindowsByInterfaceAndKey) {
 
   // Stored with the run and read back with it.
   std::unique_ptr<RunStore> ro;
-  ASSERT_TRUE(RunStore::Open(dir.path() + "/runs.db", true, &ro).ok());
+  ASSERT_OK(RunStore::Open(dir.path() + "/runs.db", true, &ro));
   RunQuery q;
   q.id = r.id;
   std::vector<RunReport> runs;
-  ASSERT_TRUE(ro->ListRuns(q, &runs).ok());
+  ASSERT_OK(ro->ListRuns(q, &runs));
   ASSERT_EQ(runs.size(), 1u);
   ASSERT_EQ(runs[0].flows.size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
@@ -421,7 +421,7 @@ TEST(RunFlowTable, AFullTableDropsTheFlowWithFewestPackets) {
 
 TEST(RunTracker, ARunKeepsTheSixteenBiggestOfAThousandFlows) {
   RunTracker t(nullptr, NoWindows());
-  ASSERT_TRUE(t.Start("flood", "control", "", 0.5).ok());
+  ASSERT_OK(t.Start("flood", "control", "", 0.5));
   // 100 windows of 10 new flows each.
   std::vector<uint16_t> order = ScrambledFlows();
   for (int w = 0; w < 100; ++w) {
@@ -433,7 +433,7 @@ TEST(RunTracker, ARunKeepsTheSixteenBiggestOfAThousandFlows) {
     FeedWith(&t, At(w + 1, 1000), {CaptureOf("eth0", true, flows)});
   }
   RunReport r;
-  ASSERT_TRUE(t.Stop("flood", std::nullopt, 100.5, &r).ok());
+  ASSERT_OK(t.Stop("flood", std::nullopt, 100.5, &r));
   ASSERT_EQ(r.flows.size(), 16u);
   EXPECT_EQ(r.flows.front().flow, "eth0 udp 10.0.0.1:10999 > 10.0.0.2:7");
   EXPECT_EQ(r.flows.front().packets, 1000u);
@@ -450,11 +450,11 @@ TEST(RunTracker, WindowRunsKeepTheirOwnFlows) {
   for (int s = 101; s <= 120; ++s)
     FeedWith(&t, At(s, 1000), {CaptureOf("eth0", true, {Flow(s <= 110 ? 1 : 2, 1, 1, 0)})});
   std::unique_ptr<RunStore> ro;
-  ASSERT_TRUE(RunStore::Open(dir.path() + "/runs.db", true, &ro).ok());
+  ASSERT_OK(RunStore::Open(dir.path() + "/runs.db", true, &ro));
   RunQuery q;
   q.include_windows = true;
   std::vector<RunReport> runs;
-  ASSERT_TRUE(ro->ListRuns(q, &runs).ok());
+  ASSERT_OK(ro->ListRuns(q, &runs));
   ASSERT_EQ(runs.size(), 2u);
   ASSERT_EQ(runs[1].flows.size(), 1u);  // [100,110], older
   EXPECT_EQ(runs[1].flows[0].flow, "eth0 udp 10.0.0.1:1 > 10.0.0.2:7");
@@ -466,13 +466,13 @@ TEST(RunTracker, WindowRunsKeepTheirOwnFlows) {
 
 TEST(RunTracker, SegmentsHaveNoFlows) {
   RunTracker t(nullptr, NoWindows());
-  ASSERT_TRUE(t.Start("sweep", "command", "", 0.5).ok());
+  ASSERT_OK(t.Start("sweep", "command", "", 0.5));
   int w = 0;
   for (double level : {40000.0, 48000.0})
     for (int i = 0; i < 10; ++i) FeedWith(&t, At(++w, level), {CaptureOf("eth0", true, {Flow(1, 1, 1, 0)})});
   RunReport r;
   std::vector<RunReport> segments;
-  ASSERT_TRUE(t.Stop("sweep", 0, w + 0.5, &r, &segments).ok());
+  ASSERT_OK(t.Stop("sweep", 0, w + 0.5, &r, &segments));
   ASSERT_EQ(segments.size(), 2u);
   for (const RunReport& s : segments) EXPECT_TRUE(s.flows.empty()) << s.name;
   ASSERT_EQ(r.flows.size(), 1u);
@@ -481,7 +481,7 @@ TEST(RunTracker, SegmentsHaveNoFlows) {
 
 TEST(RunTracker, ActiveListsRunsInProgress) {
   RunTracker t(nullptr, NoWindows());
-  ASSERT_TRUE(t.Start("x", "control", "", 0.5).ok());
+  ASSERT_OK(t.Start("x", "control", "", 0.5));
   Feed(&t, At(1, 10));
   Feed(&t, At(2, 10));
   std::vector<RunReport> a = t.Active();

@@ -22,9 +22,9 @@ constexpr char kStat[] =
 
 TEST(ParseSelfStat, FieldsAfterTheLastParenthesis) {
   SelfStat s;
-  ASSERT_TRUE(ParseSelfStat(kStat, &s).ok());
+  ASSERT_OK(ParseSelfStat(kStat, &s));
   SelfStat full;
-  ASSERT_TRUE(ParseSelfStat("42 (b) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21", &full).ok());
+  ASSERT_OK(ParseSelfStat("42 (b) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21", &full));
   EXPECT_EQ(full.rss, 21u) << "the line may end at rss (old kernels)";
   EXPECT_EQ(s.utime, 1234u);
   EXPECT_EQ(s.stime, 567u);
@@ -60,7 +60,7 @@ TEST(ParseSelfStat, RefusesGarbage) {
 
 TEST(ParseStatBtime, FindsTheLineAndRefusesABadOne) {
   uint64_t b = 0;
-  ASSERT_TRUE(ParseStatBtime("cpu  1 2 3 4\nintr 5 6\nctxt 7\nbtime 1764600000\nprocesses 9\n", &b).ok());
+  ASSERT_OK(ParseStatBtime("cpu  1 2 3 4\nintr 5 6\nctxt 7\nbtime 1764600000\nprocesses 9\n", &b));
   EXPECT_EQ(b, 1764600000u);
   EXPECT_TRUE(ParseStatBtime("cpu  1 2 3 4\nctxt 7\n", &b).IsCorruption());
   EXPECT_TRUE(ParseStatBtime("btime -5\n", &b).IsCorruption());
@@ -75,10 +75,9 @@ constexpr char kLimits[] =
 
 TEST(ParseLimitsMaxOpenFiles, SoftLimitUnlimitedAndGarbage) {
   std::optional<uint64_t> v;
-  ASSERT_TRUE(ParseLimitsMaxOpenFiles(kLimits, &v).ok());
+  ASSERT_OK(ParseLimitsMaxOpenFiles(kLimits, &v));
   EXPECT_EQ(v, 1024u);
-  ASSERT_TRUE(
-      ParseLimitsMaxOpenFiles("Max open files            unlimited            unlimited            files\n", &v).ok());
+  ASSERT_OK(ParseLimitsMaxOpenFiles("Max open files            unlimited            unlimited            files\n", &v));
   EXPECT_FALSE(v.has_value());
   EXPECT_TRUE(ParseLimitsMaxOpenFiles("Max cpu time   unlimited   unlimited   seconds\n", &v).IsCorruption());
   EXPECT_TRUE(ParseLimitsMaxOpenFiles("Max open files            lots   524288   files\n", &v).IsCorruption());
@@ -91,10 +90,10 @@ TEST(ReadSelfProcess, ReadsTheLiveProcess) {
   HostFs fs{HostRoots{}};
   SelfProcess p;
   std::optional<uint64_t> btime;
-  ASSERT_TRUE(ReadSelfProcess(fs, &p, &btime).ok());
+  ASSERT_OK(ReadSelfProcess(fs, &p, &btime));
   ASSERT_TRUE(btime.has_value()) << "read once, then kept";
   SelfProcess again;
-  ASSERT_TRUE(ReadSelfProcess(fs, &again, &btime).ok());
+  ASSERT_OK(ReadSelfProcess(fs, &again, &btime));
   EXPECT_EQ(again.start_time_seconds, p.start_time_seconds);
   EXPECT_GT(p.resident_bytes, 0u);
   EXPECT_GE(p.virtual_bytes, p.resident_bytes);
@@ -148,7 +147,7 @@ TEST(ReadSelfProcess, GarbledFilesAreRefused) {
   HostFs fs(roots);
   SelfProcess p;
   std::optional<uint64_t> btime;
-  ASSERT_TRUE(ReadSelfProcess(fs, &p, &btime).ok());
+  ASSERT_OK(ReadSelfProcess(fs, &p, &btime));
   EXPECT_DOUBLE_EQ(p.cpu_seconds, 1.5) << "(100 + 50) ticks / USER_HZ";
   EXPECT_DOUBLE_EQ(p.start_time_seconds, 1700000008) << "btime + 800 ticks / USER_HZ";
   EXPECT_EQ(p.virtual_bytes, 4096000u);

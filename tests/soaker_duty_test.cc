@@ -138,7 +138,7 @@ TEST(SoakerDuty, BusyRatioTracksAKnownDutyCycle) {
   options.state_dir = state.path();
   Soaker soaker(&fs, options);
   Status s = soaker.Start();
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
 
   std::printf(
       "cpu %d; duty: nominal, load's own share, /proc/stat busy w/o soaker -> truth; "

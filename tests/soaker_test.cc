@@ -77,7 +77,7 @@ TEST(ParseCpuList, RepeatedWholeRangeStaysCheap) {
   std::string text = "0-65535";
   for (int i = 0; i < 2000; ++i) text += ",0-65535";
   std::vector<int> got;
-  ASSERT_TRUE(ParseCpuList(text, &got).ok());
+  ASSERT_OK(ParseCpuList(text, &got));
   ASSERT_EQ(got.size(), 65536u);
   EXPECT_EQ(got.front(), 0);
   EXPECT_EQ(got.back(), 65535);
@@ -89,7 +89,7 @@ TEST(FormatCpuList, Ranges) {
   EXPECT_EQ(FormatCpuList({0, 1, 2, 3, 5}), "0-3,5");
   EXPECT_EQ(FormatCpuList({0, 2, 4, 5}), "0,2,4-5");
   std::vector<int> back;
-  ASSERT_TRUE(ParseCpuList(FormatCpuList({1, 2, 3, 9, 10, 64}), &back).ok());
+  ASSERT_OK(ParseCpuList(FormatCpuList({1, 2, 3, 9, 10, 64}), &back));
   EXPECT_EQ(back, (std::vector<int>{1, 2, 3, 9, 10, 64}));
 }
 
@@ -138,7 +138,7 @@ constexpr const char* kCalibrationText =
 TEST(ParseSoakerCalibration, Valid) {
   SoakerCalibrationFile f;
   Status s = ParseSoakerCalibration(kCalibrationText, &f);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   EXPECT_EQ(f.key.cpu_model, "AMD EPYC 7B13");
   EXPECT_EQ(f.key.freq_driver, "acpi-cpufreq");
   EXPECT_EQ(f.key.freq_governor, "performance");
@@ -159,7 +159,7 @@ TEST(ParseSoakerCalibration, EmptyDriverAndCrLf) {
       "format 1\r\ncpu_model Test CPU\r\nfreq_driver\r\nfreq_governor \r\nloop_version 7\r\n"
       "cpu 3 10 0\r\n",
       &f);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   EXPECT_EQ(f.key.cpu_model, "Test CPU");
   EXPECT_EQ(f.key.freq_driver, "");
   EXPECT_EQ(f.key.freq_governor, "");
@@ -238,12 +238,12 @@ TEST(FormatSoakerCalibration, WrittenForm) {
 
 TEST(FormatSoakerCalibration, RoundTrip) {
   SoakerCalibrationFile f;
-  ASSERT_TRUE(ParseSoakerCalibration(kCalibrationText, &f).ok());
+  ASSERT_OK(ParseSoakerCalibration(kCalibrationText, &f));
   f.cpus[0].iterations_per_second = 1.0 / 3.0;  // needs all 17 digits
   f.key.percentile = 62;
   SoakerCalibrationFile g;
   Status s = ParseSoakerCalibration(FormatSoakerCalibration(f), &g);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   EXPECT_EQ(g.key, f.key);
   ASSERT_EQ(g.cpus.size(), f.cpus.size());
   for (size_t i = 0; i < f.cpus.size(); ++i) {
@@ -256,11 +256,11 @@ TEST(FormatSoakerCalibration, RoundTrip) {
 TEST(SoakerCalibrationFiles, StoreLoadAndErrors) {
   TempDir dir;
   SoakerCalibrationFile f, g;
-  ASSERT_TRUE(ParseSoakerCalibration(kCalibrationText, &f).ok());
+  ASSERT_OK(ParseSoakerCalibration(kCalibrationText, &f));
   std::string state = dir.path() + "/a/b";  // created
-  ASSERT_TRUE(StoreSoakerCalibration(state, f).ok());
+  ASSERT_OK(StoreSoakerCalibration(state, f));
   EXPECT_EQ(SoakerCalibrationPath(state), state + "/soaker-calibration");
-  ASSERT_TRUE(LoadSoakerCalibration(SoakerCalibrationPath(state), &g).ok());
+  ASSERT_OK(LoadSoakerCalibration(SoakerCalibrationPath(state), &g));
   EXPECT_EQ(g.key, f.key);
   EXPECT_EQ(g.cpus.size(), 2u);
   EXPECT_TRUE(LoadSoakerCalibration(dir.path() + "/none", &g).IsNotFound());
@@ -279,22 +279,22 @@ TEST(SoakerCalibrationKey, FromHostTree) {
   SoakerCalibrationKey key;
   EXPECT_TRUE(ReadSoakerCalibrationKey(fs, 0, &key).IsNotFound());  // no cpuinfo
   root.Write("proc/cpuinfo", "processor\t: 0\nmodel name\t: Test CPU 9000\nflags\t\t: fpu vme sse2\n");
-  ASSERT_TRUE(ReadSoakerCalibrationKey(fs, 0, &key).ok());
+  ASSERT_OK(ReadSoakerCalibrationKey(fs, 0, &key));
   EXPECT_EQ(key.cpu_model, "Test CPU 9000");
   EXPECT_EQ(key.freq_driver, "");  // no cpufreq, as in a VM
   EXPECT_EQ(key.freq_governor, "");
   EXPECT_EQ(key.loop_version, kSoakerLoopVersion);
   EXPECT_EQ(key.percentile, 95);  // auto, no hypervisor flag
-  ASSERT_TRUE(ReadSoakerCalibrationKey(fs, 75, &key).ok());
+  ASSERT_OK(ReadSoakerCalibrationKey(fs, 75, &key));
   EXPECT_EQ(key.percentile, 75);  // configured
   root.Write("proc/cpuinfo", "processor\t: 0\nmodel name\t: Test CPU 9000\nflags\t\t: fpu hypervisor lahf_lm\n");
-  ASSERT_TRUE(ReadSoakerCalibrationKey(fs, 0, &key).ok());
+  ASSERT_OK(ReadSoakerCalibrationKey(fs, 0, &key));
   EXPECT_EQ(key.percentile, 50);  // auto under a hypervisor
-  ASSERT_TRUE(ReadSoakerCalibrationKey(fs, 90, &key).ok());
+  ASSERT_OK(ReadSoakerCalibrationKey(fs, 90, &key));
   EXPECT_EQ(key.percentile, 90);
   root.Write("sys/devices/system/cpu/cpufreq/policy0/scaling_driver", "intel_pstate\n");
   root.Write("sys/devices/system/cpu/cpufreq/policy0/scaling_governor", "powersave\n");
-  ASSERT_TRUE(ReadSoakerCalibrationKey(fs, 0, &key).ok());
+  ASSERT_OK(ReadSoakerCalibrationKey(fs, 0, &key));
   EXPECT_EQ(key.freq_driver, "intel_pstate");
   EXPECT_EQ(key.freq_governor, "powersave");
 }
@@ -467,7 +467,7 @@ class SoakerLive : public ::testing::Test {
   SoakerCalibrationFile Stored() const {
     SoakerCalibrationFile f;
     Status s = LoadSoakerCalibration(SoakerCalibrationPath(state_.path()), &f);
-    EXPECT_TRUE(s.ok()) << s.ToString();
+    EXPECT_OK(s);
     return f;
   }
   // A calibration file for a_ and b_ at 12345 units/s with the given key lines,
@@ -490,7 +490,7 @@ TEST_F(SoakerLive, StartReadStop) {
   Soaker soaker(&fs_, Options());
   EXPECT_FALSE(soaker.running());
   Status s = soaker.Start();
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   EXPECT_TRUE(soaker.running());
   // Calibration threads are gone. A joined thread can linger in
   // /proc/self/task for a moment (the kernel reaps it just after the join
@@ -538,7 +538,7 @@ TEST_F(SoakerLive, StartReadStop) {
   EXPECT_GT(r2.mono_ns, r1.mono_ns);
   EXPECT_EQ(r2.cpus[0].generation, r1.cpus[0].generation);
 
-  ASSERT_TRUE(soaker.Start().ok());  // idempotent
+  ASSERT_OK(soaker.Start());  // idempotent
   EXPECT_EQ(Tasks().size(), base_tasks_ + 2);
   soaker.Stop();
   EXPECT_FALSE(soaker.running());
@@ -552,7 +552,7 @@ TEST_F(SoakerLive, ModeOffStartsNothing) {
   SoakerOptions o = Options();
   o.mode = SoakerMode::kOff;
   Soaker soaker(&fs_, o);
-  ASSERT_TRUE(soaker.Start().ok());
+  ASSERT_OK(soaker.Start());
   EXPECT_FALSE(soaker.running());
   EXPECT_EQ(Tasks().size(), base_tasks_);
   SoakerCalibrationFile f;
@@ -563,7 +563,7 @@ TEST_F(SoakerLive, Nice19WhenSchedIdleIsOff) {
   SoakerOptions o = Options();
   o.sched_idle = false;
   Soaker soaker(&fs_, o);
-  ASSERT_TRUE(soaker.Start().ok());
+  ASSERT_OK(soaker.Start());
   SoakerReading r;
   soaker.Read(&r);
   EXPECT_FALSE(r.sched_idle);
@@ -581,7 +581,7 @@ TEST_F(SoakerLive, Nice19WhenSchedIdleIsOff) {
 TEST_F(SoakerLive, StoredCalibrationIsUsedWhenItsKeyMatches) {
   WriteCalibration("Test CPU 9000", kSoakerLoopVersion);
   Soaker soaker(&fs_, Options());
-  ASSERT_TRUE(soaker.Start().ok());
+  ASSERT_OK(soaker.Start());
   SoakerReading r;
   soaker.Read(&r);
   ASSERT_EQ(r.cpus.size(), 2u);
@@ -616,7 +616,7 @@ TEST_F(SoakerLive, StaleCalibrationIsRedone) {
     SoakerOptions o = Options();
     o.calibration_percentile = c.percentile;
     Soaker soaker(&fs_, o);
-    ASSERT_TRUE(soaker.Start().ok());
+    ASSERT_OK(soaker.Start());
     SoakerReading r;
     soaker.Read(&r);
     ASSERT_EQ(r.cpus.size(), 2u);
@@ -644,7 +644,7 @@ TEST_F(SoakerLive, CalibrationOlderThanMaxAgeIsRedone) {
     WriteCalibration("Test CPU 9000", kSoakerLoopVersion, true, measured);
     Soaker soaker(&fs_, o);
     SoakerReading r;
-    EXPECT_TRUE(soaker.Start().ok());
+    EXPECT_OK(soaker.Start());
     soaker.Read(&r);
     EXPECT_EQ(r.cpus.size(), 2u);
     return r;
@@ -681,7 +681,7 @@ TEST_F(SoakerLive, StoredCalibrationUsableFollowsStartsRule) {
   WriteCalibration("Test CPU 9000", kSoakerLoopVersion, true, now - 60);
   Soaker soaker(&fs_, o);
   ASSERT_TRUE(soaker.StoredCalibrationUsable());
-  ASSERT_TRUE(soaker.Start().ok());
+  ASSERT_OK(soaker.Start());
   SoakerReading r;
   soaker.Read(&r);
   ASSERT_EQ(r.cpus.size(), 2u);
@@ -694,7 +694,7 @@ TEST_F(SoakerLive, UnwritableStateDirKeepsTheCalibrationInMemory) {
   o.state_dir = root_.path() + "/file/state";
   Soaker soaker(&fs_, o);
   Status s = soaker.Start();
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   EXPECT_TRUE(soaker.running());
   SoakerReading r;
   soaker.Read(&r);
@@ -709,7 +709,7 @@ TEST_F(SoakerLive, CalibrateOnDemand) {
   Soaker soaker(&fs_, Options());  // not started: `bottleneckd calibrate`
   SoakerCalibrationFile out;
   Status s = soaker.Calibrate(&out);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   ASSERT_EQ(out.cpus.size(), 2u);
   EXPECT_EQ(out.cpus[0].cpu, a_);
   EXPECT_EQ(out.cpus[1].cpu, b_);
@@ -724,7 +724,7 @@ TEST_F(SoakerLive, CalibrateOnDemand) {
 TEST_F(SoakerLive, HotplugStartsAndEndsThreads) {
   SetOnline({a_});
   Soaker soaker(&fs_, Options());
-  ASSERT_TRUE(soaker.Start().ok());
+  ASSERT_OK(soaker.Start());
   SoakerReading r;
   soaker.Read(&r);
   ASSERT_EQ(CpusOf(r), std::vector<int>{a_});
@@ -774,7 +774,7 @@ TEST_F(SoakerLive, ThreadMovedOffItsCpuExitsAndIsRestarted) {
   // What a CPU going offline does to its thread: the kernel moves it and its
   // affinity no longer holds. Here the test moves it by hand.
   Soaker soaker(&fs_, Options());
-  ASSERT_TRUE(soaker.Start().ok());
+  ASSERT_OK(soaker.Start());
   SoakerReading r;
   soaker.Read(&r);
   const int policy = r.sched_idle ? SCHED_IDLE : SCHED_OTHER;  // how to find the threads

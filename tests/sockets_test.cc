@@ -170,23 +170,23 @@ TEST(ParseProcNetSnmpTest, Table) {
       EXPECT_TRUE(s.IsCorruption()) << s.ToString();
       continue;
     }
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_OK(s);
     ExpectTables(got, c.want);
   }
 }
 
 TEST(ParseProcNetSnmpTest, AppendsOtherTablesAndOverwritesItsOwn) {
   SocketStats st;
-  ASSERT_TRUE(ParseProcNetSnmp("Udp: InErrors RcvbufErrors\nUdp: 1 2\n", &st).ok());
-  ASSERT_TRUE(ParseProcNetNetstat("TcpExt: TW\nTcpExt: 3\n", &st).ok());
+  ASSERT_OK(ParseProcNetSnmp("Udp: InErrors RcvbufErrors\nUdp: 1 2\n", &st));
+  ASSERT_OK(ParseProcNetNetstat("TcpExt: TW\nTcpExt: 3\n", &st));
   // The next tick's snmp replaces Udp in place (here with one field fewer).
-  ASSERT_TRUE(ParseProcNetSnmp("Udp: InErrors\nUdp: 10\n", &st).ok());
+  ASSERT_OK(ParseProcNetSnmp("Udp: InErrors\nUdp: 10\n", &st));
   ExpectTables(st, {{"Udp", {{"InErrors", 10}}}, {"TcpExt", {{"TW", 3}}}});
 }
 
 TEST(SocketStatsTest, Get) {
   SocketStats st;
-  ASSERT_TRUE(ParseProcNetSnmp("Tcp: MaxConn InSegs\nTcp: -1 7\nUdp: InErrors\nUdp: 0\n", &st).ok());
+  ASSERT_OK(ParseProcNetSnmp("Tcp: MaxConn InSegs\nTcp: -1 7\nUdp: InErrors\nUdp: 0\n", &st));
   EXPECT_EQ(st.Get("Tcp", "MaxConn"), -1);
   EXPECT_EQ(st.Get("Tcp", "InSegs"), 7);
   EXPECT_EQ(st.Get("Udp", "InErrors"), 0);                 // present and zero
@@ -215,7 +215,7 @@ TEST(SocketsCollectorTest, ReadsBothFiles) {
   SocketsCollector c;
   Sample s;
   Status st = c.Collect(HostFs(TempRoots(dir)), &s);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   ASSERT_TRUE(s.sockets.has_value());
   ExpectTables(*s.sockets, {{"Udp", {{"InDatagrams", 100}, {"InErrors", 7}, {"RcvbufErrors", 5}}},
                             {"UdpLite", {{"InDatagrams", 0}}},
@@ -228,7 +228,7 @@ TEST(SocketsCollectorTest, MissingNetstatUsesSnmp) {
   SocketsCollector c;
   Sample s;
   Status st = c.Collect(HostFs(TempRoots(dir)), &s);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   ASSERT_TRUE(s.sockets.has_value());
   EXPECT_EQ(s.sockets->Get("Udp", "RcvbufErrors"), 5);
   EXPECT_EQ(s.sockets->Get("TcpExt", "ListenDrops"), std::nullopt);
@@ -240,7 +240,7 @@ TEST(SocketsCollectorTest, MissingSnmpUsesNetstat) {
   SocketsCollector c;
   Sample s;
   Status st = c.Collect(HostFs(TempRoots(dir)), &s);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   ASSERT_TRUE(s.sockets.has_value());
   ExpectTables(*s.sockets, {{"TcpExt", {{"ListenDrops", 2}, {"TCPBacklogDrop", 3}}}});
 }
@@ -279,8 +279,8 @@ TEST(SocketsCollectorTest, RecycledSampleDropsTablesNoLongerPresent) {
   second.Write("proc/net/snmp", "Udp: InDatagrams InErrors\nUdp: 200 8\n");
   SocketsCollector c;
   Sample s;
-  ASSERT_TRUE(c.Collect(HostFs(TempRoots(first)), &s).ok());
-  ASSERT_TRUE(c.Collect(HostFs(TempRoots(second)), &s).ok());
+  ASSERT_OK(c.Collect(HostFs(TempRoots(first)), &s));
+  ASSERT_OK(c.Collect(HostFs(TempRoots(second)), &s));
   ASSERT_TRUE(s.sockets.has_value());
   ExpectTables(*s.sockets, {{"Udp", {{"InDatagrams", 200}, {"InErrors", 8}}}});
 }
@@ -291,7 +291,7 @@ TEST(SocketsCollectorFixtureTest, Vm) {
   SocketsCollector c;
   Sample s;
   Status st = c.Collect(HostFs(testing::FixtureRoots("vm")), &s);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   ASSERT_TRUE(s.sockets.has_value());
   const SocketStats& k = *s.sockets;
   ASSERT_EQ(k.tables.size(), 4u);
@@ -331,7 +331,7 @@ TEST(SocketsCollectorFixtureTest, SeedBox) {
   SocketsCollector c;
   Sample s;
   Status st = c.Collect(HostFs(testing::FixtureRoots("seed-box")), &s);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   ASSERT_TRUE(s.sockets.has_value());
   const SocketStats& k = *s.sockets;
   ASSERT_EQ(k.tables.size(), 4u);

@@ -98,15 +98,15 @@ TEST(ParseProcSoftirqsTest, Table) {
       EXPECT_TRUE(s.IsCorruption()) << s.ToString();
       continue;
     }
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_OK(s);
     ExpectSoftirqs(got, c.cpus, c.rows);
   }
 }
 
 TEST(ParseProcSoftirqsTest, ReplacesPreviousRows) {
   Softirqs got;
-  ASSERT_TRUE(ParseProcSoftirqs("CPU0 CPU1\nHI: 1 2\nNET_RX: 3 4\nRCU: 5 6\n", &got).ok());
-  ASSERT_TRUE(ParseProcSoftirqs("CPU3\nNET_TX: 9\n", &got).ok());
+  ASSERT_OK(ParseProcSoftirqs("CPU0 CPU1\nHI: 1 2\nNET_RX: 3 4\nRCU: 5 6\n", &got));
+  ASSERT_OK(ParseProcSoftirqs("CPU3\nNET_TX: 9\n", &got));
   ExpectSoftirqs(got, {3}, {{"NET_TX", {9}}});
 }
 
@@ -202,15 +202,15 @@ TEST(ParseSoftnetStatTest, Table) {
       EXPECT_TRUE(s.IsCorruption()) << s.ToString();
       continue;
     }
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_OK(s);
     ExpectSoftnet(got, c.want);
   }
 }
 
 TEST(ParseSoftnetStatTest, ReplacesPreviousContents) {
   std::vector<SoftnetCpu> got;
-  ASSERT_TRUE(ParseSoftnetStat("1 0 0 0 0 0 0 0 0\n2 0 0 0 0 0 0 0 0\n", &got).ok());
-  ASSERT_TRUE(ParseSoftnetStat("3 0 0 0 0 0 0 0 0\n", &got).ok());
+  ASSERT_OK(ParseSoftnetStat("1 0 0 0 0 0 0 0 0\n2 0 0 0 0 0 0 0 0\n", &got));
+  ASSERT_OK(ParseSoftnetStat("3 0 0 0 0 0 0 0 0\n", &got));
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].processed, 3u);
 }
@@ -234,7 +234,7 @@ TEST(SoftirqsCollectorTest, FillsBoth) {
   SoftirqsCollector c;
   Sample s;
   Status st = c.Collect(HostFs(TempRoots(dir)), &s);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   ASSERT_TRUE(s.softirqs.has_value());
   ExpectSoftirqs(*s.softirqs, {0, 1}, {{"NET_TX", {1, 2}}, {"NET_RX", {30, 40}}});
   ASSERT_TRUE(s.softnet.has_value());
@@ -247,7 +247,7 @@ TEST(SoftirqsCollectorTest, MissingSoftnetFillsSoftirqs) {
   SoftirqsCollector c;
   Sample s;
   Status st = c.Collect(HostFs(TempRoots(dir)), &s);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   ASSERT_TRUE(s.softirqs.has_value());
   EXPECT_EQ(s.softirqs->rows.size(), 2u);
   EXPECT_FALSE(s.softnet.has_value());
@@ -259,7 +259,7 @@ TEST(SoftirqsCollectorTest, MissingSoftirqsFillsSoftnet) {
   SoftirqsCollector c;
   Sample s;
   Status st = c.Collect(HostFs(TempRoots(dir)), &s);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   EXPECT_FALSE(s.softirqs.has_value());
   ASSERT_TRUE(s.softnet.has_value());
   EXPECT_EQ(s.softnet->size(), 2u);
@@ -314,8 +314,8 @@ TEST(SoftirqsCollectorTest, RecycledSampleIsOverwritten) {
   second.Write("proc/softirqs", "CPU0\nNET_RX: 7\n");
   SoftirqsCollector c;
   Sample s;
-  ASSERT_TRUE(c.Collect(HostFs(TempRoots(first)), &s).ok());
-  ASSERT_TRUE(c.Collect(HostFs(TempRoots(second)), &s).ok());
+  ASSERT_OK(c.Collect(HostFs(TempRoots(first)), &s));
+  ASSERT_OK(c.Collect(HostFs(TempRoots(second)), &s));
   ASSERT_TRUE(s.softirqs.has_value());
   ExpectSoftirqs(*s.softirqs, {0}, {{"NET_RX", {7}}});
   EXPECT_FALSE(s.softnet.has_value());
@@ -326,7 +326,7 @@ TEST(SoftirqsCollectorFixtureTest, Vm) {
   SoftirqsCollector c;
   Sample s;
   Status st = c.Collect(HostFs(testing::FixtureRoots("vm")), &s);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   ASSERT_TRUE(s.softirqs.has_value());
   ExpectSoftirqs(*s.softirqs, {0, 1},
                  {{"HI", {0, 0}},
@@ -348,7 +348,7 @@ TEST(SoftirqsCollectorFixtureTest, SeedBox) {
   SoftirqsCollector c;
   Sample s;
   Status st = c.Collect(HostFs(testing::FixtureRoots("seed-box")), &s);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   ASSERT_TRUE(s.softirqs.has_value());
   ExpectSoftirqs(*s.softirqs, {0},
                  {{"HI", {0}},

@@ -8,12 +8,14 @@
 
 #include <string>
 
+#include "tests/test_util.h"
+
 namespace bottleneckd {
 namespace {
 
 TEST(ParseTaskSchedstat, RecordedLine) {
   TaskSchedstat s;
-  ASSERT_TRUE(ParseTaskSchedstat("1742769 2960251 2\n", &s).ok());
+  ASSERT_OK(ParseTaskSchedstat("1742769 2960251 2\n", &s));
   EXPECT_EQ(s.run_ns, 1742769u);
   EXPECT_EQ(s.wait_ns, 2960251u);
   EXPECT_EQ(s.timeslices, 2u);
@@ -37,10 +39,10 @@ constexpr char kStatus[] =
 
 TEST(ParseTaskStatusSwitches, RecordedFile) {
   TaskSwitches s;
-  ASSERT_TRUE(ParseTaskStatusSwitches(kStatus, &s).ok());
+  ASSERT_OK(ParseTaskStatusSwitches(kStatus, &s));
   EXPECT_EQ(s.voluntary, 1u);
   EXPECT_EQ(s.involuntary, 1u);
-  ASSERT_TRUE(ParseTaskStatusSwitches("voluntary_ctxt_switches:\t14201\nnonvoluntary_ctxt_switches:\t3", &s).ok());
+  ASSERT_OK(ParseTaskStatusSwitches("voluntary_ctxt_switches:\t14201\nnonvoluntary_ctxt_switches:\t3", &s));
   EXPECT_EQ(s.voluntary, 14201u);
   EXPECT_EQ(s.involuntary, 3u);
 }
@@ -64,13 +66,12 @@ TEST(ParseTaskWchan, ZeroAndEmptyMeanNotSeen) {
 
 TEST(ParseTaskSyscall, RecordedLines) {
   std::optional<int64_t> nr;
-  ASSERT_TRUE(
-      ParseTaskSyscall("230 0x0 0x0 0x7ffe9bd979e0 0x7ffe9bd97a20 0x0 0x0 0x7ffe9bd979c8 0x7f3ef8228503\n", &nr).ok());
+  ASSERT_OK(ParseTaskSyscall("230 0x0 0x0 0x7ffe9bd979e0 0x7ffe9bd97a20 0x0 0x0 0x7ffe9bd979c8 0x7f3ef8228503\n", &nr));
   EXPECT_EQ(nr, 230);
-  ASSERT_TRUE(ParseTaskSyscall("-1 0x7ffe9bd979c8 0x7f3ef8228503\n", &nr).ok());
+  ASSERT_OK(ParseTaskSyscall("-1 0x7ffe9bd979c8 0x7f3ef8228503\n", &nr));
   EXPECT_EQ(nr, -1);
   nr = 5;
-  ASSERT_TRUE(ParseTaskSyscall("running\n", &nr).ok());
+  ASSERT_OK(ParseTaskSyscall("running\n", &nr));
   EXPECT_EQ(nr, std::nullopt);
   for (const char* bad : {"", "x 0x0", "-2 0x0", "99999999999999999999 0x0"})
     EXPECT_TRUE(ParseTaskSyscall(bad, &nr).IsCorruption()) << bad;

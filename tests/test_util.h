@@ -5,8 +5,24 @@
 #include <algorithm>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
+#include "base/status.h"
 #include "collectors/host_fs.h"
+
+// ASSERT_OK(expr), EXPECT_OK(expr): expr, a Status evaluated once, is OK;
+// a failure prints the Status (a bare ASSERT_TRUE(s.ok()) printed nothing).
+#define ASSERT_OK(expr)                                    \
+  do {                                                     \
+    const ::bottleneckd::Status& bn_status_ = (expr);      \
+    ASSERT_TRUE(bn_status_.ok()) << bn_status_.ToString(); \
+  } while (0)
+#define EXPECT_OK(expr)                                    \
+  do {                                                     \
+    const ::bottleneckd::Status& bn_status_ = (expr);      \
+    EXPECT_TRUE(bn_status_.ok()) << bn_status_.ToString(); \
+  } while (0)
 
 namespace bottleneckd::testing {
 
@@ -45,15 +61,44 @@ class TempDir {
   std::string path_;
 };
 
-// A HostFs that reads PCI config space as an unprivileged user does: the
-// kernel gives only the first 64 bytes of each "config" file.
-class UnprivilegedFs : public HostFs {
+// The one fake HostFs of the suites: the real tree under its roots, bent
+// where a test says so, and its calls counted.
+class FakeFs : public HostFs {
  public:
   using HostFs::HostFs;
-  Status ReadSysPrefix(std::string_view rel, std::string* out, size_t max_bytes) const override {
-    bool config = rel.size() >= 7 && rel.substr(rel.size() - 7) == "/config";
-    return HostFs::ReadSysPrefix(rel, out, config ? std::min<size_t>(max_bytes, 64) : max_bytes);
-  }
+
+  // Every call on a path holding `part` returns `status` (a file that
+  // vanished, a kernel without the feature); the first match wins.
+  void Fail(std::string part, Status status) { faults_.emplace_back(std::move(part), std::move(status)); }
+  void ClearFaults() { faults_.clear(); }
+  // OpenSys of a path holding this opens it write-only: the open succeeds
+  // and every read of the descriptor fails (EBADF).
+  std::string unreadable_open;
+  // PCI config space as an unprivileged user reads it: the kernel gives the
+  // first 64 bytes of each "config" file.
+  bool unprivileged_pci_config = false;
+
+  // Calls on paths holding `counted` ("" every path); list_proc_root counts
+  // scans of the procfs root itself.
+  std::string counted;
+  struct Calls {
+    int open_sys = 0, read_sys = 0, read_link_sys = 0, list_proc_root = 0;
+  };
+  mutable Calls calls;
+
+  Status ReadProc(std::string_view rel, std::string* out) const override;
+  Status ReadSys(std::string_view rel, std::string* out, size_t max_bytes) const override;
+  Status ReadSysPrefix(std::string_view rel, std::string* out, size_t max_bytes) const override;
+  Status OpenSys(std::string_view rel, UniqueFd* out) const override;
+  Status ListProc(std::string_view rel, std::vector<std::string>* names) const override;
+  Status ListSys(std::string_view rel, std::vector<std::string>* names) const override;
+  Status ReadLinkSys(std::string_view rel, std::string* target) const override;
+
+ private:
+  const Status* Fault(std::string_view rel) const;
+  bool Counted(std::string_view rel) const { return rel.find(counted) != std::string_view::npos; }
+
+  std::vector<std::pair<std::string, Status>> faults_;
 };
 
 }  // namespace bottleneckd::testing

@@ -37,7 +37,7 @@ std::string StatLine(int tid, const std::string& comm, char state, const std::st
 
 TEST(ParseTaskStatTest, RecordedLine) {
   TaskStat t;
-  ASSERT_TRUE(ParseTaskStat(kEchoRx, &t).ok());
+  ASSERT_OK(ParseTaskStat(kEchoRx, &t));
   EXPECT_EQ(t.tid, 6359);
   EXPECT_EQ(t.comm, "echo-rx");
   EXPECT_EQ(t.state, 'S');
@@ -180,7 +180,7 @@ TEST(ThreadsCollectorTest, NoTargetsGiveAnEmptyList) {
   HostFs fs(p.roots());
   ThreadsCollector c(ThreadsOptions{});
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   ASSERT_TRUE(s.threads.has_value());
   EXPECT_TRUE(s.threads->empty());
 }
@@ -192,7 +192,7 @@ TEST(ThreadsCollectorTest, ByNameAndByPid) {
   HostFs fs(p.roots());
   ThreadsCollector c(Targets({ByName("udpecho"), ByPid(200), ByPid(100)}));
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   ASSERT_TRUE(s.threads.has_value());
   EXPECT_EQ(Describe(*s.threads), (std::vector<std::string>{"100/100 udpecho udpecho", "100/101 rx worker udpecho",
                                                             "200/200 sshd sshd", "300/300 udpecho udpecho"}));
@@ -211,7 +211,7 @@ TEST(ThreadsCollectorTest, LongNameMatchesTheTruncatedComm) {
   HostFs fs(p.roots());
   ThreadsCollector c(Targets({ByName("a-very-long-process-name")}));
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   EXPECT_EQ(Describe(*s.threads), (std::vector<std::string>{"1234/1234 a-very-long-pro a-very-long-pro"}));
 }
 
@@ -224,7 +224,7 @@ TEST(ThreadsCollectorTest, VanishedProcessesAndThreadsAreSkipped) {
   HostFs fs(p.roots());
   ThreadsCollector c(Targets({ByName("udpecho"), ByPid(999)}));
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   EXPECT_EQ(Describe(*s.threads), (std::vector<std::string>{"100/100 udpecho udpecho", "100/101 udpecho-w udpecho",
                                                             "300/300 udpecho udpecho"}));
 }
@@ -251,7 +251,7 @@ TEST(ThreadsCollectorTest, TaskStateFilesAreRead) {
   HostFs fs(p.roots());
   ThreadsCollector c(Targets({ByPid(200)}));
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   ASSERT_EQ(s.threads->size(), 1u);
   const ThreadSample& t = s.threads->front();
   ASSERT_TRUE(t.schedstat.has_value());
@@ -272,7 +272,7 @@ TEST(ThreadsCollectorTest, MissingTaskStateFilesAreUnknownNotErrors) {
   HostFs fs(p.roots());
   ThreadsCollector c(Targets({ByPid(200)}));
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   ASSERT_EQ(s.threads->size(), 1u);
   EXPECT_FALSE(s.threads->front().schedstat.has_value());
   EXPECT_FALSE(s.threads->front().switches.has_value());
@@ -288,7 +288,7 @@ TEST(ThreadsCollectorTest, CorruptTaskStateFilesAreLeftOutAndNoted) {
   HostFs fs(p.roots());
   ThreadsCollector c(Targets({ByPid(200)}));
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());  // the stat line stood: the thread is there
+  ASSERT_OK(c.Collect(fs, &s));  // the stat line stood: the thread is there
   ASSERT_EQ(s.threads->size(), 1u);
   EXPECT_EQ(s.threads->front().task.utime, 10u);
   EXPECT_FALSE(s.threads->front().schedstat.has_value());
@@ -315,7 +315,7 @@ TEST(ThreadsCollectorTest, LiveSleeperWaitsInClockNanosleep) {
   Status st = c.Collect(fs, &s);
   stop = true;
   sleeper.join();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   const ThreadSample* found = nullptr;
   for (const ThreadSample& t : *s.threads)
     if (t.task.comm == "bn-sleeper") found = &t;
@@ -330,36 +330,26 @@ TEST(ThreadsCollectorTest, LiveSleeperWaitsInClockNanosleep) {
 }
 
 // Counts scans of the procfs root.
-class CountingFs : public HostFs {
- public:
-  using HostFs::HostFs;
-  Status ListProc(std::string_view rel, std::vector<std::string>* names) const override {
-    if (rel.empty()) ++root_scans;
-    return HostFs::ListProc(rel, names);
-  }
-  mutable int root_scans = 0;
-};
-
 TEST(ThreadsCollectorTest, NameScansAreCachedUntilAPidVanishes) {
   ProcTree p;
   BuildHost(p);
-  CountingFs fs(p.roots());
+  testing::FakeFs fs(p.roots());
   ThreadsCollector c(Targets({ByName("udpecho")}));
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
-  EXPECT_EQ(fs.root_scans, 1);
+  ASSERT_OK(c.Collect(fs, &s));
+  EXPECT_EQ(fs.calls.list_proc_root, 1);
   EXPECT_EQ(s.threads->size(), 3u);
 
   p.Process(400, "udpecho", {400});  // started after the scan
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
-  EXPECT_EQ(fs.root_scans, 1);
+  ASSERT_OK(c.Collect(fs, &s));
+  EXPECT_EQ(fs.calls.list_proc_root, 1);
   EXPECT_EQ(s.threads->size(), 3u);
 
   p.Remove("300");  // a cached pid exits: skipped now, rescan on the next call
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   EXPECT_EQ(Describe(*s.threads), (std::vector<std::string>{"100/100 udpecho udpecho", "100/101 udpecho-w udpecho"}));
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
-  EXPECT_EQ(fs.root_scans, 2);
+  ASSERT_OK(c.Collect(fs, &s));
+  EXPECT_EQ(fs.calls.list_proc_root, 2);
   EXPECT_EQ(Describe(*s.threads), (std::vector<std::string>{"100/100 udpecho udpecho", "100/101 udpecho-w udpecho",
                                                             "400/400 udpecho udpecho"}));
 }
@@ -367,21 +357,21 @@ TEST(ThreadsCollectorTest, NameScansAreCachedUntilAPidVanishes) {
 TEST(ThreadsCollectorTest, NameScansRepeatEveryTenCalls) {
   ProcTree p;
   BuildHost(p);
-  CountingFs fs(p.roots());
+  testing::FakeFs fs(p.roots());
   ThreadsCollector c(Targets({ByName("udpecho")}));
   Sample s;
-  for (int i = 0; i < 25; ++i) ASSERT_TRUE(c.Collect(fs, &s).ok());
-  EXPECT_EQ(fs.root_scans, 3);  // calls 1, 11 and 21
+  for (int i = 0; i < 25; ++i) ASSERT_OK(c.Collect(fs, &s));
+  EXPECT_EQ(fs.calls.list_proc_root, 3);  // calls 1, 11 and 21
 }
 
 TEST(ThreadsCollectorTest, PidTargetsNeverScan) {
   ProcTree p;
   BuildHost(p);
-  CountingFs fs(p.roots());
+  testing::FakeFs fs(p.roots());
   ThreadsCollector c(Targets({ByPid(100)}));
   Sample s;
-  for (int i = 0; i < 12; ++i) ASSERT_TRUE(c.Collect(fs, &s).ok());
-  EXPECT_EQ(fs.root_scans, 0);
+  for (int i = 0; i < 12; ++i) ASSERT_OK(c.Collect(fs, &s));
+  EXPECT_EQ(fs.calls.list_proc_root, 0);
   EXPECT_EQ(s.threads->size(), 2u);
 }
 
@@ -397,7 +387,7 @@ TEST(ThreadsCollectorTest, LiveSelfByPid) {
   Status st = c.Collect(fs, &s);
   stop = true;
   worker.join();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   ASSERT_GE(s.threads->size(), 2u);
   std::set<std::string> comms;
   for (const ThreadSample& t : *s.threads) {
@@ -417,7 +407,7 @@ TEST(ThreadsCollectorTest, LiveSelfByName) {
   HostFs fs(HostRoots{});
   ThreadsCollector c(Targets({ByName("threads_test")}));
   Sample s;
-  ASSERT_TRUE(c.Collect(fs, &s).ok());
+  ASSERT_OK(c.Collect(fs, &s));
   bool found = false;
   for (const ThreadSample& t : *s.threads) found |= t.pid == ::getpid() && t.task.tid == ::getpid();
   EXPECT_TRUE(found);
@@ -429,7 +419,7 @@ std::vector<ThreadSample> CollectFixture(const std::string& scenario, ThreadTarg
   ThreadsCollector c(Targets({std::move(target)}));
   Sample s;
   Status st = c.Collect(fs, &s);
-  EXPECT_TRUE(st.ok()) << st.ToString();
+  EXPECT_OK(st);
   return s.threads.value_or(std::vector<ThreadSample>{});
 }
 

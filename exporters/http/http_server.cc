@@ -279,6 +279,10 @@ struct HttpServer::Handlers {
   std::vector<ReadOnlyHandler*> All() { return {&metrics, &health, &root, &report}; }
 };
 
+std::string CivetPorts(const ListenAddress& address) {
+  return address.host.empty() ? "+" + std::to_string(address.port) : address.ToString();
+}
+
 HttpServer::~HttpServer() {
   if (server_) server_->close();
 }
@@ -288,7 +292,7 @@ Status HttpServer::Start(const ListenAddress& address, const SnapshotStore* stor
   std::unique_ptr<HttpServer> s(new HttpServer());
   s->address_ = address;
   s->handlers_ = std::make_unique<Handlers>(store, runs);
-  std::vector<std::string> options = {"listening_ports", address.CivetPorts()};
+  std::vector<std::string> options = {"listening_ports", CivetPorts(address)};
   options.insert(options.end(), std::begin(kLimits), std::end(kLimits));
   try {
     s->server_ = std::make_unique<CivetServer>(options);

@@ -41,6 +41,10 @@ class CivetServer;
 
 namespace bottleneckd {
 
+// civetweb's "listening_ports" value for `address`: "+9858" (IPv4 and IPv6 on
+// every address), "127.0.0.1:9858", "[::1]:9858".
+std::string CivetPorts(const ListenAddress& address);
+
 // Where / and /report read the runs: runs.db, opened read-only for each
 // request (the daemon writes it; WAL lets both). An empty path: no /report,
 // no history on /.

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "base/html_escape.h"
 #include "daemon/snapshot.h"
 #include "exporters/prometheus/metrics.h"
+#include "exporters/report/html_escape.h"
 #include "runs/run_summary.h"
 
 namespace bottleneckd {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "base/html_escape.h"
+#include "exporters/report/html_escape.h"
 #include "exporters/report/pcap_report_internal.h"
 #include "exporters/report/report_html.h"
 #include "exporters/report/svg_plot.h"

@@ -167,28 +167,13 @@ std::string FinishedRunText(const RunReport& run, const std::vector<RunReport>& 
   return ReportBody(ReportOfRun(run, segments, loss));
 }
 
-Status BuildReplayReport(const std::string& dir, const Config& config, Report* out) {
-  *out = Report();
-  out->recording = dir;
-  std::vector<TimelinePoint> points;
-  std::vector<Verdict> verdicts;  // each point's, with its evidence
-  int64_t first_mono = 0;
-  bool first = true;
-  Sample prev;
-  BN_RETURN_IF_ERROR(ReplayRecording(
-      dir, config,
-      [&](const Snapshot& snap) {
-        if (first) first = false, first_mono = snap.sample.mono_ns;
-        if (snap.window && snap.verdict) {
-          double t = static_cast<double>(snap.window->end_mono_ns - first_mono) / 1e9;
-          Signals s = ExtractSignals(*snap.window, prev, snap.sample, snap.bus_paths.get(),
-                                     snap.bus ? &*snap.bus : nullptr, config.verdict.signal_options());
-          points.push_back(PointOfWindow(t, s, *snap.verdict, snap.cpu_budget));
-          verdicts.push_back(*snap.verdict);
-        }
-        prev = snap.sample;
-      },
-      &out->info));
+Report ReportOfRecording(const ReplayedTimeline& replay, const SegmentOptions& segment, const LossTolerance& loss) {
+  Report report;
+  Report* out = &report;
+  out->recording = replay.dir;
+  out->info = replay.info;
+  const std::vector<TimelinePoint>& points = replay.points;
+  const std::vector<Verdict>& verdicts = replay.verdicts;
   out->timeline = points;
   std::vector<RecordingRun> runs = out->info.runs;
   if (runs.empty()) {
@@ -196,7 +181,7 @@ Status BuildReplayReport(const std::string& dir, const Config& config, Report* o
     std::vector<double> offered;
     for (const TimelinePoint& p : points) offered.push_back(p.offered_packets_per_second);
     double interval = out->info.interval_seconds;
-    for (const Segment& seg : FindSegments(offered, config.runs.tracker.segment)) {
+    for (const Segment& seg : FindSegments(offered, segment)) {
       RecordingRun r;
       char name[64];
       std::snprintf(name, sizeof name, "step %zu (%.0f pps)", runs.size() + 1, seg.level);
@@ -240,8 +225,8 @@ Status BuildReplayReport(const std::string& dir, const Config& config, Report* o
     if (run.offered_packets_per_second) r.offered_packets_per_second = *run.offered_packets_per_second;
     out->runs.push_back(std::move(r));
   }
-  SetSweep(config.verdict.loss(), out);
-  return Status::OK();
+  SetSweep(loss, out);
+  return report;
 }
 
 std::string ReportHeading(const Report& r) {

@@ -15,7 +15,8 @@
 #include "analysis/plateau.h"
 #include "analysis/verdict.h"
 #include "base/status.h"
-#include "daemon/config.h"
+#include "analysis/segments.h"
+#include "daemon/replay.h"
 #include "recording/recording.h"
 #include "runs/run_store.h"
 #include "runs/run_summary.h"
@@ -49,8 +50,10 @@ struct Report {
 // r.sweep_of says it was chosen, else r.runs.
 const std::vector<RunReport>& SweptRuns(const Report& r);
 
-// Replays `dir` and builds its report. Errors are OpenRecording's/replay's.
-Status BuildReplayReport(const std::string& dir, const Config& config, Report* out);
+// A recording's report from its replayed timeline (daemon/replay.h
+// ReplayTimeline): its runs, or without any the steady load phases found by
+// `segment`, or the whole recording as one run.
+Report ReportOfRecording(const ReplayedTimeline& replay, const SegmentOptions& segment, const LossTolerance& loss);
 
 // The run store's report: with `run` "" the newest `last` runs (not window
 // runs), swept as SweepOfNewest says; else the newest run of that name as

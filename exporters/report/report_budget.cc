@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "analysis/rules.h"
-#include "base/html_escape.h"
+#include "exporters/report/html_escape.h"
 
 namespace bottleneckd {
 namespace {

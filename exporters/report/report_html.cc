@@ -6,7 +6,7 @@
 #include <limits>
 #include <map>
 
-#include "base/html_escape.h"
+#include "exporters/report/html_escape.h"
 #include "exporters/report/report_budget.h"
 #include "exporters/report/svg_plot.h"
 

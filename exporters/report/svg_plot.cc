@@ -7,8 +7,8 @@
 #include <tuple>
 #include <utility>
 
-#include "base/html_escape.h"
 #include "base/number_text.h"
+#include "exporters/report/html_escape.h"
 
 namespace bottleneckd {
 

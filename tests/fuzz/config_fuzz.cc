@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "base/listen_address.h"
+#include "base/parse_util.h"
 #include "daemon/config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

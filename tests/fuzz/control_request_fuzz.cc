@@ -1,5 +1,5 @@
 // libFuzzer target: arbitrary bytes as a control socket request line and as
-// an answer (runs/control_protocol.cc). Whatever parses must format back to
+// an answer (control/control_protocol.cc). Whatever parses must format back to
 // text that parses to the same value, and a parsed request must respect the
 // documented limits. The same bytes as a connection's stream, split into
 // reads of the sizes the first byte picks, must be framed as the whole is:
@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "runs/control_socket.h"
+#include "control/control_socket.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Socket I/O helpers shared by the control socket's server and client
-// (runs/control_socket.cc); not an interface for other code. Sockets are
+// (control/control_socket.cc); not an interface for other code. Sockets are
 // non-blocking: the server calls the one-pass SendSome and RecvSome from its
 // poll loop, the client waits with WriteAll and ReadToEof, each bounded by a
 // deadline. Writes never raise SIGPIPE.

@@ -9,7 +9,7 @@
 
 #include "base/parse_util.h"
 #include "base/utf8.h"
-#include "runs/control_socket.h"
+#include "control/control_socket.h"
 
 namespace bottleneckd {
 namespace {

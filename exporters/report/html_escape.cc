@@ -1,4 +1,4 @@
-#include "base/html_escape.h"
+#include "exporters/report/html_escape.h"
 
 namespace bottleneckd {
 

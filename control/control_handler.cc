@@ -1,5 +1,6 @@
-// The daemon's side of the control socket: start, stop and status requests
-// on its RunTracker (cmd/run_command.h).
+// The daemon's side of the control socket (control/control_handler.h).
+#include "control/control_handler.h"
+
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -8,7 +9,6 @@
 
 #include "base/clock.h"
 #include "base/log.h"
-#include "cmd/run_command.h"
 #include "exporters/report/report.h"
 
 namespace bottleneckd {
@@ -108,24 +108,6 @@ Status DaemonRunStore(const std::string& socket, std::string* runs_db) {
   BN_RETURN_IF_ERROR(s.WithContext("asking the daemon on " + socket + " for its run store"));
   if (!resp.ok) return Status::IOError("the daemon on " + socket + " refused status: " + resp.error);
   return RunStoreOfStatus(resp.body, runs_db).WithContext("the daemon on " + socket);
-}
-
-std::unique_ptr<RunStore> OpenDaemonRunStore(const Config& config) {
-  if (!config.runs.store) return nullptr;
-  std::error_code ec;
-  std::filesystem::create_directories(config.state_dir, ec);
-  std::string path = config.state_dir + "/runs.db";
-  std::unique_ptr<RunStore> store;
-  Status s = ec ? Status::IOError("cannot create " + config.state_dir + ": " + ec.message())
-                : RunStore::Open(path, false, &store);
-  if (!s.ok()) {
-    Log(LogLevel::kWarn, "run store unavailable; runs are kept in memory only", {{"err", s.message()}});
-    return nullptr;
-  }
-  if (store->recovered())
-    Log(LogLevel::kWarn, "runs interrupted by the daemon's last exit were recovered from their timelines",
-        {{"count", std::to_string(store->recovered())}, {"path", path}});
-  return store;
 }
 
 }  // namespace bottleneckd

@@ -1,6 +1,6 @@
 // The control socket's server (one thread, connections multiplexed with
 // poll()) and client. The wire format is in control_protocol.cc.
-#include "runs/control_socket.h"
+#include "control/control_socket.h"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -21,7 +21,8 @@
 #include "base/log.h"
 #include "base/parse_util.h"
 #include "base/unique_fd.h"
-#include "runs/control_io.h"
+#include "base/unix_group.h"
+#include "control/control_io.h"
 
 #ifndef SO_PEERGROUPS
 #define SO_PEERGROUPS 59  // Linux 4.13
@@ -58,35 +59,6 @@ std::vector<gid_t> PeerGroups(int fd) {
   }
   return {};
 }
-
-}  // namespace
-
-Status ResolveGroup(const std::string& name, gid_t* gid, std::string* shown) {
-  long hint = ::sysconf(_SC_GETGR_R_SIZE_MAX);
-  std::vector<char> buf(hint > 0 ? static_cast<size_t>(hint) : 16384);
-  group g{};
-  group* found = nullptr;
-  for (;;) {
-    int rc = name.empty() ? ::getgrgid_r(::getegid(), &g, buf.data(), buf.size(), &found)
-                          : ::getgrnam_r(name.c_str(), &g, buf.data(), buf.size(), &found);
-    if (rc == ERANGE && buf.size() < (1u << 24)) {
-      buf.resize(buf.size() * 2);
-      continue;
-    }
-    break;
-  }
-  if (name.empty()) {
-    *gid = ::getegid();
-    *shown = found ? std::string(found->gr_name) : std::to_string(*gid);
-    return Status::OK();
-  }
-  if (!found) return Status::InvalidArgument("unknown group '" + name + "' for the control socket");
-  *gid = found->gr_gid;
-  *shown = name;
-  return Status::OK();
-}
-
-namespace {
 
 // mkdir -p of the socket's directory; directories it creates are 0755.
 Status MakeParentDirs(const std::string& path) {
@@ -138,7 +110,7 @@ Status ControlServer::Start(const ControlServerOptions& o, ControlHandler handle
   if (!(o.read_timeout_seconds > 0) || !std::isfinite(o.read_timeout_seconds))
     return Status::InvalidArgument("control socket read timeout must be a positive number of seconds");
   std::unique_ptr<ControlServer> s(new ControlServer());
-  BN_RETURN_IF_ERROR(ResolveGroup(o.group, &s->group_, &s->group_name_));
+  BN_RETURN_IF_ERROR(ResolveGroup(o.group, &s->group_, &s->group_name_).WithContext("the control socket"));
   BN_RETURN_IF_ERROR(MakeParentDirs(o.path));
   BN_RETURN_IF_ERROR(ClearStaleSocket(o.path, addr));
 

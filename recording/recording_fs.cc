@@ -1,4 +1,4 @@
-// CapturingFs: the live HostFs, writing everything read into a recording
+// RecordingFs: the live HostFs, writing everything read into a recording
 // (docs/recording-format.md, "How files are captured").
 #include <fcntl.h>
 #include <limits.h>
@@ -76,24 +76,24 @@ bool PhysicalRel(const std::string& root, const std::string& dir, std::string* o
 
 }  // namespace
 
-CapturingFs::CapturingFs(HostRoots roots, std::string out_dir)
+RecordingFs::RecordingFs(HostRoots roots, std::string out_dir)
     : HostFs(std::move(roots)), out_dir_(std::move(out_dir)) {}
 
-std::string CapturingFs::LiveRoot(Tree tree) const {
+std::string RecordingFs::LiveRoot(Tree tree) const {
   return tree == Tree::kProc ? roots().procfs : tree == Tree::kSys ? roots().sysfs : std::string();
 }
 
-std::vector<std::string> CapturingFs::Roots() const {
+std::vector<std::string> RecordingFs::Roots() const {
   if (sample_dir_.empty() || !error_.ok()) return {};
   if (first_) return {sample_dir_, out_dir_ + "/static"};
   return {sample_dir_};
 }
 
-void CapturingFs::Fail(const Status& s) const {
+void RecordingFs::Fail(const Status& s) const {
   if (error_.ok()) error_ = s;
 }
 
-Status CapturingFs::BeginSample(size_t index, int64_t mono_ns, int64_t wall_ns) {
+Status RecordingFs::BeginSample(size_t index, int64_t mono_ns, int64_t wall_ns) {
   if (!error_.ok()) return error_;
   BN_RETURN_IF_ERROR(EndSample());
   final_dir_ = Join(out_dir_, SampleDirName(index));
@@ -118,7 +118,7 @@ Status CapturingFs::BeginSample(size_t index, int64_t mono_ns, int64_t wall_ns) 
   return Status::OK();
 }
 
-Status CapturingFs::EndSample() {
+Status RecordingFs::EndSample() {
   if (sample_dir_.empty()) return error_;
   std::string from = std::move(sample_dir_);
   sample_dir_.clear();
@@ -128,7 +128,7 @@ Status CapturingFs::EndSample() {
   return error_;
 }
 
-Status CapturingFs::WriteSampleFile(const char* name, std::string_view content) {
+Status RecordingFs::WriteSampleFile(const char* name, std::string_view content) {
   if (!error_.ok()) return error_;
   if (sample_dir_.empty())
     return Status::InvalidArgument(std::string("writing the ") + name + " file outside a sample");
@@ -137,53 +137,53 @@ Status CapturingFs::WriteSampleFile(const char* name, std::string_view content) 
   return s;
 }
 
-Status CapturingFs::WriteSoaker(const SoakerReading& r) { return WriteSampleFile("soaker", SoakerFileText(r)); }
+Status RecordingFs::WriteSoaker(const SoakerReading& r) { return WriteSampleFile("soaker", SoakerFileText(r)); }
 
-Status CapturingFs::WriteIrqTime(const IrqTimeReading& r) { return WriteSampleFile("irqtime", IrqTimeFileText(r)); }
+Status RecordingFs::WriteIrqTime(const IrqTimeReading& r) { return WriteSampleFile("irqtime", IrqTimeFileText(r)); }
 
 // ---- the reads ----
 
-Status CapturingFs::ReadProc(std::string_view rel, std::string* out) const {
+Status RecordingFs::ReadProc(std::string_view rel, std::string* out) const {
   Status s = HostFs::ReadProc(rel, out);
-  if (s.ok()) Capture(Tree::kProc, rel, *out, /*truncated=*/false);
+  if (s.ok()) Record(Tree::kProc, rel, *out, /*truncated=*/false);
   return s;
 }
 
-Status CapturingFs::ReadSys(std::string_view rel, std::string* out, size_t max_bytes) const {
+Status RecordingFs::ReadSys(std::string_view rel, std::string* out, size_t max_bytes) const {
   Status s = HostFs::ReadSys(rel, out, max_bytes);
-  if (s.ok()) Capture(Tree::kSys, rel, *out, /*truncated=*/false);  // a longer file is an error
+  if (s.ok()) Record(Tree::kSys, rel, *out, /*truncated=*/false);  // a longer file is an error
   return s;
 }
 
-Status CapturingFs::ReadSysPrefix(std::string_view rel, std::string* out, size_t max_bytes) const {
+Status RecordingFs::ReadSysPrefix(std::string_view rel, std::string* out, size_t max_bytes) const {
   Status s = HostFs::ReadSysPrefix(rel, out, max_bytes);
-  if (s.ok()) Capture(Tree::kSys, rel, *out, out->size() >= max_bytes);
+  if (s.ok()) Record(Tree::kSys, rel, *out, out->size() >= max_bytes);
   return s;
 }
 
-Status CapturingFs::OpenSys(std::string_view rel, UniqueFd*) const {
+Status RecordingFs::OpenSys(std::string_view rel, UniqueFd*) const {
   return Status::NotSupported(SysPath(rel) + ": kept descriptors are not recorded; read by path");
 }
 
-Status CapturingFs::ListProc(std::string_view rel, std::vector<std::string>* names) const {
+Status RecordingFs::ListProc(std::string_view rel, std::vector<std::string>* names) const {
   Status s = HostFs::ListProc(rel, names);
-  if (s.ok()) CaptureListing(Tree::kProc, rel, *names);
+  if (s.ok()) RecordListing(Tree::kProc, rel, *names);
   return s;
 }
 
-Status CapturingFs::ListSys(std::string_view rel, std::vector<std::string>* names) const {
+Status RecordingFs::ListSys(std::string_view rel, std::vector<std::string>* names) const {
   Status s = HostFs::ListSys(rel, names);
-  if (s.ok()) CaptureListing(Tree::kSys, rel, *names);
+  if (s.ok()) RecordListing(Tree::kSys, rel, *names);
   return s;
 }
 
-Status CapturingFs::ReadLinkSys(std::string_view rel, std::string* target) const {
+Status RecordingFs::ReadLinkSys(std::string_view rel, std::string* target) const {
   Status s = HostFs::ReadLinkSys(rel, target);
-  if (s.ok()) CaptureLink(rel, *target);
+  if (s.ok()) RecordLink(rel, *target);
   return s;
 }
 
-Status CapturingFs::EthtoolStats(const std::string& ifname, NamedCounters* out) const {
+Status RecordingFs::EthtoolStats(const std::string& ifname, NamedCounters* out) const {
   Status s = HostFs::EthtoolStats(ifname, out);
   if (!s.ok() || ifname.find('/') != std::string::npos) return s;
   std::string text = "NIC statistics:\n";  // `ethtool -S IF`, what ParseEthtoolStats reads
@@ -191,13 +191,13 @@ Status CapturingFs::EthtoolStats(const std::string& ifname, NamedCounters* out) 
     if (name.find('\n') != std::string::npos) continue;
     text += "     " + name + ": " + std::to_string(value) + "\n";
   }
-  Capture(Tree::kEthtool, ifname, text, false);
+  Record(Tree::kEthtool, ifname, text, false);
   return s;
 }
 
 // ---- writing them ----
 
-void CapturingFs::Capture(Tree tree, std::string_view rel, std::string_view content, bool truncated) const {
+void RecordingFs::Record(Tree tree, std::string_view rel, std::string_view content, bool truncated) const {
   std::string clean;
   if (!CleanRel(rel, &clean) || clean.empty()) return;
   for (const std::string& root : Roots()) {
@@ -206,7 +206,7 @@ void CapturingFs::Capture(Tree tree, std::string_view rel, std::string_view cont
   }
 }
 
-void CapturingFs::CaptureListing(Tree tree, std::string_view rel, const std::vector<std::string>& names) const {
+void RecordingFs::RecordListing(Tree tree, std::string_view rel, const std::vector<std::string>& names) const {
   std::string clean;
   if (!CleanRel(rel, &clean)) return;
   for (const std::string& root : Roots()) {
@@ -215,7 +215,7 @@ void CapturingFs::CaptureListing(Tree tree, std::string_view rel, const std::vec
   }
 }
 
-void CapturingFs::CaptureLink(std::string_view rel, std::string_view target) const {
+void RecordingFs::RecordLink(std::string_view rel, std::string_view target) const {
   std::string clean;
   if (!CleanRel(rel, &clean) || clean.empty()) return;
   for (const std::string& root : Roots()) {
@@ -224,7 +224,7 @@ void CapturingFs::CaptureLink(std::string_view rel, std::string_view target) con
   }
 }
 
-Status CapturingFs::WriteIn(const std::string& root, Tree tree, const std::string& rel, std::string_view content,
+Status RecordingFs::WriteIn(const std::string& root, Tree tree, const std::string& rel, std::string_view content,
                             bool truncated) const {
   const std::string path = Join(Join(root, TreeDir(static_cast<int>(tree))), rel);
   auto it = written_.find(path);
@@ -249,7 +249,7 @@ Status CapturingFs::WriteIn(const std::string& root, Tree tree, const std::strin
   return Status::OK();
 }
 
-Status CapturingFs::MirrorDir(const std::string& root, Tree tree, const std::string& rel, int depth) const {
+Status RecordingFs::MirrorDir(const std::string& root, Tree tree, const std::string& rel, int depth) const {
   if (depth > kMaxLinkDepth) return Status::IOError(Join(root, rel) + ": too many levels of symbolic links");
   const std::string base = Join(root, TreeDir(static_cast<int>(tree)));
   BN_RETURN_IF_ERROR(MakeDir(base));
@@ -300,7 +300,7 @@ Status CapturingFs::MirrorDir(const std::string& root, Tree tree, const std::str
   return Status::OK();
 }
 
-Status CapturingFs::MakeLink(const std::string& root, Tree tree, const std::string& rel,
+Status RecordingFs::MakeLink(const std::string& root, Tree tree, const std::string& rel,
                              std::string_view target) const {
   const std::string base = Join(root, TreeDir(static_cast<int>(tree)));
   const std::string live = LiveRoot(tree);
@@ -316,7 +316,7 @@ Status CapturingFs::MakeLink(const std::string& root, Tree tree, const std::stri
   return Status::FromErrno(errno, "recording " + path);
 }
 
-Status CapturingFs::ListIn(const std::string& root, Tree tree, const std::string& rel,
+Status RecordingFs::ListIn(const std::string& root, Tree tree, const std::string& rel,
                            const std::vector<std::string>& names) const {
   BN_RETURN_IF_ERROR(MirrorDir(root, tree, rel, 0));
   const std::string dir = Join(Join(root, TreeDir(static_cast<int>(tree))), rel);
@@ -344,7 +344,7 @@ Status CapturingFs::ListIn(const std::string& root, Tree tree, const std::string
   return Status::OK();
 }
 
-Status CapturingFs::LinkIn(const std::string& root, const std::string& rel, std::string_view target) const {
+Status RecordingFs::LinkIn(const std::string& root, const std::string& rel, std::string_view target) const {
   BN_RETURN_IF_ERROR(MirrorDir(root, Tree::kSys, std::string(Dirname(rel)), 0));
   struct stat st;
   const std::string path = Join(Join(root, "sys"), rel);

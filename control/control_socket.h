@@ -83,11 +83,6 @@ bool PeerAllowed(uid_t uid, gid_t gid, const std::vector<gid_t>& groups, uid_t d
 
 using ControlHandler = std::function<ControlResponse(const ControlRequest&)>;
 
-// The gid of group `name` ("" the effective gid) and a name for messages;
-// InvalidArgument "unknown group 'x' for the control socket" when the group
-// database has no such group.
-Status ResolveGroup(const std::string& name, gid_t* gid, std::string* shown);
-
 struct ControlServerOptions {
   std::string path;   // socket file; its directory is created (0755) when missing
   std::string group;  // group allowed besides the owner; "" the daemon's primary group

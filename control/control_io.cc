@@ -1,4 +1,4 @@
-#include "runs/control_io.h"
+#include "control/control_io.h"
 
 #include <poll.h>
 #include <sys/socket.h>
