@@ -1,5 +1,4 @@
 #include "daemon/daemon.h"
-#include "daemon/tick_schedule.h"
 
 #include <chrono>
 #include <cmath>
@@ -7,6 +6,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "daemon/tick_schedule.h"
 
 namespace bottleneckd {
 

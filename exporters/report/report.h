@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "analysis/plateau.h"
+#include "analysis/segments.h"
 #include "analysis/verdict.h"
 #include "base/status.h"
-#include "analysis/segments.h"
 #include "daemon/replay.h"
 #include "recording/recording.h"
 #include "runs/run_store.h"

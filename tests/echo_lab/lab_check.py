@@ -325,10 +325,19 @@ def sweep(args):
             # What the echo read against what came back to the generator
             # in the step: a CPU-bound echo's queue carries echoes across
             # step boundaries (k10000's 8 k/s step once read 6065/s against
-            # 5467/s echoed, 11 % over), so 15 % here.
-            check(within(seg["application_packets_per_second"], step["echoed"] / step["seconds"], 0.15),
-                  "%s: segment %s application %.0f/s within 15 %% of the step's echoed %.0f/s" % (
-                      name, seg["name"], seg["application_packets_per_second"], step["echoed"] / step["seconds"]))
+            # 5467/s echoed, 11 % over), so 15 % here. A step the echo cannot
+            # keep up with (its verdict not none) also loses replies on the
+            # way back, at the generator's own socket while it sends flat out
+            # (k10000's 16 k/s step read 9708/s against 8133/s echoed in a
+            # fresh-clone CI): there the echo's read is only checked not to
+            # fall short of what came back.
+            app, echoed = seg["application_packets_per_second"], step["echoed"] / step["seconds"]
+            if seg["verdict"]["label"] == "none":
+                check(within(app, echoed, 0.15), "%s: segment %s application %.0f/s within 15 %% of the step's "
+                      "echoed %.0f/s" % (name, seg["name"], app, echoed))
+            else:
+                check(app >= 0.85 * echoed, "%s: segment %s (%s) application %.0f/s at least 85 %% of the step's "
+                      "echoed %.0f/s" % (name, seg["name"], seg["verdict"]["label"], app, echoed))
     if any(len(segs) != len(steps) or not segs for _, segs, steps in runs):
         return
     (light_name, light, _), (heavy_name, heavy, heavy_steps) = runs[0], runs[-1]
@@ -430,8 +439,15 @@ def irqtime(cpu, quiet_before, quiet_after, control_before, control_after, load_
           % (100 * v["measured"], 100 * lost))
     check(v["measured"] >= 0.35 * lost, "load: measured interrupt time %.1f %% >= 35 %% of the soaker's lost %.1f %%"
           % (100 * v["measured"], 100 * lost))
-    gap_us = (lost - v["measured"]) / v["ipis_per_second"] * 1e6 if v["ipis_per_second"] > 0 else 0.0
-    figure("irqtime_gap_per_ipi_us", "%.1f (%.0f function-call IPIs/s on cpu%d)" % (gap_us, v["ipis_per_second"], cpu))
+    # What the IPIs cost beyond the handlers: the soaker's loss less the
+    # measured handlers, less what cpu1's soaker loses with no IPIs at all
+    # (the control: the hypervisor's share, 8.2 % in one fresh-clone CI, where
+    # the gap without it read 2.9 us per IPI and the daemon's learned cost,
+    # which fits the slope and so leaves that constant out, 1.5 us).
+    baseline = max(0.0, c["soaker_lost"])
+    gap_us = (lost - baseline - v["measured"]) / v["ipis_per_second"] * 1e6 if v["ipis_per_second"] > 0 else 0.0
+    figure("irqtime_gap_per_ipi_us", "%.1f (%.0f function-call IPIs/s on cpu%d; the control's soaker loss %.1f %% "
+           "left out)" % (gap_us, v["ipis_per_second"], cpu, 100 * baseline))
     check(gap_us < 50, "load: soaker lost - measured = %.1f us per IPI < 50 us (interrupt delivery)" % gap_us)
     # The daemon's own estimate of the same gap, learned over every window
     # so far against all of cpu1's interrupts (analysis/delivery_cost.h).
