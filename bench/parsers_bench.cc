@@ -36,7 +36,8 @@
 #include "daemon/snapshot.h"
 #include "exporters/prometheus/metrics.h"
 #include "exporters/prometheus/text_format.h"
-#include "tests/test_util.h"
+#include "tests/support/fake_fs.h"
+#include "tests/support/test_util.h"
 #include "window/window.h"
 
 namespace bottleneckd {

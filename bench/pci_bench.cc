@@ -15,7 +15,8 @@
 #include "bus/bus_path.h"
 #include "collectors/pci.h"
 #include "sources/sample.h"
-#include "tests/test_util.h"
+#include "tests/support/fake_fs.h"
+#include "tests/support/test_util.h"
 #include "window/window.h"
 
 namespace bottleneckd {

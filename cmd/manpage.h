@@ -1,7 +1,7 @@
 // bottleneckd(8) and the bash completion, rendered from the command line's
 // description (DescribeCli(), cmd/flags.h): the table that parses the flags
 // and writes --help, so the three cannot drift. bottleneckd-gen-docs
-// (cmd/gen_docs.cc) writes both at build time; tests/manpage_test.cc and
+// (cmd/gen_docs.cc) writes both at build time; tests/cmd/manpage_test.cc and
 // tests/integration/manpage_test.sh compare them with --help.
 #pragma once
 

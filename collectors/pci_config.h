@@ -10,7 +10,7 @@
 // capability IDs all give a partial decode with `problems` saying what was cut
 // short. Layouts follow the PCI Local Bus 3.0, PCI-X 2.0 and PCIe 6.0 specs and
 // the field names of Linux's include/uapi/linux/pci_regs.h, so a decode can be
-// compared line by line with `lspci -vv` (tests/pci_lspci_test.cc does).
+// compared line by line with `lspci -vv` (tests/collectors/pci_lspci_test.cc does).
 #pragma once
 
 #include <cstdint>

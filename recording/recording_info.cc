@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::string_view kFormatName = "bottleneckd-recording";
 // analysis/verdict.h's BoundName values (this stage does not link analysis/;
-// tests/recording_test.cc checks the two lists agree).
+// tests/recording/recording_test.cc checks the two lists agree).
 constexpr const char* kLabels[] = {"cpu", "interrupt", "bus", "wait", "none", "undetermined"};
 
 // Reads the YAML of one recording.yaml; `r` labels errors with the file.

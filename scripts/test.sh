@@ -87,9 +87,16 @@ else
 fi
 stage_done format
 
+# RelWithDebInfo with line tables only (-g1, like the clang tree's
+# -gline-tables-only): backtraces keep file:line, and the -O2 compile is a
+# quarter cheaper (daemon/'s first unity batch: 23.5 s with -g, 18.0 s with -g1
+# on the 2-core VM).
+GCC_FLAGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+           "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG")
+
 if [ "$QUICK" = 1 ]; then
   echo "=== [1/1] quick tier: build + the unit and layering tests (GCC, RelWithDebInfo)"
-  if build build/test; then
+  if build build/test "${GCC_FLAGS[@]}"; then
     run_ctest build/test "quick" -L '^(unit|layering)$'
   else
     failed=$((failed + 1)); failures+=("build/test: build failed")
@@ -100,7 +107,7 @@ if [ "$QUICK" = 1 ]; then
 fi
 
 echo "=== [1/2] build + tests (GCC, RelWithDebInfo)"
-if build build/test; then run_ctest build/test "tests"; else failed=$((failed + 1)); failures+=("build/test: build failed"); fi
+if build build/test "${GCC_FLAGS[@]}"; then run_ctest build/test "tests"; else failed=$((failed + 1)); failures+=("build/test: build failed"); fi
 stage_done "GCC build + tests"
 
 # One libFuzzer target ($1) for FUZZ_SECONDS over a private copy of the seed

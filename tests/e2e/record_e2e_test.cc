@@ -1,0 +1,165 @@
+// End to end: `bottleneckd record` against a fixture tree, then
+// `bottleneckd --replay` of what it wrote; a recorder stopped by SIGINT or
+// killed keeps a readable recording; bad recordings and bad record
+// arguments are one clear line and exit code 2.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "tests/support/fake_fs.h"
+#include "tests/support/test_util.h"
+
+namespace bottleneckd::testing::record_e2e_test {
+namespace {
+
+std::string FixtureFlags(const TempDir& dir) {
+  dir.Write("bottleneckd.yaml", "");
+  HostRoots r = FixtureRoots("seed-box");
+  return " --config.file=" + dir.path() + "/bottleneckd.yaml --path.procfs=" + r.procfs + " --path.sysfs=" + r.sysfs +
+         " --path.ethtool=" + r.ethtool;
+}
+
+// A replay reads the recording, not the host: the config file only.
+std::string ReplayFlags(const TempDir& dir) {
+  dir.Write("bottleneckd.yaml", "");
+  return " --config.file=" + dir.path() + "/bottleneckd.yaml";
+}
+
+// Runs the binary through the shell; returns its exit code.
+int RunBinary(const std::string& args, const std::string& out, const std::string& err) {
+  std::string cmd = std::string(BOTTLENECKD_BINARY) + " " + args + " > " + out + " 2> " + err;
+  int st = std::system(cmd.c_str());
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  return lines;
+}
+
+size_t WindowLines(const std::string& stdout_text) {
+  size_t n = 0;
+  for (const std::string& l : Lines(stdout_text)) n += !l.empty() && l[0] == '+';
+  return n;
+}
+
+// "samples: N" of a recording.yaml; -1 when unreadable.
+int SamplesIn(const std::string& rec) {
+  std::ifstream in(rec + "/recording.yaml");
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind("samples: ", 0) == 0) return std::atoi(l.c_str() + 9);
+  return -1;
+}
+
+TEST(RecordE2e, RecordsTheFixtureAndReplaysEveryWindow) {
+  TempDir dir;
+  const std::string rec = dir.path() + "/rec", out = dir.path() + "/out", err = dir.path() + "/err";
+  ASSERT_EQ(RunBinary("record --out " + rec + " --duration 2s" + FixtureFlags(dir), out, err), 0) << ReadFileOrDie(err);
+  EXPECT_NE(ReadFileOrDie(err).find("3 samples"), std::string::npos) << ReadFileOrDie(err);
+  EXPECT_EQ(SamplesIn(rec), 3);  // ticks at 0, 1 and 2 s
+  ASSERT_EQ(RunBinary("--replay " + rec + ReplayFlags(dir), out, err), 0) << ReadFileOrDie(err);
+  std::string text = ReadFileOrDie(out);
+  EXPECT_EQ(WindowLines(text), 2u) << text;
+  // The seed box: one CPU; em0 to em2 have bus paths (em0 and em1 on PCI-X, em2 on PCI).
+  EXPECT_NE(text.find("+1."), std::string::npos) << text;
+  EXPECT_NE(text.find("  em0 rx 0/s bus 0.0%"), std::string::npos) << text;
+  EXPECT_NE(text.find("  lo rx 0/s"), std::string::npos) << text;
+
+  // The same directory again: refused, nothing overwritten.
+  EXPECT_EQ(RunBinary("record --out " + rec + " --duration 1s" + FixtureFlags(dir), out, err), 2);
+  EXPECT_NE(ReadFileOrDie(err).find(rec + " exists and is not empty"), std::string::npos) << ReadFileOrDie(err);
+  EXPECT_EQ(SamplesIn(rec), 3);
+}
+
+TEST(RecordE2e, BadArgumentsAreOneLineAndExitTwo) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out", err = dir.path() + "/err";
+  struct Case {
+    std::string args, error;
+  } cases[] = {
+      {"record --duration 2s", "record needs --out DIR"},
+      {"record --out " + dir.path() + "/r --duration 25h", "--duration must be a duration like 30s"},
+      {"record --out " + dir.path() + "/r --duration soon", "--duration must be a duration like 30s"},
+      {"--out " + dir.path() + "/r", "--out does not go with the daemon: it is for record"},
+      {"--replay " + dir.path() + "/nothing", "--path.procfs does not go with --replay"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(RunBinary(c.args + FixtureFlags(dir), out, err), 2) << c.args;
+    std::string e = ReadFileOrDie(err);
+    EXPECT_NE(e.find(c.error), std::string::npos) << c.args << ": " << e;
+    EXPECT_EQ(Lines(e).size(), 1u) << e;
+  }
+  // A recording that is not there: also one line and 2.
+  EXPECT_EQ(RunBinary("--replay " + dir.path() + "/nothing" + ReplayFlags(dir), out, err), 2);
+  std::string e = ReadFileOrDie(err);
+  EXPECT_NE(e.find(dir.path() + "/nothing/recording.yaml: missing"), std::string::npos) << e;
+  EXPECT_EQ(Lines(e).size(), 1u) << e;
+}
+
+TEST(RecordE2e, MalformedRecordingNamesTheFile) {
+  TempDir dir;
+  dir.Write("rec/recording.yaml", "format: bottleneckd-recording\nversion: 1\ninterval_seconds: 1\nsamples: 2\n");
+  dir.Write("rec/samples/000000/time", "10 1764500000\n");
+  dir.Write("rec/samples/000001/time", "11\n");
+  const std::string out = dir.path() + "/out", err = dir.path() + "/err";
+  EXPECT_EQ(RunBinary("--replay " + dir.path() + "/rec" + ReplayFlags(dir), out, err), 2);
+  std::string e = ReadFileOrDie(err);
+  EXPECT_NE(e.find(dir.path() + "/rec/samples/000001/time: expected '<monotonic seconds> <unix seconds>'"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(Lines(e).size(), 1u) << e;
+  EXPECT_EQ(WindowLines(ReadFileOrDie(out)), 0u);
+}
+
+// Starts `record --duration 1h` in the background, waits for two samples and
+// delivers `sig`; the recording keeps every finished sample.
+void StopRecorder(int sig, int want_exit) {
+  TempDir dir;
+  const std::string rec = dir.path() + "/rec", err = dir.path() + "/err";
+  const std::string flags = FixtureFlags(dir);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, STDERR_FILENO);
+    std::string cmd = "exec " + std::string(BOTTLENECKD_BINARY) + " record --out " + rec + " --duration 1h" + flags;
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ASSERT_GT(pid, 0);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (SamplesIn(rec) < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ::kill(pid, sig);
+  int st = 0;
+  ASSERT_EQ(::waitpid(pid, &st, 0), pid);
+  if (want_exit >= 0) {
+    ASSERT_TRUE(WIFEXITED(st)) << ReadFileOrDie(err);
+    EXPECT_EQ(WEXITSTATUS(st), want_exit) << ReadFileOrDie(err);
+    EXPECT_NE(ReadFileOrDie(err).find("(stopped early)"), std::string::npos) << ReadFileOrDie(err);
+  } else {
+    EXPECT_TRUE(WIFSIGNALED(st));
+  }
+  const int samples = SamplesIn(rec);
+  ASSERT_GE(samples, 2);
+  const std::string out = dir.path() + "/out";
+  ASSERT_EQ(RunBinary("--replay " + rec + ReplayFlags(dir), out, err), 0) << ReadFileOrDie(err);
+  EXPECT_EQ(WindowLines(ReadFileOrDie(out)), static_cast<size_t>(samples - 1));
+}
+
+TEST(RecordE2e, SigintStopsAndKeepsTheSamples) { StopRecorder(SIGINT, 0); }
+
+TEST(RecordE2e, SigkillLosesNothingFinished) { StopRecorder(SIGKILL, -1); }
+
+}  // namespace
+}  // namespace bottleneckd::testing::record_e2e_test

@@ -1,0 +1,260 @@
+// The exporter's metric families: naming conventions, the documented list,
+// and values read through the real collectors from a fixture tree.
+#include "exporters/prometheus/metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "daemon/daemon.h"
+#include "exporters/prometheus/text_format.h"
+#include "tests/support/fake_fs.h"
+#include "tests/support/metric_families.h"
+#include "tests/support/test_util.h"
+
+namespace bottleneckd::metrics_test {
+namespace {
+
+std::shared_ptr<const Snapshot> TwoTicks(const std::string& scenario, bool matrix = false) {
+  static SnapshotStore store;
+  Config c;
+  c.roots = testing::FixtureRoots(scenario);
+  c.collectors.interrupts.per_cpu_matrix = matrix;
+  c.collectors.threads.targets.push_back(ThreadTarget{"udpecho", std::nullopt});
+  Daemon d(c, &store);
+  d.Tick();
+  d.Tick();
+  return store.Latest();
+}
+
+using testing::Find;
+using testing::Label;
+
+// Every family listed, prefixed (bottleneckd_, or process_ for the names every
+// client library exports), _total on counters only, with help, and
+// ratios in [0, 1].
+void ExpectConventions(const std::vector<prometheus::MetricFamily>& fams) {
+  std::set<std::string> known(ExportedMetricNames().begin(), ExportedMetricNames().end());
+  for (const auto& f : fams) {
+    EXPECT_TRUE(known.count(f.name)) << f.name << " is emitted but not in ExportedMetricNames()";
+    EXPECT_TRUE(f.name.rfind("bottleneckd_", 0) == 0 || f.name.rfind("process_", 0) == 0) << f.name;
+    bool total = f.name.size() > 6 && f.name.substr(f.name.size() - 6) == "_total";
+    EXPECT_EQ(total, f.type == prometheus::MetricType::Counter)
+        << f.name << ": counters and only counters end in _total";
+    EXPECT_FALSE(f.help.empty()) << f.name;
+    if (f.name.find("_ratio") != std::string::npos)
+      for (const auto& m : f.metric) {
+        EXPECT_GE(m.gauge.value, 0) << f.name;
+        EXPECT_LE(m.gauge.value, 1.0000001) << f.name;
+      }
+  }
+}
+
+TEST(Metrics, NamesAreValidAndFollowConventions) {
+  std::string bad;
+  EXPECT_TRUE(ValidateMetricNames(&bad)) << bad;
+  auto snap = TwoTicks("large-host", /*matrix=*/true);
+  ExpectConventions(BuildMetricFamilies(snap.get(), GetBuildInfo()));
+}
+
+TEST(Metrics, EveryExportedNameIsDocumented) {
+  std::string doc = testing::ReadFileOrDie(std::string(BOTTLENECKD_SOURCE_DIR) + "/docs/metrics.md");
+  for (const std::string& n : ExportedMetricNames()) EXPECT_NE(doc.find("`" + n), std::string::npos) << n;
+}
+
+TEST(Metrics, NoSnapshotGivesOnlyBuildInfo) {
+  auto fams = BuildMetricFamilies(nullptr, BuildInfo{"1.2.3", "abc"});
+  ASSERT_EQ(fams.size(), 1u);
+  EXPECT_EQ(fams[0].name, "bottleneckd_build_info");
+  EXPECT_EQ(Label(fams[0].metric[0], "version"), "1.2.3");
+}
+
+TEST(Metrics, PerCpuIrqMatrixOnlyWhenAsked) {
+  auto off = BuildMetricFamilies(TwoTicks("seed-box").get(), GetBuildInfo());
+  EXPECT_EQ(Find(off, "bottleneckd_interrupts_cpu_total"), nullptr);
+  auto on = BuildMetricFamilies(TwoTicks("seed-box", true).get(), GetBuildInfo());
+  const auto* m = Find(on, "bottleneckd_interrupts_cpu_total");
+  ASSERT_NE(m, nullptr);
+  // seed-box: one CPU, every line of /proc/interrupts (numeric and named) once.
+  std::string text = testing::ReadFileOrDie(testing::FixtureDir("seed-box") + "/proc/interrupts");
+  size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) - 1;  // minus header
+  EXPECT_EQ(m->metric.size(), lines);
+}
+
+TEST(Metrics, SeedBoxValuesComeFromTheFixtureFiles) {
+  auto fams = BuildMetricFamilies(TwoTicks("seed-box").get(), GetBuildInfo());
+  std::string dir = testing::FixtureDir("seed-box");
+  // em0's packet counter equals the sysfs file.
+  const auto* rx = Find(fams, "bottleneckd_network_receive_packets_total");
+  ASSERT_NE(rx, nullptr);
+  uint64_t want = std::stoull(testing::ReadFileOrDie(dir + "/sys/class/net/em0/statistics/rx_packets"));
+  bool seen = false;
+  for (const auto& m : rx->metric)
+    if (Label(m, "interface") == "em0") {
+      EXPECT_DOUBLE_EQ(m.counter.value, static_cast<double>(want));
+      seen = true;
+    }
+  EXPECT_TRUE(seen);
+  // The drop ladder has all three rungs; the seed box loses at the socket.
+  const auto* drops = Find(fams, "bottleneckd_network_drops_total");
+  ASSERT_NE(drops, nullptr);
+  std::set<std::string> rungs;
+  for (const auto& m : drops->metric) rungs.insert(Label(m, "rung"));
+  EXPECT_EQ(rungs, (std::set<std::string>{"nic", "backlog", "socket"}));
+  // A window of two identical readings: the target thread used 0 % of a CPU.
+  const auto* ratio = Find(fams, "bottleneckd_thread_cpu_ratio");
+  ASSERT_NE(ratio, nullptr);
+  ASSERT_EQ(ratio->metric.size(), 1u);
+  EXPECT_EQ(Label(ratio->metric[0], "process"), "udpecho");
+  EXPECT_EQ(ratio->metric[0].gauge.value, 0);
+  // Every collector succeeded on the fixture.
+  const auto* ok = Find(fams, "bottleneckd_collector_success");
+  ASSERT_NE(ok, nullptr);
+  EXPECT_EQ(ok->metric.size(), 7u);  // cpu, interrupts, softirqs, netdev, pci, sockets, threads
+  for (const auto& m : ok->metric) EXPECT_EQ(m.gauge.value, 1) << Label(m, "collector");
+}
+
+// irqtime (sources/irqtime.h): two CPUs, eth0's TxRx-0 (IRQ 30) on both,
+// TxRx-1 (IRQ 31) on cpu1, and IRQ 99 that is no NIC's.
+Snapshot IrqTimeSnapshot() {
+  Snapshot s;
+  IrqTimeReading r;
+  r.mono_ns = 5;
+  r.generation = 1;
+  r.attach = "raw_tp";
+  IrqTimeCpu c0, c1;
+  c0.cpu = 0;
+  c0.hardirq_ns = 1500000000;
+  c0.hardirq_count = 1200;
+  c0.softirq_ns[1] = 250000000;   // TIMER
+  c0.softirq_ns[3] = 2000000000;  // NET_RX
+  c0.softirq_count[1] = 30;
+  c0.softirq_count[3] = 400;
+  c1.cpu = 1;
+  c1.hardirq_ns = 40000000;
+  c1.hardirq_count = 7;
+  c1.softirq_ns[9] = 3000000;  // RCU
+  c1.softirq_count[9] = 2;
+  r.cpus = {c0, c1};
+  auto irq = [](uint32_t n, int cpu, uint64_t hard, uint64_t soft) {
+    IrqTimeIrq e;
+    e.irq = n;
+    e.cpu = cpu;
+    e.hardirq_ns = hard;
+    e.hardirq_count = 1;
+    e.net_softirq_ns = soft;
+    e.net_softirq_count = 1;
+    return e;
+  };
+  r.irqs = {irq(30, 0, 100000000, 300000000), irq(30, 1, 50000000, 200000000), irq(31, 1, 10000000, 0),
+            irq(99, 0, 900000000, 0)};
+  s.sample.irqtime = r;
+  s.sample.nic_irqs = {NicIrq{30, "eth0", "TxRx-0", "0000:01:00.0"}, NicIrq{31, "eth0", "TxRx-1", "0000:01:00.0"},
+                       NicIrq{32, "eth0", "TxRx-2", "0000:01:00.0"}};
+  Window w;
+  CpuWindow acc;
+  acc.cpu = 0;
+  acc.interrupt_ratio = 0.3;
+  w.cpus = {acc};
+  IrqTimeCpuWindow m;
+  m.cpu = 0;
+  m.hardirq_ratio = 0.05;
+  m.softirq_ratio = 0.1;
+  w.irqtime = {m};
+  s.window = w;
+  return s;
+}
+
+// Values of a family by the concatenation of the given labels' values.
+std::map<std::string, double> ByLabels(const prometheus::MetricFamily& f, std::initializer_list<const char*> labels) {
+  std::map<std::string, double> out;
+  for (const auto& m : f.metric) {
+    std::string key;
+    const char* sep = "";
+    for (const char* l : labels) {
+      key += sep + Label(m, l);
+      sep = "/";
+    }
+    out[key] = f.type == prometheus::MetricType::Counter ? m.counter.value : m.gauge.value;
+  }
+  return out;
+}
+
+TEST(IrqTimeMetrics, CountersInSecondsFromTheReading) {
+  Snapshot s = IrqTimeSnapshot();
+  auto fams = BuildMetricFamilies(&s, GetBuildInfo());
+  ExpectConventions(fams);
+  const auto* info = Find(fams, "bottleneckd_irqtime_info");
+  ASSERT_NE(info, nullptr);
+  ASSERT_EQ(info->metric.size(), 1u);
+  EXPECT_EQ(Label(info->metric[0], "attach"), "raw_tp");
+  EXPECT_EQ(info->metric[0].gauge.value, 1);
+
+  const auto* secs = Find(fams, "bottleneckd_cpu_interrupt_seconds_total");
+  ASSERT_NE(secs, nullptr);
+  EXPECT_EQ(ByLabels(*secs, {"cpu", "kind"}),
+            (std::map<std::string, double>{
+                {"0/hardirq", 1.5}, {"0/softirq", 2.25}, {"1/hardirq", 0.04}, {"1/softirq", 0.003}}));
+
+  const auto* vec = Find(fams, "bottleneckd_softirq_seconds_total");
+  ASSERT_NE(vec, nullptr);
+  auto v = ByLabels(*vec, {"cpu", "vector"});
+  EXPECT_EQ(v.size(), 20u) << "every vector of every CPU";
+  std::set<std::string> names;
+  for (const auto& m : vec->metric) names.insert(Label(m, "vector"));
+  EXPECT_EQ(names, (std::set<std::string>{"hi", "timer", "net_tx", "net_rx", "block", "irq_poll", "tasklet", "sched",
+                                          "hrtimer", "rcu"}));
+  EXPECT_EQ(v["0/timer"], 0.25);
+  EXPECT_EQ(v["0/net_rx"], 2);
+  EXPECT_EQ(v["0/net_tx"], 0);
+  EXPECT_EQ(v["1/rcu"], 0.003);
+
+  const auto* n = Find(fams, "bottleneckd_irqtime_interrupts_total");
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(
+      ByLabels(*n, {"cpu", "kind"}),
+      (std::map<std::string, double>{{"0/hardirq", 1200}, {"0/softirq", 430}, {"1/hardirq", 7}, {"1/softirq", 2}}));
+
+  // Summed over CPUs; IRQ 99 is no queue's and TxRx-2 has not interrupted.
+  const auto* q = Find(fams, "bottleneckd_nic_queue_interrupt_seconds_total");
+  ASSERT_NE(q, nullptr);
+  auto qv = ByLabels(*q, {"interface", "queue", "kind"});
+  ASSERT_EQ(qv.size(), 4u);
+  EXPECT_NEAR(qv["eth0/TxRx-0/hardirq"], 0.15, 1e-12);
+  EXPECT_NEAR(qv["eth0/TxRx-0/softirq"], 0.5, 1e-12);
+  EXPECT_EQ(qv["eth0/TxRx-1/hardirq"], 0.01);
+  EXPECT_EQ(qv["eth0/TxRx-1/softirq"], 0);
+
+  std::string text, out;
+  AppendTextFormat(fams, &text);
+  EXPECT_EQ(testing::RunPromtoolCheckMetrics(text, &out), 0) << out << text;
+}
+
+TEST(IrqTimeMetrics, InterruptRatioHasASourceLabel) {
+  Snapshot s = IrqTimeSnapshot();
+  auto fams = BuildMetricFamilies(&s, GetBuildInfo());
+  const auto* f = Find(fams, "bottleneckd_cpu_interrupt_ratio");
+  ASSERT_NE(f, nullptr);
+  auto v = ByLabels(*f, {"cpu", "source"});
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v["0/accounting"], 0.3);
+  EXPECT_NEAR(v["0/ebpf"], 0.15, 1e-12);
+}
+
+TEST(IrqTimeMetrics, NoneWithoutTheSource) {
+  Snapshot s = IrqTimeSnapshot();
+  s.sample.irqtime.reset();
+  s.window->irqtime.clear();
+  auto fams = BuildMetricFamilies(&s, GetBuildInfo());
+  for (const char* name :
+       {"bottleneckd_irqtime_info", "bottleneckd_cpu_interrupt_seconds_total", "bottleneckd_softirq_seconds_total",
+        "bottleneckd_irqtime_interrupts_total", "bottleneckd_nic_queue_interrupt_seconds_total"})
+    EXPECT_EQ(Find(fams, name), nullptr) << name;
+  const auto* f = Find(fams, "bottleneckd_cpu_interrupt_ratio");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(ByLabels(*f, {"cpu", "source"}), (std::map<std::string, double>{{"0/accounting", 0.3}}));
+}
+
+}  // namespace
+}  // namespace bottleneckd::metrics_test

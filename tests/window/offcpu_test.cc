@@ -1,0 +1,244 @@
+// OffCpuSource on this machine's kernel (the suite runs as root, as CI does):
+// a thread of this test that sleeps in nanosleep and one that blocks in a
+// pipe read are followed; their measured waits name the kernel functions
+// /proc/PID/wchan names and the system calls, with the time the test itself
+// spent in them; without the kernel's BTF, kallsyms or capabilities it refuses
+// with one message saying which.
+#include "sources/offcpu.h"
+
+#include <gtest/gtest.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "base/clock.h"
+#include "sources/capabilities.h"
+#include "sources/sample.h"
+#include "tests/support/test_util.h"
+#include "window/offcpu_window.h"
+
+namespace bottleneckd::offcpu_test {
+namespace {
+
+int Tid() { return static_cast<int>(syscall(SYS_gettid)); }
+
+// A thread that sleeps `period` (2 ms) at a time until told to stop, and its tid.
+class Sleeper {
+ public:
+  explicit Sleeper(std::chrono::microseconds period = std::chrono::milliseconds(2))
+      : t_([this, period] {
+          tid_.store(Tid());
+          while (!stop_.load()) std::this_thread::sleep_for(period);
+        }) {
+    while (tid_.load() == 0) std::this_thread::yield();
+  }
+  ~Sleeper() {
+    stop_.store(true);
+    t_.join();
+  }
+  int tid() const { return tid_.load(); }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<int> tid_{0};
+  std::thread t_;
+};
+
+// The thread's nanoseconds on a CPU (schedstat's first field).
+uint64_t RunNs(int tid) {
+  FILE* f = std::fopen(("/proc/self/task/" + std::to_string(tid) + "/schedstat").c_str(), "r");
+  unsigned long long ns = 0;
+  if (f) {
+    if (std::fscanf(f, "%llu", &ns) != 1) ns = 0;
+    std::fclose(f);
+  }
+  return ns;
+}
+
+double Ratio(const std::vector<WaitSiteWindow>& sites, std::string_view part, bool involuntary = false) {
+  double r = 0;
+  for (const WaitSiteWindow& s : sites)
+    if (s.involuntary == involuntary && s.where.find(part) != std::string::npos) r += s.ratio;
+  return r;
+}
+
+TEST(OffCpuSource, MeasuresWhereAThreadSleeps) {
+  OffCpuSource src;
+  Status s = src.Start();
+  ASSERT_OK(s);
+  ASSERT_TRUE(src.running());
+  EXPECT_OK(src.Start());  // idempotent
+  Sleeper sleeper;
+  ASSERT_OK(src.SetTargets({sleeper.tid()}));
+  OffCpuReading a, b;
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const uint64_t run0 = RunNs(sleeper.tid());
+  ASSERT_OK(src.Read(&a));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_OK(src.Read(&b));
+  const uint64_t run1 = RunNs(sleeper.tid());
+  EXPECT_EQ(b.tids, std::vector<int>{sleeper.tid()});
+  auto waits = ComputeThreadWaits(a, b, sleeper.tid());
+  ASSERT_TRUE(waits.has_value());
+  ASSERT_FALSE(waits->empty());
+  // The thread sleeps 2 ms per loop and runs microseconds: nearly all the
+  // window is its own wait in the nanosleep system call, in the function the
+  // kernel's wchan names for it.
+  const double sleeping = Ratio(*waits, "(clock_nanosleep)");
+  EXPECT_GT(sleeping, 0.9) << (*waits)[0].where;
+  EXPECT_LE(sleeping, 1.0);
+  EXPECT_EQ((*waits)[0].where, "hrtimer_nanosleep (clock_nanosleep)");
+  EXPECT_FALSE((*waits)[0].involuntary);
+  // Every nanosecond of the window is the thread's: on the CPU (schedstat)
+  // or off it (measured, preemptions included), within the two reads' skew.
+  double off = 0;
+  for (const WaitSiteWindow& w : *waits) off += w.ratio;
+  const double running = static_cast<double>(run1 - run0) / static_cast<double>(b.mono_ns - a.mono_ns);
+  EXPECT_NEAR(off + running, 1.0, 0.02) << "off " << off << " running " << running;
+  // About 500 ms / (2 ms + the timer's slack) periods a second.
+  EXPECT_GT((*waits)[0].periods_per_second, 100);
+  EXPECT_LT((*waits)[0].periods_per_second, 550);
+}
+
+TEST(OffCpuSource, AThreadBlockedThroughTheWindowCountsItsTimeSoFar) {
+  OffCpuSource src;
+  ASSERT_OK(src.Start());
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  std::atomic<int> tid{0};
+  std::atomic<bool> go{false};
+  std::thread reader([&] {
+    tid.store(Tid());
+    while (!go.load()) std::this_thread::yield();  // followed before it blocks
+    char c;
+    (void)!read(fds[0], &c, 1);
+  });
+  while (tid.load() == 0) std::this_thread::yield();
+  ASSERT_OK(src.SetTargets({tid.load()}));
+  go.store(true);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // it blocks in read
+  OffCpuReading a, b;
+  ASSERT_OK(src.Read(&a));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_OK(src.Read(&b));
+  // Blocked through the whole window, no switch back yet: its wait so far
+  // counts, so the window is all wait, in the pipe read.
+  auto waits = ComputeThreadWaits(a, b, tid.load());
+  ASSERT_TRUE(waits.has_value());
+  ASSERT_FALSE(waits->empty());
+  EXPECT_GT(Ratio(*waits, "(read)"), 0.97) << (*waits)[0].where;
+  EXPECT_LE(Ratio(*waits, "(read)"), 1.0);
+  EXPECT_EQ((*waits)[0].periods_per_second, 0);  // none ended in the window
+  // Woken: the period ends and the next window gets only its remainder.
+  ASSERT_EQ(write(fds[1], "x", 1), 1);
+  reader.join();
+  OffCpuReading c;
+  ASSERT_OK(src.Read(&c));
+  auto after = ComputeThreadWaits(b, c, tid.load());
+  ASSERT_TRUE(after.has_value());
+  EXPECT_LT(Ratio(*after, "(read)"), 1.0);
+  // A thread no longer followed is not measured over a window.
+  ASSERT_OK(src.SetTargets({}));
+  OffCpuReading d;
+  ASSERT_OK(src.Read(&d));
+  EXPECT_TRUE(d.tids.empty());
+  EXPECT_FALSE(ComputeThreadWaits(c, d, tid.load()).has_value());
+  close(fds[0]);
+  close(fds[1]);
+}
+
+TEST(OffCpuSource, ReadsTheSampleThreads) {
+  OffCpuSource src;
+  ASSERT_OK(src.Start());
+  Sleeper sleeper;
+  Sample sample;
+  sample.threads.emplace();
+  ThreadSample t;
+  t.task.tid = sleeper.tid();
+  sample.threads->push_back(t);
+  ASSERT_OK(src.Read(&sample));
+  ASSERT_TRUE(sample.offcpu.has_value());
+  EXPECT_EQ(sample.offcpu->tids, std::vector<int>{sleeper.tid()});
+  src.Stop();
+  EXPECT_FALSE(src.running());
+  EXPECT_TRUE(src.Read(&sample).IsNotSupported());
+  EXPECT_FALSE(sample.offcpu.has_value());
+}
+
+TEST(OffCpuSource, WithoutKernelBtfSaysSo) {
+  OffCpuSource src("", "/nonexistent/btf/vmlinux");
+  Status s = src.Start();
+  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+  EXPECT_NE(s.message().find("no kernel BTF at /nonexistent/btf/vmlinux"), std::string::npos) << s.ToString();
+  EXPECT_FALSE(src.running());
+}
+
+TEST(OffCpuSource, WithHiddenKallsymsSaysSo) {
+  // kallsyms as a reader without CAP_SYSLOG sees it (kptr_restrict).
+  testing::TempDir dir;
+  dir.Write("kallsyms", "0000000000000000 T _stext\n0000000000000000 t do_nanosleep\n");
+  const std::string path = dir.path() + "/kallsyms";
+  OffCpuSource src(path);
+  Status s = src.Start();
+  EXPECT_TRUE(s.IsPermissionDenied()) << s.ToString();
+  EXPECT_NE(s.message().find("kptr_restrict"), std::string::npos) << s.ToString();
+  OffCpuSource missing(dir.path() + "/none");
+  EXPECT_FALSE(missing.Start().ok());
+}
+
+// In a forked child: drops every capability, then Start() must refuse with
+// PermissionDenied naming CAP_BPF and CAP_PERFMON.
+int StartWithoutCapabilities() {
+  __user_cap_header_struct h{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3]{};
+  if (syscall(SYS_capset, &h, d) != 0) return 2;
+  OffCpuSource src;
+  Status s = src.Start();
+  std::fprintf(stderr, "status: %s\n", s.ToString().c_str());
+  if (!s.IsPermissionDenied()) return 3;
+  if (s.message().find("CAP_BPF and CAP_PERFMON not held") == std::string::npos) return 4;
+  return src.running() ? 5 : 0;
+}
+
+TEST(OffCpuSource, WithoutCapabilitiesSaysWhich) {
+  ASSERT_TRUE(HaveEffectiveCapability(CAP_SYS_ADMIN)) << "the suite runs as root";
+  EXPECT_EXIT(_exit(StartWithoutCapabilities()), ::testing::ExitedWithCode(0), "");
+}
+
+// A thread that switches ~9000 times a second: after the first read its
+// stacks are walked for about kOffCpuStacksPerSecond of its periods, the rest
+// counted unsampled, and the window still names where it waits.
+TEST(OffCpuSource, AFastThreadHasASampleOfItsStacksWalked) {
+  OffCpuSource src;
+  ASSERT_OK(src.Start());
+  Sleeper sleeper(std::chrono::microseconds(50));
+  ASSERT_OK(src.SetTargets({sleeper.tid()}));
+  OffCpuReading a, b, c;
+  ASSERT_OK(src.Read(&a));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_OK(src.Read(&b));  // its rate known: the walks thinned
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_OK(src.Read(&c));
+  uint64_t walked = 0, unwalked = 0, walked_before = 0, unwalked_before = 0;
+  for (const OffCpuSite& site : b.sites) (site.sampled ? walked_before : unwalked_before) += site.count;
+  for (const OffCpuSite& site : c.sites) (site.sampled ? walked : unwalked) += site.count;
+  const double seconds = static_cast<double>(c.mono_ns - b.mono_ns) / 1e9;
+  const double walked_per_second = static_cast<double>(walked - walked_before) / seconds;
+  EXPECT_GT(unwalked - unwalked_before, walked - walked_before);
+  EXPECT_LT(walked_per_second, 2 * kOffCpuStacksPerSecond);
+  EXPECT_GT(walked_per_second, 0.3 * kOffCpuStacksPerSecond);
+  auto waits = ComputeThreadWaits(b, c, sleeper.tid());
+  ASSERT_TRUE(waits.has_value());
+  ASSERT_FALSE(waits->empty());
+  EXPECT_EQ((*waits)[0].where, "hrtimer_nanosleep (clock_nanosleep)");
+  EXPECT_GT(Ratio(*waits, "(clock_nanosleep)"), 0.6);
+  EXPECT_LE(Ratio(*waits, ""), 1.0);
+}
+
+}  // namespace
+}  // namespace bottleneckd::offcpu_test
