@@ -5,6 +5,7 @@
 // `promtool check metrics`, and the daemon's signals and bad-input behaviour
 // are exercised.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -35,17 +36,6 @@ std::vector<std::string> FixtureArgs(const std::string& scenario, const std::str
           "--path.sysfs=" + r.sysfs, "--path.ethtool=" + r.ethtool};
 }
 
-// Polls /metrics until it contains `needle` (the snapshot is published at the
-// end of a tick, after the tick's log lines).
-bool WaitForMetric(const DaemonProcess& d, const std::string& needle, double timeout_s) {
-  auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  while (std::chrono::steady_clock::now() < end) {
-    if (d.Get("/metrics").body.find(needle) != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
-}
-
 std::string ConfigFile(const TempDir& dir, const std::string& yaml) {
   dir.Write("bottleneckd.yaml", yaml);
   return dir.path() + "/bottleneckd.yaml";
@@ -60,8 +50,10 @@ TEST_P(GoldenTest, MetricsMatchGoldenAndPassPromtool) {
   std::string cfg = ConfigFile(dir, "interval: 200ms\ncollectors:\n  threads:\n    targets:\n      - name: udpecho\n");
   DaemonProcess d;
   ASSERT_TRUE(d.Start(FixtureArgs(scenario, cfg))) << d.error();
-  // Wait for a window (two samples) so window-derived families are present.
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // Wait for the first window (two samples): the window-derived families,
+  // the verdict's among them, are present from then on. Polled, not slept: a
+  // sanitizer build at -O0 took over 500 ms for the large host's first window.
+  ASSERT_TRUE(d.WaitForMetric("\nbottleneckd_verdict_info{", 60)) << d.Stderr();
   HttpResponse r = d.Get("/metrics");
   ASSERT_EQ(r.status, 200);
   EXPECT_NE(r.headers.find("text/plain; version=0.0.4"), std::string::npos);
@@ -172,8 +164,17 @@ TEST(DaemonBadInput, GarbledFileFailsOneCollectorOnly) {
   EXPECT_NE(m.find("bottleneckd_collector_success{collector=\"softirqs\"} 0"), std::string::npos) << m;
   EXPECT_NE(m.find("bottleneckd_collector_success{collector=\"cpu\"} 1"), std::string::npos);
   EXPECT_NE(m.find("bottleneckd_collector_success{collector=\"netdev\"} 1"), std::string::npos);
-  std::this_thread::sleep_for(std::chrono::milliseconds(400));
-  // One error line for the failure, not one per tick.
+  // Three more ticks over the garbled file (counted by the daemon, not slept):
+  // one error line for the failure, not one per tick.
+  auto samples = [&d] {
+    std::string body = d.Get("/metrics").body;
+    size_t at = body.find("\nbottleneckd_samples_total ");
+    return at == std::string::npos ? -1L : std::atol(body.c_str() + at + 27);
+  };
+  long first_samples = samples();
+  ASSERT_GE(first_samples, 0);
+  for (int i = 0; i < 400 && samples() < first_samples + 3; ++i) ::poll(nullptr, 0, 50);
+  ASSERT_GE(samples(), first_samples + 3) << "the daemon stopped ticking";
   const std::string& log = d.Stderr();
   size_t first = log.find("msg=\"collector failed\" collector=softirqs");
   ASSERT_NE(first, std::string::npos) << log;
@@ -182,12 +183,12 @@ TEST(DaemonBadInput, GarbledFileFailsOneCollectorOnly) {
 
   dir.Write("tree/proc/net/softnet_stat", good);
   ASSERT_TRUE(d.WaitForLog("msg=\"collector recovered\" collector=softirqs", 5)) << d.Stderr();
-  EXPECT_TRUE(WaitForMetric(d, "bottleneckd_collector_success{collector=\"softirqs\"} 1", 5));
+  EXPECT_TRUE(d.WaitForMetric("bottleneckd_collector_success{collector=\"softirqs\"} 1", 5));
 
   // A missing file: the same, and the daemon keeps sampling.
   std::filesystem::remove(dir.path() + "/tree/proc/stat");
   ASSERT_TRUE(d.WaitForLog("msg=\"collector failed\" collector=cpu", 5)) << d.Stderr();
-  EXPECT_TRUE(WaitForMetric(d, "bottleneckd_collector_success{collector=\"cpu\"} 0", 5));
+  EXPECT_TRUE(d.WaitForMetric("bottleneckd_collector_success{collector=\"cpu\"} 0", 5));
   EXPECT_EQ(d.Get("/healthz").status, 200);
   d.Signal(SIGTERM);
   EXPECT_EQ(d.Wait(10), 0);
@@ -201,9 +202,7 @@ TEST(DaemonSignals, HupReloadsAndBadReloadKeepsRunning) {
   dir.Write("bottleneckd.yaml", "interval: 200ms\ncollectors:\n  sockets:\n    enabled: false\n");
   d.Signal(SIGHUP);
   ASSERT_TRUE(d.WaitForLog("msg=\"configuration applied\"", 5)) << d.Stderr();
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  std::string m = d.Get("/metrics").body;
-  EXPECT_EQ(m.find("collector=\"sockets\""), std::string::npos) << "sockets disabled by the reload";
+  EXPECT_TRUE(d.WaitForMetric("collector=\"sockets\"", 10, false)) << "sockets disabled by the reload";
 
   dir.Write("bottleneckd.yaml", "interval: 200ms\ncollectors:\n  netdev:\n    includ: [eth0]\n");
   d.Signal(SIGHUP);
@@ -221,7 +220,7 @@ TEST(DaemonSignals, HupReloadsAndBadReloadKeepsRunning) {
   d.Signal(SIGHUP);
   ASSERT_TRUE(d.WaitForLog("over the limit of 1048576 bytes", 5)) << d.Stderr();
   EXPECT_EQ(d.Get("/healthz").status, 200);
-  m = d.Get("/metrics").body;
+  std::string m = d.Get("/metrics").body;
   EXPECT_EQ(m.find("collector=\"sockets\""), std::string::npos) << "the last good config still applies";
   d.Signal(SIGTERM);
   EXPECT_EQ(d.Wait(10), 0);

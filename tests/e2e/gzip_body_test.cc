@@ -177,8 +177,9 @@ class ServedScrape : public ::testing::Test {
     ASSERT_TRUE(d_.Start({"--config.file=" + dir_.path() + "/bottleneckd.yaml", "--web.listen-address=127.0.0.1:0",
                           "--path.procfs=" + r.procfs, "--path.sysfs=" + r.sysfs, "--path.ethtool=" + r.ethtool}))
         << d_.error();
-    // Two samples, so the window families are in both scrapes compared.
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    // The first window (two samples), so the window families are in both
+    // scrapes compared.
+    ASSERT_TRUE(d_.WaitForMetric("\nbottleneckd_verdict_info{", 60)) << d_.Stderr();
   }
   void TearDown() override {
     d_.Signal(SIGTERM);

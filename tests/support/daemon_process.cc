@@ -147,6 +147,15 @@ const std::string& DaemonProcess::Stderr() {
   return stderr_;
 }
 
+bool DaemonProcess::WaitForMetric(const std::string& needle, double timeout_s, bool present) const {
+  double end = Now() + timeout_s;
+  while (Now() < end) {
+    if ((Get("/metrics").body.find(needle) != std::string::npos) == present) return true;
+    ::poll(nullptr, 0, 50);
+  }
+  return false;
+}
+
 bool DaemonProcess::WaitForLog(const std::string& needle, double timeout_s) {
   double end = Now() + timeout_s;
   while (Now() < end) {

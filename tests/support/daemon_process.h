@@ -48,6 +48,10 @@ class DaemonProcess {
   const std::string& Stderr();
   // Polls Stderr() until it contains `needle` or timeout_s passes.
   bool WaitForLog(const std::string& needle, double timeout_s);
+  // Polls /metrics until its body contains `needle` (present = true) or no
+  // longer does (present = false), or timeout_s passes. The snapshot is
+  // published at the end of a tick: wait for what a tick makes, never sleep.
+  bool WaitForMetric(const std::string& needle, double timeout_s, bool present = true) const;
   const std::string& error() const { return error_; }
 
  private:
