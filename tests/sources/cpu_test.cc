@@ -228,13 +228,6 @@ TEST(ParsePressureTest, Table) {
 }
 
 // A HostFs whose pressure/cpu read fails the way a kernel booted with psi=0 does.
-HostRoots TempRoots(const testing::TempDir& dir) {
-  HostRoots r;
-  r.procfs = dir.path() + "/proc";
-  r.sysfs = dir.path() + "/sys";
-  return r;
-}
-
 constexpr char kTwoCpus[] = "cpu  3 0 3 8\ncpu0 1 0 1 4\ncpu1 2 0 2 4\n";
 constexpr char kPressure[] = "some avg10=0.10 avg60=0.20 avg300=0.30 total=99\n";
 
@@ -242,7 +235,7 @@ TEST(CpuCollectorTest, FillsStatAndPressure) {
   testing::TempDir dir;
   dir.Write("proc/stat", kTwoCpus);
   dir.Write("proc/pressure/cpu", kPressure);
-  HostFs fs(TempRoots(dir));
+  HostFs fs(testing::TempRoots(dir));
   CpuCollector c;
   Sample s;
   ASSERT_OK(c.Collect(fs, &s));
@@ -259,7 +252,7 @@ TEST(CpuCollectorTest, FillsStatAndPressure) {
 TEST(CpuCollectorTest, MissingPressureIsNotAnError) {
   testing::TempDir dir;
   dir.Write("proc/stat", kTwoCpus);
-  HostFs fs(TempRoots(dir));
+  HostFs fs(testing::TempRoots(dir));
   CpuCollector c;
   Sample s;
   Status st = c.Collect(fs, &s);
@@ -273,7 +266,7 @@ TEST(CpuCollectorTest, PsiDisabledAtBootIsNotAnError) {
   testing::TempDir dir;
   dir.Write("proc/stat", kTwoCpus);
   dir.Write("proc/pressure/cpu", kPressure);
-  testing::FakeFs fs(TempRoots(dir));
+  testing::FakeFs fs(testing::TempRoots(dir));
   fs.Fail("pressure/cpu", Status::NotSupported("pressure/cpu: Operation not supported"));
   CpuCollector c;
   Sample s;
@@ -285,7 +278,7 @@ TEST(CpuCollectorTest, PsiDisabledAtBootIsNotAnError) {
 TEST(CpuCollectorTest, MissingStatIsReturned) {
   testing::TempDir dir;
   dir.Write("proc/pressure/cpu", kPressure);
-  HostFs fs(TempRoots(dir));
+  HostFs fs(testing::TempRoots(dir));
   CpuCollector c;
   Sample s;
   Status st = c.Collect(fs, &s);
@@ -303,7 +296,7 @@ TEST(CpuCollectorTest, GarbledStatIsCorruptionNamingTheFile) {
   testing::TempDir dir;
   dir.Write("proc/stat", "cpu0 1 2\n");
   dir.Write("proc/pressure/cpu", kPressure);
-  HostFs fs(TempRoots(dir));
+  HostFs fs(testing::TempRoots(dir));
   CpuCollector c;
   Sample s;
   Status st = c.Collect(fs, &s);
@@ -317,7 +310,7 @@ TEST(CpuCollectorTest, GarbledPressureKeepsStat) {
   testing::TempDir dir;
   dir.Write("proc/stat", kTwoCpus);
   dir.Write("proc/pressure/cpu", "some avg10=oops\n");
-  HostFs fs(TempRoots(dir));
+  HostFs fs(testing::TempRoots(dir));
   CpuCollector c;
   Sample s;
   Status st = c.Collect(fs, &s);
@@ -334,8 +327,8 @@ TEST(CpuCollectorTest, RecycledSampleIsOverwritten) {
   one.Write("proc/stat", "cpu0 7 0 0 1\n");
   CpuCollector c;
   Sample s;
-  ASSERT_OK(c.Collect(HostFs(TempRoots(two)), &s));
-  ASSERT_OK(c.Collect(HostFs(TempRoots(one)), &s));
+  ASSERT_OK(c.Collect(HostFs(testing::TempRoots(two)), &s));
+  ASSERT_OK(c.Collect(HostFs(testing::TempRoots(one)), &s));
   ASSERT_TRUE(s.stat.has_value());
   EXPECT_FALSE(s.stat->total.has_value());
   ASSERT_EQ(s.stat->cpus.size(), 1u);

@@ -196,13 +196,6 @@ TEST(SocketStatsTest, Get) {
   EXPECT_EQ(st.Get("Tcp", "InErrors"), std::nullopt);
 }
 
-HostRoots TempRoots(const testing::TempDir& dir) {
-  HostRoots r;
-  r.procfs = dir.path() + "/proc";
-  r.sysfs = dir.path() + "/sys";
-  return r;
-}
-
 constexpr char kSnmp[] =
     "Ip: Forwarding\nIp: 1\n"
     "Udp: InDatagrams InErrors RcvbufErrors\nUdp: 100 7 5\n"
@@ -215,7 +208,7 @@ TEST(SocketsCollectorTest, ReadsBothFiles) {
   dir.Write("proc/net/netstat", kNetstat);
   SocketsCollector c;
   Sample s;
-  Status st = c.Collect(HostFs(TempRoots(dir)), &s);
+  Status st = c.Collect(HostFs(testing::TempRoots(dir)), &s);
   ASSERT_OK(st);
   ASSERT_TRUE(s.sockets.has_value());
   ExpectTables(*s.sockets, {{"Udp", {{"InDatagrams", 100}, {"InErrors", 7}, {"RcvbufErrors", 5}}},
@@ -228,7 +221,7 @@ TEST(SocketsCollectorTest, MissingNetstatUsesSnmp) {
   dir.Write("proc/net/snmp", kSnmp);
   SocketsCollector c;
   Sample s;
-  Status st = c.Collect(HostFs(TempRoots(dir)), &s);
+  Status st = c.Collect(HostFs(testing::TempRoots(dir)), &s);
   ASSERT_OK(st);
   ASSERT_TRUE(s.sockets.has_value());
   EXPECT_EQ(s.sockets->Get("Udp", "RcvbufErrors"), 5);
@@ -240,7 +233,7 @@ TEST(SocketsCollectorTest, MissingSnmpUsesNetstat) {
   dir.Write("proc/net/netstat", kNetstat);
   SocketsCollector c;
   Sample s;
-  Status st = c.Collect(HostFs(TempRoots(dir)), &s);
+  Status st = c.Collect(HostFs(testing::TempRoots(dir)), &s);
   ASSERT_OK(st);
   ASSERT_TRUE(s.sockets.has_value());
   ExpectTables(*s.sockets, {{"TcpExt", {{"ListenDrops", 2}, {"TCPBacklogDrop", 3}}}});
@@ -253,7 +246,7 @@ TEST(SocketsCollectorTest, BothMissingIsAnErrorNamingThePaths) {
   dir.Write("proc/stat", "cpu 1 1 1 1\n");
   SocketsCollector c;
   Sample s;
-  Status st = c.Collect(HostFs(TempRoots(dir)), &s);
+  Status st = c.Collect(HostFs(testing::TempRoots(dir)), &s);
   EXPECT_TRUE(st.IsNotFound()) << st.ToString();
   EXPECT_NE(st.message().find("absent: every Linux kernel has it; is " + dir.path() + "/proc a procfs"),
             std::string::npos)
@@ -267,7 +260,7 @@ TEST(SocketsCollectorTest, GarbledNetstatIsCorruptionNamingTheFile) {
   dir.Write("proc/net/netstat", "TcpExt: ListenDrops TCPBacklogDrop\nTcpExt: 2\n");
   SocketsCollector c;
   Sample s;
-  Status st = c.Collect(HostFs(TempRoots(dir)), &s);
+  Status st = c.Collect(HostFs(testing::TempRoots(dir)), &s);
   EXPECT_TRUE(st.IsCorruption()) << st.ToString();
   EXPECT_NE(st.message().find(dir.path() + "/proc/net/netstat"), std::string::npos) << st.message();
   EXPECT_FALSE(s.sockets.has_value());
@@ -280,8 +273,8 @@ TEST(SocketsCollectorTest, RecycledSampleDropsTablesNoLongerPresent) {
   second.Write("proc/net/snmp", "Udp: InDatagrams InErrors\nUdp: 200 8\n");
   SocketsCollector c;
   Sample s;
-  ASSERT_OK(c.Collect(HostFs(TempRoots(first)), &s));
-  ASSERT_OK(c.Collect(HostFs(TempRoots(second)), &s));
+  ASSERT_OK(c.Collect(HostFs(testing::TempRoots(first)), &s));
+  ASSERT_OK(c.Collect(HostFs(testing::TempRoots(second)), &s));
   ASSERT_TRUE(s.sockets.has_value());
   ExpectTables(*s.sockets, {{"Udp", {{"InDatagrams", 200}, {"InErrors", 8}}}});
 }

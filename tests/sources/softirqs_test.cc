@@ -216,13 +216,6 @@ TEST(ParseSoftnetStatTest, ReplacesPreviousContents) {
   EXPECT_EQ(got[0].processed, 3u);
 }
 
-HostRoots TempRoots(const testing::TempDir& dir) {
-  HostRoots r;
-  r.procfs = dir.path() + "/proc";
-  r.sysfs = dir.path() + "/sys";
-  return r;
-}
-
 constexpr char kSoftirqs[] = "   CPU0   CPU1\n NET_TX: 1 2\n NET_RX: 30 40\n";
 constexpr char kSoftnet[] =
     "00000064 00000001 00000002 0 0 0 0 0 0 0 0 0 00000000\n"
@@ -234,7 +227,7 @@ TEST(SoftirqsCollectorTest, FillsBoth) {
   dir.Write("proc/net/softnet_stat", kSoftnet);
   SoftirqsCollector c;
   Sample s;
-  Status st = c.Collect(HostFs(TempRoots(dir)), &s);
+  Status st = c.Collect(HostFs(testing::TempRoots(dir)), &s);
   ASSERT_OK(st);
   ASSERT_TRUE(s.softirqs.has_value());
   ExpectSoftirqs(*s.softirqs, {0, 1}, {{"NET_TX", {1, 2}}, {"NET_RX", {30, 40}}});
@@ -247,7 +240,7 @@ TEST(SoftirqsCollectorTest, MissingSoftnetFillsSoftirqs) {
   dir.Write("proc/softirqs", kSoftirqs);
   SoftirqsCollector c;
   Sample s;
-  Status st = c.Collect(HostFs(TempRoots(dir)), &s);
+  Status st = c.Collect(HostFs(testing::TempRoots(dir)), &s);
   ASSERT_OK(st);
   ASSERT_TRUE(s.softirqs.has_value());
   EXPECT_EQ(s.softirqs->rows.size(), 2u);
@@ -259,7 +252,7 @@ TEST(SoftirqsCollectorTest, MissingSoftirqsFillsSoftnet) {
   dir.Write("proc/net/softnet_stat", kSoftnet);
   SoftirqsCollector c;
   Sample s;
-  Status st = c.Collect(HostFs(TempRoots(dir)), &s);
+  Status st = c.Collect(HostFs(testing::TempRoots(dir)), &s);
   ASSERT_OK(st);
   EXPECT_FALSE(s.softirqs.has_value());
   ASSERT_TRUE(s.softnet.has_value());
@@ -273,7 +266,7 @@ TEST(SoftirqsCollectorTest, BothMissingIsAnErrorNamingThePaths) {
   dir.Write("proc/stat", "cpu 1 1 1 1\n");
   SoftirqsCollector c;
   Sample s;
-  Status st = c.Collect(HostFs(TempRoots(dir)), &s);
+  Status st = c.Collect(HostFs(testing::TempRoots(dir)), &s);
   EXPECT_TRUE(st.IsNotFound()) << st.ToString();
   EXPECT_NE(st.message().find("absent: every Linux kernel has it; is " + dir.path() + "/proc a procfs"),
             std::string::npos)
@@ -288,7 +281,7 @@ TEST(SoftirqsCollectorTest, GarbledSoftnetIsCorruptionNamingTheFile) {
   dir.Write("proc/net/softnet_stat", "00000064 00000001\n");
   SoftirqsCollector c;
   Sample s;
-  Status st = c.Collect(HostFs(TempRoots(dir)), &s);
+  Status st = c.Collect(HostFs(testing::TempRoots(dir)), &s);
   EXPECT_TRUE(st.IsCorruption()) << st.ToString();
   EXPECT_NE(st.message().find(dir.path() + "/proc/net/softnet_stat"), std::string::npos) << st.message();
   EXPECT_TRUE(s.softirqs.has_value());
@@ -301,7 +294,7 @@ TEST(SoftirqsCollectorTest, GarbledSoftirqsIsCorruptionNamingTheFile) {
   dir.Write("proc/net/softnet_stat", kSoftnet);
   SoftirqsCollector c;
   Sample s;
-  Status st = c.Collect(HostFs(TempRoots(dir)), &s);
+  Status st = c.Collect(HostFs(testing::TempRoots(dir)), &s);
   EXPECT_TRUE(st.IsCorruption()) << st.ToString();
   EXPECT_NE(st.message().find(dir.path() + "/proc/softirqs"), std::string::npos) << st.message();
   EXPECT_FALSE(s.softirqs.has_value());
@@ -315,8 +308,8 @@ TEST(SoftirqsCollectorTest, RecycledSampleIsOverwritten) {
   second.Write("proc/softirqs", "CPU0\nNET_RX: 7\n");
   SoftirqsCollector c;
   Sample s;
-  ASSERT_OK(c.Collect(HostFs(TempRoots(first)), &s));
-  ASSERT_OK(c.Collect(HostFs(TempRoots(second)), &s));
+  ASSERT_OK(c.Collect(HostFs(testing::TempRoots(first)), &s));
+  ASSERT_OK(c.Collect(HostFs(testing::TempRoots(second)), &s));
   ASSERT_TRUE(s.softirqs.has_value());
   ExpectSoftirqs(*s.softirqs, {0}, {{"NET_RX", {7}}});
   EXPECT_FALSE(s.softnet.has_value());

@@ -15,6 +15,13 @@ HostRoots FixtureRoots(const std::string& scenario) {
   return r;
 }
 
+HostRoots TempRoots(const TempDir& dir) {
+  HostRoots r;
+  r.procfs = dir.path() + "/proc";
+  r.sysfs = dir.path() + "/sys";
+  return r;
+}
+
 const Status* FakeFs::Fault(std::string_view rel) const {
   for (const auto& [part, status] : faults_)
     if (rel.find(part) != std::string_view::npos) return &status;

@@ -9,11 +9,15 @@
 
 #include "base/status.h"
 #include "collectors/host_fs.h"
+#include "tests/support/test_util.h"
 
 namespace bottleneckd::testing {
 
 // Roots for a fixture scenario: <dir>/proc, <dir>/sys, <dir>/ethtool.
 HostRoots FixtureRoots(const std::string& scenario);
+
+// Roots for a tree a test writes into `dir`: <dir>/proc and <dir>/sys.
+HostRoots TempRoots(const TempDir& dir);
 
 // The one fake HostFs of the suites: the real tree under its roots, bent
 // where a test says so, and its calls counted.
