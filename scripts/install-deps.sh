@@ -35,8 +35,9 @@ TEST_PACKAGES=(
   man-db groff-base bash-completion
   # style: the formatting check (.clang-format)
   clang-format
-  # benchmarks: the peer tool, Google Benchmark, hyperfine
-  prometheus-node-exporter libbenchmark-dev hyperfine
+  # benchmarks: the peer tool, Google Benchmark, hyperfine; debootstrap makes
+  # the fresh Debian 12 root of bench/first_scrape.sh
+  prometheus-node-exporter libbenchmark-dev hyperfine debootstrap
   # bus inspection (lspci)
   pciutils
   # capture peers: the live and offline capture benchmarks compare against them

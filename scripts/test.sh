@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every bottleneckd test:
 #   0. the formatting check: every C/C++ file as .clang-format formats it
-#   1. GCC, RelWithDebInfo: the GoogleTest suites, layering probes, integration
+#   1. GCC, the Debian package's build with the tests on: the GoogleTest suites, layering probes, integration
 #      tests (real binary, promtool, Prometheus, Chromium, the package) and the echo lab
 #   2. clang, one tree: -Wthread-safety -Werror, AddressSanitizer +
 #      UndefinedBehaviorSanitizer and libFuzzer coverage; the GoogleTest suites
@@ -71,7 +71,32 @@ build() {  # build dir, cmake args...
   local dir=$1 gen=(); shift
   [ -f "$dir/CMakeCache.txt" ] || ! command -v ninja >/dev/null || gen=(-G Ninja)
   cmake -S "$ROOT" -B "$dir" "${gen[@]}" -DBOTTLENECKD_WERROR=ON -DBOTTLENECKD_UNITY=ON "$@" >/dev/null &&
-    cmake --build "$dir" -j"$JOBS" 2>&1 | grep -vE '^\[ *[0-9]+%\]|^\[[0-9]+/[0-9]+\] |^-- ' ; return "${PIPESTATUS[0]}"
+    make_tree "$dir"
+}
+make_tree() {  # build dir
+  cmake --build "$1" -j"$JOBS" 2>&1 | grep -vE '^\[ *[0-9]+%\]|^\[[0-9]+/[0-9]+\] |^-- ' ; return "${PIPESTATUS[0]}"
+}
+
+# The GCC tree is the Debian package's build with the tests on (debian/rules
+# test-tree: dpkg-buildflags' -O2 and hardening flags, the /usr paths, Ninja,
+# unity, -Werror), so the package test packages the binary the suites tested
+# instead of compiling everything again (its build: 98 s of compiling before,
+# docs/performance.md "CI"). Line tables only (-g1, like the clang tree's
+# -gline-tables-only): backtraces keep file:line, and the -O2 compile is a
+# quarter cheaper (daemon/'s first unity batch: 23.5 s with -g, 18.0 s with
+# -g1 on the 2-core VM). A tree configured otherwise is made again.
+gcc_tree() {  # build dir
+  local dir=$1 log
+  if [ -f "$dir/CMakeCache.txt" ] && ! grep -q '^BOTTLENECKD_DEB_TREE:BOOL=ON$' "$dir/CMakeCache.txt"; then
+    echo "$dir: configured before debian/rules test-tree; configuring it again from scratch"
+    rm -rf "$dir"
+  fi
+  log=$(mktemp)
+  if ! BUILDDIR=$dir DEB_CFLAGS_APPEND=-g1 DEB_CXXFLAGS_APPEND=-g1 debian/rules test-tree >"$log" 2>&1; then
+    cat "$log"; rm -f "$log"; return 1
+  fi
+  rm -f "$log"
+  make_tree "$dir"
 }
 
 echo "=== [0/2] formatting (.clang-format)"
@@ -87,16 +112,9 @@ else
 fi
 stage_done format
 
-# RelWithDebInfo with line tables only (-g1, like the clang tree's
-# -gline-tables-only): backtraces keep file:line, and the -O2 compile is a
-# quarter cheaper (daemon/'s first unity batch: 23.5 s with -g, 18.0 s with -g1
-# on the 2-core VM).
-GCC_FLAGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
-           "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG")
-
 if [ "$QUICK" = 1 ]; then
-  echo "=== [1/1] quick tier: build + the unit and layering tests (GCC, RelWithDebInfo)"
-  if build build/test "${GCC_FLAGS[@]}"; then
+  echo "=== [1/1] quick tier: build + the unit and layering tests (GCC, the package's flags)"
+  if gcc_tree build/test; then
     run_ctest build/test "quick" -L '^(unit|layering)$'
   else
     failed=$((failed + 1)); failures+=("build/test: build failed")
@@ -106,8 +124,8 @@ if [ "$QUICK" = 1 ]; then
   exit
 fi
 
-echo "=== [1/2] build + tests (GCC, RelWithDebInfo)"
-if build build/test "${GCC_FLAGS[@]}"; then run_ctest build/test "tests"; else failed=$((failed + 1)); failures+=("build/test: build failed"); fi
+echo "=== [1/2] build + tests (GCC, the package's flags: debian/rules test-tree)"
+if gcc_tree build/test; then run_ctest build/test "tests"; else failed=$((failed + 1)); failures+=("build/test: build failed"); fi
 stage_done "GCC build + tests"
 
 # One libFuzzer target ($1) for FUZZ_SECONDS over a private copy of the seed

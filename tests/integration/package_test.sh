@@ -22,8 +22,11 @@
 # Nothing of the install reaches this machine: the overlays' upper layers are
 # temporary directories, and the mounts live in private mount namespaces.
 #
-# usage: package_test.sh BOTTLENECKD SOURCE_DIR  (BOTTLENECKD is unused: the
-# package builds its own)
+# usage: package_test.sh BOTTLENECKD SOURCE_DIR
+# With BOTTLENECKD_DEB_TREE (the tree debian/rules test-tree configured, which
+# CTest passes from such a tree), the package is made from that tree and its
+# binary must be BOTTLENECKD, the one the suites tested (the same build ID);
+# without it the package compiles its own.
 TEST_NAME=package_test
 SRC=${2:?usage: package_test.sh BOTTLENECKD SOURCE_DIR}
 # shellcheck source=tests/integration/lib.sh
@@ -56,19 +59,28 @@ else
 fi
 # Files deleted from the work tree but still in the index are skipped by tar's
 # warning; what was copied is what builds.
-integ_log "dpkg-buildpackage -b of $version in $tree"
 build_path=$PATH
-# noopt (Debian's -O0 build option): what this test checks is the packaging
-# (files, scripts, unit, install and purge); the optimised compile of the same
-# sources with -Werror is scripts/test.sh's GCC stage. It halves the test's
-# compile: cmd/flags.cc 29.0 s at -O2 -g, 15.0 s at -O0 -g on the 2-core VM,
-# the whole test 420 s in CI before.
-# Faster reruns where ccache is installed (a developer's machine; CI has none):
-# the same compiler and flags, paths made relative to the temporary tree.
-[ -d /usr/lib/ccache ] && build_path=/usr/lib/ccache:$PATH
+if [ -n "${BOTTLENECKD_DEB_TREE:-}" ]; then
+  # The tree scripts/test.sh built with this package's configuration (debian/rules
+  # test-tree) and the suites ran against: dh_auto_build finds nothing to
+  # compile, dh_auto_install installs from it (the package test's build: 98 s
+  # of compiling before, docs/performance.md "CI").
+  grep -q '^BOTTLENECKD_DEB_TREE:BOOL=ON$' "$BOTTLENECKD_DEB_TREE/CMakeCache.txt" 2>/dev/null ||
+    integ_die "BOTTLENECKD_DEB_TREE=$BOTTLENECKD_DEB_TREE is not a tree configured by debian/rules test-tree"
+  build_options="nocheck"
+  export BOTTLENECKD_DEB_TREE
+  integ_log "dpkg-buildpackage -b of $version in $tree, packaging the tested tree $BOTTLENECKD_DEB_TREE"
+else
+  # A tree of another configuration (a developer's ctest): the package's own
+  # compile, as Debian's build makes it. Faster reruns where ccache is
+  # installed (CI's tree is packaged without compiling): the same compiler
+  # and flags, paths made relative to the temporary tree.
+  build_options="nocheck parallel=$(nproc)"
+  [ -d /usr/lib/ccache ] && build_path=/usr/lib/ccache:$PATH
+  integ_log "dpkg-buildpackage -b of $version in $tree"
+fi
 if (cd "$tree" && PATH=$build_path CCACHE_BASEDIR="$INTEG_TMP/build" CCACHE_NOHASHDIR=1 \
-      DEB_BUILD_OPTIONS="nocheck noopt parallel=$(nproc)" \
-      dpkg-buildpackage -us -uc -b) >"$INTEG_TMP/build.log" 2>&1; then
+      DEB_BUILD_OPTIONS="$build_options" dpkg-buildpackage -us -uc -b) >"$INTEG_TMP/build.log" 2>&1; then
   integ_pass "dpkg-buildpackage -b built $(cd "$INTEG_TMP/build" && ls ./*.deb | tr '\n' ' ')"
 else
   tail -n 40 "$INTEG_TMP/build.log"
@@ -134,6 +146,15 @@ else
 fi
 
 ubin="$root/usr/sbin/bottleneckd"
+if [ -n "${BOTTLENECKD_DEB_TREE:-}" ]; then
+  build_id() { readelf -n "$1" 2>/dev/null | sed -n 's/^ *Build ID: //p'; }
+  tested=$(build_id "$1"); packaged=$(build_id "$ubin")
+  if [ -n "$tested" ] && [ "$tested" = "$packaged" ]; then
+    integ_pass "the packaged /usr/sbin/bottleneckd is the tested binary (build ID $tested), not a second compile"
+  else
+    integ_fail "the packaged binary's build ID '$packaged' is not the tested $1's '$tested'"
+  fi
+fi
 out=$("$ubin" --version 2>&1)
 if grep -qF "bottleneckd $upstream" <<<"$out"; then integ_pass "unpacked --version: $out"; else
   integ_fail "unpacked --version printed '$out', want 'bottleneckd $upstream'"; fi
