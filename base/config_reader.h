@@ -1,5 +1,6 @@
 // ConfigReader: checked access to the YAML config's nodes, shared by the
-// parsers of its sections (daemon/config.cc, daemon/config_bus_model.cc).
+// parsers of its sections (each beside its stage's options, through a
+// FieldTable: base/config_fields.h; the top level in daemon/config.cc).
 // Every error names the file, line and column of the offending node.
 // Hostile input is refused before it costs much: lists longer than
 // kMaxConfigListEntries, keys given twice in one mapping, one-line values
@@ -69,8 +70,9 @@ class ConfigReader {
   };
   Status Duration(const YAML::Node& n, std::string_view key, const DurationSpec& spec, double* out) const;
 
-  // Checks that `n` is a map whose keys are all in `allowed`.
-  Status Map(const YAML::Node& n, std::string_view what, std::initializer_list<std::string_view> allowed) const {
+  // Checks that `n` is a map whose keys are all in `allowed` (a section's
+  // FieldTable gives them: base/config_fields.h).
+  Status Map(const YAML::Node& n, std::string_view what, const std::vector<std::string_view>& allowed) const {
     if (!n.IsDefined() || n.IsNull()) return Status::OK();
     if (!n.IsMap()) return At(file_, n.Mark(), std::string(what) + " must be a mapping");
     for (const auto& kv : n) {

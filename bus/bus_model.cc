@@ -257,17 +257,23 @@ NicFacts ResolveNic(const BusPath& path, const NicWindow* window, const PciTopol
 
 }  // namespace
 
+const std::vector<BusParameter<PciTiming>>& PciTimingParameters() {
+  using T = PciTiming;
+  static const std::vector<BusParameter<PciTiming>> kParameters = {
+      {"address_clocks", &T::address_clocks, nullptr, 0, 1024},
+      {"attribute_clocks", &T::attribute_clocks, nullptr, 0, 1024},
+      {"write_wait_clocks", &T::write_wait_clocks, nullptr, 0, 1024},
+      {"read_wait_clocks", &T::read_wait_clocks, nullptr, 0, 1024},
+      {"turnaround_clocks", &T::turnaround_clocks, nullptr, 0, 1024},
+      {"max_write_burst", &T::max_write_burst, nullptr, 4, 65536},
+      {"max_read_burst", &T::max_read_burst, nullptr, 4, 65536},
+      {"mmio_read_wait_clocks", &T::mmio_read_wait_clocks, nullptr, 0, 1024},
+  };
+  return kParameters;
+}
+
 std::vector<std::pair<std::string, double>> PciTiming::Parameters() const {
-  std::vector<std::pair<std::string, double>> out;
-  out.emplace_back("address_clocks", address_clocks);
-  out.emplace_back("attribute_clocks", attribute_clocks);
-  out.emplace_back("write_wait_clocks", write_wait_clocks);
-  out.emplace_back("read_wait_clocks", read_wait_clocks);
-  out.emplace_back("turnaround_clocks", turnaround_clocks);
-  out.emplace_back("max_write_burst", max_write_burst);
-  out.emplace_back("max_read_burst", max_read_burst);
-  out.emplace_back("mmio_read_wait_clocks", mmio_read_wait_clocks);
-  return out;
+  return ParameterValues(PciTimingParameters(), *this);
 }
 
 PciTiming DefaultPciTiming(BusKind kind) {

@@ -83,6 +83,29 @@ struct PciTiming {
 };
 PciTiming DefaultPciTiming(BusKind kind);
 
+// A numeric field of NicProfile or PciTiming, listed once: its name (the
+// config key under bus_model, and the estimate's parameter name), its member
+// (whole or not) and the range the config accepts. Parameters() and the
+// config's parser (bus/bus_model_config.cc) both read these lists.
+template <typename T>
+struct BusParameter {
+  const char* name;
+  int T::*whole;      // or null
+  double T::*number;  // when whole is null
+  double lo, hi;
+  double Get(const T& t) const { return whole ? t.*whole : t.*number; }
+};
+const std::vector<BusParameter<NicProfile>>& NicProfileParameters();
+const std::vector<BusParameter<PciTiming>>& PciTimingParameters();
+// Each parameter's name and value in `t`: what Parameters() returns.
+template <typename T>
+std::vector<std::pair<std::string, double>> ParameterValues(const std::vector<BusParameter<T>>& parameters,
+                                                            const T& t) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const BusParameter<T>& p : parameters) out.emplace_back(p.name, p.Get(t));
+  return out;
+}
+
 struct BusModelOptions {
   // Built-in profiles (simple, e1000, e1000e, igb, ixgbe, i40e, mlx5, virtio)
   // with the config's overrides and additions, by name.

@@ -119,20 +119,26 @@ std::map<std::string, NicProfile> BuiltinNicProfiles() {
 
 }  // namespace bus_model_internal
 
+const std::vector<BusParameter<NicProfile>>& NicProfileParameters() {
+  using P = NicProfile;
+  static const std::vector<BusParameter<NicProfile>> kParameters = {
+      {"descriptor_bytes", &P::descriptor_bytes, nullptr, 0, 4096},
+      {"descriptors_per_packet", nullptr, &P::descriptors_per_packet, 0.01, 64},
+      {"descriptor_fetch_batch", &P::descriptor_fetch_batch, nullptr, 1, 65536},
+      {"rx_writeback_bytes", &P::rx_writeback_bytes, nullptr, 0, 4096},
+      {"tx_writeback_bytes", &P::tx_writeback_bytes, nullptr, 0, 4096},
+      {"writeback_batch", &P::writeback_batch, nullptr, 1, 65536},
+      {"rx_doorbell_batch", &P::rx_doorbell_batch, nullptr, 1, 65536},
+      {"tx_doorbell_batch", &P::tx_doorbell_batch, nullptr, 1, 65536},
+      {"doorbell_bytes", &P::doorbell_bytes, nullptr, 0, 4096},
+      {"mmio_reads_per_interrupt", &P::mmio_reads_per_interrupt, nullptr, 0, 64},
+      {"msi_bytes", &P::msi_bytes, nullptr, 0, 4096},
+  };
+  return kParameters;
+}
+
 std::vector<std::pair<std::string, double>> NicProfile::Parameters() const {
-  std::vector<std::pair<std::string, double>> out;
-  out.emplace_back("descriptor_bytes", descriptor_bytes);
-  out.emplace_back("descriptors_per_packet", descriptors_per_packet);
-  out.emplace_back("descriptor_fetch_batch", descriptor_fetch_batch);
-  out.emplace_back("rx_writeback_bytes", rx_writeback_bytes);
-  out.emplace_back("tx_writeback_bytes", tx_writeback_bytes);
-  out.emplace_back("writeback_batch", writeback_batch);
-  out.emplace_back("rx_doorbell_batch", rx_doorbell_batch);
-  out.emplace_back("tx_doorbell_batch", tx_doorbell_batch);
-  out.emplace_back("doorbell_bytes", doorbell_bytes);
-  out.emplace_back("mmio_reads_per_interrupt", mmio_reads_per_interrupt);
-  out.emplace_back("msi_bytes", msi_bytes);
-  return out;
+  return ParameterValues(NicProfileParameters(), *this);
 }
 
 std::string ProfileForDriver(std::string_view driver) {

@@ -1,5 +1,9 @@
 // Config: the daemon's options, read from a YAML file (etc/bottleneckd.yaml
-// documents every key) and overridden by command-line flags. Every error names
+// documents every key) and overridden by command-line flags. Each section is
+// parsed beside its options, in its stage (bus/bus_model_config.h,
+// analysis/verdict_config.h, sources/source_config.h, collectors/
+// collectors_config.h, runs/run_tracker_config.h), with one FieldTable per
+// struct (base/config_fields.h); the top level, runs and limits here. Every error names
 // the file, line and column ("etc/x.yaml:4:3: unknown key 'intervall'"); unknown
 // keys are errors, so a typo never silently falls back to a default.
 #pragma once
@@ -91,27 +95,11 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
 // NotFound / IOError name the path.
 Status LoadConfigFile(const std::string& path, Config* out);
 
-class ConfigReader;
-// Parses the bus_model section (daemon/config_bus_model.cc) over *out, which
-// holds the defaults.
-Status ParseBusModel(const ConfigReader& r, const YAML::Node& n, BusModelOptions* out);
-// Parses the verdict section (daemon/config_verdict.cc) over *out.
-Status ParseVerdict(const ConfigReader& r, const YAML::Node& n, VerdictThresholds* out);
-
-// Parses collectors.pcap (daemon/config_capture.cc) over *out: the live
-// capture's interfaces, snap length, buffer, timeout, BPF filter (compiled to
-// check it) and flow-table bounds.
-Status ParseCapture(const ConfigReader& r, const YAML::Node& n, CaptureOptions* out);
-
 // Whether live capture runs under this config.
 bool CaptureEnabled(const CollectorsSection& c);
 // InvalidArgument when the pcap collector is switched on (--collector.pcap,
 // collectors.pcap.enabled: true) without an interface to capture on.
 Status CheckCaptureInterfaces(const CollectorsSection& c);
-
-// Parses collectors.irqtime (daemon/config_irqtime.cc) over *out: mode and
-// btf_path.
-Status ParseIrqTime(const ConfigReader& r, const YAML::Node& n, IrqTimeOptions* out);
 
 // The irqtime mode in effect: config.irqtime.mode, or off when the collector
 // is disabled.
@@ -121,15 +109,12 @@ IrqTimeMode IrqTimeWanted(const Config& c);
 // live kernel's interrupt time would be mixed into their readings).
 bool IrqTimeToLoad(const Config& c);
 
+class ConfigReader;
 // Parses the limits section (daemon/config_limits.cc) over *out: cpu_percent,
 // cpu_window, memory_bytes.
 Status ParseLimits(const ConfigReader& r, const YAML::Node& n, SelfLimitOptions* out);
 
 // Parses the runs section (daemon/config_runs.cc) over *out.
 Status ParseRuns(const ConfigReader& r, const YAML::Node& n, RunsConfig* out);
-
-// Whether collector `name` runs under this config (enabled/disabled lists,
-// else the registry default).
-bool CollectorEnabled(const CollectorsConfig& c, std::string_view name, bool default_enabled);
 
 }  // namespace bottleneckd

@@ -8,7 +8,7 @@
 
 #include <cmath>
 
-#include "base/config_reader.h"
+#include "base/config_fields.h"
 #include "base/parse_util.h"
 #include "daemon/config.h"
 
@@ -40,24 +40,28 @@ bool ParseBytes(std::string_view s, double* out) {
   return true;
 }
 
+Status MemoryBytes(const ConfigReader& r, const YAML::Node& v, SelfLimitOptions* o) {
+  double b = 0;
+  if (!v.IsScalar() || !ParseBytes(v.Scalar(), &b) || b < kMinMemory || b > kMaxMemory)
+    return At(r.file(), v.Mark(),
+              "limits.memory_bytes must be a size from 1MiB to 1024GiB, in bytes or with KiB, MiB or GiB, got '" +
+                  (v.IsScalar() ? v.Scalar() : std::string("a non-scalar")) + "'");
+  o->memory_bytes = static_cast<uint64_t>(b);
+  return Status::OK();
+}
+
 }  // namespace
 
 Status ParseLimits(const ConfigReader& r, const YAML::Node& n, SelfLimitOptions* out) {
-  BN_RETURN_IF_ERROR(r.Map(n, "limits", {"cpu_percent", "cpu_window", "memory_bytes"}));
-  if (!n.IsDefined() || n.IsNull()) return Status::OK();
+  using L = SelfLimitOptions;
+  static const FieldTable<L> kFields = {
+      // Up to all of 4096 CPUs; 0.0001 % lets a test trip it.
+      NumberField("cpu_percent", &L::cpu_percent, 0.0001, 409600),
+      DurationField("cpu_window", &L::cpu_window_seconds, {"limits.cpu_window", 1, 3600, "60s"}),
+      CustomField<L>("memory_bytes", MemoryBytes),
+  };
   SelfLimitOptions o = *out;
-  // Up to all of 4096 CPUs; 0.0001 % lets a test trip it.
-  BN_RETURN_IF_ERROR(r.Number(n, "cpu_percent", 0.0001, 409600, false, &o.cpu_percent));
-  BN_RETURN_IF_ERROR(r.Duration(n, "cpu_window", {"limits.cpu_window", 1, 3600, "60s"}, &o.cpu_window_seconds));
-  if (n["memory_bytes"]) {
-    const YAML::Node v = n["memory_bytes"];
-    double b = 0;
-    if (!v.IsScalar() || !ParseBytes(v.Scalar(), &b) || b < kMinMemory || b > kMaxMemory)
-      return At(r.file(), v.Mark(),
-                "limits.memory_bytes must be a size from 1MiB to 1024GiB, in bytes or with KiB, MiB or GiB, got '" +
-                    (v.IsScalar() ? v.Scalar() : std::string("a non-scalar")) + "'");
-    o.memory_bytes = static_cast<uint64_t>(b);
-  }
+  BN_RETURN_IF_ERROR(kFields.Parse(r, n, "limits", &o));
   *out = o;
   return Status::OK();
 }

@@ -45,7 +45,7 @@ TEST(Utf8SequenceLength, IllFormedSequencesAreZero) {
            std::string("\xE2\x28\xA1"),      // a bad continuation
        }) {
     uint32_t cp = 7;
-    EXPECT_EQ(Utf8SequenceLength(bad, &cp), 0u) << testing::PrintToString(bad);
+    EXPECT_EQ(Utf8SequenceLength(bad, &cp), 0u) << ::testing::PrintToString(bad);
     EXPECT_EQ(cp, 7u);  // untouched
   }
 }
