@@ -239,8 +239,15 @@ LAB_WAIT_US=50
 # lab.echo: offcpu disabled) or "measured" (offcpu's eBPF, lab.irqtime); either
 # way it must name the function the lab's own wchan sampler saw most.
 LAB_WAIT_SITE=sampled
+# The kernel's RcvbufErrors cover the whole `bottleneckd run` (its start and
+# end included), the verdict only its settled windows: a fresh-clone CI run
+# of 89a67b4 (machine otherwise quiet) saw 0.7 % of the sent datagrams lost
+# at the socket while the run's windows held no drop at all ("drops 0/s rung
+# none" beside "rcvbuf errors 11/s"), a stall of about 50 ms at the edge of
+# the span. 1 % still tells a light load from the loss-bound scenarios (wait:
+# about 40 %).
 lab_scenario_light() {
-  scenario light 0 1024 8 "2000" -- label=none socket_loss_max=0.001
+  scenario light 0 1024 8 "2000" -- label=none socket_loss_max=0.01
 }
 # One saturation, one name: the thread holds cpu1 (docs/verdict-rules.md
 # section 2, "One saturation, one name"), so every window names the thread.
