@@ -20,6 +20,12 @@ FieldTable<T> BusFields(const std::vector<BusParameter<T>>& parameters) {
   return FieldTable<T>(std::move(fields));
 }
 
+// The keys of bus_model.pci and bus_model.pcix: one table for both.
+const FieldTable<PciTiming>& TimingFields() {
+  static const FieldTable<PciTiming> kTiming = BusFields(PciTimingParameters());
+  return kTiming;
+}
+
 Status ParseProfiles(const ConfigReader& r, const YAML::Node& n, BusModelOptions* out) {
   if (n.IsNull()) return Status::OK();
   if (!n.IsMap()) return At(r.file(), n.Mark(), "bus_model.profiles must map profile names to their parameters");
@@ -80,13 +86,11 @@ Status ParseBusModel(const ConfigReader& r, const YAML::Node& n, BusModelOptions
       CustomField<BusModelOptions>("interfaces", ParseInterfaces),
       CustomField<BusModelOptions>("pci",
                                    [](const ConfigReader& r, const YAML::Node& v, BusModelOptions* o) {
-                                     static const auto kTiming = BusFields(PciTimingParameters());
-                                     return kTiming.Parse(r, v, "bus_model.pci", &o->pci);
+                                     return TimingFields().Parse(r, v, "bus_model.pci", &o->pci);
                                    }),
       CustomField<BusModelOptions>("pcix",
                                    [](const ConfigReader& r, const YAML::Node& v, BusModelOptions* o) {
-                                     static const auto kTiming = BusFields(PciTimingParameters());
-                                     return kTiming.Parse(r, v, "bus_model.pcix", &o->pcix);
+                                     return TimingFields().Parse(r, v, "bus_model.pcix", &o->pcix);
                                    }),
       CustomField<BusModelOptions>("pcie",
                                    [](const ConfigReader& r, const YAML::Node& v, BusModelOptions* o) {
