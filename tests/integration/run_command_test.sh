@@ -21,6 +21,8 @@ SRC=${2:?usage: run_command_test.sh BOTTLENECKD SOURCE_DIR}
 # shellcheck source=tests/integration/lib.sh
 . "$SRC/tests/integration/lib.sh"
 integ_bound_time 240 "$@"
+# Its echo sweep's loopback counts are checked against the echo tool's own.
+integ_private_net "$@"
 integ_init
 integ_require_tools python3
 
