@@ -124,10 +124,10 @@ lab_softnet() {
   while read -r -a f; do sum=$((sum + 16#${f[$1 - 1]})); done </proc/net/softnet_stat
   echo "$sum"
 }
-# lab_cpu_ticks CPU: "softirq total idle" ticks of CPU from /proc/stat (idle:
-# idle and iowait).
+# lab_cpu_ticks CPU: "softirq total idle steal" ticks of CPU from /proc/stat
+# (idle: idle and iowait; steal: time the hypervisor ran something else).
 lab_cpu_ticks() {
-  awk -v c="cpu$1" '$1 == c { t = 0; for (i = 2; i <= 9; i++) t += $i; print $8, t, $5 + $6 }' /proc/stat
+  awk -v c="cpu$1" '$1 == c { t = 0; for (i = 2; i <= 9; i++) t += $i; print $8, t, $5 + $6, $9 }' /proc/stat
 }
 # lab_schedstat TID: nanoseconds the thread ran and waited on a run queue
 # (/proc/TID/schedstat fields 1 and 2).
@@ -171,7 +171,7 @@ lab_kernel_state() {
   printf 'seconds %s\n' "$(date +%s.%N)"
   printf 'udp_in %s\nudp_rcvbuf_errors %s\n' "$(lab_snmp InDatagrams)" "$(lab_snmp RcvbufErrors)"
   printf 'backlog_drops %s\n' "$(lab_softnet 2)"
-  printf 'echo_cpu_softirq_ticks %s\necho_cpu_ticks %s\necho_cpu_idle_ticks %s\n' "${ticks[@]}"
+  printf 'echo_cpu_softirq_ticks %s\necho_cpu_ticks %s\necho_cpu_idle_ticks %s\necho_cpu_steal_ticks %s\n' "${ticks[@]}"
   printf 'echo_cpu_soaker_ns %s\n' "$(lab_idle_ns "$DAEMON_PID" "$ECHO_CPU")"
   printf 'echo_run_ns %s\necho_runqueue_ns %s\n' "${sched[@]}"
   printf 'echo_voluntary_switches %s\necho_involuntary_switches %s\n' "${switches[@]}"
