@@ -40,12 +40,15 @@ integ_bound_time() {
 # are then its own, not those of tests running beside it (ctest runs four at
 # once in CI's GCC tree: run_command_test once counted 6927 packets/s on lo
 # for its 4000/s step). Root only; elsewhere the script runs where it is.
+# The marker is the namespace it left, so /sys is remounted only in a new one.
 integ_private_net() {
+  local here
+  here=$(readlink /proc/self/ns/net)
   if [ -z "${INTEG_PRIVATE_NET:-}" ] && [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null; then
-    export INTEG_PRIVATE_NET=1
+    export INTEG_PRIVATE_NET=$here
     exec unshare --net --mount bash "$0" "$@"
   fi
-  if [ -n "${INTEG_PRIVATE_NET:-}" ]; then
+  if [ -n "${INTEG_PRIVATE_NET:-}" ] && [ "$INTEG_PRIVATE_NET" != "$here" ]; then
     mount -t sysfs sysfs /sys && ip link set lo up || {
       echo "$TEST_NAME: could not set up its network namespace (sysfs, lo)" >&2
       exit 1
