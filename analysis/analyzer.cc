@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analysis/capture_evidence.h"
+#include "analysis/profile_evidence.h"
 
 namespace bottleneckd {
 
@@ -34,6 +35,12 @@ Analysis Analyzer::Analyze(const WindowInput& in) {
   for (std::string& e : CaptureEvidence(signals_.captures)) {
     out.window.evidence.push_back(e);
     out.verdict.evidence.push_back(std::move(e));
+  }
+  if (in.cur.profile) {
+    for (Verdict* v : {&out.window, &out.verdict}) {
+      std::string e = ProfileEvidence(*v, *in.cur.profile, signals_);
+      if (!e.empty()) v->evidence.push_back(std::move(e));
+    }
   }
 
   // Average windows into steps so one noisy second does not make or break a

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analysis/rules.h"
+#include "base/parse_util.h"
 
 namespace bottleneckd {
 namespace {
@@ -136,6 +137,18 @@ const Verdict& VerdictTracker::Update(const Verdict& raw) {
     current_.scores = raw.scores;
   }
   return current_;
+}
+
+bool ResourceCpu(std::string_view resource, int* cpu) {
+  int64_t n = 0;
+  if (resource.substr(0, 3) != "cpu" || !ParseI64(resource.substr(3), &n) || n < 0 || n > 1 << 20) return false;
+  *cpu = static_cast<int>(n);
+  return true;
+}
+
+std::string_view ResourceThread(std::string_view resource) {
+  constexpr std::string_view kThread = "thread ";
+  return resource.substr(0, kThread.size()) == kThread ? resource.substr(kThread.size()) : std::string_view();
 }
 
 }  // namespace bottleneckd

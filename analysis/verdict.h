@@ -61,6 +61,11 @@ struct Verdict {
   std::array<double, kBoundCount> scores{};  // per Bound, [0, 1]
 };
 
+// The CPU a resource names ("cpu1" -> 1); false for any other resource.
+bool ResourceCpu(std::string_view resource, int* cpu);
+// The thread a resource names ("thread udpecho" -> "udpecho"); "" for any other.
+std::string_view ResourceThread(std::string_view resource);
+
 // Scores every label and picks the verdict of one window.
 Verdict Classify(const Signals& s, const VerdictThresholds& t);
 

@@ -145,7 +145,7 @@ class OperandsFormatter : public CLI::Formatter {
  private:
   std::string operands_;
 };
-const std::vector<std::string> kFormats = {"text", "json", "html"};
+const std::vector<std::string> kFormats = {"text", "json", "html", "folded"};
 const std::vector<std::string> kLogLevels = {"debug", "info", "warn", "error"};
 
 enum class Kind { kFlag, kValue, kRepeated };
@@ -294,10 +294,11 @@ std::vector<Spec> BuildSpecs() {
          st->f->pcap_files.push_back(v);
          return Status::OK();
        }},
-      {"--format", "FORMAT", Kind::kValue, kReport | kPcap, "text, json or html (default text)", g_report,
+      {"--format", "FORMAT", Kind::kValue, kReport | kPcap,
+       "text, json or html (default text); folded: a run's on-CPU stacks (--report --run NAME)", g_report,
        [](State* st, const std::string& v) {
          if (std::find(kFormats.begin(), kFormats.end(), v) == kFormats.end())
-           return Status::InvalidArgument("--format must be text, json or html, got '" + v + "'");
+           return Status::InvalidArgument("--format must be text, json, html or folded, got '" + v + "'");
          st->f->format = v;
          return Status::OK();
        },
@@ -539,6 +540,9 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
   if (mode == kReport && (!f.pcap_files.empty() || f.replay) && (!f.report_run.empty() || st.last_given))
     return Status::InvalidArgument(
         "--run and --last select runs of the run store: use them with --report (without --replay or --pcap)");
+  if (f.format == "folded" && (mode != kReport || f.report_run.empty() || f.replay || !f.pcap_files.empty()))
+    return Status::InvalidArgument(
+        "--format folded prints one run's on-CPU stacks: bottleneckd --report --run NAME --format folded");
   *out = std::move(f);
   return Status::OK();
 }

@@ -26,6 +26,7 @@
 #include "exporters/report/pcap_report.h"
 #include "exporters/report/report.h"
 #include "exporters/report/report_html.h"
+#include "sources/profile_fold.h"
 
 namespace bottleneckd {
 namespace {
@@ -134,7 +135,7 @@ int RunReplay(const Config& config, const std::string& dir) {
   return 0;
 }
 
-// The report in `format` (flags.cc checked it: text, json or html).
+// The report in `format` (flags.cc checked it: text, json or html; folded is written by RunStoreReport).
 std::string FormatReport(const Report& report, const std::string& format) {
   if (format == "json") return ReportJson(report);
   if (format == "html") return ReportHtml(report);
@@ -167,7 +168,14 @@ int RunStoreReport(const Config& config, const Flags& flags) {
                      : "");
     return 2;
   }
-  std::string text = FormatReport(report, flags.format);
+  if (flags.format == "folded" && report.profile.samples == 0) {
+    std::fprintf(stderr,
+                 "bottleneckd: report: run '%s' has no on-CPU profile (the profiler was not loaded while it ran: "
+                 "collectors.profile, CAP_BPF and CAP_PERFMON)\n",
+                 report.profile_of.c_str());
+    return 2;
+  }
+  std::string text = flags.format == "folded" ? WriteFolded(report.profile) : FormatReport(report, flags.format);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }
@@ -225,6 +233,7 @@ int RunDaemon(Config config, const Flags& flags) {
   config.drop_capabilities = true;  // once the captures are open; no thread exists yet
   Daemon daemon(config, &store, &runs);
   if (!daemon.irqtime_error().ok()) return 1;  // collectors.irqtime.mode: on, and it could not load (logged)
+  if (!daemon.profile_error().ok()) return 1;  // collectors.profile.mode: on, and it could not load (logged)
   // Listen first: a soaker with no stored calibration measures it in the
   // background (0.6 s idle, 16 s loaded), said on "/" meanwhile.
   daemon.CalibrateSoakerInBackground();

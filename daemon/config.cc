@@ -31,8 +31,9 @@ Status ParseCollectors(const ConfigReader& r, std::string_view file, const YAML:
     std::string name = kv.first.Scalar();
     if (!KnownCollectorName(name)) return At(file, kv.first.Mark(), "unknown collector '" + name + "'");
     // The continuous sources' keys are theirs (sources/source_config.h):
-    // collectors.irqtime goes to Config::irqtime (ParseConfig), pcap here.
-    const bool source = name == "pcap" || name == "irqtime";
+    // collectors.irqtime and .profile go to Config::irqtime and ::profile
+    // (ParseConfig), pcap here.
+    const bool source = name == "pcap" || name == "irqtime" || name == "profile";
     if (name == "pcap") BN_RETURN_IF_ERROR(ParseCapture(r, kv.second, &c->pcap));
     BN_RETURN_IF_ERROR(ParseCollectorSection(r, name, kv.second, c, source));
   }
@@ -75,6 +76,12 @@ bool IrqTimeToLoad(const Config& c) {
   const IrqTimeMode m = IrqTimeWanted(c);
   const bool live = c.roots.procfs == "/proc" && c.roots.sysfs == "/sys";
   return m == IrqTimeMode::kOn || (m == IrqTimeMode::kAuto && live);
+}
+
+bool ProfileToLoad(const Config& c) {
+  const ProfileMode m = CollectorEnabled(c.collectors, "profile", true) ? c.profile.mode : ProfileMode::kOff;
+  const bool live = c.roots.procfs == "/proc" && c.roots.sysfs == "/sys";
+  return m == ProfileMode::kOn || (m == ProfileMode::kAuto && live);
 }
 
 Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out) {
@@ -121,7 +128,9 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
         CustomField<Config>("collectors",
                             [](const ConfigReader& r, const YAML::Node& v, Config* c) {
                               BN_RETURN_IF_ERROR(ParseCollectors(r, r.file(), v, &c->collectors));
-                              return v.IsMap() ? ParseIrqTime(r, v["irqtime"], &c->irqtime) : Status::OK();
+                              if (!v.IsMap()) return Status::OK();
+                              BN_RETURN_IF_ERROR(ParseIrqTime(r, v["irqtime"], &c->irqtime));
+                              return ParseProfile(r, v["profile"], &c->profile);
                             }),
         {"state_dir",
          [](const ConfigReader& r, const YAML::Node& n, std::string_view key, Config* c) {

@@ -21,6 +21,7 @@
 #include "runs/run_tracker.h"
 #include "sources/capture.h"
 #include "sources/irqtime.h"
+#include "sources/profile.h"
 #include "sources/soaker.h"
 
 namespace YAML {
@@ -63,6 +64,9 @@ struct Config {
   // when "irqtime" is disabled (collectors.irqtime.enabled: false,
   // --no-collector.irqtime): IrqTimeWanted says which.
   IrqTimeOptions irqtime;
+  // The on-CPU profiler (collectors.profile, sources/profile.h); off also
+  // when "profile" is disabled.
+  ProfileOptions profile;
   // Treat the daemon's whole life as one run (--soaker): the soaker runs in mode
   // "runs" even before run control exists.
   bool run_active = false;
@@ -108,6 +112,10 @@ IrqTimeMode IrqTimeWanted(const Config& c);
 // or auto over the live /proc and /sys (over fixture or recorded trees the
 // live kernel's interrupt time would be mixed into their readings).
 bool IrqTimeToLoad(const Config& c);
+// Whether the daemon loads the profiler: mode on, or auto over the live /proc
+// and /sys (the stacks are this kernel's, not a fixture's), and "profile" not
+// disabled.
+bool ProfileToLoad(const Config& c);
 
 class ConfigReader;
 // Parses the limits section (daemon/config_limits.cc) over *out: cpu_percent,

@@ -22,6 +22,7 @@ Daemon::Daemon(const Config& config, SnapshotStore* store, RunTracker* runs)
   StartCapture();  // first: it may drop capabilities, which later threads then never hold
   SyncIrqTime();
   SyncOffCpu();
+  SyncProfile();
   RestoreDeliveryCost();
   // The soaker starts at the first Tick, after CalibrateSoakerInBackground
   // had its chance to keep a calibration off the start-up path.
@@ -34,6 +35,7 @@ Daemon::~Daemon() {
   if (soaker_) soaker_->Stop();
   if (irqtime_) irqtime_->Stop();
   if (offcpu_) offcpu_->Stop();
+  if (profile_) profile_->Stop();
   if (capture_) capture_->Stop();
 }
 
@@ -78,7 +80,7 @@ void Daemon::SyncIrqTime() {
   IrqTimeOptions o = config_.irqtime;
   o.mode = IrqTimeWanted(config_);
   if (!IrqTimeToLoad(config_)) {
-    if (irqtime_) Log(LogLevel::kInfo, "irqtime unloaded", {{"mode", IrqTimeModeName(o.mode)}});
+    if (irqtime_) Log(LogLevel::kInfo, "irqtime unloaded", {{"mode", LoadModeName(o.mode)}});
     irqtime_.reset();
     irqtime_tried_ = false;
     irqtime_error_ = Status::OK();
@@ -95,7 +97,7 @@ void Daemon::SyncIrqTime() {
     irqtime_error_ = o.mode == IrqTimeMode::kOn ? s : Status::OK();
     Log(o.mode == IrqTimeMode::kOn ? LogLevel::kError : LogLevel::kInfo,
         "irqtime off: interrupt time is not measured; it comes from /proc/stat and the soaker",
-        {{"err", s.ToString()}, {"mode", IrqTimeModeName(o.mode)}});
+        {{"err", s.ToString()}, {"mode", LoadModeName(o.mode)}});
     return;
   }
   irqtime_error_ = Status::OK();
@@ -125,6 +127,44 @@ void Daemon::SyncOffCpu() {
   }
   Log(LogLevel::kInfo, "offcpu loaded: measuring where the target threads wait with eBPF (sched_switch)");
   offcpu_ = std::move(src);
+}
+
+void Daemon::SyncProfile() {
+  const ProfileOptions o = config_.profile;
+  if (!ProfileToLoad(config_)) {
+    if (profile_) Log(LogLevel::kInfo, "profile unloaded", {{"mode", LoadModeName(o.mode)}});
+    profile_.reset();
+    profile_tried_ = false;
+    profile_error_ = Status::OK();
+    return;
+  }
+  if (profile_tried_ && profile_options_ == o) return;  // loaded, or refused once and said so
+  profile_.reset();
+  profile_options_ = o;
+  profile_tried_ = true;
+  auto src = std::make_unique<ProfileSource>(o);
+  if (Status s = src->Start(); !s.ok()) {
+    profile_error_ = o.mode == ProfileMode::kOn ? s : Status::OK();
+    Log(o.mode == ProfileMode::kOn ? LogLevel::kError : LogLevel::kInfo,
+        "profile off: no on-CPU stacks in the evidence", {{"err", s.ToString()}, {"mode", LoadModeName(o.mode)}});
+    return;
+  }
+  profile_error_ = Status::OK();
+  Log(LogLevel::kInfo, "profile loaded: sampling on-CPU stacks with eBPF",
+      {{"frequency_hz", std::to_string(o.frequency_hz)}, {"stacks", ProfileStacksName(o.stacks)}});
+  profile_ = std::move(src);
+}
+
+void Daemon::SteerProfile(const Snapshot& snap) {
+  if (!profile_) return;
+  std::vector<int> cpus, tids;
+  if (snap.sample.threads)
+    for (const ThreadSample& t : *snap.sample.threads) tids.push_back(t.task.tid);
+  int cpu = -1;
+  if (snap.verdict && ResourceCpu(snap.verdict->resource, &cpu)) cpus.push_back(cpu);
+  const bool all = config_.profile.stacks == ProfileStacks::kRuns && runs_ != nullptr && runs_->active();
+  if (Status s = profile_->SetWalk(cpus, tids, all); !s.ok())
+    Log(LogLevel::kWarn, "profile: could not point the stack walks", {{"err", s.ToString()}});
 }
 
 namespace {
@@ -227,6 +267,7 @@ void Daemon::ApplyPending() {
   sampler_->SetBackoff(self_limit_.state().backoff);
   SyncIrqTime();
   SyncOffCpu();
+  SyncProfile();
   SyncSoaker();
   // A window across different roots would difference unrelated counters.
   if (roots_changed) prev_.reset();
@@ -253,6 +294,7 @@ void Daemon::Tick() {
   ReadSource(soaker_.get(), &snap->sample);
   ReadSource(irqtime_.get(), &snap->sample);
   ReadSource(offcpu_.get(), &snap->sample);  // after the threads collector: it follows its threads
+  ReadSource(profile_.get(), &snap->sample);
   if (snap->sample.soaker && snap->sample.soaker->caveat != soaker_caveat_) {  // say it once, when it changes
     soaker_caveat_ = snap->sample.soaker->caveat;
     if (!soaker_caveat_.empty()) Log(LogLevel::kWarn, "soaker caveat", {{"caveat", soaker_caveat_}});
@@ -279,9 +321,10 @@ void Daemon::Tick() {
   if (runs_ && snap->verdict && !partial) {
     double t = static_cast<double>(snap->sample.wall_ns) / 1e9;
     runs_->OnWindow(PointOfWindow(t, analyzer_->last_signals(), *snap->verdict, snap->cpu_budget), *snap->verdict,
-                    snap->window->captures);
+                    snap->window->captures, snap->sample.profile ? &*snap->sample.profile : nullptr);
   }
   CheckSelfLimit(snap.get());
+  SteerProfile(*snap);
   prev_ = snap;
   store_->Publish(std::move(snap));
 }

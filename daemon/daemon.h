@@ -29,6 +29,7 @@
 #include "daemon/snapshot.h"
 #include "runs/run_tracker.h"
 #include "sources/offcpu.h"
+#include "sources/profile.h"
 
 namespace bottleneckd {
 
@@ -81,6 +82,8 @@ class Daemon {
   // start: the user asked for measured interrupt time); OK otherwise,
   // including mode "auto" where a refusal is only logged.
   const Status& irqtime_error() const { return irqtime_error_; }
+  // Likewise for the profiler in mode "on" (collectors.profile.mode).
+  const Status& profile_error() const { return profile_error_; }
 
  private:
   void ApplyPending() LOCKS_EXCLUDED(mu_);
@@ -93,6 +96,13 @@ class Daemon {
   // Loads or unloads the irqtime source to match config_ (IrqTimeWanted);
   // logs one line saying what it did or why it could not.
   void SyncIrqTime();
+  // Loads or unloads the profiler to match config_ (ProfileToLoad); logs one
+  // line saying what it did or why it could not.
+  void SyncProfile();
+  // Points the profiler's stack walks for the next tick: the CPU the
+  // snapshot's verdict names and the target threads, and every CPU during a
+  // run with collectors.profile.stacks: runs.
+  void SteerProfile(const Snapshot& snap);
   // Opens the live capture when configured, logs each interface it could not
   // open, and drops the capture capabilities when config_ asks.
   void StartCapture();
@@ -145,6 +155,11 @@ class Daemon {
   IrqTimeOptions irqtime_options_;  // what irqtime_ (or the last refusal) was made with
   bool irqtime_tried_ = false;
   Status irqtime_error_;
+  // The on-CPU profiler (sources/profile.h), loaded per ProfileToLoad.
+  std::unique_ptr<ProfileSource> profile_;
+  ProfileOptions profile_options_;  // what profile_ (or the last refusal) was made with
+  bool profile_tried_ = false;
+  Status profile_error_;
   std::vector<std::string> capture_errors_;  // last error logged per interface
   bool capabilities_dropped_ = false;
   std::shared_ptr<const Snapshot> prev_;

@@ -30,7 +30,7 @@ struct sqlite3;
 
 namespace bottleneckd {
 
-inline constexpr int kRunStoreSchemaVersion = 6;
+inline constexpr int kRunStoreSchemaVersion = 7;
 // The oldest schema a read-only open reads (figures a version lacks read as
 // unset, flows and CPU budgets as none); a writable open migrates any older file.
 inline constexpr int kRunStoreOldestReadable = 1;
@@ -67,6 +67,9 @@ class RunStore {
   // Runs matching q, newest first (by start), with evidence and flows.
   Status ListRuns(const RunQuery& q, std::vector<RunReport>* out);
   Status Timeline(int64_t run_id, std::vector<TimelinePoint>* out);
+  // The run's merged on-CPU profile (RunReport::profile); empty for a run
+  // profiled by no one and in a store older than version 7.
+  Status Profile(int64_t run_id, FoldedProfile* out);
   // Deletes "window" runs that ended before `before` (Unix seconds).
   Status PruneWindows(double before, size_t* deleted);
 

@@ -125,6 +125,8 @@ Status WritePoints(sqlite3* db, std::string_view path, int64_t run_id, std::span
 // Runs matching q, newest first, with their evidence, reasons and flows.
 Status SelectRuns(sqlite3* db, std::string_view path, int version, const RunQuery& q, std::vector<RunReport>* out);
 Status SelectTimeline(sqlite3* db, std::string_view path, int version, int64_t run_id, std::vector<TimelinePoint>* out);
+// A run's profile rows (schema version 7 on).
+Status ReadProfile(sqlite3* db, std::string_view path, int64_t run_id, FoldedProfile* out);
 
 // --- CPU budgets (run_store_budget.cc), schema version 5 on ---
 

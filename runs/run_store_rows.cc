@@ -298,11 +298,30 @@ Status ReadFlows(sqlite3* db, std::string_view path, RunReport* r) {
   return Status::OK();
 }
 
-// The rows a run owns besides its own: evidence, flows and CPU budget.
+Status WriteProfile(sqlite3* db, std::string_view path, const RunReport& r) {
+  std::string what = "writing the profile of run " + std::to_string(r.id);
+  Stmt del(db, "DELETE FROM run_profile WHERE run_id = ?1");
+  del.Bind(1, r.id);
+  int rc = del.Step();
+  if (rc != SQLITE_DONE) return SqliteError(db, rc, path, what);
+  Stmt ins(db, "INSERT INTO run_profile (run_id, stack, samples) VALUES (?1, ?2, ?3)");
+  for (const auto& [stack, samples] : r.profile.stacks) {
+    ins.Reset();
+    ins.Bind(1, r.id);
+    ins.Bind(2, std::string_view(stack));
+    ins.Bind(3, SqlCount(samples));
+    rc = ins.Step();
+    if (rc != SQLITE_DONE) return SqliteError(db, rc, path, what);
+  }
+  return Status::OK();
+}
+
+// The rows a run owns besides its own: evidence, flows, CPU budget and profile.
 Status WriteRunRows(sqlite3* db, std::string_view path, const RunReport& r) {
   BN_RETURN_IF_ERROR(WriteEvidence(db, path, r));
   BN_RETURN_IF_ERROR(WriteFlows(db, path, r));
-  return WriteRunBudget(db, path, r);
+  BN_RETURN_IF_ERROR(WriteRunBudget(db, path, r));
+  return WriteProfile(db, path, r);
 }
 
 std::string RunLabel(const RunReport& r) { return "run " + std::to_string(r.id) + " '" + r.name + "'"; }
@@ -384,6 +403,16 @@ Status SelectRuns(sqlite3* db, std::string_view path, int version, const RunQuer
     if (version >= 2) BN_RETURN_IF_ERROR(ReadFlows(db, path, &r));
     if (version >= 5) BN_RETURN_IF_ERROR(ReadRunBudget(db, path, &r));
   }
+  return Status::OK();
+}
+
+Status ReadProfile(sqlite3* db, std::string_view path, int64_t run_id, FoldedProfile* out) {
+  Stmt st(db, "SELECT stack, samples FROM run_profile WHERE run_id = ?1");
+  st.Bind(1, run_id);
+  *out = FoldedProfile();
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) AddFolded(st.Text(0), CountOf(st.Int(1)), out);
+  if (rc != SQLITE_DONE) return SqliteError(db, rc, path, "reading the profile of run " + std::to_string(run_id));
   return Status::OK();
 }
 

@@ -189,6 +189,17 @@ ALTER TABLE timeline RENAME COLUMN delivered_packets_per_second TO received_pack
 ALTER TABLE timeline RENAME COLUMN delivered_bits_per_second TO received_bits_per_second;
 )sql";
 
+// Version 7: each run's merged on-CPU profile, one row per folded stack
+// (sources/profile_fold.h; docs/profile.md).
+constexpr const char* kSchemaV7 = R"sql(
+CREATE TABLE run_profile (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  stack TEXT NOT NULL,
+  samples INTEGER NOT NULL,
+  PRIMARY KEY (run_id, stack)
+) WITHOUT ROWID;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {"create runs, run_evidence and timeline", kSchemaV1},
     {"capture figures on runs and timeline, run_flows", kSchemaV2},
@@ -196,6 +207,7 @@ constexpr Migration kMigrations[] = {
     {"the wait label's score on runs", kSchemaV4},
     {"each CPU's budget per window and per run", kSchemaV5},
     {"delivered_* columns of NIC-received figures renamed received_*", kSchemaV6},
+    {"run_profile: each run's merged on-CPU profile", kSchemaV7},
 };
 static_assert(std::size(kMigrations) == kRunStoreSchemaVersion,
               "kRunStoreSchemaVersion must equal the number of migrations");

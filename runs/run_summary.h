@@ -18,6 +18,7 @@
 #include "analysis/plateau.h"
 #include "analysis/signals.h"
 #include "analysis/verdict.h"
+#include "sources/profile_fold.h"
 #include "window/capture_window.h"
 
 namespace bottleneckd {
@@ -158,6 +159,10 @@ struct RunReport {
   // Each CPU's budget over the run (RunCpuBudget), in CPU order, from the
   // settled points that kept it (Summarise); empty when none did.
   std::vector<RunCpuBudget> cpu_budget;
+  // The on-CPU profile merged over the run's windows (sources/profile_fold.h),
+  // set by the live daemon's runs while the profiler is loaded; written with
+  // the run, read back only on request (RunStore::Profile).
+  FoldedProfile profile;
   size_t windows = 0;                             // settled windows the figures average
   Verdict verdict;                                // label most settled windows held (Summarise), evidence when known
   size_t verdict_windows = 0;                     // how many held the label (whatever their resource)

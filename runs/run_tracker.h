@@ -54,8 +54,10 @@ class RunTracker {
   // captures only) are summed into each active run's and the window run's
   // flows (RunFlowTable; a run's summary keeps the kRunFlows biggest).
   // Segments get no flows: their windows' flows are not kept apart.
-  void OnWindow(const TimelinePoint& p, const Verdict& v, const std::vector<CaptureWindow>& captures = {})
-      LOCKS_EXCLUDED(mu_);
+  // `profile`: the window's on-CPU samples (sources/profile.h), merged into
+  // each active run's profile and the window run's (segments get none).
+  void OnWindow(const TimelinePoint& p, const Verdict& v, const std::vector<CaptureWindow>& captures = {},
+                const ProfileReading* profile = nullptr) LOCKS_EXCLUDED(mu_);
   // Ends every active run as "interrupted" (daemon shutdown) and stores
   // what can be stored. Returns the finished runs the store would not take
   // (each "'NAME' (STATE, N windows, started T)"), which the exit loses; an
@@ -78,7 +80,8 @@ class RunTracker {
     SegmentTracker segments;
     size_t segment_count = 0;
     std::vector<RunReport> finished_segments;
-    RunFlowTable flows;  // every window's, from the run's start
+    RunFlowTable flows;     // every window's, from the run's start
+    FoldedProfile profile;  // likewise
   };
   // A finished run on its way to the store.
   struct Pending {

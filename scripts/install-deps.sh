@@ -17,6 +17,8 @@ RUN_PACKAGES=(
   libre2-dev
   # system call names of what a target thread waits in (collectors/task_state.h)
   libseccomp-dev
+  # the function symbols of the ELF files a profiled process maps (collectors/elf_symbols.h)
+  libelf-dev
   # irqtime: libbpf, bpftool for the skeleton, clang for the BPF object
   libbpf-dev bpftool clang
 )

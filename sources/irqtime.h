@@ -84,10 +84,7 @@ struct IrqTimeReading {
   bool operator==(const IrqTimeReading&) const = default;
 };
 
-enum class IrqTimeMode { kOff, kAuto, kOn };
-// "off", "auto", "on"; false (and *out untouched) for anything else.
-bool ParseIrqTimeMode(std::string_view s, IrqTimeMode* out);
-const char* IrqTimeModeName(IrqTimeMode m);
+using IrqTimeMode = LoadMode;
 
 struct IrqTimeOptions {
   // auto (default): load when the host allows it, else one log line and the

@@ -12,7 +12,7 @@ Status ParseIrqTime(const ConfigReader& r, const YAML::Node& n, IrqTimeOptions* 
   static const FieldTable<IrqTimeOptions> kFields = {
       CustomField<IrqTimeOptions>("mode",
                                   [](const ConfigReader& r, const YAML::Node& v, IrqTimeOptions* o) {
-                                    if (!v.IsScalar() || !ParseIrqTimeMode(v.Scalar(), &o->mode))
+                                    if (!v.IsScalar() || !ParseLoadMode(v.Scalar(), &o->mode))
                                       return At(r.file(), v.Mark(), "collectors.irqtime.mode must be auto, on or off");
                                     return Status::OK();
                                   }),

@@ -1,4 +1,4 @@
-// irqtime's pure parts (sources/irqtime.h): vector names, modes, sums. The
+// irqtime's pure parts (sources/irqtime.h): vector names and sums. The
 // loader, which needs libbpf, is in irqtime.cc.
 #include <numeric>
 
@@ -27,28 +27,6 @@ int SoftirqVectorIndex(std::string_view name) {
 
 uint64_t IrqTimeCpu::softirq_total_ns() const {
   return std::accumulate(softirq_ns.begin(), softirq_ns.end(), uint64_t{0});
-}
-
-bool ParseIrqTimeMode(std::string_view s, IrqTimeMode* out) {
-  if (s == "off") {
-    *out = IrqTimeMode::kOff;
-  } else if (s == "auto") {
-    *out = IrqTimeMode::kAuto;
-  } else if (s == "on") {
-    *out = IrqTimeMode::kOn;
-  } else {
-    return false;
-  }
-  return true;
-}
-
-const char* IrqTimeModeName(IrqTimeMode m) {
-  switch (m) {
-    case IrqTimeMode::kOff: return "off";
-    case IrqTimeMode::kAuto: return "auto";
-    case IrqTimeMode::kOn: return "on";
-  }
-  return "auto";
 }
 
 }  // namespace bottleneckd

@@ -13,6 +13,7 @@
 #include "sources/capture.h"
 #include "sources/irqtime.h"
 #include "sources/offcpu.h"
+#include "sources/profile.h"
 #include "sources/soaker.h"
 
 namespace bottleneckd {
@@ -30,6 +31,10 @@ struct Sample : HostReadings {
   // Measured waits of the target threads (sources/offcpu.h), while its eBPF
   // program is loaded.
   std::optional<OffCpuReading> offcpu;
+  // The sampled stacks since the previous tick (sources/profile.h), while
+  // its eBPF program is loaded. Not cumulative: a window's profile is its
+  // second sample's.
+  std::optional<ProfileReading> profile;
 
   std::vector<CollectorResult> results;  // collectors, then sources
 };

@@ -54,6 +54,10 @@ inline constexpr int kSoakerVmPercentile = 50;
 
 // Largest CPU id ParseCpuList accepts (Linux NR_CPUS tops out at 8192).
 inline constexpr int kMaxCpuId = 65535;
+// The soaker's threads' name (/proc/PID/task/TID/comm, top -H): the
+// profiler counts their samples as idle, the time they soak
+// (sources/profile.cc).
+inline constexpr const char* kSoakerThreadName = "bn-soaker";
 
 enum class SoakerMode { kOff, kRuns, kAlways };
 // "off", "runs", "always"; false (and *out untouched) for anything else.

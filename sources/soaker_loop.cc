@@ -70,6 +70,7 @@ int PinSelf(int cpu) {
 }  // namespace
 
 void CalibrateCpu(double cpu_seconds, int percentile, const std::atomic<bool>* cancel, CpuCalibration* r) {
+  pthread_setname_np(pthread_self(), kSoakerThreadName);
   if (int err = PinSelf(r->cpu); err != 0) {
     r->error = "affinity refused: " + std::string(std::strerror(err));
     return;
@@ -110,6 +111,7 @@ void CalibrateCpu(double cpu_seconds, int percentile, const std::atomic<bool>* c
 }
 
 void Soaker::Worker::Run(bool want_idle, std::promise<WorkerSetup> setup) {
+  pthread_setname_np(pthread_self(), kSoakerThreadName);
   WorkerSetup s;
   s.pin_error = PinSelf(cpu);
   if (s.pin_error != 0) {

@@ -13,6 +13,14 @@
 
 namespace bottleneckd {
 
+// How an optional source loads (collectors.irqtime.mode,
+// collectors.profile.mode): auto, when the host allows it, else one log line
+// and the daemon runs without it; on, or the daemon refuses to start; off.
+enum class LoadMode { kOff, kAuto, kOn };
+// "off", "auto", "on"; false (and *out untouched) for anything else.
+bool ParseLoadMode(std::string_view s, LoadMode* out);
+const char* LoadModeName(LoadMode m);
+
 struct Sample;
 
 class Source {

@@ -10,6 +10,7 @@
 #include "base/status.h"
 #include "sources/capture.h"
 #include "sources/irqtime.h"
+#include "sources/profile.h"
 #include "sources/soaker.h"
 
 namespace bottleneckd {
@@ -20,6 +21,9 @@ Status ParseCapture(const ConfigReader& r, const YAML::Node& n, CaptureOptions* 
 
 // collectors.irqtime (sources/irqtime_config.cc): mode and btf_path.
 Status ParseIrqTime(const ConfigReader& r, const YAML::Node& n, IrqTimeOptions* out);
+
+// collectors.profile (sources/profile_config.cc): mode, frequency, stacks.
+Status ParseProfile(const ConfigReader& r, const YAML::Node& n, ProfileOptions* out);
 
 // soaker (sources/soaker_config.cc): mode, calibration time, age and percentile.
 Status ParseSoaker(const ConfigReader& r, const YAML::Node& n, SoakerOptions* out);

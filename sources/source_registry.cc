@@ -1,6 +1,7 @@
 #include "sources/source_registry.h"
 
 #include "collectors/collector.h"
+#include "sources/source.h"
 
 namespace bottleneckd {
 
@@ -14,8 +15,33 @@ const std::vector<SourceInfo>& SourceRegistry() {
       {"offcpu", "auto",
        "eBPF time the target threads spend off the CPU, per wait site (CAP_BPF, CAP_PERFMON, kernel BTF, kallsyms); "
        "loaded with collectors.threads.targets"},
+      {"profile", "auto",
+       "eBPF on-CPU stacks at 49 Hz of the CPU the verdict names and the target threads (CAP_BPF, CAP_PERFMON; "
+       "collectors.profile)"},
   };
   return kSources;
+}
+
+bool ParseLoadMode(std::string_view s, LoadMode* out) {
+  if (s == "off") {
+    *out = LoadMode::kOff;
+  } else if (s == "auto") {
+    *out = LoadMode::kAuto;
+  } else if (s == "on") {
+    *out = LoadMode::kOn;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+const char* LoadModeName(LoadMode m) {
+  switch (m) {
+    case LoadMode::kOff: return "off";
+    case LoadMode::kAuto: return "auto";
+    case LoadMode::kOn: return "on";
+  }
+  return "auto";
 }
 
 bool KnownCollectorName(const std::string& name) {

@@ -12,6 +12,7 @@
 #include "daemon/replay.h"
 #include "exporters/report/json_writer.h"
 #include "exporters/report/report_budget.h"
+#include "exporters/report/report_profile.h"
 
 namespace bottleneckd {
 
@@ -91,6 +92,8 @@ Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, co
   BN_RETURN_IF_ERROR(store->ListRuns(segs, &segments));
   *out = ReportOfRun(found[0], std::move(segments), loss);
   out->store = store->path();
+  out->profile_of = found[0].name;
+  BN_RETURN_IF_ERROR(store->Profile(found[0].id, &out->profile));
   return AppendTimeline(store, found[0].id, &out->timeline);
 }
 
@@ -159,6 +162,8 @@ Report ReportOfRun(const RunReport& run, std::vector<RunReport> segments, const 
     out.runs = std::move(segments);
   }
   out.flows = true;
+  out.profile = run.profile;  // a live run's; the store's report reads it back (RunStore::Profile)
+  out.profile_of = run.name;
   SetSweep(loss, &out);
   return out;
 }
@@ -255,6 +260,7 @@ std::string ReportBody(const Report& r) {
   }
   o += "\n";
   for (const std::string& line : SweepLines(r)) o += line + "\n";
+  o += ProfileText(r);
   return o;
 }
 
@@ -402,6 +408,8 @@ std::string ReportJson(const Report& r) {
   w.Key("mlfrr_packets_per_second").Optional(r.mlfrr.rate);
   w.Key("throughput_tracks_cpu_cost").Optional(r.throughput_tracks_cpu_cost);
   w.Key("throughput_tracks_cpu_cost_why").String(r.throughput_tracks_cpu_cost_why);
+  w.Key("profile");
+  WriteProfileJson(r, &w);
   w.Key("timeline_points").Integer(r.timeline.size());
   // The timeline's drops and CPU budgets (the HTML report's timeline-drops
   // and timeline-budget plots), one entry per window.

@@ -44,6 +44,10 @@ struct Report {
   // timelines): every window of a recording; a run store's listed runs'
   // (the parent's with --run).
   std::vector<TimelinePoint> timeline;
+  // --run NAME: that run's merged on-CPU profile (empty when it was not
+  // profiled), with the run's name.
+  FoldedProfile profile;
+  std::string profile_of;
 };
 
 // The runs r's plateau, MLFRR and sensitivity check are over: r.sweep when

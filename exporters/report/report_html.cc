@@ -6,8 +6,10 @@
 #include <limits>
 #include <map>
 
+#include "exporters/report/flame_graph.h"
 #include "exporters/report/html_escape.h"
 #include "exporters/report/report_budget.h"
+#include "exporters/report/report_profile.h"
 #include "exporters/report/svg_plot.h"
 
 namespace bottleneckd {
@@ -28,6 +30,8 @@ svg.plot{background:#fff;border:1px solid #eee;margin:.3em 0}
 svg .title{font-size:13px;font-weight:bold}svg .tick,svg .legend,svg .band-label,svg .mark-label{font-size:11px}
 p.caption{color:#555;font-size:12px;max-width:1100px;margin:0 0 .8em}
 svg .label{font-size:12px;fill:#444}svg .nodata{font-size:16px;fill:#999}svg .mark-label{fill:#c0392b}
+svg.flame{background:#fff;border:1px solid #eee;margin:.3em 0}svg .caption{font-size:11px;fill:#555}
+svg.flame .frame:hover rect{stroke:#222}table.top-functions td:not(:last-child){white-space:nowrap}
 )";
 
 std::string F(const char* fmt, double v) {
@@ -277,6 +281,30 @@ void AppendTimelines(const Report& r, std::string* o) {
   *o += "</section>\n";
 }
 
+// --run NAME: the run's on-CPU profile, its top functions by self samples
+// (the names and order of the JSON's profile.top_functions) over its flame
+// graph.
+void AppendProfile(const Report& r, std::string* o) {
+  *o += "<section id=\"profile\" data-run=\"" + HtmlEscape(r.profile_of) + "\" data-samples=\"" +
+        std::to_string(r.profile.samples) + "\"><h2>On-CPU profile of run &#39;" + HtmlEscape(r.profile_of) +
+        "&#39;</h2>\n";
+  if (r.profile.samples == 0) {
+    *o +=
+        "<p class=\"no-profile\">No samples: the profiler was not loaded while the run ran (collectors.profile, "
+        "CAP_BPF and CAP_PERFMON).</p>\n</section>\n";
+    return;
+  }
+  *o += "<p>" + std::to_string(r.profile.samples) +
+        " on-CPU samples while the run ran; the functions they ran in (the innermost frame: self samples):</p>\n"
+        "<table class=\"top-functions\"><tr><th>#</th><th>share</th><th>samples</th><th>function</th></tr>\n";
+  size_t rank = 0;
+  for (const FunctionSamples& f : TopFunctions(r.profile, kReportTopFunctions))
+    *o += "<tr><td>" + std::to_string(++rank) + "</td><td>" +
+          F("%.1f %%", 100.0 * static_cast<double>(f.samples) / static_cast<double>(r.profile.samples)) + "</td><td>" +
+          std::to_string(f.samples) + "</td><td class=\"function\">" + HtmlEscape(f.function) + "</td></tr>\n";
+  *o += "</table>\n" + FlameGraphSvg(r.profile) + "</section>\n";
+}
+
 }  // namespace
 
 std::string HtmlPage(const std::string& title, const std::string& body) {
@@ -301,6 +329,7 @@ std::string ReportHtml(const Report& r) {
   if (r.runs.empty()) o += "<p>(no runs)</p>\n";
   for (const RunReport& x : r.runs) AppendVerdict(x, &o);
   o += "</section>\n";
+  if (!r.profile_of.empty()) AppendProfile(r, &o);
   return HtmlPage("bottleneckd report: " + ReportHeading(r), o);
 }
 

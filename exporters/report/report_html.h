@@ -21,8 +21,9 @@ namespace bottleneckd {
 // bars, the knee's first losing rung emphasised), the sweep table
 // (SweepTableCells), the timelines of r.timeline (load, CPU with soaker
 // idle and hidden time, drops per rung with the first losing rung named,
-// interrupts, bus) with the runs shaded, and each run's verdict with its
-// evidence.
+// interrupts, bus) with the runs shaded, each run's verdict with its
+// evidence and, for --run NAME (r.profile_of), the run's on-CPU profile: its
+// top functions and flame graph (flame_graph.h), or a line saying it has none.
 std::string ReportHtml(const Report& r);
 
 // Each capture: its counts, applied vs echoed per second, the turnaround

@@ -47,6 +47,34 @@ TEST(ParseConfig, ShippedConfigIsValidAndHoldsTheDefaults) {
   EXPECT_EQ(shipped.irqtime.mode, defaults.irqtime.mode);
   EXPECT_EQ(shipped.irqtime.mode, IrqTimeMode::kAuto);
   EXPECT_EQ(IrqTimeWanted(shipped), IrqTimeMode::kAuto);
+  EXPECT_EQ(shipped.profile, defaults.profile);
+}
+
+TEST(ParseConfig, Profile) {
+  Config c;
+  ASSERT_OK(
+      ParseConfig("collectors:\n  profile:\n    mode: \"on\"\n    frequency: 99\n    stacks: all\n", "x.yaml", &c));
+  EXPECT_EQ(c.profile.mode, ProfileMode::kOn);
+  EXPECT_EQ(c.profile.frequency_hz, 99);
+  EXPECT_EQ(c.profile.stacks, ProfileStacks::kAll);
+  EXPECT_TRUE(ProfileToLoad(c));
+  // Over fixture trees the live kernel's stacks would be mixed in: auto stays off.
+  ASSERT_OK(ParseConfig("paths:\n  procfs: /tmp/p\n", "x.yaml", &c));
+  EXPECT_EQ(c.profile, ProfileOptions());
+  EXPECT_FALSE(ProfileToLoad(c));
+  ASSERT_OK(ParseConfig("collectors:\n  profile:\n    enabled: false\n", "x.yaml", &c));
+  EXPECT_FALSE(ProfileToLoad(c));
+
+  Status s = ParseConfig("collectors:\n  profile:\n    frequency: 0\n", "x.yaml", &c);
+  EXPECT_NE(s.message().find("x.yaml:3:16"), std::string::npos) << s.ToString();
+  s = ParseConfig("collectors:\n  profile:\n    frequency: 49.5\n", "x.yaml", &c);
+  EXPECT_NE(s.message().find("x.yaml:3:16"), std::string::npos) << s.ToString();
+  s = ParseConfig("collectors:\n  profile:\n    stacks: some\n", "x.yaml", &c);
+  EXPECT_EQ(s.message(), "x.yaml:3:13: collectors.profile.stacks must be named, runs or all");
+  ASSERT_OK(ParseConfig("collectors:\n  profile:\n    stacks: runs\n", "x.yaml", &c));
+  EXPECT_EQ(c.profile.stacks, ProfileStacks::kRuns);
+  s = ParseConfig("collectors:\n  profile:\n    mode: maybe\n", "x.yaml", &c);
+  EXPECT_EQ(s.message(), "x.yaml:3:11: collectors.profile.mode must be auto, on or off");
 }
 
 TEST(ParseConfig, IrqTime) {

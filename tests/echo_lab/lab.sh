@@ -218,6 +218,8 @@ scenario() {
   sed 's/^/    /' "$d/run.err"
   "$BIN" --report --path.state="$STATE" --run "$name" --format json >"$d/report.json" 2>"$d/report.err" ||
     { integ_fail "scenario $name: --report --run failed: $(cat "$d/report.err")"; return; }
+  # The run's stacks (docs/profile.md); a run with none is an error, an empty file here.
+  "$BIN" --report --path.state="$STATE" --run "$name" --format folded >"$d/report.folded" 2>/dev/null
   echo "$start $end" >"$d/span"
   echo "FIGURE: $name kernel echo thread's wchan (0: running or runnable), of $(wc -l <"$d/wchan") samples:" \
     "$(sort "$d/wchan" | uniq -c | sort -rn | head -n 3 | awk '{ printf "%s %d; ", $2, $1 }')"
@@ -227,7 +229,7 @@ scenario() {
   # mean: whether the run's last settled window holds the generator's stop is
   # chance (the light run once read 1799/s of 2000/s that way).
   lab_check run "$d/report.json" "$d/gen.out" "$d/kernel.before" "$d/kernel.after" "store=$STATE/runs.db" \
-    "wchan=$d/wchan" "$@"
+    "wchan=$d/wchan" "folded=$d/report.folded" "$@"
 }
 
 # The lab's scenarios, written once: lab.echo runs them with irqtime off,
@@ -246,17 +248,22 @@ LAB_WAIT_SITE=sampled
 # none" beside "rcvbuf errors 11/s"), a stall of about 50 ms at the edge of
 # the span. 1 % still tells a light load from the loss-bound scenarios (wait:
 # about 40 %).
+# Its profile holds only the target thread's stacks: no CPU was named, so no
+# other stack was walked (docs/profile.md: stacks: named).
 lab_scenario_light() {
-  scenario light 0 1024 8 "2000" -- label=none socket_loss_max=0.01
+  scenario light 0 1024 8 "2000" -- label=none socket_loss_max=0.01 profile_threads=udpecho
 }
 # One saturation, one name: the thread holds cpu1 (docs/verdict-rules.md
 # section 2, "One saturation, one name"), so every window names the thread.
 # The ground truth: the echo thread runs most of the run (schedstat read
 # 80-91 % on two machines: between bursts it blocks in recvfrom and the
 # soaker gets the rest), its softirq little.
+# The profile: the thread's and the run's top function is the copy
+# (echo_server.c's Copy, inlined; the copies are libc's memcpy).
 lab_scenario_cpu() {
   scenario cpu 10000 1024 10 "0" -- label=cpu "resources=thread udpecho" socket_loss_min=0.5 \
-    thread_share_min=0.7 softirq_cpu_max=0.2
+    thread_share_min=0.7 softirq_cpu_max=0.2 "profile_top=mem(cpy|move)|Copy" \
+    "profile_evidence=thread udpecho:mem(cpy|move)|Copy"
 }
 # Flat out with 64-byte datagrams, the receive path steered to cpu1 by RPS
 # (lab_rps 2). The rate moves within the step as the livelock deepens
@@ -270,9 +277,10 @@ lab_scenario_cpu() {
 # 64.2 and 46.8 % in four lab.irqtime runs of one day (the two lowest with
 # offcpu loaded, the last without it), where at least 50 % had held before:
 # at least 35 %, still the largest part of a CPU the echo wants whole.
+# The profile: cpu1's top function is the kernel's (its receive path).
 lab_scenario_softirq() {
   scenario softirq 0 64 10 "0" -- label=interrupt resources=cpu1 socket_loss_min=0.1 softirq_cpu_min=0.35 \
-    rate_tolerance=0.15
+    rate_tolerance=0.15 "profile_evidence=cpu1:\[kernel\]$"
 }
 # The waiting echo: capacity, then rising rates above it, 8 s each (the live
 # plateau averages 5 windows into a step and needs 3 steps). Capacity is the

@@ -169,6 +169,41 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
         wait_site(name, parent["verdict"]["evidence"], expect["wchan"], expect["wait_site"])
     if "flat_from" in expect:
         plateau_steps(name, steps, int(expect["flat_from"]))
+    profile(name, report, parent, expect)
+
+
+def profile(name, report, parent, expect):
+    """The run's on-CPU profile (docs/profile.md): its top function
+    (profile_top=REGEX, searched in the JSON report's first), the first
+    function of a window evidence line "RESOURCE on-CPU: ..."
+    (profile_evidence=RESOURCE:REGEX), and that every stack kept is of the
+    named thread (profile_threads=NAME: the folded stacks' roots)."""
+    p = report.get("profile") or {}
+    top = p.get("top_functions") or []
+    figure(name + " profile", "%d samples; top %s" % (
+        p.get("samples", 0), ", ".join("%s %d" % (f["function"], f["samples"]) for f in top[:3]) or "none"))
+    if "profile_top" in expect:
+        first = top[0]["function"] if top else ""
+        check(re.search(expect["profile_top"], first) is not None,
+              "%s: the run's top function '%s' matches /%s/" % (name, first, expect["profile_top"]))
+    if "profile_evidence" in expect:
+        resource, pattern = expect["profile_evidence"].split(":", 1)
+        lines = [e for e in parent["verdict"]["evidence"] if e.startswith(resource + " on-CPU: ")]
+        m = re.match(r"[0-9]+ % in (.*?)(, [0-9]+ % in |\s\([0-9]+ samples)", lines[0][len(resource) + 9:]) \
+            if lines else None
+        first = m.group(1) if m else ""
+        check(re.search(pattern, first) is not None,
+              "%s: the evidence's top function of %s, '%s', matches /%s/ (%s)" % (
+                  name, resource, first, pattern, lines[0] if lines else "no on-CPU evidence line"))
+    if "profile_threads" in expect:
+        roots = {}
+        with open(expect["folded"], encoding="utf-8") as f:
+            for line in f:
+                stack, _, n = line.rstrip("\n").rpartition(" ")
+                roots[stack.split(";", 1)[0]] = roots.get(stack.split(";", 1)[0], 0) + int(n)
+        others = {t: n for t, n in roots.items() if t != expect["profile_threads"]}
+        check(not others, "%s: the profile keeps only %s's stacks (%d samples; others: %s)" % (
+            name, expect["profile_threads"], roots.get(expect["profile_threads"], 0), others or "none"))
 
 
 def thread_state(name, d, echoed, expect):

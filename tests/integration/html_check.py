@@ -1,9 +1,20 @@
 #!/usr/bin/env python3
 """Checks a DOM that headless Chromium dumped from bottleneckd's HTML report
-against the JSON report of the same input (html_report_test.sh).
+against the JSON report of the same input (html_report_test.sh,
+profile_test.sh).
 
-usage: html_check.py report|pcap DOM.html REPORT.json
+usage: html_check.py report|pcap|profile DOM.html REPORT.json
+       html_check.py measure PAGE.html OUT.html
 Prints one line per check ("ok: ..." or "FAIL: ...") and exits 1 on a failure.
+
+`profile` checks a run's on-CPU profile section (`--report --run NAME`):
+the flame graph was laid out with a size, and so was each frame's box, each
+label fits its box, the top functions table lists the JSON's
+profile.top_functions in its order, and each of them is a frame of the
+graph. A DOM has no sizes, and the report has no script, so `measure`
+first writes a copy of the page with one that, once the page is laid out,
+writes each size into the DOM (data-rendered on the <svg> and each frame):
+dump that copy's DOM.
 """
 import json
 import sys
@@ -20,6 +31,12 @@ class Dom(HTMLParser):
         self.verdicts = []  # data-label, data-resource of each p.verdict
         self.mlfrr = None
         self.text = []
+        # section#profile: its data attributes, the svg.flame's, each frame's and the top functions
+        self.profile = None
+        self.flame = None
+        self.frames = []
+        self.top_functions = []
+        self.cell = None  # the text of the td.function being read
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -37,13 +54,26 @@ class Dom(HTMLParser):
             self.verdicts.append((a["data-label"], a["data-resource"]))
         elif tag == "p" and "mlfrr" in cls:
             self.mlfrr = a["data-mlfrr"]
+        elif tag == "section" and a.get("id") == "profile":
+            self.profile = a
+        elif tag == "svg" and "flame" in cls:
+            self.flame = a
+        elif tag == "g" and "frame" in cls:
+            self.frames.append(a)
+        elif tag == "td" and "function" in cls:
+            self.cell = []
 
     def handle_endtag(self, tag):
         if tag == "svg":
             self.plot = None
+        elif tag == "td" and self.cell is not None:
+            self.top_functions.append("".join(self.cell))
+            self.cell = None
 
     def handle_data(self, data):
         self.text.append(data)
+        if self.cell is not None:
+            self.cell.append(data)
 
 
 failures = 0
@@ -197,13 +227,81 @@ def check_pcap(dom, r):
     check(f["path"] in "".join(dom.text), "capture named")
 
 
+# Run by Chromium in `measure`'s copy of a page, after layout: the rendered
+# size of the flame graph and of each frame's box, "WIDTHxHEIGHT" in CSS
+# pixels, and how far each label runs past its box's right edge.
+MEASURE = """<script>
+for (const svg of document.querySelectorAll("svg.flame")) {
+  const b = svg.getBoundingClientRect();
+  svg.setAttribute("data-rendered", b.width + "x" + b.height);
+  for (const g of svg.querySelectorAll("g.frame")) {
+    const r = g.querySelector("rect").getBoundingClientRect(), t = g.querySelector("text");
+    g.setAttribute("data-rendered", r.width + "x" + r.height);
+    if (t) g.setAttribute("data-label-overflow", t.getBoundingClientRect().right - r.right);
+  }
+}
+</script>"""
+
+
+def measure(page_path, out_path):
+    page = open(page_path, encoding="utf-8").read()
+    at = page.rfind("</body>")
+    if at < 0:
+        sys.exit("html_check.py measure: %s has no </body>" % page_path)
+    open(out_path, "w", encoding="utf-8").write(page[:at] + MEASURE + page[at:])
+
+
+def rendered(attrs):
+    """(width, height) from a data-rendered attribute; (0, 0) when absent."""
+    try:
+        w, h = (attrs or {}).get("data-rendered", "").split("x")
+        return float(w), float(h)
+    except ValueError:
+        return 0.0, 0.0
+
+
+def check_profile(dom, r):
+    prof = r["profile"]
+    check(dom.profile is not None, "section#profile present")
+    if dom.profile is None:
+        return
+    check(dom.profile.get("data-run") == prof["run"], "profile of run '%s' (JSON '%s')" %
+          (dom.profile.get("data-run"), prof["run"]))
+    check(dom.flame is not None, "the flame graph is there")
+    if dom.flame is None:
+        return
+    check(int(dom.flame["data-samples"]) == prof["samples"], "flame graph of %s samples (JSON %d)" %
+          (dom.flame["data-samples"], prof["samples"]))
+    w, h = rendered(dom.flame)
+    check(w > 0 and h > 0, "flame graph rendered %gx%g px" % (w, h))
+    empty = [f["data-name"] for f in dom.frames if min(rendered(f)) <= 0]
+    check(bool(dom.frames) and not empty,
+          "%d frames, each rendered with a size (none: %s)" % (len(dom.frames), empty[:5]))
+    # A label may not run past its box (the renderer's character width
+    # estimate against the font Chromium used); a pixel of rounding allowed.
+    over = [(f["data-name"], f["data-label-overflow"]) for f in dom.frames
+            if float(f.get("data-label-overflow", "-1")) > 1]
+    labelled = sum(1 for f in dom.frames if "data-label-overflow" in f)
+    check(not over, "%d labels inside their boxes (past them: %s)" % (labelled, over[:5]))
+    want = [f["function"] for f in prof["top_functions"]]
+    check(bool(want), "JSON names %d top functions" % len(want))
+    check(set(dom.top_functions) == set(want), "top functions table %s = JSON's %s" % (dom.top_functions, want))
+    check(dom.top_functions == want, "in the JSON's order")
+    names = {f["data-name"] for f in dom.frames}
+    missing = [f for f in want if f not in names]
+    check(not missing, "each top function is a frame of the flame graph (not: %s)" % missing)
+
+
 def main():
+    if sys.argv[1] == "measure":
+        measure(sys.argv[2], sys.argv[3])
+        return
     kind, dom_path, json_path = sys.argv[1:4]
     dom = Dom()
     dom.feed(open(dom_path, encoding="utf-8").read())
     r = json.load(open(json_path))
     check(bool(dom.plots), "%d plots in the DOM" % len(dom.plots))
-    (check_report if kind == "report" else check_pcap)(dom, r)
+    {"report": check_report, "pcap": check_pcap, "profile": check_profile}[kind](dom, r)
     sys.exit(1 if failures else 0)
 
 

@@ -47,19 +47,6 @@ void ExpectSameBudget(const CpuBudget& a, const CpuBudget& b) {
   EXPECT_EQ(a.delivery_learned, b.delivery_learned);
 }
 
-int64_t CountRows(const std::string& path, const char* sql) {
-  sqlite3* db = nullptr;
-  int64_t n = -1;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-      n = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-  }
-  sqlite3_close(db);
-  return n;
-}
-
 TEST_F(RunStoreTest, RoundTripsEachPointsAndTheRunsCpuBudget) {
   auto s = OpenOrDie(DbPath());
   RunReport r = MakeRun("budget", 1700000000);

@@ -224,7 +224,7 @@ TEST_F(RunStoreTest, MigratesAnEmptyFileToTheCurrentSchema) {
   auto s = OpenOrDie(DbPath());
   ASSERT_TRUE(s);
   EXPECT_EQ(s->schema_version(), kRunStoreSchemaVersion);
-  EXPECT_EQ(s->schema_version(), 6);
+  EXPECT_EQ(s->schema_version(), 7);
   RunReport r = MakeRun("after migration", 1);
   ASSERT_OK(s->FinishRun(&r, {Point(1), Point(2)}));
   s.reset();
@@ -264,7 +264,7 @@ TEST_F(RunStoreTest, RefusesASchemaNewerThanThisBuild) {
     std::unique_ptr<RunStore> s;
     Status st = RunStore::Open(DbPath(), read_only, &s);
     EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << st.ToString();
-    EXPECT_EQ(st.message(), DbPath() + " schema version 8 is newer than this bottleneckd (6)");
+    EXPECT_EQ(st.message(), DbPath() + " schema version 8 is newer than this bottleneckd (7)");
     EXPECT_FALSE(s);
   }
   EXPECT_EQ(UserVersion(DbPath()), 8);  // left as it was

@@ -27,6 +27,31 @@ inline std::unique_ptr<RunStore> OpenOrDie(const std::string& path, bool read_on
   return s;
 }
 
+// Runs `sql` on the database at `path`; the test fails on an error.
+inline void ExecOrFail(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(db);
+}
+
+// The first column of the first row of `sql` (a COUNT), read-only; -1 when
+// the query fails.
+inline int64_t CountRows(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  int64_t n = -1;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+      n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+  return n;
+}
+
 inline RunReport MakeRun(const std::string& name, double start, const std::string& source = "command") {
   RunReport r;
   r.name = name;

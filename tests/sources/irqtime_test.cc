@@ -158,15 +158,15 @@ TEST(IrqTimeNames, VectorsAsProcSoftirqsNamesThem) {
 
 TEST(IrqTimeNames, Modes) {
   IrqTimeMode m = IrqTimeMode::kOff;
-  ASSERT_TRUE(ParseIrqTimeMode("auto", &m));
+  ASSERT_TRUE(ParseLoadMode("auto", &m));
   EXPECT_EQ(m, IrqTimeMode::kAuto);
-  ASSERT_TRUE(ParseIrqTimeMode("on", &m));
+  ASSERT_TRUE(ParseLoadMode("on", &m));
   EXPECT_EQ(m, IrqTimeMode::kOn);
-  ASSERT_TRUE(ParseIrqTimeMode("off", &m));
+  ASSERT_TRUE(ParseLoadMode("off", &m));
   EXPECT_EQ(m, IrqTimeMode::kOff);
-  EXPECT_FALSE(ParseIrqTimeMode("yes", &m));
+  EXPECT_FALSE(ParseLoadMode("yes", &m));
   EXPECT_EQ(m, IrqTimeMode::kOff);
-  EXPECT_STREQ(IrqTimeModeName(IrqTimeMode::kAuto), "auto");
+  EXPECT_STREQ(LoadModeName(IrqTimeMode::kAuto), "auto");
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 // seconds, bins and size buckets for a capture), the figures of the table,
 // the verdict and the MLFRR as the input gives them and as ReportJson
 // writes them, a page with nothing to plot saying "no data", nothing
-// fetched from outside, and every dynamic string escaped.
+// fetched from outside, every dynamic string escaped, and a run's on-CPU
+// profile (its top functions as the JSON lists them, its flame graph).
 #include "exporters/report/report_html.h"
 
 #include <gtest/gtest.h>
@@ -310,6 +311,49 @@ TEST(ReportHtml, NothingToPlotSaysNoData) {
   html = ReportHtml(r);
   EXPECT_EQ(SeriesAttr(html, "sweep", "received"), 1);
   EXPECT_EQ(Plot(html, "sweep").find("data-empty"), std::string::npos);
+}
+
+// --run NAME's profile: the section after the verdicts with the top
+// functions in the JSON's names and order and the flame graph; a run with
+// no samples says the profiler was not loaded; a report of no run has none.
+TEST(ReportHtml, ProfileSectionWithTopFunctionsAndFlameGraph) {
+  Report r = Sweep();
+  r.profile_of = "fp<1>";
+  AddFolded("hot;main (hot);copy_loop (hot)", 90, &r.profile);
+  AddFolded("hot;main (hot)", 6, &r.profile);
+  AddFolded("hot;read [kernel];<&>", 4, &r.profile);
+  std::string html = ReportHtml(r);
+  size_t section = html.find("<section id=\"profile\"");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_GT(section, html.find("<section id=\"runs\""));
+  EXPECT_NE(html.find("<h2>On-CPU profile of run &#39;fp&lt;1&gt;&#39;</h2>", section), std::string::npos);
+  EXPECT_NE(html.find("<p>100 on-CPU samples while the run ran", section), std::string::npos);
+  std::vector<std::string> table;
+  std::regex cell("<td class=\"function\">([^<]*)</td>");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), cell); it != std::sregex_iterator(); ++it)
+    table.push_back((*it)[1]);
+  EXPECT_EQ(table, (std::vector<std::string>{"copy_loop (hot)", "main (hot)", "&lt;&amp;&gt;"}));
+  std::string json = ReportJson(r);
+  EXPECT_NE(json.find("\"top_functions\":[{\"function\":\"copy_loop (hot)\",\"samples\":90,\"share\":0.9},"
+                      "{\"function\":\"main (hot)\",\"samples\":6,\"share\":0.06},{\"function\":\"<&>\""),
+            std::string::npos)
+      << json;
+  size_t flame = html.find("<svg class=\"flame\"", section);
+  ASSERT_NE(flame, std::string::npos);
+  EXPECT_LT(flame, html.find("</section>", section));
+  for (const std::string& name : table)
+    EXPECT_NE(html.find("<g class=\"frame\" data-name=\"" + name + "\"", flame), std::string::npos) << name;
+  EXPECT_EQ(html.find("<&>"), std::string::npos);
+
+  r.profile = FoldedProfile();
+  html = ReportHtml(r);
+  section = html.find("<section id=\"profile\"");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_NE(html.find("the profiler was not loaded while the run ran", section), std::string::npos);
+  EXPECT_EQ(html.find("<svg class=\"flame\""), std::string::npos);
+  EXPECT_EQ(html.find("<table class=\"top-functions\""), std::string::npos);
+
+  EXPECT_EQ(ReportHtml(Sweep()).find("id=\"profile\""), std::string::npos);
 }
 
 TEST(PcapReportHtml, RateTurnaroundAndSizes) {

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# The on-CPU profiler (docs/profile.md) on this kernel, as a user runs it:
+# - as root, `bottleneckd run` over a CPU-bound program built with frame
+#   pointers (profile_hot.c: main -> outer -> copy_loop), every CPU's stacks
+#   walked during the run (stacks: runs: the test's CPUs are shared with
+#   whatever else runs, so the CPU a verdict names may be another's): the
+#   program's top function is copy_loop, the report's top function is the
+#   same in text and JSON, and the program's folded stacks walk from main to
+#   copy_loop; a window evidence line names on-CPU functions where the
+#   verdict is cpu;
+# - the same program without frame pointers: its stacks are marked
+#   [truncated], never given callers it cannot see;
+# - without CAP_BPF and CAP_PERFMON: one log line naming them, the run goes
+#   on without a profile, and --format folded says the run has none (exit 2);
+# - --format folded without --run is refused with the usage;
+# - the HTML report of the fp run, loaded in headless Chromium: its flame
+#   graph renders and lists the JSON report's top functions as frames.
+#
+# usage: profile_test.sh BOTTLENECKD SOURCE_DIR (PROFILE_HOT_FP and
+# PROFILE_HOT_NOFP in the environment: tests/CMakeLists.txt)
+TEST_NAME=profile_test
+BIN=${1:?usage: profile_test.sh BOTTLENECKD SOURCE_DIR}
+SRC=${2:?usage: profile_test.sh BOTTLENECKD SOURCE_DIR}
+# shellcheck source=tests/integration/lib.sh
+. "$SRC/tests/integration/lib.sh"
+integ_bound_time 120 "$@"
+integ_init
+integ_require_tools setpriv grep python3
+[ "$(id -u)" -eq 0 ] || integ_die "needs root: it loads an eBPF program"
+[ -x "${PROFILE_HOT_FP:-}" ] && [ -x "${PROFILE_HOT_NOFP:-}" ] || integ_die "PROFILE_HOT_FP/NOFP are not set"
+STATE="$INTEG_TMP/state"
+printf 'collectors:\n  profile:\n    stacks: runs\n' >"$INTEG_TMP/runs.yaml"
+
+# run NAME BINARY [bottleneckd]: `bottleneckd run` over BINARY for 4 s.
+run() {
+  "${3:-$BIN}" run --config.file="$INTEG_TMP/runs.yaml" --name "$1" --path.state="$STATE" --log.level=info -- \
+    "$2" 4 >"$INTEG_TMP/$1.out" 2>"$INTEG_TMP/$1.log"
+}
+report() { "$BIN" --report --path.state="$STATE" --run "$@"; }
+
+# 1. Frame pointers, root.
+run fp "$PROFILE_HOT_FP" || integ_fail "fp: bottleneckd run exited $?: $(tail -n 3 "$INTEG_TMP/fp.log")"
+if grep -q 'msg="profile loaded: sampling on-CPU stacks with eBPF"' "$INTEG_TMP/fp.log"; then
+  integ_pass "fp: the profiler loaded"
+else
+  integ_fail "fp: no load line: $(grep profile "$INTEG_TMP/fp.log")"
+fi
+report fp >"$INTEG_TMP/fp.txt"
+report fp --format json >"$INTEG_TMP/fp.json"
+report fp --format folded >"$INTEG_TMP/fp.folded"
+# The run's summary (on stderr, after the log lines): where its verdict is
+# cpu, the evidence lists the named CPU's or thread's functions.
+label=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print((r["parent"] or r["runs"][0])["verdict"]["label"])' "$INTEG_TMP/fp.json")
+if [ "$label" != cpu ]; then
+  integ_log "fp: verdict $label (the test's CPUs are shared): the evidence line is not checked"
+elif grep -Eq ' on-CPU: [0-9]+ % in ' "$INTEG_TMP/fp.log"; then
+  integ_pass "fp: the cpu verdict's evidence lists on-CPU functions: $(grep -o '[a-z0-9 ]* on-CPU: .*' "$INTEG_TMP/fp.log" | head -1)"
+else
+  integ_fail "fp: the cpu verdict's evidence has no on-CPU line: $(grep -A8 'verdict' "$INTEG_TMP/fp.log")"
+fi
+# The program's own top function, from its folded stacks (rooted at its name).
+prog_top=$(awk '/^profile_hot_fp;/ { n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); s[f[k]] += n }
+  END { for (x in s) if (s[x] > best) { best = s[x]; top = x } print top }' "$INTEG_TMP/fp.folded")
+text_top=$(sed -n "/^on-CPU profile of run 'fp'/{n;p;q}" "$INTEG_TMP/fp.txt" | sed -E 's/^ *[0-9.]+ %  //')
+json_top=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["profile"]["top_functions"][0]["function"])' "$INTEG_TMP/fp.json")
+if [ "$prog_top" = "copy_loop (profile_hot_fp)" ]; then
+  integ_pass "fp: the program's top function is copy_loop"
+else
+  integ_fail "fp: the program's top function is '$prog_top'"
+fi
+if [ -n "$json_top" ] && [ "$json_top" = "$text_top" ]; then
+  integ_pass "fp: the report's top function is the same in text and JSON: $json_top"
+else
+  integ_fail "fp: top function text '$text_top', json '$json_top'"
+fi
+# The hot stack, walked from main: its samples are most of the program's.
+hot=$(awk '/main \(profile_hot_fp\);outer \(profile_hot_fp\);copy_loop \(profile_hot_fp\) [0-9]+$/ { n += $NF } END { print n + 0 }' "$INTEG_TMP/fp.folded")
+all=$(awk '/^profile_hot_fp;/ { n += $NF } END { print n + 0 }' "$INTEG_TMP/fp.folded")
+if [ "$all" -gt 0 ] && awk -v h="$hot" -v a="$all" 'BEGIN { exit !(h >= 0.8 * a) }'; then
+  integ_pass "fp: $hot of the program's $all samples walk main;outer;copy_loop"
+else
+  integ_fail "fp: $hot of $all samples walk main;outer;copy_loop: $(grep '^profile_hot_fp;' "$INTEG_TMP/fp.folded" | head -3)"
+fi
+
+# 2. No frame pointers. (The thread's name is the kernel's, cut to 15 bytes.)
+run nofp "$PROFILE_HOT_NOFP" || integ_fail "nofp: bottleneckd run exited $?"
+report nofp --format folded >"$INTEG_TMP/nofp.folded"
+if grep -q '^profile_hot_nof;\[truncated\];.*copy_loop (profile_hot_nofp) [0-9]*$' "$INTEG_TMP/nofp.folded" &&
+  ! grep -q 'main (profile_hot_nofp);outer (profile_hot_nofp);copy_loop' "$INTEG_TMP/nofp.folded"; then
+  integ_pass "nofp: copy_loop's stacks are marked [truncated], with no callers guessed"
+else
+  integ_fail "nofp: $(grep '^profile_hot_nof;' "$INTEG_TMP/nofp.folded" | head -3)"
+fi
+
+# 3. Without the capabilities.
+printf '#!/bin/sh\nexec setpriv --bounding-set=-all --inh-caps=-all -- %s "$@"\n' "$BIN" >"$INTEG_TMP/bottleneckd-nocaps"
+chmod +x "$INTEG_TMP/bottleneckd-nocaps"
+run nocaps "$PROFILE_HOT_FP" "$INTEG_TMP/bottleneckd-nocaps" || integ_fail "nocaps: bottleneckd run exited $?"
+n=$(grep -c 'msg="profile' "$INTEG_TMP/nocaps.log")
+line=$(grep 'msg="profile' "$INTEG_TMP/nocaps.log")
+if [ "$n" -eq 1 ] && grep -q 'msg="profile off: no on-CPU stacks in the evidence".*CAP_BPF' "$INTEG_TMP/nocaps.log"; then
+  integ_pass "nocaps: one log line: $line"
+else
+  integ_fail "nocaps: $n profile log lines: $line"
+fi
+report nocaps --format folded >"$INTEG_TMP/nocaps.folded" 2>"$INTEG_TMP/nocaps.err"
+rc=$?
+if [ "$rc" -eq 2 ] && [ ! -s "$INTEG_TMP/nocaps.folded" ] && grep -q "run 'nocaps' has no on-CPU profile" "$INTEG_TMP/nocaps.err"; then
+  integ_pass "nocaps: --format folded says the run has no profile (exit 2)"
+else
+  integ_fail "nocaps: --format folded exit $rc: $(cat "$INTEG_TMP/nocaps.err")"
+fi
+
+# 4. --format folded needs a run.
+"$BIN" --report --path.state="$STATE" --format folded >/dev/null 2>"$INTEG_TMP/norun.err"
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q -- '--report --run NAME --format folded' "$INTEG_TMP/norun.err"; then
+  integ_pass "--format folded without --run: refused with the usage (exit $rc)"
+else
+  integ_fail "--format folded without --run: exit $rc: $(cat "$INTEG_TMP/norun.err")"
+fi
+
+# 5. The HTML report of fp in headless Chromium (flags as html_report_test.sh's,
+# offline, bounded): the flame graph and each of its frames are laid out with
+# a size, its labels stay in their boxes, the top functions table is the
+# JSON's (step 1) and each of them is a frame (html_check.py profile).
+CHROMIUM="$(command -v chromium || command -v chromium-browser || true)"
+if [ -z "$CHROMIUM" ]; then
+  integ_fail "fp html: chromium is not installed (scripts/install-deps.sh installs it)"
+elif ! report fp --format html >"$INTEG_TMP/fp.html" 2>"$INTEG_TMP/fp.html.err"; then
+  integ_fail "fp html: --format html failed: $(cat "$INTEG_TMP/fp.html.err")"
+else
+  "$INTEG_PYTHON" "$SRC/tests/integration/html_check.py" measure "$INTEG_TMP/fp.html" "$INTEG_TMP/fp-measured.html"
+  timeout -k 2 30 "$CHROMIUM" --headless=new --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
+    --user-data-dir="$INTEG_TMP/chromium" --no-first-run --no-default-browser-check --disable-extensions \
+    --disable-background-networking --disable-component-update --disable-sync --proxy-server=127.0.0.1:9 \
+    --dump-dom "file://$INTEG_TMP/fp-measured.html" >"$INTEG_TMP/fp.dom" 2>"$INTEG_TMP/fp.chromium.log" &
+  INTEG_PIDS+=("$!")
+  wait "$!"
+  rc=$?
+  if [ "$rc" -ne 0 ]; then
+    integ_fail "fp html: chromium --dump-dom exited $rc (log: $(tail -3 "$INTEG_TMP/fp.chromium.log"))"
+  elif out="$("$INTEG_PYTHON" "$SRC/tests/integration/html_check.py" profile "$INTEG_TMP/fp.dom" \
+    "$INTEG_TMP/fp.json" 2>&1)"; then
+    integ_pass "fp html: the flame graph renders with the JSON's top functions ($(printf '%s\n' "$out" | wc -l) checks)"
+  else
+    integ_fail "fp html: $(printf '%s\n' "$out" | grep -v '^ok:' | head -10)"
+  fi
+fi
+integ_finish

@@ -1,0 +1,82 @@
+// Run store schema version 7: a run's merged on-CPU profile (folded stacks,
+// sources/profile_fold.h) round trips with its run, goes with it, is empty
+// for a run nobody profiled, and a version-6 file (the step undone on a
+// current one, as a version-6 bottleneckd left it) reads as unprofiled
+// read-only and is migrated by a writable open.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "runs/run_store.h"
+#include "tests/runs/run_store_test_util.h"
+#include "tests/support/test_util.h"
+
+namespace bottleneckd::run_store_test::run_store_profile_test {
+namespace {
+
+FoldedProfile TwoStacks() {
+  FoldedProfile p;
+  AddFolded("udpecho;main (udpecho);copy_loop (udpecho)", 71, &p);
+  AddFolded("udpecho;main (udpecho);recvfrom (libc.so.6);__udp4_lib_rcv [kernel]", 9, &p);
+  return p;
+}
+
+TEST_F(RunStoreTest, RoundTripsARunsProfile) {
+  auto s = OpenOrDie(DbPath());
+  RunReport r = MakeRun("profiled", 1700000000);
+  ASSERT_OK(s->BeginRun(&r));
+  r.profile = TwoStacks();
+  ASSERT_OK(s->FinishRun(&r, {Point(1700000001)}));
+  RunReport plain = MakeRun("not profiled", 1700000100);
+  ASSERT_OK(s->BeginRun(&plain));
+  ASSERT_OK(s->FinishRun(&plain, {}));
+
+  auto ro = OpenOrDie(DbPath(), true);
+  FoldedProfile got;
+  ASSERT_OK(ro->Profile(r.id, &got));
+  EXPECT_EQ(got, TwoStacks());
+  EXPECT_EQ(got.samples, 80u);
+  ASSERT_OK(ro->Profile(plain.id, &got));
+  EXPECT_EQ(got, FoldedProfile());
+}
+
+TEST_F(RunStoreTest, AProfileGoesWithItsRun) {
+  auto s = OpenOrDie(DbPath());
+  RunReport r = MakeRun("window", 1700000000, "window");
+  r.state = "finished";
+  r.profile = TwoStacks();
+  ASSERT_OK(s->FinishRun(&r, {Point(1700000001)}));
+  EXPECT_EQ(CountRows(DbPath(), "SELECT COUNT(*) FROM run_profile"), 2);
+  size_t deleted = 0;
+  ASSERT_OK(s->PruneWindows(1800000000, &deleted));
+  EXPECT_EQ(deleted, 1u);
+  EXPECT_EQ(CountRows(DbPath(), "SELECT COUNT(*) FROM run_profile"), 0);
+}
+
+TEST_F(RunStoreTest, AVersionSixStoreReadsAsUnprofiledAndMigrates) {
+  int64_t id = 0;
+  {
+    auto s = OpenOrDie(DbPath());
+    RunReport r = MakeRun("old", 1700000000);
+    ASSERT_OK(s->BeginRun(&r));
+    ASSERT_OK(s->FinishRun(&r, {}));
+    id = r.id;
+  }
+  ExecOrFail(DbPath(), "DROP TABLE run_profile; PRAGMA user_version = 6;");
+  {
+    auto ro = OpenOrDie(DbPath(), true);
+    ASSERT_NE(ro, nullptr);
+    EXPECT_EQ(ro->schema_version(), 6);
+    FoldedProfile got = TwoStacks();
+    ASSERT_OK(ro->Profile(id, &got));
+    EXPECT_EQ(got, FoldedProfile());
+  }
+  auto rw = OpenOrDie(DbPath());
+  EXPECT_EQ(rw->schema_version(), 7);
+  FoldedProfile got;
+  ASSERT_OK(rw->Profile(id, &got));
+  EXPECT_EQ(got.samples, 0u);
+}
+
+}  // namespace
+}  // namespace bottleneckd::run_store_test::run_store_profile_test

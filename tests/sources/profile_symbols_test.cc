@@ -1,0 +1,112 @@
+// Symbolizer (sources/profile_symbols.h) over this test process: its own
+// functions and libc's are named through /proc/self/maps and the binaries'
+// symbol tables, a stack that reaches a thread's entry loses the frames past
+// it, one that does not is marked truncated, and kernel frames are named
+// from a kallsyms text. The expected names are the functions' own, the
+// module names from readlink(/proc/self/exe).
+#include "sources/profile_symbols.h"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tests/support/test_util.h"
+
+extern "C" __attribute__((noinline)) int bn_profile_symbols_inner(int x) {
+  asm volatile("" : "+r"(x));
+  return x * 3 + 1;
+}
+extern "C" __attribute__((noinline)) int bn_profile_symbols_outer(int x) {
+  asm volatile("" : "+r"(x));
+  return bn_profile_symbols_inner(x) + 2;
+}
+
+namespace bottleneckd::profile_symbols_test {
+namespace {
+
+// A return address inside f: a few bytes past its entry.
+uint64_t Inside(void* f) { return reinterpret_cast<uint64_t>(f) + 4; }
+
+std::string SelfName() {
+  char buf[PATH_MAX] = {};
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  std::string path(buf, n > 0 ? static_cast<size_t>(n) : 0);
+  return path.substr(path.rfind('/') + 1);
+}
+
+TEST(Symbolizer, NamesThisProcesssFunctionsAndMarksATruncatedStack) {
+  Symbolizer s;
+  const uint64_t ips[] = {Inside(reinterpret_cast<void*>(&bn_profile_symbols_inner)),
+                          Inside(reinterpret_cast<void*>(&bn_profile_symbols_outer))};
+  std::vector<std::string> frames;
+  s.AppendUser(getpid(), ips, 2, &frames);
+  const std::string self = " (" + SelfName() + ")";
+  EXPECT_EQ(frames, (std::vector<std::string>{"[truncated]", "bn_profile_symbols_outer" + self,
+                                              "bn_profile_symbols_inner" + self}));
+  EXPECT_EQ(s.processes(), 1u);
+  EXPECT_GE(s.files(), 1u);
+  EXPECT_GT(s.bytes(), 0u);
+}
+
+TEST(Symbolizer, DropsTheFramesPastAThreadsEntry) {
+  // glibc's clone is where every thread's stack begins (clone3 on newer
+  // glibc; both are entries): what a frame-pointer walk reads past it is
+  // the caller's garbage.
+  void* clone_fn = dlsym(RTLD_DEFAULT, "clone");
+  ASSERT_NE(clone_fn, nullptr);
+  Symbolizer s;
+  const uint64_t ips[] = {Inside(reinterpret_cast<void*>(&bn_profile_symbols_inner)), Inside(clone_fn), 0x10};
+  std::vector<std::string> frames;
+  s.AppendUser(getpid(), ips, 3, &frames);
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_NE(frames[0].find("clone"), std::string::npos) << frames[0];
+  EXPECT_NE(frames[0].find("(libc.so.6)"), std::string::npos) << frames[0];
+  EXPECT_EQ(frames[1], "bn_profile_symbols_inner (" + SelfName() + ")");
+}
+
+TEST(Symbolizer, AnAddressInNoMappingIsUnknown) {
+  Symbolizer s;
+  const uint64_t ips[] = {0x10};
+  std::vector<std::string> frames;
+  s.AppendUser(getpid(), ips, 1, &frames);
+  EXPECT_EQ(frames, (std::vector<std::string>{"[truncated]", "[unknown]"}));
+}
+
+TEST(Symbolizer, AGoneProcessIsForgotten) {
+  Symbolizer s("/nonexistent-procfs");
+  const uint64_t ips[] = {0x401000};
+  std::vector<std::string> frames;
+  s.AppendUser(4242, ips, 1, &frames);
+  EXPECT_EQ(frames.back(), "[unknown]");
+  EXPECT_EQ(s.processes(), 1u);
+  s.ForgetExited();
+  EXPECT_EQ(s.processes(), 0u);
+}
+
+TEST(Symbolizer, NamesKernelFramesOutermostFirst) {
+  Symbolizer s;
+  ASSERT_OK(
+      s.kernel().Parse("ffffffff81000000 T _stext\n"
+                       "ffffffff81a00000 T __udp4_lib_rcv\n"
+                       "ffffffff81b00000 T udp_rcv\n"));
+  const uint64_t ips[] = {0xffffffff81a00010, 0xffffffff81b00020, 0xffffffff80000000};
+  std::vector<std::string> frames;
+  s.AppendKernel(ips, 3, &frames);
+  EXPECT_EQ(frames,
+            (std::vector<std::string>{"0xffffffff80000000 [kernel]", "udp_rcv [kernel]", "__udp4_lib_rcv [kernel]"}));
+}
+
+TEST(Demangle, UndoesCxxManglingOnly) {
+  EXPECT_EQ(Demangle("_ZN3foo3barEv"), "foo::bar()");
+  EXPECT_EQ(Demangle("copy_loop"), "copy_loop");
+  EXPECT_EQ(Demangle("_Znot-mangled"), "_Znot-mangled");
+  EXPECT_EQ(Demangle(""), "");
+}
+
+}  // namespace
+}  // namespace bottleneckd::profile_symbols_test
