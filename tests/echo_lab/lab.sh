@@ -239,7 +239,8 @@ scenario() {
 LAB_WAIT_US=50
 # Where the evidence says the waiting thread waits: "sampled" (/proc's wchan,
 # lab.echo: offcpu disabled) or "measured" (offcpu's eBPF, lab.irqtime); either
-# way it must name the function the lab's own wchan sampler saw most.
+# way it must name a function the lab's own wchan sampler saw in at least a
+# quarter of the thread's waiting samples (lab_check.py wait_site).
 LAB_WAIT_SITE=sampled
 # The kernel's RcvbufErrors cover the whole `bottleneckd run` (its start and
 # end included), the verdict only its settled windows: a fresh-clone CI run

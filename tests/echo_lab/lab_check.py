@@ -241,28 +241,43 @@ def thread_state(name, d, echoed, expect):
               % (name, busy * 100, procstat * 100, soaker * 100, expect["echo_cpu_busy_max"]))
 
 
+# A place the lab's wchan sampler saw in at least this share of the echo
+# thread's waiting samples is one the evidence may name (wait_site).
+WAIT_SITE_MIN_SHARE = 0.25
+
+
 def wait_site(name, evidence, wchan_path, how):
     """The wait evidence says how it knows where the thread waits ("measured
-    by eBPF (sched_switch)" or "sampled") and names among its places the
+    by eBPF (sched_switch)" or "sampled") and names among its places a
     function the lab's own sampler of /proc/TID/wchan (5 a second, the whole
-    run) found it in most often. Among, not first: the evidence is one
-    window's, and a window that holds the generator's start has the idle echo
-    waiting for input in recvfrom (the handoff's measured window once read
-    recvfrom 72.7 %, futex 27.3 %, beside the run's sampler's futex 29 of 39)."""
+    run) found it in at least WAIT_SITE_MIN_SHARE of its waiting samples.
+    Among, not first, and not only the sampler's first: the evidence is one
+    window's, the sampler's counts the whole run's, whose first step (below
+    capacity) has the echo waiting for input in recvfrom. A window that holds
+    the generator's start has the idle echo in recvfrom too (the handoff's
+    measured window once read recvfrom 72.7 %, futex 27.3 %, beside the
+    run's sampler's futex 29 of 39); and two fresh-clone CI runs of f50f643
+    had the sampler's first two places within a few samples of each other
+    (handoff: __skb_wait_for_more_packets 32, futex_do_wait 31, the window
+    sampled futex 7 of 7; wait: __skb_wait_for_more_packets 40,
+    hrtimer_nanosleep 25, the window measured hrtimer_nanosleep 100 %)."""
     with open(wchan_path, encoding="utf-8") as f:
         seen = collections.Counter(w.strip() for w in f if w.strip() not in ("", "0"))
     check(bool(seen), "%s: kernel: the lab's wchan sampler saw the echo thread waiting" % name)
     if not seen:
         return
-    top = seen.most_common(1)[0][0]
-    figure(name + " kernel echo thread wchan", "%s in %d of %d waiting samples" % (
-        top, seen[top], sum(seen.values())))
+    waiting = sum(seen.values())
+    places = [w for w, n in seen.most_common() if n >= WAIT_SITE_MIN_SHARE * waiting]
+    figure(name + " kernel echo thread wchan", ", ".join(
+        "%s %d" % (w, n) for w, n in seen.most_common(3)) + " of %d waiting samples" % waiting)
     sentence = next((e for e in evidence if e.startswith("thread udpecho:")), "")
     opening = "measured by eBPF (sched_switch) in " if how == "measured" else "sampled in "
     at = sentence.find(opening)
-    check(at >= 0 and sentence.find(top, at) >= 0,
-          "%s: the wait evidence says it %s and names %s: %s" % (
-              name, opening.split(" in ")[0], top, sentence or "(no sentence on thread udpecho)"))
+    named = [w for w in places if at >= 0 and sentence.find(w, at) >= 0]
+    check(bool(named),
+          "%s: the wait evidence says it %s and names one of the sampler's places of at least %.0f %% (%s): %s" % (
+              name, opening.split(" in ")[0], WAIT_SITE_MIN_SHARE * 100, ", ".join(places),
+              sentence or "(no sentence on thread udpecho)"))
 
 
 def plateau_steps(name, steps, first):

@@ -199,7 +199,7 @@ TEST(FlameGraphSvg, ColoursByKindAndStable) {
   EXPECT_EQ(Named(f, "read [kernel]")[0].kind, "kernel");
   for (const char* marker : {"[truncated]", "[other stacks]", "[unknown]"}) {
     ASSERT_EQ(Named(f, marker).size(), 1u) << marker;
-    const Drawn& m = Named(f, marker)[0];
+    const Drawn m = Named(f, marker)[0];  // a copy: Named returns its vector by value
     EXPECT_EQ(m.kind, "marker") << marker;
     EXPECT_TRUE(m.fill.substr(1, 2) == m.fill.substr(3, 2) && m.fill.substr(3, 2) == m.fill.substr(5, 2)) << m.fill;
   }
