@@ -68,6 +68,7 @@ struct ProfileSource::Bpf {
   std::set<int> walk_tids;
   uint64_t stack_lost = 0;
   std::vector<profile_drops> drop_values;
+  std::map<int, ProfileCpu> cpu_totals;  // since the load
   ~Bpf() {
     for (bpf_link* l : links) bpf_link__destroy(l);
     if (skel != nullptr) profile_bpf::destroy(skel);
@@ -251,7 +252,15 @@ Status ProfileSource::Read(ProfileReading* out) {
   std::stable_sort(out->stacks.begin(), out->stacks.end(),
                    [](const ProfileStack& x, const ProfileStack& y) { return x.samples > y.samples; });
   out->cpus.clear();
-  for (auto& [cpu, c] : cpus) out->cpus.push_back(c);
+  for (auto& [cpu, c] : cpus) {
+    out->cpus.push_back(c);
+    ProfileCpu& t = b.cpu_totals[cpu];
+    t.cpu = cpu;
+    t.samples += c.samples;
+    t.idle += c.idle;
+  }
+  out->cpu_totals.clear();
+  for (const auto& [cpu, t] : b.cpu_totals) out->cpu_totals.push_back(t);
   // The stack map is a hash without chaining: a new stack whose slot is
   // taken is refused (-EEXIST, drawn as [lost]), so its fill is its loss
   // rate. Emptied after every Read it holds one tick's stacks: the echo

@@ -85,8 +85,11 @@ struct ProfileReading {
   // these are not cumulative: the map is emptied at each Read.
   std::vector<ProfileStack> stacks;
   std::vector<ProfileCpu> cpus;  // sorted by cpu; CPUs with no sample left out
-  uint64_t dropped = 0;          // samples not counted (map full), cumulative
-  uint64_t stack_lost = 0;       // walked samples whose stack was lost (map full, cleared), cumulative
+  // Every CPU's samples since the program loaded (cumulative, for the
+  // exported counters), sorted by cpu.
+  std::vector<ProfileCpu> cpu_totals;
+  uint64_t dropped = 0;     // samples not counted (map full), cumulative
+  uint64_t stack_lost = 0;  // walked samples whose stack was lost (map full, cleared), cumulative
   bool operator==(const ProfileReading&) const = default;
 };
 

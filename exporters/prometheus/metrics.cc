@@ -79,6 +79,7 @@ std::vector<prometheus::MetricFamily> BuildMetricFamilies(const Snapshot* snap, 
   internal::AddInterruptFamilies(*snap, &out);
   internal::AddSoftirqFamilies(*snap, &out);
   internal::AddIrqTimeFamilies(*snap, &out);
+  internal::AddProfileFamilies(*snap, &out);
   internal::AddNetworkFamilies(*snap, &out);
   internal::AddSocketFamilies(*snap, &out);
   internal::AddThreadFamilies(*snap, &out);
@@ -136,6 +137,9 @@ const std::vector<std::string>& ExportedMetricNames() {
       "bottleneckd_softirq_seconds_total",
       "bottleneckd_irqtime_interrupts_total",
       "bottleneckd_nic_queue_interrupt_seconds_total",
+      "bottleneckd_profile_samples_total",
+      "bottleneckd_profile_dropped_samples_total",
+      "bottleneckd_profile_lost_stacks_total",
       "bottleneckd_network_info",
       "bottleneckd_network_receive_packets_total",
       "bottleneckd_network_transmit_packets_total",

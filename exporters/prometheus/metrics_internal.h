@@ -17,6 +17,8 @@ void AddSoakerFamilies(const Snapshot& s, Families* out);
 void AddInterruptFamilies(const Snapshot& s, Families* out);
 void AddSoftirqFamilies(const Snapshot& s, Families* out);
 void AddIrqTimeFamilies(const Snapshot& s, Families* out);
+// The profiler's counts (metrics_profile.cc), while it is loaded.
+void AddProfileFamilies(const Snapshot& s, Families* out);
 void AddNetworkFamilies(const Snapshot& s, Families* out);
 void AddSocketFamilies(const Snapshot& s, Families* out);
 void AddThreadFamilies(const Snapshot& s, Families* out);

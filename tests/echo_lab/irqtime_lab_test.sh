@@ -22,7 +22,8 @@
 #   - quiet and control: cpu1's measured interrupt time is under 5 %; the
 #     soaker's lost cycles in the control under 15 % (a busy cpu0 slows cpu1's
 #     soaker loop by itself on this VM: 0.4-8.7 % seen);
-#   - loaded: NET_RX on cpu1 is at least 20 % (there is load to measure);
+#   - loaded: NET_RX on cpu1 is at least 10 % (there is load to measure;
+#     17.8-28.2 % in two CI runs of one commit);
 #   - measured interrupt time <= soaker lost + 5 points (the handlers cannot
 #     take more than the CPU lost) and >= 35 % of it. The rest is interrupt
 #     delivery, which no handler tracepoint sees: RPS raises cpu1's softirq

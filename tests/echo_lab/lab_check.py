@@ -491,7 +491,10 @@ def irqtime(cpu, quiet_before, quiet_after, control_before, control_after, load_
     check(c["measured"] < 0.05 and c["soaker_lost"] < 0.15,
           "control (receive work on cpu0): cpu%d measured %.1f %% < 5 %%, soaker lost %.1f %% < 15 %%"
           % (cpu, 100 * c["measured"], 100 * c["soaker_lost"]))
-    check(v["net_rx"] >= 0.20, "load: cpu%d NET_RX softirq %.1f %% >= 20 %% (RPS steers the receive work there)"
+    # That there is load to measure, not how much: two fresh-clone CI runs
+    # of one commit read 28.2 % and 17.8 % (9.2 k and 13.4 k IPIs/s), the
+    # checks below passing both times; 20 % had been the bound.
+    check(v["net_rx"] >= 0.10, "load: cpu%d NET_RX softirq %.1f %% >= 10 %% (RPS steers the receive work there)"
           % (cpu, 100 * v["net_rx"]))
     lost = v["soaker_lost"]
     check(v["measured"] <= lost + 0.05, "load: measured interrupt time %.1f %% <= soaker lost cycles %.1f %% + 5"

@@ -242,6 +242,34 @@ TEST(IrqTimeMetrics, InterruptRatioHasASourceLabel) {
   EXPECT_NEAR(v["0/ebpf"], 0.15, 1e-12);
 }
 
+TEST(ProfileMetrics, SamplesPerCpuBusyAndIdleAndWhatWasLost) {
+  Snapshot s = IrqTimeSnapshot();
+  ProfileReading r;
+  r.cpus = {{0, 49, 40}};  // this tick's: not what the counters export
+  r.cpu_totals = {{0, 490, 400}, {1, 245, 5}};
+  r.dropped = 3;
+  r.stack_lost = 7;
+  s.sample.profile = r;
+  auto fams = BuildMetricFamilies(&s, GetBuildInfo());
+  ExpectConventions(fams);
+  const auto* n = Find(fams, "bottleneckd_profile_samples_total");
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(ByLabels(*n, {"cpu", "state"}),
+            (std::map<std::string, double>{{"0/busy", 90}, {"0/idle", 400}, {"1/busy", 240}, {"1/idle", 5}}));
+  const auto* dropped = Find(fams, "bottleneckd_profile_dropped_samples_total");
+  ASSERT_NE(dropped, nullptr);
+  EXPECT_EQ(dropped->metric.at(0).counter.value, 3);
+  const auto* lost = Find(fams, "bottleneckd_profile_lost_stacks_total");
+  ASSERT_NE(lost, nullptr);
+  EXPECT_EQ(lost->metric.at(0).counter.value, 7);
+
+  s.sample.profile.reset();
+  fams = BuildMetricFamilies(&s, GetBuildInfo());
+  for (const char* name : {"bottleneckd_profile_samples_total", "bottleneckd_profile_dropped_samples_total",
+                           "bottleneckd_profile_lost_stacks_total"})
+    EXPECT_EQ(Find(fams, name), nullptr) << name;
+}
+
 TEST(IrqTimeMetrics, NoneWithoutTheSource) {
   Snapshot s = IrqTimeSnapshot();
   s.sample.irqtime.reset();
