@@ -91,13 +91,14 @@ std::string Symbolizer::UserFrame(int pid, Process& p, uint64_t ip, bool* entry)
   *entry = false;
   if (!p.read) {
     p.read = true;
+    p.ticks_since_read = 0;
+    ++maps_reads_;
     std::string text;
     if (ReadStateFile(procfs_ + "/" + std::to_string(pid) + "/maps", kMaxMapsBytes, &text).ok())
       p.maps.Parse(text).IgnoreError();  // an unreadable table names nothing: its frames stay [unknown]
   }
   const MappedRange* r = p.maps.Find(ip);
-  if (r == nullptr && !p.reread) {  // mapped since the maps were read (dlopen, a JIT)
-    p.reread = true;
+  if (r == nullptr && p.ticks_since_read >= kMapsRereadTicks) {  // mapped since (a dlopen, a JIT)?
     p.read = false;
     return UserFrame(pid, p, ip, entry);
   }
@@ -133,7 +134,7 @@ void Symbolizer::ForgetExited() {
   for (auto it = procs_.begin(); it != procs_.end();) {
     struct stat st;
     if (stat((procfs_ + "/" + std::to_string(it->first)).c_str(), &st) == 0) {
-      it->second.reread = false;  // may read again once in the next Read
+      ++it->second.ticks_since_read;
       ++it;
     } else {
       it = procs_.erase(it);

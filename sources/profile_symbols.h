@@ -8,8 +8,8 @@
 // Caches: one ElfSymbols per file (device and inode), shared by every process
 // that maps it and looked up by GNU build ID too, so a binary copied or
 // reinstalled under another inode is read once; one ProcMaps per process,
-// read again when an address falls outside it (the process mapped more) and
-// dropped when the process is gone.
+// read again when an address falls outside it (the process mapped more; at
+// most once in kMapsRereadTicks) and dropped when the process is gone.
 #pragma once
 
 #include <cstdint>
@@ -53,17 +53,25 @@ class Symbolizer {
   size_t files() const { return files_.size(); }
   size_t processes() const { return procs_.size(); }
   size_t bytes() const;
+  // Reads of /proc/PID/maps so far (all processes).
+  size_t maps_reads() const { return maps_reads_; }
+
+  // An address outside a process's maps reads them again (a dlopen, a JIT)
+  // at most once in this many ticks: a stack with a garbage frame (no frame
+  // pointers) would otherwise re-read them every tick.
+  static constexpr int kMapsRereadTicks = 10;
 
  private:
   struct Process {
     ProcMaps maps;
-    bool read = false;    // maps read (successfully or not)
-    bool reread = false;  // read again once for an address outside them
+    bool read = false;         // maps read (successfully or not)
+    int ticks_since_read = 0;  // ForgetExited calls since the maps were read
   };
   const ElfSymbols* FileSymbols(int pid, const MappedRange& r);
   std::string UserFrame(int pid, Process& p, uint64_t ip, bool* entry);
 
   std::string procfs_;
+  size_t maps_reads_ = 0;
   KernelSymbols kernel_;
   std::map<int, Process> procs_;
   // (dev major, dev minor, inode) -> symbols; nullptr: the file could not be read.

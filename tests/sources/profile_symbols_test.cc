@@ -77,6 +77,21 @@ TEST(Symbolizer, AnAddressInNoMappingIsUnknown) {
   EXPECT_EQ(frames, (std::vector<std::string>{"[truncated]", "[unknown]"}));
 }
 
+TEST(Symbolizer, AnUnmappedFrameRereadsTheMapsAtMostOnceInTenTicks) {
+  // A garbage frame of a stack without frame pointers falls in no mapping
+  // every tick; the maps are static meanwhile.
+  Symbolizer s;
+  const uint64_t ips[] = {0x10};
+  std::vector<std::string> frames;
+  for (int tick = 0; tick < 30; ++tick) {
+    s.AppendUser(getpid(), ips, 1, &frames);
+    s.ForgetExited();
+  }
+  EXPECT_EQ(frames.back(), "[unknown]");
+  // The first read, then one at ticks 10 and 20.
+  EXPECT_EQ(s.maps_reads(), 3u);
+}
+
 TEST(Symbolizer, AGoneProcessIsForgotten) {
   Symbolizer s("/nonexistent-procfs");
   const uint64_t ips[] = {0x401000};
