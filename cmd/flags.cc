@@ -273,7 +273,64 @@ std::vector<Spec> BuildSpecs() {
          st->f->replay = v;
          return Status::OK();
        }},
-      {"--run", "NAME", Kind::kValue, kReport, "the run store's run NAME and its segments", g_report,
+      {"--prometheus.url", "URL", Kind::kValue, kReport,
+       "the fleet report: every instance's verdict from this Prometheus-compatible query API (Prometheus, "
+       "VictoriaMetrics) instead of this host's run store; with --run NAME, that run across hosts",
+       g_report,
+       [](State* st, const std::string& v) {
+         BN_RETURN_IF_ERROR(NonEmpty("--prometheus.url", v, "an http:// or https:// URL"));
+         st->f->prometheus_url = v;
+         return Status::OK();
+       }},
+      {"--selector", "SEL", Kind::kValue, kReport,
+       "with --prometheus.url: the instances to read, as label matchers: '{job=\"bottleneckd\"}' (default: all)",
+       g_report,
+       [](State* st, const std::string& v) {
+         st->f->selector = v;
+         st->f->fleet_flags_given.push_back("--selector");
+         return Status::OK();
+       }},
+      {"--since", "D", Kind::kValue, kReport,
+       "with --prometheus.url: the span, the last D (default 1h); with --run, how far back to look for the run "
+       "(default 7d)",
+       g_report,
+       [](State* st, const std::string& v) {
+         double d = 0;
+         if (!ParseDuration(v, &d) || d < 1 || d > 366 * 86400)
+           return Status::InvalidArgument("--since must be a duration like 30m, 6h or 7d, from 1s to 366d, got '" + v +
+                                          "'");
+         st->f->since = d;
+         st->f->fleet_flags_given.push_back("--since");
+         return Status::OK();
+       }},
+      {"--prometheus.timeout", "D", Kind::kValue, kReport,
+       "with --prometheus.url: how long each query may take (default 30s)", g_report,
+       [](State* st, const std::string& v) {
+         if (!ParseDuration(v, &st->f->prometheus_timeout) || st->f->prometheus_timeout <= 0 ||
+             st->f->prometheus_timeout > 3600)
+           return Status::InvalidArgument("--prometheus.timeout must be a duration like 10s or 2m, at most 1h, got '" +
+                                          v + "'");
+         st->f->fleet_flags_given.push_back("--prometheus.timeout");
+         return Status::OK();
+       }},
+      {"--prometheus.bearer-token-file", "FILE", Kind::kValue, kReport,
+       "with --prometheus.url: send the token on FILE's first line as Authorization: Bearer", g_report,
+       [](State* st, const std::string& v) {
+         BN_RETURN_IF_ERROR(NonEmpty("--prometheus.bearer-token-file", v, "a file"));
+         st->f->bearer_token_file = v;
+         st->f->fleet_flags_given.push_back("--prometheus.bearer-token-file");
+         return Status::OK();
+       }},
+      {"--prometheus.ca-file", "FILE", Kind::kValue, kReport,
+       "with an https --prometheus.url: the CA certificates (PEM) to check the server's with", g_report,
+       [](State* st, const std::string& v) {
+         BN_RETURN_IF_ERROR(NonEmpty("--prometheus.ca-file", v, "a file"));
+         st->f->ca_file = v;
+         st->f->fleet_flags_given.push_back("--prometheus.ca-file");
+         return Status::OK();
+       }},
+      {"--run", "NAME", Kind::kValue, kReport,
+       "the run store's run NAME and its segments; with --prometheus.url, run NAME across hosts", g_report,
        [](State* st, const std::string& v) {
          st->f->report_run = v;
          return Status::OK();
@@ -321,6 +378,21 @@ std::vector<Spec> BuildSpecs() {
        [](State* st, const std::string& v) {
          BN_RETURN_IF_ERROR(NonEmpty("--name", v, "a run name"));
          st->f->run_name = v;
+         return Status::OK();
+       }},
+      {"--join", "NAME", Kind::kValue, kRun,
+       "start run NAME in this host's daemon and return, wrapping no command (this host's part of a run started "
+       "elsewhere)",
+       g_main,
+       [](State* st, const std::string& v) {
+         BN_RETURN_IF_ERROR(NonEmpty("--join", v, "a run name"));
+         st->f->run_join = v;
+         return Status::OK();
+       }},
+      {"--leave", "NAME", Kind::kValue, kRun, "stop run NAME in this host's daemon and print its report", g_main,
+       [](State* st, const std::string& v) {
+         BN_RETURN_IF_ERROR(NonEmpty("--leave", v, "a run name"));
+         st->f->run_leave = v;
          return Status::OK();
        }},
       {"--version", "", Kind::kFlag, kTopLevel, "print the version and exit", g_main, Set(&Flags::version)},
@@ -533,13 +605,29 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
     return Status::InvalidArgument("record needs --out DIR (a new or empty directory)");
   if (mode == kPcap && f.pcap_files.empty())
     return Status::InvalidArgument("pcap needs capture files: bottleneckd pcap FILE... [--format text|json|html]");
-  if (mode == kRun && f.run_argv.empty())
-    return Status::InvalidArgument("run needs a command: bottleneckd run [--name N] -- CMD [ARGS...]");
+  const bool join_or_leave = !f.run_join.empty() || !f.run_leave.empty();
+  if (mode == kRun && !f.run_join.empty() && !f.run_leave.empty())
+    return Status::InvalidArgument("--join and --leave are different requests: give one");
+  if (mode == kRun && join_or_leave && (!f.run_argv.empty() || !f.run_name.empty()))
+    return Status::InvalidArgument(
+        "--join and --leave take the run's name and wrap no command: bottleneckd run --join NAME, later "
+        "bottleneckd run --leave NAME");
+  if (mode == kRun && f.run_argv.empty() && !join_or_leave)
+    return Status::InvalidArgument(
+        "run needs a command: bottleneckd run [--name N] -- CMD [ARGS...] (or --join NAME / --leave NAME)");
   if (mode == kReport && !f.pcap_files.empty() && f.replay)
     return Status::InvalidArgument("--pcap and --replay are different reports: give one");
   if (mode == kReport && (!f.pcap_files.empty() || f.replay) && (!f.report_run.empty() || st.last_given))
     return Status::InvalidArgument(
         "--run and --last select runs of the run store: use them with --report (without --replay or --pcap)");
+  if (mode == kReport && f.prometheus_url.empty() && !f.fleet_flags_given.empty())
+    return Status::InvalidArgument(f.fleet_flags_given.front() +
+                                   " goes with the fleet report: bottleneckd --report --prometheus.url URL");
+  if (mode == kReport && !f.prometheus_url.empty() &&
+      (!f.pcap_files.empty() || f.replay || st.last_given || f.format == "folded"))
+    return Status::InvalidArgument(
+        "--prometheus.url reads the fleet from Prometheus: it does not go with --pcap, --replay, --last or --format "
+        "folded");
   if (f.format == "folded" && (mode != kReport || f.report_run.empty() || f.replay || !f.pcap_files.empty()))
     return Status::InvalidArgument(
         "--format folded prints one run's on-CPU stacks: bottleneckd --report --run NAME --format folded");

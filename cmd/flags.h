@@ -28,12 +28,22 @@ struct Flags {
   double record_seconds = 30;           // record --duration D (default 30s, at most 24h)
   std::string run_name;                 // run --name N (default: the command line)
   std::vector<std::string> run_argv;    // run ... -- CMD ARGS...
+  std::string run_join;                 // run --join NAME: start NAME in the daemon, wrap nothing
+  std::string run_leave;                // run --leave NAME: stop it, print its report
   std::vector<std::string> pcap_files;  // pcap FILE... / --report --pcap FILE
   bool report = false;                  // --report: runs with verdicts (run store, or --replay)
   std::string report_run;               // --run NAME: that run and its segments
   size_t report_last = 10;              // --last N: the newest N runs
   std::string format = "text";          // --format text|json
   std::optional<std::string> replay;    // --replay DIR
+  // The fleet report (--report --prometheus.url URL, fleet/): many hosts from
+  // a Prometheus-compatible query API instead of this host's run store.
+  std::string prometheus_url;                  // --prometheus.url
+  std::string selector;                        // --selector '{job="..."}' ("" = every instance: "{}")
+  std::optional<double> since;                 // --since D
+  double prometheus_timeout = 30;              // --prometheus.timeout D
+  std::string bearer_token_file, ca_file;      // --prometheus.bearer-token-file, --prometheus.ca-file
+  std::vector<std::string> fleet_flags_given;  // the fleet flags given, for the check that --prometheus.url is
   bool help = false, version = false;
   std::string help_text;  // with help: the help of the command it was asked of
   std::optional<std::string> listen_address, procfs, sysfs, ethtool, log_level, state_dir, control_socket;

@@ -16,6 +16,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "cmd/flags.h"
+#include "cmd/fleet_command.h"
 #include "cmd/run_command.h"
 #include "daemon/config.h"
 #include "daemon/daemon.h"
@@ -341,6 +342,7 @@ int Main(int argc, char** argv) {
     return 0;
   }
   if (flags.command == "pcap") return RunPcapCommand(flags.pcap_files, flags.format, TrafficOptions());
+  if (flags.report && !flags.prometheus_url.empty()) return RunFleetReport(flags);  // no config: nothing local
   Config config;
   s = LoadEffectiveConfig(flags, &config);
   if (!s.ok()) {

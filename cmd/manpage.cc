@@ -177,6 +177,12 @@ collectors.irqtime.mode is on and the BPF program did not load), finished runs c
 A usage error: an unknown flag or command, a flag given to a mode it does not go with, a missing or bad
 value; also a \fBrecord\fR directory that cannot be used, and a recording or run store that
 \fB\-\-replay\fR or \fB\-\-report\fR cannot read.
+.TP
+.B 3
+The fleet report (\fB\-\-report \-\-prometheus.url\fR) read the query API but nothing matched: no
+instance for \fB\-\-selector\fR, or no host that had the \fB\-\-run\fR active. It exits 1 when the
+API could not be read (unreachable, slower than \fB\-\-prometheus.timeout\fR, an HTTP error, an answer
+that is not the API's) and 2 for a bad URL, selector or token file.
 .PP
 \fBrun\fR exits with \fICMD\fR's exit status, 128+\fIN\fR when signal \fIN\fR killed it, )";
   char codes[200];

@@ -16,6 +16,7 @@
 #include "base/log.h"
 #include "daemon/daemon.h"
 #include "exporters/report/report.h"
+#include "runs/run_label.h"
 
 namespace bottleneckd {
 namespace {
@@ -91,7 +92,44 @@ int Execute(const std::vector<std::string>& argv) {
 
 std::string DefaultRunName(const std::vector<std::string>& argv) { return JoinArgs(argv, kControlMaxName); }
 
+namespace {
+
+// `run --join NAME` / `run --leave NAME`: one request to the daemon. A
+// joined run needs the daemon: this process would stop sampling when it
+// returns, so there is no in-process fallback.
+int JoinOrLeave(const Config& config, const Flags& flags) {
+  const bool join = !flags.run_join.empty();
+  const std::string& name = join ? flags.run_join : flags.run_leave;
+  const char* what = join ? "--join" : "--leave";
+  if (config.runs.control_socket.empty()) {
+    std::fprintf(stderr, "bottleneckd run %s: run control is off (runs.control_socket is \"\")\n", what);
+    return kRunExitFailed;
+  }
+  ControlRequest req;
+  req.verb = join ? "start" : "stop";
+  req.args = {name};
+  ControlResponse resp;
+  Status s = ControlCall(config.runs.control_socket, req, &resp);
+  if (!s.ok() || !resp.ok) {
+    std::fprintf(stderr, "bottleneckd run %s: cannot %s run '%s': %s\n", what, join ? "start" : "stop", name.c_str(),
+                 s.ok() ? resp.error.c_str() : s.message().c_str());
+    return kRunExitFailed;
+  }
+  if (join) {
+    std::fprintf(stderr,
+                 "bottleneckd run: joined run '%s' (bottleneckd_run_active{run=\"%s\"}); end it with bottleneckd run "
+                 "--leave '%s'\n",
+                 name.c_str(), RunLabel(name).c_str(), name.c_str());
+  } else {
+    std::fprintf(stderr, "bottleneckd run '%s' (left):\n%s", name.c_str(), resp.body.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
 int RunCommand(const Config& config, const Flags& flags) {
+  if (!flags.run_join.empty() || !flags.run_leave.empty()) return JoinOrLeave(config, flags);
   const std::string name = flags.run_name.empty() ? DefaultRunName(flags.run_argv) : flags.run_name;
   const std::string command = JoinArgs(flags.run_argv, kControlMaxRequest - kControlMaxName - 64);
   ControlRequest start;

@@ -323,6 +323,7 @@ void Daemon::Tick() {
     runs_->OnWindow(PointOfWindow(t, analyzer_->last_signals(), *snap->verdict, snap->cpu_budget), *snap->verdict,
                     snap->window->captures, snap->sample.profile ? &*snap->sample.profile : nullptr);
   }
+  if (runs_) snap->active_runs = runs_->ActiveNames();
   CheckSelfLimit(snap.get());
   SteerProfile(*snap);
   prev_ = snap;

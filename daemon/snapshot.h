@@ -48,6 +48,9 @@ struct Snapshot {
   // its scores are bottleneckd_verdict_score_ratio.
   std::optional<Verdict> window_verdict;
   std::optional<Plateau> plateau;
+  // The names of the runs active at this tick (RunTracker::ActiveNames; not
+  // the window run nor segments): bottleneckd_run_active.
+  std::vector<std::string> active_runs;
   // Each CPU's time budget over the window (analysis/cpu_budget.h); empty
   // until there is an analysed window.
   std::vector<CpuBudget> cpu_budget;

@@ -38,6 +38,14 @@ std::vector<RunReport> RunTracker::Active() const {
   return out;
 }
 
+std::vector<std::string> RunTracker::ActiveNames() const {
+  MutexLock l(&mu_);
+  std::vector<std::string> out;
+  out.reserve(active_.size());
+  for (const auto& entry : active_) out.push_back(entry.first);
+  return out;
+}
+
 void RunTracker::StoreResult(const char* what, const Status& s) {
   if (s.ok()) {
     if (store_failing_) Log(LogLevel::kInfo, "run store writes again", {{"path", store_->path()}});

@@ -66,8 +66,9 @@ class RunTracker {
   std::vector<std::string> Close(double now) LOCKS_EXCLUDED(mu_);
 
   bool active() const LOCKS_EXCLUDED(mu_);
-  std::vector<RunReport> Active() const LOCKS_EXCLUDED(mu_);  // name, source, start, points so far
-  size_t unsaved() const LOCKS_EXCLUDED(mu_);                 // finished runs waiting for the store
+  std::vector<RunReport> Active() const LOCKS_EXCLUDED(mu_);         // name, source, start, points so far
+  std::vector<std::string> ActiveNames() const LOCKS_EXCLUDED(mu_);  // the same runs' names, cheaply (each tick)
+  size_t unsaved() const LOCKS_EXCLUDED(mu_);                        // finished runs waiting for the store
   bool has_store() const { return store_ != nullptr; }
   std::string store_path() const LOCKS_EXCLUDED(mu_);
 

@@ -21,6 +21,8 @@ RUN_PACKAGES=(
   libelf-dev
   # irqtime: libbpf, bpftool for the skeleton, clang for the BPF object
   libbpf-dev bpftool clang
+  # the fleet report's client of the Prometheus query API (fleet/): HTTP(S), JSON
+  libcurl4-openssl-dev nlohmann-json3-dev
 )
 TEST_PACKAGES=(
   # faster links of the test binaries (CMakeLists.txt: BOTTLENECKD_LLD)
@@ -44,6 +46,8 @@ TEST_PACKAGES=(
   pciutils
   # capture peers: the live and offline capture benchmarks compare against them
   tcpdump tshark
+  # the fleet report against a second store with Prometheus's query API, and its remote_write path
+  victoria-metrics
 )
 
 case "${1:-all}" in

@@ -73,6 +73,7 @@ std::vector<prometheus::MetricFamily> BuildMetricFamilies(const Snapshot* snap, 
   if (snap == nullptr) return out;
   AddDaemonFamilies(*snap, &out);
   internal::AddVerdictFamilies(*snap, &out);
+  internal::AddRunFamilies(*snap, &out);
   internal::AddCpuFamilies(*snap, &out);
   internal::AddCpuBudgetFamilies(*snap, &out);
   internal::AddSoakerFamilies(*snap, &out);
@@ -172,6 +173,7 @@ const std::vector<std::string>& ExportedMetricNames() {
       "bottleneckd_verdict_score_ratio",
       "bottleneckd_utilisation_plateau",
       "bottleneckd_utilisation_plateau_level_ratio",
+      "bottleneckd_run_active",
       "bottleneckd_capture_up",
       "bottleneckd_capture_packets_total",
       "bottleneckd_capture_bytes_total",

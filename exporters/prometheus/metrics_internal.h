@@ -24,6 +24,8 @@ void AddSocketFamilies(const Snapshot& s, Families* out);
 void AddThreadFamilies(const Snapshot& s, Families* out);
 void AddBusFamilies(const Snapshot& s, Families* out);
 void AddVerdictFamilies(const Snapshot& s, Families* out);
+// bottleneckd_run_active: the runs active now (metrics_runs.cc).
+void AddRunFamilies(const Snapshot& s, Families* out);
 void AddCaptureFamilies(const Snapshot& s, Families* out);
 // The process_* families and the self-limit watchdog's (metrics_self.cc).
 void AddSelfFamilies(const Snapshot& s, Families* out);

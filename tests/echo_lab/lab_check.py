@@ -400,8 +400,22 @@ def sweep(args):
     if any(len(segs) != len(steps) or not segs for _, segs, steps in runs):
         return
     (light_name, light, _), (heavy_name, heavy, heavy_steps) = runs[0], runs[-1]
-    check(all(s["verdict"]["label"] == "none" for s in light),
-          "%s: every step none (%s)" % (light_name, ", ".join(s["verdict"]["label"] for s in light)))
+    # The light sweep's steps are none, unless the VM really lost echoes in
+    # a step (the generator got back over 1 % fewer than it sent: a fresh-
+    # clone CI once lost 2.7 % of k0's 8 k/s step to a stall of the VM): then
+    # the verdict is the echo thread waiting while losing, which is what
+    # happened, and is checked as that.
+    light_steps = runs[0][2]
+    for seg, step in zip(light, light_steps):
+        lost = 1 - step["echoed"] / step["sent"] if step["sent"] else 0
+        label, resource = seg["verdict"]["label"], seg["verdict"]["resource"]
+        if lost > 0.01:
+            check(label in ("none", "wait") and (label == "none" or resource == "thread udpecho"),
+                  "%s: segment %s lost %.1f %% of its echoes: none, or wait on the echo thread (%s [%s])" % (
+                      light_name, seg["name"], lost * 100, label, resource))
+        else:
+            check(label == "none", "%s: segment %s lost %.1f %% of its echoes: none (%s [%s])" % (
+                light_name, seg["name"], lost * 100, label, resource))
     top = heavy[-1]
     check(top["verdict"]["label"] == "cpu" and top["verdict"]["resource"] == "thread udpecho",
           "%s: the top step is cpu [%s] (the echo thread, which holds its CPU)" % (heavy_name, top["verdict"]["resource"]))

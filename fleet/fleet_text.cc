@@ -1,0 +1,83 @@
+#include <cmath>
+#include <cstdio>
+
+#include "base/clock.h"
+#include "fleet/fleet_render.h"
+
+namespace bottleneckd {
+
+namespace {
+
+std::string Num(double v, const char* fmt = "%.2f") {
+  char b[32];
+  std::snprintf(b, sizeof b, fmt, v);
+  return b;
+}
+
+std::string Pad(std::string s, size_t w) {
+  if (s.size() < w) s.resize(w, ' ');
+  return s + " ";
+}
+
+std::string Subject(const FleetReport& r) { return r.run.empty() ? std::string("the span") : "run '" + r.run + "'"; }
+
+}  // namespace
+
+std::string FleetPercent(double share) {
+  if (share <= 0) return "0 %";
+  if (share < 0.005) return "<1 %";
+  return Num(share * 100, "%.0f") + " %";
+}
+
+std::string FleetOffset(const FleetReport& r, double t) { return "+" + Num(t - r.span.start, "%.0f") + " s"; }
+
+std::string FleetFirstLine(const FleetReport& r) {
+  if (!r.limited_first) return "no host was bound in " + Subject(r);
+  const FleetInstance& x = r.instances[*r.limited_first];
+  return "limited first: " + x.instance + " (" + x.main_bound +
+         (x.main_resource.empty() ? "" : ", " + x.main_resource) + ") at " + FleetOffset(r, *x.first_bound);
+}
+
+std::string FleetLongestLine(const FleetReport& r) {
+  if (!r.limited_longest) return "";
+  const FleetInstance& x = r.instances[*r.limited_longest];
+  return "limited longest: " + x.instance + " (" + x.main_bound +
+         (x.main_resource.empty() ? "" : ", " + x.main_resource) + "), bound " + FleetPercent(x.bound_share) + " of " +
+         Subject(r);
+}
+
+std::string FleetText(const FleetReport& r) {
+  std::string o = "fleet report from " + r.url + " " + r.selector + ": " + Subject(r) + ", " + FormatUtc(r.span.start) +
+                  " to " + FormatUtc(r.span.end) + " (" + Num(r.span.end - r.span.start, "%.0f") + " s, step " +
+                  Num(r.span.step, "%.0f") + " s), " + std::to_string(r.instances.size()) + " instance" +
+                  (r.instances.size() == 1 ? "" : "s") + "\n";
+  for (const std::string& w : r.warnings) o += "warning: the store's answer may be partial: " + w + "\n";
+  o += FleetFirstLine(r) + "\n";
+  if (std::string l = FleetLongestLine(r); !l.empty()) o += l + "\n";
+  o += "\n";
+  const bool run = !r.run.empty();
+  o += Pad("instance", 24) + (run ? Pad("in run", 6) : "") + Pad("bound", 9) + Pad("share", 6) + Pad("resource", 16) +
+       Pad("worst stretch", 24) + Pad("conf", 5) + Pad("plateau", 8) + "evidence (peak)\n";
+  for (const FleetInstance& x : r.instances) {
+    std::string worst = "-", conf = "-", evidence = "-";
+    if (x.worst) {
+      worst = FleetOffset(r, x.worst->start) + " for " + Num(x.worst->end - x.worst->start, "%.0f") + " s";
+      if (x.worst->bound != x.main_bound) worst += " (" + x.worst->bound + ")";
+      conf = Num(x.worst->mean_confidence);
+      if (x.worst->evidence_peak) evidence = EvidenceName(x.worst->bound) + " " + Num(*x.worst->evidence_peak, "%.3g");
+    }
+    const std::string share = IsBoundLabel(x.main_bound) ? FleetPercent(x.bound_share) : FleetPercent(x.coverage);
+    o += Pad(x.instance + (x.job.empty() ? "" : " (" + x.job + ")"), 24) +
+         (run ? Pad(x.in_run ? "yes" : "no", 6) : "") + Pad(x.main_bound, 9) + Pad(share, 6) +
+         Pad(x.main_resource.empty() ? "-" : x.main_resource, 16) + Pad(worst, 24) + Pad(conf, 5) +
+         Pad(x.plateau_share > 0 ? FleetPercent(x.plateau_share) + " @" + Num(x.plateau_level) : "-", 8) + evidence +
+         "\n";
+  }
+  bool partial = false;
+  for (const FleetInstance& x : r.instances) partial |= x.coverage < 0.9;
+  if (partial)
+    o += "\nshare: of the span's steps; an instance with verdicts in under 90 % of them was not scraped all along.\n";
+  return o;
+}
+
+}  // namespace bottleneckd
