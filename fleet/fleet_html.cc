@@ -16,12 +16,6 @@ constexpr const char* kCss =
     "th{background:#f4f4f4}.cpu{fill:#d62728}.interrupt{fill:#ff7f0e}.bus{fill:#9467bd}.wait{fill:#1f77b4}"
     ".answer{font-size:1.1em;margin:.3em 0}.warn{color:#a60}";
 
-std::string Num(double v, const char* fmt) {
-  char b[32];
-  std::snprintf(b, sizeof b, fmt, v);
-  return b;
-}
-
 // The worst stretch as a bar across the span (200 px wide).
 std::string Strip(const FleetReport& r, const FleetInstance& x) {
   std::string s =
@@ -30,8 +24,8 @@ std::string Strip(const FleetReport& r, const FleetInstance& x) {
   const double len = r.span.end - r.span.start + r.span.step;
   if (x.worst && len > 0) {
     double a = (x.worst->start - r.span.start) / len * 200, b = (x.worst->end - r.span.start) / len * 200;
-    s += "<rect class=\"" + HtmlEscape(x.worst->bound) + "\" x=\"" + Num(a, "%.1f") + "\" width=\"" +
-         Num(std::max(1.0, b - a), "%.1f") + "\" height=\"12\"/>";
+    s += "<rect class=\"" + HtmlEscape(x.worst->bound) + "\" x=\"" + FleetNumber(a, "%.1f") + "\" width=\"" +
+         FleetNumber(std::max(1.0, b - a), "%.1f") + "\" height=\"12\"/>";
   }
   return s + "</svg>";
 }
@@ -44,7 +38,7 @@ std::string FleetHtml(const FleetReport& r) {
                   HtmlEscape(subject) + "</title>\n<style>" + kCss + "</style></head>\n<body>\n";
   o += "<h1>Fleet report: " + HtmlEscape(subject) + "</h1>\n<p>" + HtmlEscape(r.url) + " <code>" +
        HtmlEscape(r.selector) + "</code>, " + HtmlEscape(FormatUtc(r.span.start)) + " to " +
-       HtmlEscape(FormatUtc(r.span.end)) + ", step " + Num(r.span.step, "%.0f") + " s</p>\n";
+       HtmlEscape(FormatUtc(r.span.end)) + ", step " + FleetNumber(r.span.step, "%.0f") + " s</p>\n";
   for (const std::string& w : r.warnings)
     o += "<p class=\"warn\">The store's answer may be partial: " + HtmlEscape(w) + "</p>\n";
   o += "<p class=\"answer\" id=\"first\">" + HtmlEscape(FleetFirstLine(r)) + "</p>\n";
@@ -57,10 +51,11 @@ std::string FleetHtml(const FleetReport& r) {
   for (const FleetInstance& x : r.instances) {
     std::string worst = "-", conf = "-", evidence = "-";
     if (x.worst) {
-      worst = FleetOffset(r, x.worst->start) + " for " + Num(x.worst->end - x.worst->start, "%.0f") + " s (" +
+      worst = FleetOffset(r, x.worst->start) + " for " + FleetNumber(x.worst->end - x.worst->start, "%.0f") + " s (" +
               x.worst->bound + (x.worst->resource.empty() ? "" : ", " + x.worst->resource) + ")";
-      conf = Num(x.worst->mean_confidence, "%.2f");
-      if (x.worst->evidence_peak) evidence = EvidenceName(x.worst->bound) + " " + Num(*x.worst->evidence_peak, "%.3g");
+      conf = FleetNumber(x.worst->mean_confidence, "%.2f");
+      if (x.worst->evidence_peak)
+        evidence = EvidenceName(x.worst->bound) + " " + FleetNumber(*x.worst->evidence_peak, "%.3g");
     }
     o += "<tr><td>" + HtmlEscape(x.instance) + "</td><td>" + HtmlEscape(x.job) + "</td>" +
          (r.run.empty() ? "" : std::string("<td>") + (x.in_run ? "yes" : "no") + "</td>") + "<td>" +
@@ -68,7 +63,8 @@ std::string FleetHtml(const FleetReport& r) {
          HtmlEscape(FleetPercent(IsBoundLabel(x.main_bound) ? x.bound_share : x.coverage)) + "</td><td>" +
          HtmlEscape(x.main_resource.empty() ? "-" : x.main_resource) + "</td><td>" + HtmlEscape(worst) + "</td><td>" +
          Strip(r, x) + "</td><td>" + conf + "</td><td>" +
-         HtmlEscape(x.plateau_share > 0 ? FleetPercent(x.plateau_share) + " at " + Num(x.plateau_level, "%.2f") : "-") +
+         HtmlEscape(x.plateau_share > 0 ? FleetPercent(x.plateau_share) + " at " + FleetNumber(x.plateau_level, "%.2f")
+                                        : "-") +
          "</td><td title=\"" + HtmlEscape(x.evidence_query) + "\">" + HtmlEscape(evidence) + "</td></tr>\n";
   }
   o += "</table>\n</body></html>\n";

@@ -14,8 +14,9 @@ std::string FleetHtml(const FleetReport& r);
 
 // "cpu0 on gen:9858 at +12 s, bound 85 % of the run" style pieces, shared by
 // the three renderers.
-std::string FleetPercent(double share);                   // "85 %", "<1 %", "0 %"
-std::string FleetOffset(const FleetReport& r, double t);  // "+12 s" from the span's start
+std::string FleetPercent(double share);                       // "85 %", "<1 %", "0 %"
+std::string FleetNumber(double v, const char* fmt = "%.2f");  // printf's, locale-free
+std::string FleetOffset(const FleetReport& r, double t);      // "+12 s" from the span's start
 // The run's (or the span's) answer in one sentence each.
 std::string FleetFirstLine(const FleetReport& r);
 std::string FleetLongestLine(const FleetReport& r);

@@ -8,12 +8,6 @@ namespace bottleneckd {
 
 namespace {
 
-std::string Num(double v, const char* fmt = "%.2f") {
-  char b[32];
-  std::snprintf(b, sizeof b, fmt, v);
-  return b;
-}
-
 std::string Pad(std::string s, size_t w) {
   if (s.size() < w) s.resize(w, ' ');
   return s + " ";
@@ -23,13 +17,19 @@ std::string Subject(const FleetReport& r) { return r.run.empty() ? std::string("
 
 }  // namespace
 
+std::string FleetNumber(double v, const char* fmt) {
+  char b[32];
+  std::snprintf(b, sizeof b, fmt, v);
+  return b;
+}
+
 std::string FleetPercent(double share) {
   if (share <= 0) return "0 %";
   if (share < 0.005) return "<1 %";
-  return Num(share * 100, "%.0f") + " %";
+  return FleetNumber(share * 100, "%.0f") + " %";
 }
 
-std::string FleetOffset(const FleetReport& r, double t) { return "+" + Num(t - r.span.start, "%.0f") + " s"; }
+std::string FleetOffset(const FleetReport& r, double t) { return "+" + FleetNumber(t - r.span.start, "%.0f") + " s"; }
 
 std::string FleetFirstLine(const FleetReport& r) {
   if (!r.limited_first) return "no host was bound in " + Subject(r);
@@ -48,8 +48,8 @@ std::string FleetLongestLine(const FleetReport& r) {
 
 std::string FleetText(const FleetReport& r) {
   std::string o = "fleet report from " + r.url + " " + r.selector + ": " + Subject(r) + ", " + FormatUtc(r.span.start) +
-                  " to " + FormatUtc(r.span.end) + " (" + Num(r.span.end - r.span.start, "%.0f") + " s, step " +
-                  Num(r.span.step, "%.0f") + " s), " + std::to_string(r.instances.size()) + " instance" +
+                  " to " + FormatUtc(r.span.end) + " (" + FleetNumber(r.span.end - r.span.start, "%.0f") + " s, step " +
+                  FleetNumber(r.span.step, "%.0f") + " s), " + std::to_string(r.instances.size()) + " instance" +
                   (r.instances.size() == 1 ? "" : "s") + "\n";
   for (const std::string& w : r.warnings) o += "warning: the store's answer may be partial: " + w + "\n";
   o += FleetFirstLine(r) + "\n";
@@ -61,17 +61,18 @@ std::string FleetText(const FleetReport& r) {
   for (const FleetInstance& x : r.instances) {
     std::string worst = "-", conf = "-", evidence = "-";
     if (x.worst) {
-      worst = FleetOffset(r, x.worst->start) + " for " + Num(x.worst->end - x.worst->start, "%.0f") + " s";
+      worst = FleetOffset(r, x.worst->start) + " for " + FleetNumber(x.worst->end - x.worst->start, "%.0f") + " s";
       if (x.worst->bound != x.main_bound) worst += " (" + x.worst->bound + ")";
-      conf = Num(x.worst->mean_confidence);
-      if (x.worst->evidence_peak) evidence = EvidenceName(x.worst->bound) + " " + Num(*x.worst->evidence_peak, "%.3g");
+      conf = FleetNumber(x.worst->mean_confidence);
+      if (x.worst->evidence_peak)
+        evidence = EvidenceName(x.worst->bound) + " " + FleetNumber(*x.worst->evidence_peak, "%.3g");
     }
     const std::string share = IsBoundLabel(x.main_bound) ? FleetPercent(x.bound_share) : FleetPercent(x.coverage);
     o += Pad(x.instance + (x.job.empty() ? "" : " (" + x.job + ")"), 24) +
          (run ? Pad(x.in_run ? "yes" : "no", 6) : "") + Pad(x.main_bound, 9) + Pad(share, 6) +
          Pad(x.main_resource.empty() ? "-" : x.main_resource, 16) + Pad(worst, 24) + Pad(conf, 5) +
-         Pad(x.plateau_share > 0 ? FleetPercent(x.plateau_share) + " @" + Num(x.plateau_level) : "-", 8) + evidence +
-         "\n";
+         Pad(x.plateau_share > 0 ? FleetPercent(x.plateau_share) + " @" + FleetNumber(x.plateau_level) : "-", 8) +
+         evidence + "\n";
   }
   bool partial = false;
   for (const FleetInstance& x : r.instances) partial |= x.coverage < 0.9;

@@ -23,13 +23,15 @@ import json
 import random
 
 
-def scenario_three(start):
+def scenario_three(start, scale=1.0):
+    """`scale` shrinks the offsets: 0.1 is the same story in 36 s."""
+    at = lambda seconds: start + int(round(seconds * scale))
     hosts = {
-        "gen:9858": [(start + 120, start + 300, "cpu", "cpu0")],
-        "box:9858": [(start + 200, start + 240, "interrupt", "cpu1")],
+        "gen:9858": [(at(120), at(300), "cpu", "cpu0")],
+        "box:9858": [(at(200), at(240), "interrupt", "cpu1")],
         "bystander:9858": [],
     }
-    run = {"name": "echo", "start": start + 60, "end": start + 300, "hosts": ["gen:9858", "box:9858"]}
+    run = {"name": "echo", "start": at(60), "end": at(300), "hosts": ["gen:9858", "box:9858"]}
     return hosts, run
 
 
@@ -55,6 +57,37 @@ def held(stretches, t):
     return "none", ""
 
 
+SIMULATED = [
+    ("bottleneckd_verdict", "gauge"), ("bottleneckd_verdict_info", "gauge"),
+    ("bottleneckd_verdict_confidence_ratio", "gauge"), ("bottleneckd_utilisation_plateau", "gauge"),
+    ("bottleneckd_utilisation_plateau_level_ratio", "gauge"), ("bottleneckd_cpu_busy_ratio", "gauge"),
+    ("bottleneckd_cpu_interrupt_ratio", "gauge"), ("bottleneckd_bus_path_utilisation_ratio", "gauge"),
+    ("bottleneckd_run_active", "gauge"),
+]
+
+
+def host_samples(stretches, run, host, t):
+    """The simulated families' samples of `host` at time t, as a scrape of
+    the daemon would give them: {family: [(labels text, value)]}; a family
+    with nothing to say (run_active outside the run) is absent."""
+    label, res = held(stretches, t)
+    out = {
+        "bottleneckd_verdict": [('bound="%s"' % b, int(label == b))
+                                for b in ["cpu", "interrupt", "bus", "wait", "none", "undetermined"]],
+        "bottleneckd_verdict_info": [('bound="%s",resource="%s"' % (label, res), 1)],
+        "bottleneckd_verdict_confidence_ratio": [("", 0.6 if label != "none" else 0.2)],
+        "bottleneckd_utilisation_plateau": [("", int(label == "interrupt"))],
+        "bottleneckd_utilisation_plateau_level_ratio": [("", 0.82 if label == "interrupt" else 0)],
+        "bottleneckd_cpu_busy_ratio": [('cpu="0",source="accounting"', 0.99 if label == "cpu" else 0.3)],
+        "bottleneckd_cpu_interrupt_ratio": [('cpu="0",source="accounting"', 0.7 if label == "interrupt" else 0.05)],
+        "bottleneckd_bus_path_utilisation_ratio": [('interface="em0",device="0000:03:00.0"',
+                                                    0.97 if label == "bus" else 0.1)],
+    }
+    if run and host in run["hosts"] and run["start"] <= t < run["end"]:
+        out["bottleneckd_run_active"] = [('run="%s"' % run["name"], 1)]
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--scenario", choices=["three", "fleet"], default="three")
@@ -77,58 +110,25 @@ def main():
     def stamp(t):
         return str(t * 1000) if ms else str(t)
 
-    families = [
-        ("bottleneckd_verdict", "gauge"), ("bottleneckd_verdict_info", "gauge"),
-        ("bottleneckd_verdict_confidence_ratio", "gauge"), ("bottleneckd_utilisation_plateau", "gauge"),
-        ("bottleneckd_utilisation_plateau_level_ratio", "gauge"), ("bottleneckd_cpu_busy_ratio", "gauge"),
-        ("bottleneckd_cpu_interrupt_ratio", "gauge"), ("bottleneckd_bus_path_utilisation_ratio", "gauge"),
-        ("bottleneckd_run_active", "gauge"),
-    ]
     with open(a.out, "w") as out:
-        for fam, typ in families:
+        for fam, typ in SIMULATED:
             out.write("# TYPE %s %s\n" % (fam, typ))
             for h in sorted(hosts):
+                series = {}  # labels -> [(t, v)], in time order
+                for t in times:
+                    got = host_samples(hosts[h], run, h, t).get(fam, [])
+                    # The daemon exports nothing after a run and Prometheus
+                    # marks the series stale; text cannot carry a staleness
+                    # marker, so here the samples after the run read 0 (the
+                    # report takes only 1 as active).
+                    if fam == "bottleneckd_run_active" and run and h in run["hosts"] and t >= run["end"]:
+                        got = [('run="%s"' % run["name"], 0)]
+                    for labels, v in got:
+                        series.setdefault(labels, []).append((t, v))
                 base = 'instance="%s",job="bottleneckd"' % h
-                stretches = hosts[h]
-                if fam == "bottleneckd_verdict":
-                    for b in ["cpu", "interrupt", "bus", "wait", "none", "undetermined"]:
-                        for t in times:
-                            out.write('%s{%s,bound="%s"} %d %s\n' % (fam, base, b, held(stretches, t)[0] == b, stamp(t)))
-                elif fam == "bottleneckd_verdict_info":
-                    # One series per (bound, resource), present only while held,
-                    # as a scrape exports it (no staleness markers here: the
-                    # report must not take the look-back for the label).
-                    keys = sorted({held(stretches, t) for t in times})
-                    for label, res in keys:
-                        for t in times:
-                            if held(stretches, t) == (label, res):
-                                out.write('%s{%s,bound="%s",resource="%s"} 1 %s\n' % (fam, base, label, res, stamp(t)))
-                elif fam == "bottleneckd_run_active":
-                    # 1 while the run is active. The daemon exports nothing
-                    # after it and Prometheus marks the series stale; text
-                    # cannot carry a staleness marker, so the samples after
-                    # the run read 0 here (the report takes only 1 as active).
-                    if run and h in run["hosts"]:
-                        for t in times:
-                            if t >= run["start"]:
-                                out.write('%s{%s,run="%s"} %d %s\n' % (fam, base, run["name"],
-                                                                        t < run["end"], stamp(t)))
-                else:
-                    for t in times:
-                        label, res = held(stretches, t)
-                        v = {
-                            "bottleneckd_verdict_confidence_ratio": 0.6 if label != "none" else 0.2,
-                            "bottleneckd_utilisation_plateau": 1 if label == "interrupt" else 0,
-                            "bottleneckd_utilisation_plateau_level_ratio": 0.82 if label == "interrupt" else 0,
-                            "bottleneckd_cpu_busy_ratio": 0.99 if label == "cpu" else 0.3,
-                            "bottleneckd_cpu_interrupt_ratio": 0.7 if label == "interrupt" else 0.05,
-                            "bottleneckd_bus_path_utilisation_ratio": 0.97 if label == "bus" else 0.1,
-                        }[fam]
-                        extra = ',cpu="0",source="accounting"' if fam in (
-                            "bottleneckd_cpu_busy_ratio", "bottleneckd_cpu_interrupt_ratio") else ""
-                        extra = ',interface="em0",device="0000:03:00.0"' if fam == \
-                            "bottleneckd_bus_path_utilisation_ratio" else extra
-                        out.write("%s{%s%s} %g %s\n" % (fam, base, extra, v, stamp(t)))
+                for labels in sorted(series):
+                    for t, v in series[labels]:
+                        out.write("%s{%s%s} %g %s\n" % (fam, base, "," + labels if labels else "", v, stamp(t)))
         if not ms:
             out.write("# EOF\n")
     truth = {"start": a.start, "end": times[-1], "step": a.step, "run": run,
