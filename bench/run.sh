@@ -10,7 +10,8 @@
 # Not part of the test suite: nothing here passes or fails on a time.
 #
 # usage: bench/run.sh
-# env:   STEPS="build machine micro scrape daemon pci pcap capture profile" (any subset, in order)
+# env:   STEPS="build machine micro scrape daemon pci pcap capture profile fleet" (any subset, in order;
+#        fleet: bench/fleet_series.sh and bench/fleet_scale.sh, about 15 min and 5 GB of temp space)
 #        JOBS=2 REPS=5 (microbenchmark repetitions) RESULTS=DIR
 #        and those of bench/scrape_compare.sh (N, ROUNDS, SCENARIOS, MATRIX) and
 #        bench/daemon_cost.sh (DURATION, SCRAPE_INTERVAL, PHASES) and
@@ -23,7 +24,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(dirname "$HERE")
 BUILD=$SRC/build/bench
 RESULTS=${RESULTS:-$BUILD/results}
-STEPS=${STEPS:-"build machine micro scrape daemon pci pcap capture profile"}
+STEPS=${STEPS:-"build machine micro scrape daemon pci pcap capture profile fleet"}
 JOBS=${JOBS:-2}
 REPS=${REPS:-5}
 BIN=$BUILD/bottleneckd
@@ -90,6 +91,12 @@ if has_step capture; then
   else
     echo "run.sh: the capture step needs root (network namespace, veth, capture): skipped" >&2
   fi
+fi
+
+if has_step fleet; then
+  say "the fleet: series and remote_write per host; 1000 simulated hosts over 24 h"
+  bash "$HERE/fleet_series.sh" "$BIN" | tee "$RESULTS/fleet_series.md"
+  bash "$HERE/fleet_scale.sh" "$BIN" | tee "$RESULTS/fleet_scale.md"
 fi
 
 if has_step profile; then

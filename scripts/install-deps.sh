@@ -48,6 +48,9 @@ TEST_PACKAGES=(
   tcpdump tshark
   # the fleet report against a second store with Prometheus's query API, and its remote_write path
   victoria-metrics
+  # the dashboards against Grafana's published model (tests/integration/dashboards_schema_test.sh):
+  # node runs TypeScript from npm (npm itself: see below)
+  nodejs
 )
 
 case "${1:-all}" in
@@ -60,6 +63,10 @@ missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# npm: Debian's nodejs comes without it (its own package), NodeSource's
+# nodejs with it (and conflicts with Debian's npm): asked for only when the
+# command is missing.
+if [ "${1:-all}" = all ] && ! command -v npm >/dev/null 2>&1; then missing+=(npm); fi
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

@@ -18,6 +18,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -60,6 +61,20 @@ TEST_P(GoldenTest, MetricsMatchGoldenAndPassPromtool) {
 
   std::string promtool_out;
   EXPECT_EQ(RunPromtoolCheckMetrics(r.body, &promtool_out), 0) << promtool_out;
+
+  // The series budget of docs/metrics.md "Series per host": what one host
+  // costs every Prometheus and remote_write behind it. A new family that
+  // scales with CPUs, IRQs or NICs shows here before it reaches a fleet.
+  const std::map<std::string, size_t> budget = {
+      {"vm", 600}, {"seed-box", 800}, {"pcie-box", 3200}, {"large-host", 5500}};
+  size_t series = 0;
+  for (size_t at = 0; at < r.body.size();) {
+    size_t end = r.body.find('\n', at);
+    if (end == std::string::npos) end = r.body.size();
+    if (end > at && r.body[at] != '#') ++series;
+    at = end + 1;
+  }
+  EXPECT_LE(series, budget.at(scenario)) << scenario << ": over the series budget of docs/metrics.md";
 
   std::string got = NormalizeVolatileMetrics(r.body);
   std::string golden_path = std::string(BOTTLENECKD_SOURCE_DIR) + "/tests/golden/" + scenario + ".metrics";

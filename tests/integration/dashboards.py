@@ -22,7 +22,9 @@
       $__rate_interval 10s for a 1 s scrape interval, $__interval the step,
       $__range the span), sent to /api/v1/query_range over [START, END].
       Prints a JSON report: per panel and target, the instances whose query
-      returned series with numbers.
+      returned series with numbers, and the query's wall time in seconds.
+      DASH_STEP and DASH_RATE_INTERVAL (environment) set the step and
+      $__rate_interval for a longer span or scrape interval.
 
 Standard library only (tests/integration/lib.sh's rule).
 """
@@ -31,13 +33,16 @@ import math
 import os
 import re
 import sys
+import time
 import urllib.parse
 import urllib.request
 
 DS_REF = {"type": "prometheus", "uid": "${datasource}"}
 BUILTINS = {"__rate_interval", "__interval", "__interval_ms", "__range", "__range_s", "__range_ms"}
-RATE_INTERVAL = "10s"
-STEP = 2
+# For a 1 s scrape interval; bench/fleet_scale.sh sets both for its 60 s one
+# (and a 24 h span, where 2 s steps would pass the API's 11 000 points).
+RATE_INTERVAL = os.environ.get("DASH_RATE_INTERVAL", "10s")
+STEP = int(os.environ.get("DASH_STEP", "2"))
 
 
 DOC_DIR = "/usr/share/doc/bottleneckd/"
@@ -228,6 +233,18 @@ def check(src, path):
                     problems.append("%s: %s is no rule of etc/prometheus/bottleneckd-recording.yml" % (tw, m))
                 elif ":" not in m and m not in metrics:
                     problems.append("%s: metric %s is not in docs/metrics.md" % (tw, m))
+            # The dashboard linter's rules (github.com/grafana/dashboard-linter):
+            # target-rate-interval-rule: rate() and irate() over
+            # $__rate_interval (at least four scrapes whatever the zoom),
+            # increase() over it or the panel's $__range;
+            for fn, rng in re.findall(r"\b(rate|irate|increase)\((?:[^()\[]|\([^()]*\))*\[([^\]]+)\]", expr):
+                if rng != "$__rate_interval" and not (fn == "increase" and rng == "$__range"):
+                    problems.append("%s: %s() over [%s]: use [$__rate_interval]" % (tw, fn, rng))
+            # target-counter-agg-rule: a counter is read through rate(),
+            # irate() or increase(), never as its raw running total.
+            for m in re.finditer(r"\b(bottleneckd_[a-z0-9_]+_total)\b", expr):
+                if not re.search(r"\b(rate|irate|increase)\(\s*$", expr[:m.start()]):
+                    problems.append("%s: counter %s is not inside rate(), irate() or increase()" % (tw, m.group(1)))
             # A 0/1 flag on a panel whose axis is a percentage reads as 0 % or
             # 100 % of something: it needs its own unit (an override by its
             # legend or refId).
@@ -249,7 +266,7 @@ def check(src, path):
 
 def prom_get(url, path, params):
     q = urllib.parse.urlencode(params, doseq=True)
-    with urllib.request.urlopen("%s%s?%s" % (url, path, q), timeout=20) as r:
+    with urllib.request.urlopen("%s%s?%s" % (url, path, q), timeout=120) as r:
         d = json.load(r)
     if d.get("status") != "success":
         raise RuntimeError("%s %s: %s" % (path, params, d))
@@ -323,13 +340,15 @@ def query(url, start, end, paths):
             for p in all_panels(d):
                 for t in p.get("targets", []):
                     expr = substitute(t["expr"], values, span)
+                    began = time.monotonic()
                     data = prom_get(url, "/api/v1/query_range",
                                     {"query": expr, "start": start, "end": end, "step": STEP})
+                    seconds = time.monotonic() - began
                     series = data["result"]
                     numbers = sum(1 for s in series for _, v in s.get("values", []) if not math.isnan(float(v)))
                     report.append({"dashboard": os.path.basename(path), "panel": p["title"], "ref": t["refId"],
                                    "instance": label, "instances": instances, "expr": expr,
-                                   "series": len(series), "numbers": numbers})
+                                   "series": len(series), "numbers": numbers, "seconds": round(seconds, 4)})
     json.dump(report, sys.stdout, indent=1)
     print()
 

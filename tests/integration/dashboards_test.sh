@@ -87,6 +87,9 @@ mutate no-datasource-var "no \`datasource\` variable" 'd["templating"]["list"] =
 mutate no-instance-var "no \`instance\` query variable" 'd["templating"]["list"] = [v for v in d["templating"]["list"] if v["name"] != "instance"]'
 mutate undefined-var "undefined variable" 'p[10]["targets"][0]["expr"] += " * $host"'
 mutate no-schema "schemaVersion" 'del d["schemaVersion"]'
+# The dashboard linter's rules: rate over a fixed range, a raw counter.
+mutate fixed-rate-range "use \[\$__rate_interval\]" 'p[10]["targets"][0]["expr"] = "rate(bottleneckd_interrupts_total[1m])"'
+mutate raw-counter "is not inside rate()" 'p[10]["targets"][0]["expr"] = "sum(bottleneckd_interrupts_total)"'
 # The per-CPU panels out of their collapsed row: on a 128-CPU host with All
 # selected, 128 panels before the drop ladder.
 mutate repeat-outside-row "outside a row" 'q = [r for r in p if r["type"] == "row"][0]["panels"].pop(0); q["repeat"] = "cpu"; q["gridPos"]["y"] = 300; p.insert(8, q)'

@@ -50,6 +50,11 @@ def scenario_fleet(start, seconds, n, seed):
     return hosts, None
 
 
+def number(v):
+    """A sample value as text, exact (a counter near 1e10 keeps its units)."""
+    return str(int(v)) if float(v).is_integer() else repr(float(v))
+
+
 def held(stretches, t):
     for a, b, label, res in stretches:
         if a <= t < b:
@@ -62,8 +67,11 @@ SIMULATED = [
     ("bottleneckd_verdict_confidence_ratio", "gauge"), ("bottleneckd_utilisation_plateau", "gauge"),
     ("bottleneckd_utilisation_plateau_level_ratio", "gauge"), ("bottleneckd_cpu_busy_ratio", "gauge"),
     ("bottleneckd_cpu_interrupt_ratio", "gauge"), ("bottleneckd_bus_path_utilisation_ratio", "gauge"),
-    ("bottleneckd_run_active", "gauge"),
+    ("bottleneckd_run_active", "gauge"), ("bottleneckd_build_info", "gauge"),
+    ("bottleneckd_pci_link_info", "gauge"), ("bottleneckd_network_drops_total", "counter"),
 ]
+
+DROPS_PER_SECOND = 10  # bottleneckd_network_drops_total{rung="socket"}: every host, all along
 
 
 def host_samples(stretches, run, host, t):
@@ -83,6 +91,12 @@ def host_samples(stretches, run, host, t):
         "bottleneckd_bus_path_utilisation_ratio": [('interface="em0",device="0000:03:00.0"',
                                                     0.97 if label == "bus" else 0.1)],
     }
+    out["bottleneckd_build_info"] = [('version="0.1.0",revision="fleet-sim"', 1)]
+    # A host bound by its bus at some time has a downtrained PCIe link all along.
+    down = any(b == "bus" for _, _, b, _ in stretches)
+    out["bottleneckd_pci_link_info"] = [('interface="em0",device="0000:03:00.0",bus="pcie",speed="2.5 GT/s",'
+                                         'width="x4",downtrained="%s"' % ("true" if down else "false"), 1)]
+    out["bottleneckd_network_drops_total"] = [('rung="socket"', DROPS_PER_SECOND * t)]
     if run and host in run["hosts"] and run["start"] <= t < run["end"]:
         out["bottleneckd_run_active"] = [('run="%s"' % run["name"], 1)]
     return out
@@ -128,7 +142,7 @@ def main():
                 base = 'instance="%s",job="bottleneckd"' % h
                 for labels in sorted(series):
                     for t, v in series[labels]:
-                        out.write("%s{%s%s} %g %s\n" % (fam, base, "," + labels if labels else "", v, stamp(t)))
+                        out.write("%s{%s%s} %s %s\n" % (fam, base, "," + labels if labels else "", number(v), stamp(t)))
         if not ms:
             out.write("# EOF\n")
     truth = {"start": a.start, "end": times[-1], "step": a.step, "run": run,

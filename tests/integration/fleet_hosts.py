@@ -65,7 +65,7 @@ def main():
                 got = fleet_data.host_samples(hosts[host], run, host, time.time()).get(fam)
                 if got:
                     lines.append("# TYPE %s %s\n" % (fam, typ))
-                    lines.extend("%s%s %g\n" % (fam, "{%s}" % l if l else "", v) for l, v in got)
+                    lines.extend("%s%s %s\n" % (fam, "{%s}" % l if l else "", fleet_data.number(v)) for l, v in got)
             body = "".join(lines).encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/plain; version=0.0.4")

@@ -169,17 +169,21 @@ while True:
 # temp dir on a free loopback port (retrying if another process grabbed it) and
 # waits (30 s bound) for /-/ready. Sets PROM_URL and PROM_LOG.
 integ_start_prometheus() {
-  local config="$1" attempt port pid i
+  local config="$1" attempt port pid i store
   shift
+  # Each server of a script its own store and log (two servers sharing one
+  # TSDB directory corrupt it).
+  INTEG_PROM_COUNT=$(( ${INTEG_PROM_COUNT:-0} + 1 ))
   for attempt in 1 2 3; do
     port="$(integ_free_port)" || integ_die "cannot find a free loopback port"
-    PROM_LOG="$INTEG_TMP/prometheus-$attempt.log"
+    store="$INTEG_TMP/tsdb-$INTEG_PROM_COUNT-$attempt"
+    PROM_LOG="$INTEG_TMP/prometheus-$INTEG_PROM_COUNT-$attempt.log"
     # Blocks made beforehand (promtool tsdb create-blocks-from) start in its store.
     if [ -n "${INTEG_PROM_BLOCKS:-}" ]; then
-      mkdir -p "$INTEG_TMP/tsdb-$attempt" && cp -r "$INTEG_PROM_BLOCKS"/. "$INTEG_TMP/tsdb-$attempt/"
+      mkdir -p "$store" && cp -r "$INTEG_PROM_BLOCKS"/. "$store/"
     fi
     integ_spawn pid "$PROM_LOG" prometheus --config.file="$config" \
-      --storage.tsdb.path="$INTEG_TMP/tsdb-$attempt" --web.listen-address="127.0.0.1:$port" "$@"
+      --storage.tsdb.path="$store" --web.listen-address="127.0.0.1:$port" "$@"
     PROM_URL="http://127.0.0.1:$port"
     for ((i = 0; i < 300; i++)); do
       if curl -sf -m 2 "$PROM_URL/-/ready" >/dev/null 2>&1; then
