@@ -70,6 +70,8 @@ Status PromClient::Create(const PromClientOptions& o, std::unique_ptr<PromClient
         return Status::InvalidArgument("--prometheus.bearer-token-file: the token in " + opts.bearer_token_file +
                                        " holds a control character");
   }
+  if (!opts.ca_file.empty() && !std::ifstream(opts.ca_file))
+    return Status::InvalidArgument("--prometheus.ca-file: cannot read " + opts.ca_file);
   InitCurlOnce();
   out->reset(new PromClient(std::move(opts), std::move(token)));
   return Status::OK();

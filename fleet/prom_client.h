@@ -27,8 +27,9 @@ inline constexpr size_t kPromMaxBody = 256u << 20;
 
 class PromClient {
  public:
-  // Checks the URL's scheme and reads the token file: InvalidArgument naming
-  // the flag for a bad URL, an unreadable or empty token file.
+  // Checks the URL's scheme, reads the token file and opens the CA file:
+  // InvalidArgument naming the flag for a bad URL, an unreadable or empty
+  // token file, an unreadable CA file.
   static Status Create(const PromClientOptions& o, std::unique_ptr<PromClient>* out);
   ~PromClient();
 

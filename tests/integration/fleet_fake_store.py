@@ -11,7 +11,8 @@ tests. The URL's first path segment picks the behaviour; the report appends
   /partial    one host bound by cpu0 at every step, with a warning (partial data)
   /auth       as /partial, but only with "Authorization: Bearer s3cret" (else 401)
 
-Each request is one line on stderr. Stops itself after --seconds.
+Each request is one line on stderr. Stops itself after --seconds. With
+--tls-cert and --tls-key it answers HTTPS only.
 """
 import argparse
 import json
@@ -77,8 +78,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--seconds", type=float, default=120)
+    ap.add_argument("--tls-cert")
+    ap.add_argument("--tls-key")
     a = ap.parse_args()
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    if a.tls_cert:
+        import ssl
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(a.tls_cert, a.tls_key)
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     srv.daemon_threads = True
     threading.Timer(a.seconds, srv.shutdown).start()
     with open(a.port_file + ".tmp", "w") as f:

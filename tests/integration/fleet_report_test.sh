@@ -4,7 +4,9 @@
 #  1. bad input: a store that is unreachable, answers 500 or an API error,
 #     is slower than --prometheus.timeout, answers something not JSON, has
 #     nothing for the selector or the run, needs a bearer token, answers
-#     partially: one clear line each, the exit code bottleneckd(8) gives;
+#     partially, serves HTTPS with a certificate of an unknown CA (and, with
+#     --prometheus.ca-file, is read): one clear line each, the exit code
+#     bottleneckd(8) gives;
 #  2. three simulated hosts (tests/integration/fleet_data.py: a generator
 #     bound by cpu0, a box by its interrupts for 40 s, a bystander never, a
 #     run "echo" on the first two) backfilled into the real Prometheus with
@@ -77,6 +79,26 @@ if "$BIN" --report --prometheus.url "$FAKE/partial" >"$INTEG_TMP/out" 2>"$INTEG_
 else
   integ_fail "partial answer: $(cat "$INTEG_TMP/err") / $(head -5 "$INTEG_TMP/out")"
 fi
+
+integ_log "HTTPS: a store with a certificate of its own CA"
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=127.0.0.1" -addext "subjectAltName=IP:127.0.0.1" \
+  -keyout "$INTEG_TMP/tls.key" -out "$INTEG_TMP/tls.crt" >"$INTEG_TMP/openssl.log" 2>&1 ||
+  integ_die "openssl could not make a test certificate: $(tail -2 "$INTEG_TMP/openssl.log")"
+"$INTEG_PYTHON" "$SRC/tests/integration/fleet_fake_store.py" --port-file "$INTEG_TMP/tls.port" --seconds 100 \
+  --tls-cert "$INTEG_TMP/tls.crt" --tls-key "$INTEG_TMP/tls.key" >"$INTEG_TMP/tls-store.log" 2>&1 &
+INTEG_PIDS+=("$!")
+for _ in $(seq 100); do [ -s "$INTEG_TMP/tls.port" ] && break; sleep 0.1; done
+TLS="https://127.0.0.1:$(cat "$INTEG_TMP/tls.port")"
+expect_fail "HTTPS, an unknown CA" 1 "cannot reach $TLS/partial/api/v1/query_range: .*certificate" \
+  --prometheus.url "$TLS/partial"
+if out=$("$BIN" --report --prometheus.url "$TLS/auth" --prometheus.ca-file "$INTEG_TMP/tls.crt" \
+  --prometheus.bearer-token-file "$INTEG_TMP/token" 2>&1) && grep -q "limited first: a:9858 (cpu, cpu0)" <<<"$out"; then
+  integ_pass "HTTPS with --prometheus.ca-file and the bearer token: the store answered"
+else
+  integ_fail "HTTPS with --prometheus.ca-file: $out"
+fi
+expect_fail "missing CA file" 2 "--prometheus.ca-file: cannot read" --prometheus.url "$TLS/partial" \
+  --prometheus.ca-file "$INTEG_TMP/no-such-ca.pem"
 
 integ_log "three simulated hosts in Prometheus (backfilled) and VictoriaMetrics (imported)"
 START=$(( ($(date +%s) - 900) / 60 * 60 ))
