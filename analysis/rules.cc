@@ -149,10 +149,12 @@ RuleResult CpuRule(const Signals& s, const VerdictThresholds& t) {
       thread && cpu && cpu_sat > 0 && thread->cpu == cpu->cpu && thread->cpu_share >= kThreadOwnsCpu * cpu->busy;
   if (thread && ((thread_sat > 0 && thread_sat >= cpu_sat) || thread_owns_cpu)) {
     r.resource = "thread " + thread->thread;
+    r.cpu = thread->cpu;
     r.evidence.push_back("thread " + thread->thread + " at " + FormatPercent(thread->cpu_share) + " of " +
                          (thread->cpu >= 0 ? CpuName(thread->cpu) : "a CPU"));
   } else if (cpu) {
     r.resource = CpuName(cpu->cpu);
+    r.cpu = cpu->cpu;
   }
   if (cpu) r.evidence.push_back(CpuSentence(*cpu));
   if (s.throughput_tracks_cpu_cost.value_or(false)) {

@@ -16,6 +16,7 @@ namespace bottleneckd {
 struct RuleResult {
   double score = 0;                   // [0, 1]
   std::string resource;               // what the label would name ("cpu1"); "" for none
+  int cpu = -1;                       // the CPU the resource is, or its thread ran on (cpu rule); else -1
   std::vector<std::string> evidence;  // what the rule saw, with numbers, strongest first
   std::vector<std::string> caveats;   // what it lacked: the reasons when the verdict is undetermined
 };

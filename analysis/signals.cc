@@ -207,7 +207,9 @@ Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, c
   s.seconds = std::max(0.0, Finite(w.seconds));
   s.captures = w.captures;
   for (CaptureWindow& c : s.captures) c.top_flows.clear();
-  for (const CpuWindow& c : w.cpus) s.cpus.push_back(MakeCpu(w, c, SoakerFor(w, c.cpu)));
+  for (const CpuWindow& c : w.cpus)
+    if (o.cpus.empty() || std::binary_search(o.cpus.begin(), o.cpus.end(), c.cpu))
+      s.cpus.push_back(MakeCpu(w, c, SoakerFor(w, c.cpu)));
   std::sort(s.cpus.begin(), s.cpus.end(), [](const CpuSignal& a, const CpuSignal& b) { return a.cpu < b.cpu; });
   if (w.cpu_pressure_some_ratio && std::isfinite(*w.cpu_pressure_some_ratio))
     s.cpu_pressure_some = std::clamp(*w.cpu_pressure_some_ratio, 0.0, 1.0);

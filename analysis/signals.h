@@ -133,6 +133,10 @@ struct SignalOptions {
   // The interfaces whose packets are the offered and delivered load; empty:
   // every interface but loopback (then a loopback echo test needs `lo` here).
   std::vector<std::string> packet_path_interfaces;
+  // The CPUs that are this host's (verdict.cpus: a container's cpuset, a
+  // partition of a shared machine), sorted; empty: every CPU. The others
+  // are no CPU signal: no rule weighs them, the plateau does not follow them.
+  std::vector<int> cpus;
 };
 
 struct LadderSignal {

@@ -55,6 +55,7 @@ Verdict ClassifyRules(const Signals& s, const VerdictThresholds& t) {
   if (!weak && !close) {
     v.label = rules[win].bound;
     v.resource = results[win].resource;
+    v.resource_cpu = results[win].cpu;
     v.confidence = std::clamp(best - second, 0.0, 1.0);
     v.evidence = results[win].evidence;
     // What the other resources showed, so a reader sees why they are not it.
@@ -114,6 +115,20 @@ const Verdict& VerdictTracker::Update(const Verdict& raw) {
   bool at_once = current_.label == Bound::kUndetermined ? raw.label != Bound::kUndetermined
                                                         : current_.label == Bound::kNone && bound && raw.losing;
   if (at_once && raw.confidence >= t_.switch_confidence) {
+    current_ = raw;
+    pending_count_ = 0;
+    return current_;
+  }
+  // One saturation, one name (docs/verdict-rules.md section 9): the same
+  // label naming the thread that ran on the CPU named now is that CPU's
+  // saturation named better, not another answer: published at once. (The
+  // other way, from the thread to its CPU, holds like any change: lab.irqtime's
+  // CPU-bound run read cpu1 in its first window, thread udpecho after it, and
+  // with the change held three windows the run's 6 windows tied 3 to 3 and
+  // said cpu1.)
+  int named_cpu = -1;
+  if (raw.label == current_.label && !ResourceThread(raw.resource).empty() &&
+      ResourceCpu(current_.resource, &named_cpu) && raw.resource_cpu == named_cpu) {
     current_ = raw;
     pending_count_ = 0;
     return current_;

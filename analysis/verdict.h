@@ -44,9 +44,11 @@ struct VerdictThresholds {
 
   // The interfaces carrying the load (SignalOptions); empty: all but loopback.
   std::vector<std::string> packet_path_interfaces;
+  // The CPUs this host's verdict judges (SignalOptions), sorted; empty: all.
+  std::vector<int> cpus;
 
   LossTolerance loss() const { return {drop_floor_per_second, loss_ratio_min}; }
-  SignalOptions signal_options() const { return {loss(), packet_path_interfaces}; }
+  SignalOptions signal_options() const { return {loss(), packet_path_interfaces, cpus}; }
 };
 
 struct Verdict {
@@ -55,6 +57,7 @@ struct Verdict {
   // costs packets is published at once; one that costs none must hold.
   bool losing = false;
   std::string resource;               // "cpu1", "thread udpecho", "em0 (0000:02:01.0)", "segment 0000:02"; "" for none
+  int resource_cpu = -1;              // the CPU the resource is or its thread ran on (cpu); else -1
   double confidence = 0;              // [0, 1]: how clearly the winner beats the runner-up
   std::vector<std::string> evidence;  // the sentences that fired, with numbers
   std::vector<std::string> reasons;   // undetermined: why no label won

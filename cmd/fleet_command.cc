@@ -35,13 +35,24 @@ int RunFleetReport(const Flags& flags) {
     std::fprintf(stderr, "bottleneckd: report: %s\n", s.message().c_str());
     return s.IsNotFound() ? kFleetExitNothing : kFleetExitUnreadable;
   }
+  const int64_t analysed_from = MonotonicNanos();
   const FleetReport report = AnalyzeFleet(data, client->url());
+  const double analysis_seconds = static_cast<double>(MonotonicNanos() - analysed_from) * 1e-9;
   for (const std::string& w : report.warnings)
     std::fprintf(stderr, "bottleneckd: report: warning: the store's answer may be partial: %s\n", w.c_str());
   const std::string text = flags.format == "json"   ? FleetJson(report)
                            : flags.format == "html" ? FleetHtml(report)
                                                     : FleetText(report);
   std::fwrite(text.data(), 1, text.size(), stdout);
+  if (flags.log_level && *flags.log_level == "debug") {
+    // Where the time went (docs/fleet.md "At scale").
+    const PromClientTimes& t = client->times();
+    std::fprintf(stderr,
+                 "bottleneckd: report: %zu queries: the store answered in %.3f s (%.1f MB), their JSON read in "
+                 "%.3f s; the analysis took %.3f s\n",
+                 client->requests(), t.http_seconds, static_cast<double>(t.bytes) / 1e6, t.parse_seconds,
+                 analysis_seconds);
+  }
   return 0;
 }
 

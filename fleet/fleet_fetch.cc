@@ -102,9 +102,34 @@ Status SelectorMatchers(const std::string& selector, std::string* matchers) {
   auto blank = [](char c) { return c == ' ' || c == '\t'; };
   while (!s.empty() && blank(s.front())) s.erase(s.begin());
   while (!s.empty() && blank(s.back())) s.pop_back();
-  if (s.size() < 2 || s.front() != '{' || s.back() != '}' || s.find('{', 1) != std::string::npos)
-    return Status::InvalidArgument("--selector must be label matchers in braces, like '{job=\"bottleneckd\"}', got '" +
-                                   selector + "'");
+  auto bad = [&selector](const std::string& why) {
+    return Status::InvalidArgument("--selector must be label matchers in braces, like '{job=\"bottleneckd\"}'" + why +
+                                   ", got '" + selector + "'");
+  };
+  if (s.size() < 2 || s.front() != '{') return bad("");
+  // One {...}: braces count only outside PromQL's quoted strings ("...",
+  // '...' with backslash escapes, `...` raw), where a label value may hold any
+  // character ({a="x{y}"}).
+  char quote = 0;
+  size_t close = std::string::npos;
+  for (size_t i = 1; i < s.size(); ++i) {
+    const char c = s[i];
+    if (quote) {
+      if (c == '\\' && quote != '`')
+        ++i;
+      else if (c == quote)
+        quote = 0;
+    } else if (c == '"' || c == '\'' || c == '`') {
+      quote = c;
+    } else if (c == '{') {
+      return bad("");
+    } else if (c == '}') {
+      close = i;
+      break;
+    }
+  }
+  if (quote) return bad(" (a quoted value is not closed)");
+  if (close != s.size() - 1) return bad("");
   *matchers = s.substr(1, s.size() - 2);
   while (!matchers->empty() && (blank(matchers->back()) || matchers->back() == ',')) matchers->pop_back();
   return Status::OK();

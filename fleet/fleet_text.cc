@@ -1,5 +1,8 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "base/clock.h"
 #include "fleet/fleet_render.h"
@@ -55,9 +58,13 @@ std::string FleetText(const FleetReport& r) {
   o += FleetFirstLine(r) + "\n";
   if (std::string l = FleetLongestLine(r); !l.empty()) o += l + "\n";
   o += "\n";
+  // One row of cells per instance under the header; each column as wide as
+  // its widest cell (an instance or resource name has no length limit), the
+  // last one ragged.
   const bool run = !r.run.empty();
-  o += Pad("instance", 24) + (run ? Pad("in run", 6) : "") + Pad("bound", 9) + Pad("share", 6) + Pad("resource", 16) +
-       Pad("worst stretch", 24) + Pad("conf", 5) + Pad("plateau", 8) + "evidence (peak)\n";
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back(
+      {"instance", "in run", "bound", "share", "resource", "worst stretch", "conf", "plateau", "evidence (peak)"});
   for (const FleetInstance& x : r.instances) {
     std::string worst = "-", conf = "-", evidence = "-";
     if (x.worst) {
@@ -68,11 +75,21 @@ std::string FleetText(const FleetReport& r) {
         evidence = EvidenceName(x.worst->bound) + " " + FleetNumber(*x.worst->evidence_peak, "%.3g");
     }
     const std::string share = IsBoundLabel(x.main_bound) ? FleetPercent(x.bound_share) : FleetPercent(x.coverage);
-    o += Pad(x.instance + (x.job.empty() ? "" : " (" + x.job + ")"), 24) +
-         (run ? Pad(x.in_run ? "yes" : "no", 6) : "") + Pad(x.main_bound, 9) + Pad(share, 6) +
-         Pad(x.main_resource.empty() ? "-" : x.main_resource, 16) + Pad(worst, 24) + Pad(conf, 5) +
-         Pad(x.plateau_share > 0 ? FleetPercent(x.plateau_share) + " @" + FleetNumber(x.plateau_level) : "-", 8) +
-         evidence + "\n";
+    rows.push_back({x.instance + (x.job.empty() ? "" : " (" + x.job + ")"), x.in_run ? "yes" : "no", x.main_bound,
+                    share, x.main_resource.empty() ? "-" : x.main_resource, worst, conf,
+                    x.plateau_share > 0 ? FleetPercent(x.plateau_share) + " @" + FleetNumber(x.plateau_level) : "-",
+                    evidence});
+  }
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (c == 1 && !run) continue;  // "in run": only for a run
+      line += c + 1 < row.size() ? Pad(row[c], width[c]) : row[c];
+    }
+    o += line + "\n";
   }
   bool partial = false;
   for (const FleetInstance& x : r.instances) partial |= x.coverage < 0.9;

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <mutex>
 
+#include "base/clock.h"
+
 namespace bottleneckd {
 
 namespace {
@@ -124,8 +126,14 @@ Status PromClient::QueryRange(const std::string& query, double start, double end
                            "&step=" + Seconds(step);
   long status = 0;
   std::string body;
+  const int64_t t0 = MonotonicNanos();
   BN_RETURN_IF_ERROR(Post("/api/v1/query_range", form, &status, &body));
-  return ParseMatrixResponse(body, status, out).WithContext(o_.url + " (query " + query + ")");
+  const int64_t t1 = MonotonicNanos();
+  Status st = ParseMatrixResponse(body, status, out).WithContext(o_.url + " (query " + query + ")");
+  times_.http_seconds += static_cast<double>(t1 - t0) * 1e-9;
+  times_.parse_seconds += static_cast<double>(MonotonicNanos() - t1) * 1e-9;
+  times_.bytes += body.size();
+  return st;
 }
 
 }  // namespace bottleneckd

@@ -25,6 +25,13 @@ struct PromClientOptions {
 // with an error that says so.
 inline constexpr size_t kPromMaxBody = 256u << 20;
 
+// Where a client's time went, over all its requests (--log.level=debug).
+struct PromClientTimes {
+  double http_seconds = 0;   // from the request's start to the answer's last byte
+  double parse_seconds = 0;  // the answers' JSON read into matrices
+  size_t bytes = 0;          // the answers' bodies, as received (after gzip)
+};
+
 class PromClient {
  public:
   // Checks the URL's scheme, reads the token file and opens the CA file:
@@ -41,6 +48,7 @@ class PromClient {
 
   const std::string& url() const { return o_.url; }
   size_t requests() const { return requests_; }
+  const PromClientTimes& times() const { return times_; }
 
  private:
   explicit PromClient(PromClientOptions o, std::string token);
@@ -50,6 +58,7 @@ class PromClient {
   PromClientOptions o_;
   std::string token_;
   mutable size_t requests_ = 0;
+  mutable PromClientTimes times_;
 };
 
 }  // namespace bottleneckd

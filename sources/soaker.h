@@ -108,6 +108,9 @@ Status ParseSoakerCalibration(std::string_view text, SoakerCalibrationFile* out)
 Status ParseCpuList(std::string_view text, std::vector<int>* out);
 // The inverse for sorted unique ids: {0,1,2,3,5} -> "0-3,5"; {} -> "".
 std::string FormatCpuList(const std::vector<int>& cpus);
+// The CPUs the calling thread may run on (a container's cpuset, a taskset),
+// sorted; empty when the kernel does not say.
+std::vector<int> AllowedCpus();
 
 // The CPU model in /proc/cpuinfo: the first "model name" (x86), else "cpu model"
 // (MIPS), "cpu" (POWER) or "CPU part" (Arm) value, trimmed; "" when none.

@@ -20,7 +20,12 @@
 namespace bottleneckd {
 namespace {
 
-// The CPUs the calling thread may run on (a container's cpuset, a taskset).
+// Thread generations, unique in the process: a reading from a Soaker that was
+// destroyed never matches one from its successor.
+std::atomic<uint64_t> next_generation{1};
+
+}  // namespace
+
 std::vector<int> AllowedCpus() {
   std::vector<int> out;
   size_t size = CPU_ALLOC_SIZE(kMaxCpuId + 1);
@@ -35,12 +40,6 @@ std::vector<int> AllowedCpus() {
   CPU_FREE(set);
   return out;
 }
-
-// Thread generations, unique in the process: a reading from a Soaker that was
-// destroyed never matches one from its successor.
-std::atomic<uint64_t> next_generation{1};
-
-}  // namespace
 
 Status Soaker::ListCpus(std::vector<int>* cpus) {
   BN_RETURN_IF_ERROR(fs_->ReadSys("devices/system/cpu/online", &online_buf_));

@@ -69,7 +69,7 @@ TEST(ExtractSignals, BusyFromSoakerWhenItRanElseAccounting) {
   w.seconds = 1;
   w.cpus = {Cpu(0, 0.81, 0.20), Cpu(1, 0.30, 0.06, 0.05)};
   w.soaker = {Soak(0, 0.021, 0.19)};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.cpus.size(), 2u);
   const CpuSignal& c0 = s.cpus[0];
   EXPECT_EQ(c0.cpu, 0);
@@ -90,11 +90,35 @@ TEST(ExtractSignals, BusyFromSoakerWhenItRanElseAccounting) {
   EXPECT_EQ(c1.hidden, 0);
 }
 
+TEST(ExtractSignals, OnlyTheHostsCpusAreSignals) {
+  // verdict.cpus 1: a host that owns cpu1 of a shared machine (a container's
+  // cpuset). cpu0 saturated by a neighbour is no signal of this host's: the
+  // cpu rule cannot name it, and this host, idle, is none.
+  Window w;
+  w.seconds = 1;
+  w.cpus = {Cpu(0, 1.0, 0.05), Cpu(1, 0.20, 0.01)};
+  w.soaker = {Soak(0, 0.0, 0), Soak(1, 0.80, 0)};
+  SignalOptions o{{1, 0}, {}, {1}};
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, o);
+  ASSERT_EQ(s.cpus.size(), 1u);
+  EXPECT_EQ(s.cpus[0].cpu, 1);
+  EXPECT_NEAR(s.cpus[0].busy, 0.20, 1e-12);
+  VerdictThresholds t;
+  t.cpus = {1};
+  EXPECT_EQ(Classify(s, t).label, Bound::kNone);
+  // Every CPU (the default): the neighbour's saturation is this host's.
+  Signals all = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  ASSERT_EQ(all.cpus.size(), 2u);
+  Verdict v = Classify(all, VerdictThresholds{});
+  EXPECT_EQ(v.label, Bound::kCpu);
+  EXPECT_EQ(v.resource, "cpu0");
+}
+
 TEST(ExtractSignals, InterruptShareGuardsZeroBusy) {
   Window w;
   w.seconds = 1;
   w.cpus = {Cpu(0, 0, 0)};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.cpus.size(), 1u);
   EXPECT_EQ(s.cpus[0].interrupt_share, 0);
 }
@@ -106,7 +130,7 @@ TEST(ExtractSignals, InterruptShareCappedAtBusyTime) {
   w.seconds = 1;
   w.cpus = {Cpu(0, 0.5, 0.4)};
   w.soaker = {Soak(0, 0.7, 0)};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_EQ(s.cpus[0].interrupt_share, 1.0);
 }
 
@@ -132,7 +156,7 @@ TEST(ExtractSignals, MeasuredInterruptTimeReplacesTickSamples) {
   IrqTimeQueueWindow q1{"eth0", "TxRx-1", 41, 0, 0.01, 0.02};
   IrqTimeQueueWindow other_cpu{"eth0", "TxRx-1", 41, 1, 0.5, 0.5};
   w.irqtime_queues = {q1, q0, other_cpu};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.cpus.size(), 2u);
   const CpuSignal& c0 = s.cpus[0];
   EXPECT_TRUE(c0.interrupt_measured);
@@ -160,7 +184,7 @@ TEST(ExtractSignals, MeasuredInterruptTimeRaisesSampledBusy) {
   w.seconds = 1;
   w.cpus = {Cpu(0, 0.20, 0.02)};
   w.irqtime = {Measured(0, 0.05, 0.40, 0.40)};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_NEAR(s.cpus[0].busy, 0.45, 1e-12);
   EXPECT_NEAR(s.cpus[0].accounting_busy, 0.20, 1e-12);
   EXPECT_NEAR(s.cpus[0].interrupt_share, 1.0, 1e-12);
@@ -180,7 +204,7 @@ TEST(ExtractSignals, QueueCpusFromPerCpuIrqDeltas) {
   Window w;
   w.seconds = 1;
   w.nics = {Nic("em0", 1000, 1000), Nic("em1", 10, 10)};
-  Signals s = ExtractSignals(w, prev, cur, nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  Signals s = ExtractSignals(w, prev, cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.nics.size(), 2u);
   EXPECT_EQ(s.nics[0].interface, "em0");
   EXPECT_EQ(s.nics[0].queue_cpus, (std::vector<int>{0, 1}));  // 30 moved on cpu0, 31 on cpu1
@@ -201,7 +225,7 @@ TEST(ExtractSignals, QueueCpusMatchColumnsByCpuId) {
   cur.netdev = std::vector<NetDev>{Dev("em0", "0000:02:01.0")};
   Window w;
   w.nics = {Nic("em0", 1, 1)};
-  Signals s = ExtractSignals(w, prev, cur, nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  Signals s = ExtractSignals(w, prev, cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.nics.size(), 1u);
   EXPECT_EQ(s.nics[0].queue_cpus, (std::vector<int>{2}));
 }
@@ -215,7 +239,7 @@ TEST(ExtractSignals, PhysicalNicsFirstIdleVirtualLeftOut) {
   w.nics = {Nic("br0", 100, 50), Nic("em0", 1000, 900), Nic("em1", 0, 0), Nic("lo", 0, 0),
             Nic("veth1", std::nullopt, std::nullopt)};
   w.drops.nic = 20;
-  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.nics.size(), 3u);
   EXPECT_EQ(s.nics[0].interface, "em0");
   EXPECT_EQ(s.nics[0].device, "0000:02:01.0");
@@ -231,23 +255,23 @@ TEST(ExtractSignals, LadderFirstRungOverTheFloor) {
   w.drops.nic = 0.5;  // under the floor of 1/s: noise
   w.drops.backlog = 3;
   w.drops.socket = 122;
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_EQ(s.ladder.first_losing, Rung::kBacklog);
   EXPECT_DOUBLE_EQ(s.ladder.nic, 0.5);
   EXPECT_DOUBLE_EQ(s.ladder.backlog, 3);
   EXPECT_DOUBLE_EQ(s.ladder.socket, 122);
 
   w.drops.backlog = 1;  // exactly the floor: not losing
-  s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_EQ(s.ladder.first_losing, Rung::kSocket);
 
   w.drops.nic = 40;
-  s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_EQ(s.ladder.first_losing, Rung::kNic);
 
   Window none;
   none.drops.socket = 1;
-  s = ExtractSignals(none, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  s = ExtractSignals(none, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_EQ(s.ladder.first_losing, Rung::kNone);
   EXPECT_EQ(s.ladder.nic, 0);  // unset rung: 0
 }
@@ -302,7 +326,7 @@ TEST(ExtractSignals, BusFieldsFromEstimateAndPath) {
   p0.links = {l0};
   std::vector<BusPath> paths = {p0, p2};
 
-  Signals s = ExtractSignals(w, Sample(), cur, &paths, &bus, SignalOptions{{1, 0}, {}});
+  Signals s = ExtractSignals(w, Sample(), cur, &paths, &bus, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.nics.size(), 2u);
   const NicSignal& n = s.nics[0];
   EXPECT_EQ(n.interface, "em2");
@@ -317,14 +341,14 @@ TEST(ExtractSignals, BusFieldsFromEstimateAndPath) {
   EXPECT_TRUE(s.nics[1].bus_emulated);
 
   // Without paths the utilisation is still known; the link is not.
-  s = ExtractSignals(w, Sample(), cur, nullptr, &bus, SignalOptions{{1, 0}, {}});
+  s = ExtractSignals(w, Sample(), cur, nullptr, &bus, SignalOptions{{1, 0}, {}, {}});
   ASSERT_TRUE(s.nics[0].bus_utilisation.has_value());
   EXPECT_EQ(s.nics[0].bus_link, "");
   EXPECT_FALSE(s.nics[0].bus_emulated);
 }
 
 TEST(ExtractSignals, EmptyWindowGivesEmptySignals) {
-  Signals s = ExtractSignals(Window(), Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  Signals s = ExtractSignals(Window(), Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_EQ(s.seconds, 0);
   EXPECT_TRUE(s.cpus.empty());
   EXPECT_TRUE(s.nics.empty());
@@ -354,7 +378,7 @@ TEST(ExtractSignals, NonFiniteInputsBecomeZero) {
   t.cpu_ratio = nan;
   w.threads = {t};
   w.cpu_pressure_some_ratio = nan;
-  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.cpus.size(), 1u);
   for (double x : {s.cpus[0].busy, s.cpus[0].accounting_busy, s.cpus[0].interrupt_share, s.cpus[0].interrupt_ratio,
                    s.cpus[0].hidden, s.cpus[0].steal, *s.cpus[0].soaker_idle})
@@ -383,7 +407,7 @@ TEST(ExtractSignals, ThreadsAndPressureCarried) {
   t.processor = 1;
   w.threads = {t};
   w.cpu_pressure_some_ratio = 0.25;
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.threads.size(), 1u);
   EXPECT_EQ(s.threads[0].process, "udpecho");
   EXPECT_EQ(s.threads[0].thread, "worker");
@@ -405,7 +429,7 @@ TEST(ExtractSignals, LoopbackIsNotOfferedLoad) {
   NetDev lo2 = Dev("lo2", "");
   lo2.is_loopback = true;  // another loopback device, found by its type
   cur.netdev = std::vector<NetDev>{Dev("veth0", ""), lo2};
-  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.nics.size(), 1u);
   EXPECT_EQ(s.nics[0].interface, "veth0");
   EXPECT_DOUBLE_EQ(s.received_packets_per_second, 20000);
@@ -421,7 +445,7 @@ TEST(ExtractSignals, LoadOffThePacketPathIsSaid) {
   w.nics = {Nic("lo", 48000, 48000), Nic("veth0", 20, 20)};
   Sample cur;
   cur.netdev = std::vector<NetDev>{Dev("veth0", "")};
-  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_DOUBLE_EQ(s.offered_packets_per_second, 20);
   EXPECT_DOUBLE_EQ(s.off_path_packets_per_second, 48000);
   EXPECT_EQ(s.off_path_busiest, "lo");
@@ -433,7 +457,7 @@ TEST(ExtractSignals, LoadOffThePacketPathIsSaid) {
   EXPECT_TRUE(said) << ::testing::PrintToString(v.evidence);
   // A daemon's own scrapes over lo beside real load are not worth a sentence.
   w.nics = {Nic("lo", 60, 60), Nic("veth0", 20000, 19000)};
-  Signals quiet = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  Signals quiet = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_EQ(OffPathSentence(quiet), "");
 }
 
@@ -445,7 +469,7 @@ TEST(ExtractSignals, PacketPathInterfacesConfigured) {
   w.nics = {Nic("lo", 5000, 5000), Nic("veth0", 20000, 19000)};
   Sample cur;
   cur.netdev = std::vector<NetDev>{Dev("veth0", "")};
-  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}});
+  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}, {}});
   ASSERT_EQ(s.nics.size(), 1u);
   EXPECT_EQ(s.nics[0].interface, "lo");
   EXPECT_DOUBLE_EQ(s.offered_packets_per_second, 5000);
@@ -471,7 +495,7 @@ TEST(ExtractSignals, AnEchoOverLoopbackCountsOnceWithItsCapture) {
   NetDev lo = Dev("lo", "");
   lo.is_loopback = true;
   cur.netdev = std::vector<NetDev>{lo};
-  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}});
+  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}, {}});
   ASSERT_EQ(s.nics.size(), 1u);
   EXPECT_TRUE(s.nics[0].loopback_by_capture);
   EXPECT_DOUBLE_EQ(s.received_packets_per_second, 2500);
@@ -482,10 +506,10 @@ TEST(ExtractSignals, AnEchoOverLoopbackCountsOnceWithItsCapture) {
                                                            "2500 requests/s received, 2490 replies/s sent"});
 
   w.captures[0].trusted = false;
-  Signals untrusted = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}});
+  Signals untrusted = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}, {}});
   EXPECT_DOUBLE_EQ(untrusted.offered_packets_per_second, 5000);
   w.captures.clear();
-  Signals counters = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}});
+  Signals counters = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}, {}});
   EXPECT_DOUBLE_EQ(counters.offered_packets_per_second, 5000);
   EXPECT_FALSE(counters.nics[0].loopback_by_capture);
   Verdict v = Classify(counters, VerdictThresholds{});
@@ -500,7 +524,7 @@ TEST(ExtractSignals, AnEchoOverLoopbackCountsOnceWithItsCapture) {
   c.interface = "eth0";
   w.captures = {c};
   cur.netdev = std::vector<NetDev>{Dev("eth0", "0000:01:00.0")};
-  Signals eth = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  Signals eth = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_DOUBLE_EQ(eth.offered_packets_per_second, 5000);
   EXPECT_TRUE(LoopbackSentences(eth).empty());
 }
@@ -516,7 +540,7 @@ TEST(ExtractSignals, DeliveredIsWhatTheApplicationGot) {
   w.drops.socket = 287000;
   Sample cur;
   cur.netdev = std::vector<NetDev>{Dev("veth0", "")};
-  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_DOUBLE_EQ(s.received_packets_per_second, 300000);
   EXPECT_DOUBLE_EQ(s.offered_packets_per_second, 300000);
   EXPECT_DOUBLE_EQ(s.delivered_packets_per_second, 12000);
@@ -532,12 +556,12 @@ TEST(ExtractSignals, LossRatioToleratesBursts) {
   w.drops.socket = 2;
   Sample cur;
   cur.netdev = std::vector<NetDev>{Dev("veth0", "")};
-  EXPECT_EQ(ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0.001}, {}}).ladder.first_losing,
+  EXPECT_EQ(ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0.001}, {}, {}}).ladder.first_losing,
             Rung::kNone);
-  EXPECT_EQ(ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}}).ladder.first_losing,
+  EXPECT_EQ(ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}}).ladder.first_losing,
             Rung::kSocket);
   w.drops.socket = 3;  // 0.11 %
-  EXPECT_EQ(ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0.001}, {}}).ladder.first_losing,
+  EXPECT_EQ(ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0.001}, {}, {}}).ladder.first_losing,
             Rung::kSocket);
   EXPECT_FALSE(LossTolerance({1, 0.001}).Losing(1, 0));  // at the floor
   EXPECT_TRUE(LossTolerance({1, 0.001}).Losing(2, 0));   // nothing offered: any loss over the floor
@@ -559,7 +583,7 @@ TEST(ExtractSignals, PacketPathCpus) {
   t.cpu_ratio = 0.92;
   t.processor = 1;
   w.threads = {t};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}});
+  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_EQ(s.reader_cpus, std::vector<int>{1});
   EXPECT_EQ(s.rx_cpus, std::vector<int>{1});
   ASSERT_EQ(s.threads.size(), 1u);

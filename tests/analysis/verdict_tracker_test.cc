@@ -158,5 +158,28 @@ TEST(VerdictTracker, LeavesNoneAtOnceForAWaitThatLoses) {
   EXPECT_EQ(tr.Update(Raw(Bound::kWait, 0.9, "thread udpecho")).label, Bound::kWait);
 }
 
+TEST(VerdictTracker, TheThreadOnTheNamedCpuIsPublishedAtOnce) {
+  // cpu1 first (the load began mid-window), then the echo thread that holds
+  // cpu1: the same saturation named better, at once (lab.irqtime's CPU-bound
+  // run tied 3 windows of cpu1 to 3 of the thread and said cpu1).
+  VerdictTracker tr(kT);
+  Verdict cpu1 = Raw(Bound::kCpu, 0.9, "cpu1");
+  cpu1.resource_cpu = 1;
+  Verdict thread = Raw(Bound::kCpu, 0.9, "thread udpecho");
+  thread.resource_cpu = 1;
+  EXPECT_EQ(tr.Update(cpu1).resource, "cpu1");
+  EXPECT_EQ(tr.Update(thread).resource, "thread udpecho");
+  // Back to the CPU is a change like any other: it holds three windows.
+  EXPECT_EQ(tr.Update(cpu1).resource, "thread udpecho");
+  EXPECT_EQ(tr.Update(cpu1).resource, "thread udpecho");
+  EXPECT_EQ(tr.Update(cpu1).resource, "cpu1");
+  // A thread on another CPU is another answer: it holds too.
+  Verdict elsewhere = Raw(Bound::kCpu, 0.9, "thread udpgen");
+  elsewhere.resource_cpu = 0;
+  EXPECT_EQ(tr.Update(elsewhere).resource, "cpu1");
+  EXPECT_EQ(tr.Update(elsewhere).resource, "cpu1");
+  EXPECT_EQ(tr.Update(elsewhere).resource, "thread udpgen");
+}
+
 }  // namespace
 }  // namespace bottleneckd::verdict_tracker_test

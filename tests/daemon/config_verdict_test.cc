@@ -1,5 +1,8 @@
 // The verdict section of the config: thresholds and their errors.
 #include <gtest/gtest.h>
+#include <sched.h>
+
+#include <vector>
 
 #include "daemon/config.h"
 #include "tests/support/test_util.h"
@@ -22,6 +25,8 @@ TEST(VerdictConfig, ShippedFileHoldsTheDefaults) {
   EXPECT_DOUBLE_EQ(v.drop_floor_per_second, d.drop_floor_per_second);
   EXPECT_DOUBLE_EQ(v.loss_ratio_min, d.loss_ratio_min);
   EXPECT_EQ(v.packet_path_interfaces, d.packet_path_interfaces);
+  EXPECT_EQ(v.cpus, d.cpus);
+  EXPECT_TRUE(d.cpus.empty());  // every CPU
   EXPECT_DOUBLE_EQ(v.margin, d.margin);
   EXPECT_EQ(v.hysteresis_windows, d.hysteresis_windows);
   EXPECT_DOUBLE_EQ(v.min_score, d.min_score);
@@ -57,6 +62,9 @@ TEST(VerdictConfig, OverridesAndErrors) {
       {"verdict:\n  loss_ratio_min: 2\n", "t.yaml:2:19", "from 0 to 1"},
       {"verdict:\n  packet_path_interfaces: lo\n", "t.yaml:2:27", "must be a list of names"},
       {"verdict:\n  packet_path_interfaces: [[lo]]\n", "t.yaml:2:28", "non-empty strings"},
+      {"verdict:\n  cpus: [0, 1]\n", "t.yaml:2:9", "must be a CPU list (\"0-3,8\"), \"affinity\" or \"\""},
+      {"verdict:\n  cpus: 3-1\n", "t.yaml:2:9", "must be a CPU list"},
+      {"verdict:\n  cpus: all\n", "t.yaml:2:9", "must be a CPU list"},
   };
   for (const Bad& b : cases) {
     Status s = ParseConfig(b.yaml, "t.yaml", &c);
@@ -64,6 +72,26 @@ TEST(VerdictConfig, OverridesAndErrors) {
     EXPECT_NE(s.message().find(std::string(b.where) + ":"), std::string::npos) << s.message();
     EXPECT_NE(s.message().find(b.says), std::string::npos) << s.message();
   }
+}
+
+TEST(VerdictConfig, CpusAreAListOrTheAffinity) {
+  Config c;
+  ASSERT_OK(ParseConfig("verdict:\n  cpus: \"0-2,8\"\n", "t.yaml", &c));
+  EXPECT_EQ(c.verdict.cpus, (std::vector<int>{0, 1, 2, 8}));
+  EXPECT_EQ(c.verdict.signal_options().cpus, (std::vector<int>{0, 1, 2, 8}));
+  ASSERT_OK(ParseConfig("verdict:\n  cpus: 1\n", "t.yaml", &c));
+  EXPECT_EQ(c.verdict.cpus, (std::vector<int>{1}));
+  ASSERT_OK(ParseConfig("verdict:\n  cpus: \"\"\n", "t.yaml", &c));
+  EXPECT_TRUE(c.verdict.cpus.empty());
+  // "affinity": the CPUs this process may run on, as the kernel says.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+  std::vector<int> allowed;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &set)) allowed.push_back(cpu);
+  ASSERT_OK(ParseConfig("verdict:\n  cpus: affinity\n", "t.yaml", &c));
+  EXPECT_EQ(c.verdict.cpus, allowed);
 }
 
 }  // namespace

@@ -18,39 +18,61 @@ LAB_BOX_IP="10.198.$LAB_NET.2"
 LAB_GEN_IP="10.198.$LAB_NET.1"
 LAB_PORT=7
 LAB_SERVER_PID=""
+# A third host (lab_up_bystander), joined to the box by its own veth pair.
+LAB_NSY="bnlabby$$"
+LAB_BY_IF="bly$$"
+LAB_BYBOX_IF="blz$$"
+LAB_BY_IP="10.197.$LAB_NET.1"
+LAB_BYBOX_IP="10.197.$LAB_NET.2"
 
 lab_down() {
-  local i
-  ip netns pids "$LAB_NSB" 2>/dev/null | xargs -r kill -TERM 2>/dev/null
-  ip netns pids "$LAB_NSG" 2>/dev/null | xargs -r kill -TERM 2>/dev/null
+  local i ns
+  for ns in "$LAB_NSB" "$LAB_NSG" "$LAB_NSY"; do ip netns pids "$ns" 2>/dev/null | xargs -r kill -TERM 2>/dev/null; done
   # The daemon stores its open run on SIGTERM: give it 5 s before SIGKILL.
   for ((i = 0; i < 50; i++)); do
-    [ -z "$(ip netns pids "$LAB_NSB" 2>/dev/null)$(ip netns pids "$LAB_NSG" 2>/dev/null)" ] && break
+    [ -z "$(for ns in "$LAB_NSB" "$LAB_NSG" "$LAB_NSY"; do ip netns pids "$ns" 2>/dev/null; done)" ] && break
     sleep 0.1
   done
-  ip netns pids "$LAB_NSB" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-  ip netns pids "$LAB_NSG" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-  ip netns del "$LAB_NSB" 2>/dev/null
-  ip netns del "$LAB_NSG" 2>/dev/null
+  for ns in "$LAB_NSB" "$LAB_NSG" "$LAB_NSY"; do
+    ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+    ip netns del "$ns" 2>/dev/null
+  done
   return 0
+}
+
+# lab_link NS_A IF_A IP_A NS_B IF_B IP_B: a veth pair between two existing
+# namespaces, each end up with its /24 address.
+lab_link() {
+  ip link add "$2" type veth peer name "$5" || integ_die "ip link add veth failed"
+  ip link set "$2" netns "$1"
+  ip link set "$5" netns "$4"
+  ip -n "$1" addr add "$3/24" dev "$2"
+  ip -n "$4" addr add "$6/24" dev "$5"
+  ip -n "$1" link set "$2" up
+  ip -n "$4" link set "$5" up
+  integ_log "lab: $2 ($3, netns $1) <-> $5 ($6, netns $4)"
+}
+
+# lab_netns NS: a new namespace with its loopback up.
+lab_netns() {
+  ip netns add "$1" || integ_die "ip netns add $1 failed"
+  ip -n "$1" link set lo up
 }
 
 lab_up() {
   [ "$(id -u)" -eq 0 ] || integ_die "needs root: it creates network namespaces and a veth pair"
   [ "$(nproc)" -ge 2 ] || integ_die "needs at least 2 CPUs: the generator and the echo server are pinned apart"
   trap 'rc=$?; lab_down; (exit $rc); integ_cleanup' EXIT
-  ip netns add "$LAB_NSB" || integ_die "ip netns add failed"
-  ip netns add "$LAB_NSG" || integ_die "ip netns add failed"
-  ip link add "$LAB_GEN_IF" type veth peer name "$LAB_BOX_IF" || integ_die "ip link add veth failed"
-  ip link set "$LAB_GEN_IF" netns "$LAB_NSG"
-  ip link set "$LAB_BOX_IF" netns "$LAB_NSB"
-  ip -n "$LAB_NSG" addr add "$LAB_GEN_IP/24" dev "$LAB_GEN_IF"
-  ip -n "$LAB_NSB" addr add "$LAB_BOX_IP/24" dev "$LAB_BOX_IF"
-  ip -n "$LAB_NSG" link set "$LAB_GEN_IF" up
-  ip -n "$LAB_NSB" link set "$LAB_BOX_IF" up
-  ip -n "$LAB_NSG" link set lo up
-  ip -n "$LAB_NSB" link set lo up
-  integ_log "lab: $LAB_GEN_IF ($LAB_GEN_IP, netns $LAB_NSG) <-> $LAB_BOX_IF ($LAB_BOX_IP, netns $LAB_NSB)"
+  lab_netns "$LAB_NSB"
+  lab_netns "$LAB_NSG"
+  lab_link "$LAB_NSG" "$LAB_GEN_IF" "$LAB_GEN_IP" "$LAB_NSB" "$LAB_BOX_IF" "$LAB_BOX_IP"
+}
+
+# lab_up_bystander: a third namespace, joined to the box by a veth pair
+# (after lab_up; lab_down removes it).
+lab_up_bystander() {
+  lab_netns "$LAB_NSY"
+  lab_link "$LAB_NSY" "$LAB_BY_IF" "$LAB_BY_IP" "$LAB_NSB" "$LAB_BYBOX_IF" "$LAB_BYBOX_IP"
 }
 
 # lab_start_daemon PORTVAR NAME ARGS...: starts $BIN, the daemon, inside the
@@ -65,17 +87,20 @@ lab_start_daemon() {
 }
 
 # lab_check ARGS...: tests/echo_lab/lab_check.py's PASS/FAIL lines counted as
-# the script's own (needs SRC).
-lab_check() {
-  local line
+# the script's own (needs SRC); lab_check_with SCRIPT ARGS...: another
+# checker of tests/echo_lab.
+lab_check_with() {
+  local line script="$1"
+  shift
   while IFS= read -r line; do
     case "$line" in
       PASS:*) integ_pass "${line#PASS: }" ;;
       FAIL:*) integ_fail "${line#FAIL: }" ;;
       *) echo "$line" ;;
     esac
-  done < <("$INTEG_PYTHON" "$SRC/tests/echo_lab/lab_check.py" "$@")
+  done < <("$INTEG_PYTHON" "$SRC/tests/echo_lab/$script" "$@")
 }
+lab_check() { lab_check_with lab_check.py "$@"; }
 
 # lab_box CMD...: runs CMD in the box's namespace.
 lab_box() { ip netns exec "$LAB_NSB" "$@"; }
@@ -137,14 +162,16 @@ lab_switches() {
   awk '$1 == "voluntary_ctxt_switches:" { v = $2 } $1 == "nonvoluntary_ctxt_switches:" { n = $2 }
        END { print v + 0, n + 0 }' "/proc/$1/status" 2>/dev/null || echo 0 0
 }
-# lab_wchan TID COUNT: where the thread waits (its wchan; "0": running or
-# runnable) every 0.2 s, COUNT times at most, until the thread is gone.
+# lab_wchan TID COUNT SCHED: where the thread waits (its wchan; "0": running
+# or runnable) every 0.2 s, COUNT times at most, until the thread is gone;
+# each time "SECONDS RUN_NS RUNQUEUE_NS" (its schedstat) appended to SCHED.
 lab_wchan() {
   local i w
   for ((i = 0; i < $2; i++)); do
     [ -e "/proc/$1/wchan" ] || break
     IFS= read -r w <"/proc/$1/wchan"
     echo "${w:-0}"
+    echo "$(date +%s.%N) $(lab_schedstat "$1")" >>"$3"
     sleep 0.2
   done
 }
@@ -198,7 +225,7 @@ scenario() {
   [ -n "$tid" ] || integ_die "no udpecho thread"
   sleep 1.5  # the threads collector finds the new target (it rescans every few ticks)
   lab_kernel_state "$tid" >"$d/kernel.before"
-  lab_wchan "$tid" $(((step * $(wc -w <<<"$rates") + 10) * 5)) >"$d/wchan" &
+  lab_wchan "$tid" $(((step * $(wc -w <<<"$rates") + 10) * 5)) "$d/sched" >"$d/wchan" &
   sampler=$!
   start="$(date +%s.%N)"
   integ_log "scenario $name: K=$k${ECHO_MODE:+ ($ECHO_MODE us)}, $payload-byte datagrams, $step s steps of $rates/s"

@@ -27,6 +27,7 @@ usage: lab_check.py irqtime CPU QUIET_BEFORE QUIET_AFTER LOAD_BEFORE LOAD_AFTER
 """
 import collections
 import json
+import os
 import re
 import sqlite3
 import sys
@@ -189,12 +190,17 @@ def profile(name, report, parent, expect):
     if "profile_evidence" in expect:
         resource, pattern = expect["profile_evidence"].split(":", 1)
         lines = [e for e in parent["verdict"]["evidence"] if e.startswith(resource + " on-CPU: ")]
-        m = re.match(r"[0-9]+ % in (.*?)(, [0-9]+ % in |\s\([0-9]+ samples)", lines[0][len(resource) + 9:]) \
-            if lines else None
-        first = m.group(1) if m else ""
-        check(re.search(pattern, first) is not None,
-              "%s: the evidence's top function of %s, '%s', matches /%s/ (%s)" % (
-                  name, resource, first, pattern, lines[0] if lines else "no on-CPU evidence line"))
+        # "26 % in [unknown], 15 % in pvm_irq_enable [kernel], ... (39 samples at 49 Hz)":
+        # the first named function, the unnamed samples under half (one
+        # window's 39 samples of lab.echo's softirq run once put 26 % in
+        # [unknown], addresses no symbol table named, first).
+        body = re.sub(r"\s\([0-9]+ samples.*$", "", lines[0][len(resource) + 9:]) if lines else ""
+        shares = [(int(m.group(1)), m.group(2)) for m in re.finditer(r"([0-9]+) % in (.*?)(?=, [0-9]+ % in |$)", body)]
+        unknown = sum(share for share, f in shares if f == "[unknown]")
+        first = next((f for _, f in shares if f != "[unknown]"), "")
+        check(re.search(pattern, first) is not None and unknown < 50,
+              "%s: the evidence's top named function of %s, '%s', matches /%s/, unnamed %d %% (%s)" % (
+                  name, resource, first, pattern, unknown, lines[0] if lines else "no on-CPU evidence line"))
     if "profile_threads" in expect:
         roots = {}
         with open(expect["folded"], encoding="utf-8") as f:
@@ -366,6 +372,24 @@ def sweep_runs(args):
         yield name, segs, load_gen(gen_path)
 
 
+def sweep_report_paths(args):
+    return [args[i + 1] for i in range(0, len(args), 3)]
+
+
+def running_share(sched_path, start, end):
+    """The echo thread's running share of [start, end] from lab_wchan's
+    "SECONDS RUN_NS RUNQUEUE_NS" samples; None without two samples inside."""
+    try:
+        with open(sched_path) as f:
+            rows = [tuple(float(x) for x in line.split()) for line in f if len(line.split()) == 3]
+    except OSError:
+        return None
+    inside = [r for r in rows if start <= r[0] <= end]
+    if len(inside) < 2 or inside[-1][0] <= inside[0][0]:
+        return None
+    return (inside[-1][1] - inside[0][1]) / 1e9 / (inside[-1][0] - inside[0][0])
+
+
 def sweep(args):
     """One segment per generator step with its offered rate; at the top step
     the application rate falls as the copies rise (the seeds' table); the
@@ -416,13 +440,35 @@ def sweep(args):
         else:
             check(label == "none", "%s: segment %s lost %.1f %% of its echoes: none (%s [%s])" % (
                 light_name, seg["name"], lost * 100, label, resource))
+    # The top step is cpu; its name follows who held the CPU (section 2,
+    # kThreadOwnsCpu: the thread at 80 % of its CPU's busy time): the echo
+    # thread's running share of the step, from the lab's own schedstat
+    # samples. A fresh-clone CI of f0b488d read 77.9 % (others' tasks took
+    # 15.5 % of cpu1) and the step `cpu cpu1`: either name within 5 points
+    # of the line, the thread above it, the CPU below.
     top = heavy[-1]
-    check(top["verdict"]["label"] == "cpu" and top["verdict"]["resource"] == "thread udpecho",
-          "%s: the top step is cpu [%s] (the echo thread, which holds its CPU)" % (heavy_name, top["verdict"]["resource"]))
+    running = running_share(os.path.join(os.path.dirname(sweep_report_paths(args)[-1]), "sched"),
+                            top["start"], top["end"])
+    expected = {"thread udpecho"} if running is None or running >= 0.85 else \
+        {"cpu1"} if running <= 0.75 else {"thread udpecho", "cpu1"}
+    figure("%s top step echo thread running" % heavy_name, "n/a" if running is None else "%.1f %%" % (running * 100))
+    check(top["verdict"]["label"] == "cpu" and top["verdict"]["resource"] in expected,
+          "%s: the top step is cpu [%s] (the echo's CPU, named %s: the thread ran %s of the step)" % (
+              heavy_name, top["verdict"]["resource"], " or ".join(sorted(expected)),
+              "an unmeasured share" if running is None else "%.1f %%" % (running * 100)))
+    # The seeds' symptom: at the same offered rate, throughput falls as the
+    # copies rise, and the most copied echo no longer keeps up with the
+    # generator. How far it falls is the machine's speed: K=10000's top step
+    # read 8.9 k to 12.8 k/s in CI runs of this VM (16 k/s offered), so the
+    # fall is checked at 10 %, and against the generator's own counts.
     got = [segs[-1]["application_packets_per_second"] for _, segs, _ in runs]
-    check(got[-1] < 0.8 * got[0],
+    check(got[-1] < 0.9 * got[0],
           "top step: application %s/s as the copies rise: throughput falls (the seeds' symptom)" %
           " -> ".join("%.0f" % g for g in got))
+    top_step = heavy_steps[-1]
+    check(top_step["echoed"] < 0.9 * top_step["sent"],
+          "%s: the top step echoed %.0f/s of %.0f/s sent (under 90 %%: the echo no longer keeps up)" % (
+              heavy_name, top_step["echoed"] / top_step["seconds"], top_step["sent"] / top_step["seconds"]))
 
 
 def table(args):

@@ -16,6 +16,11 @@
 //     refused, retried later and not counted as sent) and a progress line
 //     to stderr at each step's start.
 //
+// LAB_GEN_WORK_US=W in the environment (0 to 10000): the generator spins W
+// microseconds composing each datagram, as one that computes its requests
+// would; it then saturates its CPU below the rate it is asked for (the
+// fleet lab's generator-bound case, tests/echo_lab/fleet_lab_test.sh).
+//
 // Bounded: at most 64 steps, each bounded in time; a rate is at most 2 M/s.
 #define _GNU_SOURCE  // before any include: sched_setaffinity, recvmmsg
 #include <arpa/inet.h>
@@ -89,6 +94,12 @@ int main(int argc, char** argv) {
     }
     ++g_step_count;
   }
+  double work_us = 0;
+  const char* work = getenv("LAB_GEN_WORK_US");
+  if (work && !LabParseDouble(work, 0, 10000, &work_us)) {
+    fprintf(stderr, "lab_load_gen: bad LAB_GEN_WORK_US %s (0 to 10000)\n", work);
+    return 2;
+  }
   if (LabPin(cpu) != 0) return 1;
   LabStopOnSignals();
 
@@ -130,6 +141,11 @@ int main(int argc, char** argv) {
           memcpy(bufs[i], &step, sizeof step);
           memcpy(bufs[i] + sizeof step, &seq, sizeof seq);
           ++seq;
+          if (work_us > 0) {
+            const double done = LabNow() + work_us * 1e-6;
+            while (LabNow() < done) {
+            }
+          }
           iov[i].iov_base = bufs[i];
           iov[i].iov_len = (size_t)payload;
           msgs[i].msg_hdr.msg_iov = &iov[i];

@@ -207,6 +207,21 @@ TEST(FleetSelector, TakesMatchersInBracesOnly) {
   EXPECT_FALSE(SelectorMatchers("{a=\"1\"} or {b=\"2\"}", &m).ok());
 }
 
+TEST(FleetSelector, BracesInsideQuotedValuesAreText) {
+  std::string m;
+  ASSERT_TRUE(SelectorMatchers("{run=\"echo {550M}\", site=~'eu-\\'{1}'}", &m).ok());
+  EXPECT_EQ(m, "run=\"echo {550M}\", site=~'eu-\\'{1}'");
+  ASSERT_TRUE(SelectorMatchers("{a=`x}\\`}", &m).ok());  // raw strings: no escapes
+  EXPECT_EQ(m, "a=`x}\\`");
+  ASSERT_TRUE(SelectorMatchers("{a=\"q\\\"}\"}", &m).ok());  // an escaped quote keeps the string open
+  EXPECT_EQ(m, "a=\"q\\\"}\"");
+  Status st = SelectorMatchers("{a=\"open}", &m);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("a quoted value is not closed"), std::string::npos) << st.message();
+  EXPECT_FALSE(SelectorMatchers("{a=\"x\"} {b=\"y\"}", &m).ok());
+  EXPECT_FALSE(SelectorMatchers("{a={b}}", &m).ok());
+}
+
 TEST(FleetSelector, EvidenceQueriesCarryTheSelector) {
   EXPECT_EQ(EvidenceQuery("bus", "job=\"x\""),
             "max by (instance, job) (bottleneckd_bus_path_utilisation_ratio{job=\"x\"})");

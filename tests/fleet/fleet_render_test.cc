@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 namespace bottleneckd::fleet_render_test {
 namespace {
@@ -45,6 +47,39 @@ TEST(FleetRender, TextGivesTheAnswerFirst) {
   EXPECT_NE(t.find("warning: the store's answer may be partial: remote read of site-b failed"), std::string::npos);
   EXPECT_NE(t.find("+10 s for 50 s"), std::string::npos) << t;
   EXPECT_NE(t.find("bystander:9858"), std::string::npos);
+}
+
+// The column of the header word `column` on each table line of t.
+std::vector<size_t> ColumnOf(const std::string& t, const std::string& column, const std::string& first_cell_prefix) {
+  std::vector<size_t> out;
+  size_t header = t.find("\ninstance ");
+  if (header == std::string::npos) return out;
+  size_t at = t.find(column, header) - header - 1;
+  out.push_back(at);
+  for (size_t p = t.find("\n" + first_cell_prefix); p != std::string::npos;
+       p = t.find("\n" + first_cell_prefix, p + 1)) {
+    size_t end = t.find('\n', p + 1);
+    std::string line = t.substr(p + 1, end - p - 1);
+    // The cell under the header word starts after a space, at the same column.
+    out.push_back(line.size() > at && line[at - 1] == ' ' && line[at] != ' ' ? at : std::string::npos);
+  }
+  return out;
+}
+
+TEST(FleetRender, TextColumnsFitTheLongestCell) {
+  // A thread name longer than the header's column (the fleet lab's
+  // "thread lab_load_gen") pushes the columns after it, on every line.
+  FleetReport r = Report();
+  r.instances[0].main_resource = "thread lab_load_gen_with_a_long_name";
+  r.instances[0].worst->resource = r.instances[0].main_resource;
+  const std::string t = FleetText(r);
+  std::vector<size_t> at = ColumnOf(t, "worst stretch", "gen:9858");
+  ASSERT_EQ(at.size(), 2u) << t;
+  EXPECT_EQ(at[1], at[0]) << t;
+  at = ColumnOf(t, "worst stretch", "bystander:9858");
+  ASSERT_EQ(at.size(), 2u) << t;
+  EXPECT_EQ(at[1], at[0]) << t;
+  EXPECT_NE(t.find("thread lab_load_gen_with_a_long_name +10 s for 50 s"), std::string::npos) << t;
 }
 
 TEST(FleetRender, JsonReadsBack) {

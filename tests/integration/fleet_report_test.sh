@@ -197,6 +197,16 @@ if timeout 60 "$BIN" --report --prometheus.url "$PROM_BACKFILLED" --run echo --s
 else
   integ_fail "text report: $(cat "$INTEG_TMP/three.txt")"
 fi
+# --log.level=debug: one line on stderr with where the time went, the
+# report unchanged on stdout.
+if timeout 60 "$BIN" --report --prometheus.url "$PROM_BACKFILLED" --run echo --since 1h --log.level=debug \
+  >"$INTEG_TMP/debug.txt" 2>"$INTEG_TMP/debug.err" && cmp -s "$INTEG_TMP/debug.txt" "$INTEG_TMP/three.txt" &&
+  [ "$(wc -l <"$INTEG_TMP/debug.err")" -eq 1 ] &&
+  grep -Eq '^bottleneckd: report: [0-9]+ queries: the store answered in [0-9.]+ s \([0-9.]+ MB\), their JSON read in [0-9.]+ s; the analysis took [0-9.]+ s$' "$INTEG_TMP/debug.err"; then
+  integ_pass "--log.level=debug: $(cat "$INTEG_TMP/debug.err")"
+else
+  integ_fail "--log.level=debug: $(cat "$INTEG_TMP/debug.err")"
+fi
 if timeout 60 "$BIN" --report --prometheus.url "$PROM_BACKFILLED" --run echo --since 1h --format html \
   >"$INTEG_TMP/three.html" 2>&1 && grep -q 'id="first">limited first: gen:9858' "$INTEG_TMP/three.html"; then
   integ_pass "HTML report names gen:9858 first"
