@@ -72,11 +72,27 @@ const CpuSignal* CpuOf(const Signals& s, int cpu) {
 // How much the thread's waiting explains: its waiting share ramped to
 // thread_wait_min, times what its CPU leaves unsaturated (on a full CPU a
 // thread waits on the run queue, which is runnable, not its own wait).
+// A thread that waited on its run queue longer than it ran was held back by
+// its CPU's other work (run-queue delay), not by its own waits: the wait
+// counts in full while runnable is at most the running time (half of its
+// time wanting the CPU), not at all from twice it. The waiting echo and the
+// lock handoff queue 1-2 % beside 14-40 % running; lab.echo's light run (two
+// fresh-clone CIs, of f0b488d and 535fb8b) ran 6.9 % and queued 15.1 % in
+// the window it lost 5.5 % of 2 k/s at the socket, one wchan sample seen (in
+// the receive), and `wait` was published and held 3 of its 5 windows.
+constexpr double kQueuedLow = 0.5, kQueuedFull = 2.0 / 3;
+
+double QueuedShare(const ThreadState& st) {
+  const double wanted = st.running + st.runnable;
+  return wanted > 0 ? st.runnable / wanted : 0;
+}
+
 double WaitScore(const Signals& s, const ThreadSignal& th, const VerdictThresholds& t) {
   if (!th.state || th.state->running < kWaitRunningMin) return 0;
   const CpuSignal* cpu = CpuOf(s, th.cpu);
   double free = cpu ? 1 - CpuSaturation(*cpu, t) : 1;
-  return Ramp(OwnWaiting(*th.state), t.thread_wait_min - 0.15, t.thread_wait_min) * free;
+  double own = 1 - Ramp(QueuedShare(*th.state), kQueuedLow, kQueuedFull);
+  return Ramp(OwnWaiting(*th.state), t.thread_wait_min - 0.15, t.thread_wait_min) * free * own;
 }
 
 // "thread udpecho: 58.0 % of the window off the CPU in its own waits (running
@@ -157,6 +173,10 @@ RuleResult WaitRule(const Signals& s, const VerdictThresholds& t) {
                           FormatPercent(kWaitLossFull) + ": bursts a reader waiting for its input also loses");
   }
   r.score = best_score * losses;
+  if (best->state && QueuedShare(*best->state) > kQueuedLow)
+    r.caveats.push_back("wait: thread " + best->thread + " queued for its CPU " + FormatPercent(best->state->runnable) +
+                        " of the window beside " + FormatPercent(best->state->running) +
+                        " running: held back by other work on its CPU, not by its own waits");
   if (best_score > 0 && s.ladder.first_losing == Rung::kNone)
     r.caveats.push_back("wait: thread " + best->thread + " waits " + FormatPercent(best->state->waiting) +
                         " of the window, but nothing is lost: it keeps up");

@@ -821,6 +821,28 @@ TEST(Classify, SampledPlacesMostlyInTheReceiveDiscountPartly) {
                            "by its samples), which is no limit and not counted"));
 }
 
+TEST(Classify, AThreadQueuedLongerThanItRanIsNotWaiting) {
+  // lab.echo's light run in two fresh-clone CIs: the echo ran 6.9 % and
+  // queued 15.1 % of the window it lost 5.5 % of 2 k/s at the socket, its one
+  // wchan sample in the receive: held back by its CPU's other work.
+  Signals s = WaitingEcho();
+  s.offered_packets_per_second = 2000;
+  ThreadState st{0.069, 0.151, 0.78, 1704, 3, "__skb_wait_for_more_packets", "recvfrom", {}, 0};
+  st.places = {{"__skb_wait_for_more_packets (recvfrom)", 1, 0}};
+  st.place_samples = 1;
+  s.threads[0].state = st;
+  Lose(&s, Rung::kSocket, 0, 0, 110);
+  Verdict v = Classify(s, kT);
+  EXPECT_NE(v.label, Bound::kWait);
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kWait), 0.0);
+  EXPECT_TRUE(HasSubstring(v.reasons,
+                           "wait: thread udpecho queued for its CPU 15.1 % of the window beside 6.9 % "
+                           "running: held back by other work on its CPU, not by its own waits"));
+  // The same waits with the queue of the waiting echo (2 %): wait.
+  s.threads[0].state->runnable = 0.02;
+  EXPECT_EQ(Classify(s, kT).label, Bound::kWait);
+}
+
 TEST(Classify, TooFewSampledPlacesLeaveTheWaitingWhole) {
   // Two samples, both in the receive: a coin tossed twice says nothing yet.
   Verdict v = Classify(SampledWaiter(2, 0), kT);
