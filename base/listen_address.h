@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "base/unique_fd.h"
 
 namespace bottleneckd {
 
@@ -30,5 +31,12 @@ Status ParseListenAddress(std::string_view text, ListenAddress* out);
 // that starts "cannot listen on ADDR: " and says why (address already in use,
 // the errno's text otherwise).
 Status ProbeBind(const ListenAddress& address);
+
+// A non-blocking, close-on-exec TCP socket listening on `address` with
+// `backlog` (capped by net.core.somaxconn), SO_REUSEADDR set. "Every address"
+// is IPv6's [::] serving IPv4 too, or IPv4's 0.0.0.0 on a host without IPv6.
+// *bound_port: the port bound (the kernel's choice when 0 was asked). Errors
+// are ProbeBind's.
+Status ListenOn(const ListenAddress& address, int backlog, UniqueFd* out, int* bound_port);
 
 }  // namespace bottleneckd

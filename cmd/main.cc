@@ -3,11 +3,15 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -31,6 +35,20 @@
 
 namespace bottleneckd {
 namespace {
+
+// The soft limit on open files up to the hard one (at most 65536), as Go's
+// runtime does for node_exporter: the HTTP server holds a descriptor per
+// connection and sizes its connection limit from this (event_server.h);
+// systemd's default soft limit of 1024 would cap it near 900 clients.
+void RaiseFileLimit() {
+  rlimit nofile{};
+  if (::getrlimit(RLIMIT_NOFILE, &nofile) != 0) return;
+  rlim_t want = nofile.rlim_max == RLIM_INFINITY ? 65536 : std::min<rlim_t>(nofile.rlim_max, 65536);
+  if (want <= nofile.rlim_cur) return;
+  nofile.rlim_cur = want;
+  if (::setrlimit(RLIMIT_NOFILE, &nofile) != 0)
+    Log(LogLevel::kDebug, "cannot raise the open-files limit", {{"err", std::strerror(errno)}});
+}
 
 // Loads the config named by the flags and applies the flags over it. A missing
 // default config file means built-in defaults; a missing named one is an error.
@@ -243,6 +261,7 @@ int RunDaemon(Config config, const Flags& flags) {
   // Run control: a Unix socket only, never the network.
   std::unique_ptr<ControlServer> control = StartRunControl(config, &runs, &store);
 
+  RaiseFileLimit();
   ListenAddress addr;
   Status s = ParseListenAddress(config.listen_address, &addr);  // checked by LoadEffectiveConfig already
   std::unique_ptr<HttpServer> http;
@@ -316,10 +335,11 @@ void TuneMalloc() {
   // pins the mmap threshold and large bodies get mmapped every scrape.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
-  // Two malloc arenas, not glibc's 8 per core: each of the 256 HTTP workers
-  // would otherwise get one of 16 and each arena keeps its freed scrape memory
-  // under that trim threshold (5 MB more RSS under 50 scrapers + 200
-  // slowloris, docs/performance.md "HTTP under hostile clients").
+  // Two malloc arenas, not glibc's 8 per core: each thread that allocates
+  // (sampler, HTTP loop and worker, sources) would otherwise get its own, and
+  // each arena keeps its freed memory under that trim threshold (with
+  // civetweb's 256 workers: 5 MB more RSS under 50 scrapers + 200 slowloris,
+  // docs/performance.md "HTTP under hostile clients").
   mallopt(M_ARENA_MAX, 2);
 }
 

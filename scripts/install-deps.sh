@@ -10,7 +10,7 @@ RUN_PACKAGES=(
   # build (Ninja: scripts/test.sh and run.sh configure new trees with it)
   build-essential cmake ninja-build g++ git pkg-config
   # libraries
-  prometheus-cpp-dev libcivetweb-dev libyaml-cpp-dev libpcap-dev libsqlite3-dev libcli11-dev
+  prometheus-cpp-dev libyaml-cpp-dev libpcap-dev libsqlite3-dev libcli11-dev
   # gzip-coded /metrics (exporters/http/gzip_body.h)
   zlib1g-dev
   # user patterns (collectors.netdev.include/exclude): RE2, linear-time matching

@@ -2,36 +2,14 @@
 
 #include <zlib.h>
 
-#include <cstring>
 #include <optional>
 #include <string>
 
 #include "base/parse_util.h"
+#include "exporters/http/http_token.h"
 
 namespace bottleneckd {
 namespace {
-
-// RFC 9110 tchar.
-bool IsTokenChar(char c) {
-  if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
-  return c != '\0' && std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;
-}
-
-bool IsToken(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!IsTokenChar(c)) return false;
-  return true;
-}
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
-    if (x != b[i]) return false;  // b is lower case
-  }
-  return true;
-}
 
 // RFC 9110 qvalue, in thousandths: "0" ["." 0*3DIGIT] / "1" ["." 0*3"0"].
 std::optional<int> ParseQValue(std::string_view s) {
@@ -56,7 +34,7 @@ bool ParseCoding(std::string_view element, std::string_view* coding, int* q) {
   size_t semi = element.find(';');
   *coding = Trim(element.substr(0, semi));
   *q = 1000;
-  if (!IsToken(*coding)) return false;
+  if (!IsHttpToken(*coding)) return false;
   bool seen_q = false;
   while (semi != std::string_view::npos) {
     element.remove_prefix(semi + 1);
@@ -65,8 +43,8 @@ bool ParseCoding(std::string_view element, std::string_view* coding, int* q) {
     size_t eq = param.find('=');
     if (eq == std::string_view::npos) return false;
     std::string_view name = Trim(param.substr(0, eq));
-    if (!IsToken(name)) return false;
-    if (!EqualsNoCase(name, "q")) continue;  // other parameters do not weigh
+    if (!IsHttpToken(name)) return false;
+    if (!EqualsIgnoringCase(name, "q")) continue;  // other parameters do not weigh
     std::optional<int> v = ParseQValue(Trim(param.substr(eq + 1)));
     if (!v || seen_q) return false;
     seen_q = true;
@@ -88,9 +66,9 @@ bool AcceptsGzip(std::string_view accept_encoding) {
     int q;
     if (!ParseCoding(element, &coding, &q)) continue;
     std::optional<int>* slot = nullptr;
-    if (EqualsNoCase(coding, "gzip") || EqualsNoCase(coding, "x-gzip")) {
+    if (EqualsIgnoringCase(coding, "gzip") || EqualsIgnoringCase(coding, "x-gzip")) {
       slot = &gzip;
-    } else if (EqualsNoCase(coding, "identity")) {
+    } else if (EqualsIgnoringCase(coding, "identity")) {
       slot = &identity;
     } else if (coding == "*") {
       slot = &any;

@@ -1,8 +1,7 @@
 #include "exporters/http/http_server.h"
 
-#include <CivetServer.h>
-
 #include <algorithm>
+#include <cstdlib>
 #include <ctime>
 #include <iterator>
 #include <optional>
@@ -12,7 +11,6 @@
 
 #include "base/clock.h"
 #include "base/log.h"
-#include "base/mutex.h"
 #include "exporters/http/gzip_body.h"
 #include "exporters/http/landing_page.h"
 #include "exporters/prometheus/metrics.h"
@@ -23,95 +21,14 @@
 namespace bottleneckd {
 namespace {
 
-// `extra`: more header lines, each ending in "\r\n".
-void Send(mg_connection* conn, int code, const char* reason, const char* type, const std::string& body, bool head,
-          const char* extra = "") {
-  mg_printf(conn,
-            "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nCache-Control: no-store\r\n"
-            "%sConnection: close\r\n\r\n",
-            code, reason, type, body.size(), extra);
-  if (!head) mg_write(conn, body.data(), body.size());
+HttpResponse Answer(int status, std::string content_type, std::string body, std::string headers = "") {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = std::move(content_type);
+  r.headers = std::move(headers);
+  r.body = std::make_shared<const std::string>(std::move(body));
+  return r;
 }
-
-// Every Accept-Encoding header of the request, joined with ", " (a list
-// header may be sent as several lines, RFC 9110 5.3).
-std::string AcceptEncoding(const mg_connection* conn) {
-  std::string all;
-  const mg_request_info* ri = mg_get_request_info(conn);
-  for (int i = 0; ri != nullptr && i < ri->num_headers; ++i) {
-    if (ri->http_headers[i].name == nullptr || ri->http_headers[i].value == nullptr ||
-        mg_strcasecmp(ri->http_headers[i].name, "Accept-Encoding") != 0)
-      continue;
-    if (!all.empty()) all += ", ";
-    all += ri->http_headers[i].value;
-  }
-  return all;
-}
-
-// Serves GET and HEAD of exactly one path (civetweb's handlers match prefixes:
-// anything longer is 404 here) and answers 405 to every other method.
-class ReadOnlyHandler : public CivetHandler {
- public:
-  explicit ReadOnlyHandler(std::string path) : path_(std::move(path)) {}
-  const std::string& path() const { return path_; }
-
-  bool handleGet(CivetServer*, mg_connection* conn) override { return Route(conn, false); }
-  bool handleHead(CivetServer*, mg_connection* conn) override { return Route(conn, true); }
-  bool handlePost(CivetServer*, mg_connection* conn) override { return NotAllowed(conn); }
-  bool handlePut(CivetServer*, mg_connection* conn) override { return NotAllowed(conn); }
-  bool handleDelete(CivetServer*, mg_connection* conn) override { return NotAllowed(conn); }
-  bool handlePatch(CivetServer*, mg_connection* conn) override { return NotAllowed(conn); }
-  bool handleOptions(CivetServer*, mg_connection* conn) override { return NotAllowed(conn); }
-
- protected:
-  virtual bool Serve(mg_connection* conn, bool head) = 0;
-
- private:
-  bool Route(mg_connection* conn, bool head) {
-    const mg_request_info* ri = mg_get_request_info(conn);
-    if (ri == nullptr || ri->local_uri == nullptr || path_ != ri->local_uri) {
-      Send(conn, 404, "Not Found", "text/plain", "not found: try /metrics\n", head);
-      return true;
-    }
-    return Serve(conn, head);
-  }
-
-  static bool NotAllowed(mg_connection* conn) {
-    // Marked for closing, civetweb skips reading (discarding) the unread body
-    // after the handler: a POST announcing 1 GB is answered and closed at once.
-    mg_disable_connection_keep_alive(conn);
-    mg_printf(conn,
-              "HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD\r\nContent-Type: text/plain\r\n"
-              "Content-Length: 19\r\nConnection: close\r\n\r\nmethod not allowed\n");
-    return true;
-  }
-
-  std::string path_;
-};
-
-// /metrics body buffers reused from scrape to scrape, capacity kept (a fresh
-// buffer's page faults were a good part of a small scrape). At most kKept are
-// kept, not one per worker: 256 workers would each end up holding a body.
-class BodyPool {
- public:
-  std::string Take() LOCKS_EXCLUDED(mu_) {
-    MutexLock l(&mu_);
-    if (free_.empty()) return {};
-    std::string s = std::move(free_.back());
-    free_.pop_back();
-    return s;
-  }
-  void Give(std::string s) LOCKS_EXCLUDED(mu_) {
-    s.clear();
-    MutexLock l(&mu_);
-    if (free_.size() < kKept) free_.push_back(std::move(s));
-  }
-
- private:
-  static constexpr size_t kKept = 4;
-  Mutex mu_;
-  std::vector<std::string> free_ GUARDED_BY(mu_);
-};
 
 // zlib level of gzip-coded scrapes: 1 (fastest), not zlib's default 6.
 // Measured by bench/scrape_compare.sh on the fixture trees (docs/performance.md,
@@ -126,66 +43,85 @@ constexpr int kMetricsGzipLevel = kGzipFastest;
 // a gzip body to a client that did not ask for one, or the other way round.
 constexpr const char* kVaryHeader = "Vary: Accept-Encoding\r\n";
 constexpr const char* kGzipHeaders = "Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n";
+constexpr const char* kMetricsType = "text/plain; version=0.0.4; charset=utf-8";
 
-class MetricsHandler : public ReadOnlyHandler {
+// /metrics, on the loop thread only: the bodies of the latest snapshot, built
+// when first asked for. BOTTLENECKD_BENCH_UNCACHED=1 in the environment builds
+// every scrape afresh: bench/scrape_compare.sh measures both, since it scrapes
+// many times a tick and a real Prometheus once.
+class MetricsRoute {
  public:
-  explicit MetricsHandler(const SnapshotStore* store) : ReadOnlyHandler("/metrics"), collectable_(store) {}
+  explicit MetricsRoute(const SnapshotStore* store)
+      : store_(store), build_(GetBuildInfo()), cache_(std::getenv("BOTTLENECKD_BENCH_UNCACHED") == nullptr) {}
 
- protected:
-  // HEAD does the work of GET, so its Content-Length and Content-Encoding are
-  // those GET would send.
-  bool Serve(mg_connection* conn, bool head) override {
-    constexpr const char* kType = "text/plain; version=0.0.4; charset=utf-8";
-    std::string body = bodies_.Take();
-    AppendTextFormat(collectable_.Collect(), &body);
-    if (AcceptsGzip(AcceptEncoding(conn))) {
-      std::string gzipped = gzipped_.Take();
-      Status s = GzipEncode(body, kMetricsGzipLevel, &gzipped);
-      if (s.ok()) {
-        Send(conn, 200, "OK", kType, gzipped, head, kGzipHeaders);
-      } else {
-        Log(LogLevel::kWarn, "gzip failed: /metrics answered uncompressed", {{"err", s.message()}});
-        Send(conn, 200, "OK", kType, body, head, kVaryHeader);
+  HttpResponse Serve(const HttpRequest& req) {
+    std::shared_ptr<const Snapshot> snap = store_->Latest();
+    if (!cache_ || snap != key_ || !identity_) {
+      key_ = snap;
+      spare_gzip_ = Reuse(std::move(gzipped_));
+      gzip_failed_ = false;
+      std::shared_ptr<std::string> body = Reuse(std::move(identity_));
+      body->reserve(last_size_);
+      AppendTextFormat(BuildMetricFamilies(snap.get(), build_), body.get());
+      last_size_ = body->size();
+      identity_ = std::move(body);
+    }
+    HttpResponse r;
+    r.content_type = kMetricsType;
+    if (AcceptsGzip(req.accept_encoding) && !gzip_failed_) {
+      if (!gzipped_) {
+        std::shared_ptr<std::string> gz = spare_gzip_ ? std::move(spare_gzip_) : std::make_shared<std::string>();
+        Status s = GzipEncode(*identity_, kMetricsGzipLevel, gz.get());
+        if (s.ok()) {
+          gzipped_ = std::move(gz);
+        } else {
+          gzip_failed_ = true;
+          Log(LogLevel::kWarn, "gzip failed: /metrics answered uncompressed", {{"err", s.message()}});
+        }
       }
-      gzipped_.Give(std::move(gzipped));
-    } else {
-      Send(conn, 200, "OK", kType, body, head, kVaryHeader);
+      if (gzipped_) {
+        r.headers = kGzipHeaders;
+        r.body = gzipped_;
+        return r;
+      }
     }
-    bodies_.Give(std::move(body));
-    return true;
+    r.headers = kVaryHeader;
+    r.body = identity_;
+    return r;
   }
 
  private:
-  SnapshotCollectable collectable_;
-  BodyPool bodies_;
-  BodyPool gzipped_;  // apart from bodies_: a gzip body is a tenth the size
-};
-
-class HealthHandler : public ReadOnlyHandler {
- public:
-  explicit HealthHandler(const SnapshotStore* store) : ReadOnlyHandler("/healthz"), store_(store) {}
-
- protected:
-  bool Serve(mg_connection* conn, bool head) override {
-    auto s = store_->Latest();
-    if (!s) {
-      Send(conn, 503, "Service Unavailable", "text/plain", "no sample yet\n", head);
-      return true;
-    }
-    double age = static_cast<double>(MonotonicNanos() - s->sample.mono_ns) / 1e9;
-    double limit = std::max(3 * s->interval_seconds, 5.0);
-    if (age > limit) {
-      Send(conn, 503, "Service Unavailable", "text/plain",
-           "sampling stalled: last sample " + std::to_string(age) + " s ago\n", head);
-      return true;
-    }
-    Send(conn, 200, "OK", "text/plain", "ok\n", head);
-    return true;
+  // The last tick's buffer, emptied, when no answer still being written holds
+  // it: its capacity is kept (a fresh large body's page faults cost as much as
+  // the rest of a scrape). Every holder lives on the loop thread, so the count
+  // cannot grow behind this check.
+  static std::shared_ptr<std::string> Reuse(std::shared_ptr<const std::string> old) {
+    if (!old || old.use_count() != 1) return std::make_shared<std::string>();
+    auto s = std::const_pointer_cast<std::string>(std::move(old));
+    s->clear();
+    return s;
   }
 
- private:
   const SnapshotStore* store_;
+  BuildInfo build_;
+  bool cache_;
+  std::shared_ptr<std::string> spare_gzip_;
+  std::shared_ptr<const Snapshot> key_;
+  std::shared_ptr<const std::string> identity_;
+  std::shared_ptr<const std::string> gzipped_;
+  bool gzip_failed_ = false;
+  size_t last_size_ = 0;
 };
+
+HttpResponse Health(const SnapshotStore* store) {
+  auto s = store->Latest();
+  if (!s) return Answer(503, "text/plain", "no sample yet\n");
+  double age = static_cast<double>(MonotonicNanos() - s->sample.mono_ns) / 1e9;
+  double limit = std::max(3 * s->interval_seconds, 5.0);
+  if (age > limit)
+    return Answer(503, "text/plain", "sampling stalled: last sample " + std::to_string(age) + " s ago\n");
+  return Answer(200, "text/plain", "ok\n");
+}
 
 // The window runs that ended in the last hour, oldest first.
 VerdictHistory ReadHistory(const RunReportSource& src) {
@@ -210,116 +146,45 @@ VerdictHistory ReadHistory(const RunReportSource& src) {
   return h;
 }
 
-class RootHandler : public ReadOnlyHandler {
- public:
-  RootHandler(const SnapshotStore* store, const RunReportSource& runs)
-      : ReadOnlyHandler("/"), store_(store), runs_(runs), build_(GetBuildInfo()) {}
-
- protected:
-  bool Serve(mg_connection* conn, bool head) override {
-    auto s = store_->Latest();
-    std::optional<VerdictHistory> history;
-    if (!runs_.runs_db.empty()) history = ReadHistory(runs_);
-    Send(conn, 200, "OK", "text/html; charset=utf-8", RenderLandingPage(s.get(), build_, history ? &*history : nullptr),
-         head);
-    return true;
-  }
-
- private:
-  const SnapshotStore* store_;
-  RunReportSource runs_;
-  BuildInfo build_;
-};
+HttpResponse Landing(const SnapshotStore* store, const RunReportSource& runs, const BuildInfo& build) {
+  auto s = store->Latest();
+  std::optional<VerdictHistory> history;
+  if (!runs.runs_db.empty()) history = ReadHistory(runs);
+  return Answer(200, "text/html; charset=utf-8", RenderLandingPage(s.get(), build, history ? &*history : nullptr));
+}
 
 // `bottleneckd --report --format html` of the run store, served.
-class ReportHandler : public ReadOnlyHandler {
- public:
-  explicit ReportHandler(const RunReportSource& runs) : ReadOnlyHandler("/report"), runs_(runs) {}
-
- protected:
-  bool Serve(mg_connection* conn, bool head) override {
-    if (runs_.runs_db.empty()) {
-      Send(conn, 404, "Not Found", "text/plain", "no run store\n", head);
-      return true;
-    }
-    std::unique_ptr<RunStore> store;
-    Report report;
-    Status s = RunStore::Open(runs_.runs_db, true, &store);
-    if (s.ok()) s = BuildStoreReport(store.get(), "", runs_.last, runs_.loss, &report);
-    if (!s.ok()) {
-      Send(conn, 503, "Service Unavailable", "text/plain", "report: " + s.message() + "\n", head);
-      return true;
-    }
-    Send(conn, 200, "OK", "text/html; charset=utf-8", ReportHtml(report), head);
-    return true;
-  }
-
- private:
-  RunReportSource runs_;
-};
-
-// civetweb options: the limits in the header's "Hostile clients" note. The
-// path is not percent-decoded: every path served is plain ASCII, and a decoded
-// %00 ended civetweb's copy of the path early, so /metrics%00/../../etc/passwd
-// was served as /metrics (it is 404 now, like any path not served).
-constexpr const char* kLimits[] = {
-    "num_threads",      "256",  "request_timeout_ms", "1000", "connection_queue", "256", "listen_backlog", "512",
-    "max_request_size", "8192", "enable_keep_alive",  "no",   "decode_url",       "no",
-};
+HttpResponse StoreReport(const RunReportSource& runs) {
+  if (runs.runs_db.empty()) return Answer(404, "text/plain", "no run store\n");
+  std::unique_ptr<RunStore> store;
+  Report report;
+  Status s = RunStore::Open(runs.runs_db, true, &store);
+  if (s.ok()) s = BuildStoreReport(store.get(), "", runs.last, runs.loss, &report);
+  if (!s.ok()) return Answer(503, "text/plain", "report: " + s.message() + "\n");
+  return Answer(200, "text/html; charset=utf-8", ReportHtml(report));
+}
 
 }  // namespace
 
-struct HttpServer::Handlers {
-  Handlers(const SnapshotStore* store, const RunReportSource& runs)
-      : metrics(store), health(store), root(store, runs), report(runs) {}
-  MetricsHandler metrics;
-  HealthHandler health;
-  RootHandler root;
-  ReportHandler report;
-  std::vector<ReadOnlyHandler*> All() { return {&metrics, &health, &root, &report}; }
-};
-
-std::string CivetPorts(const ListenAddress& address) {
-  return address.host.empty() ? "+" + std::to_string(address.port) : address.ToString();
-}
-
-HttpServer::~HttpServer() {
-  if (server_) server_->close();
-}
+HttpServer::~HttpServer() = default;
 
 Status HttpServer::Start(const ListenAddress& address, const SnapshotStore* store, std::unique_ptr<HttpServer>* out,
                          const RunReportSource& runs) {
+  auto metrics = std::make_shared<MetricsRoute>(store);
+  BuildInfo build = GetBuildInfo();
+  std::vector<HttpRoute> routes = {
+      {"/metrics", false, [metrics](const HttpRequest& r) { return metrics->Serve(r); }},
+      {"/healthz", false, [store](const HttpRequest&) { return Health(store); }},
+      {"/", true, [store, runs, build](const HttpRequest&) { return Landing(store, runs, build); }},
+      {"/report", true, [runs](const HttpRequest&) { return StoreReport(runs); }},
+  };
   std::unique_ptr<HttpServer> s(new HttpServer());
-  s->address_ = address;
-  s->handlers_ = std::make_unique<Handlers>(store, runs);
-  std::vector<std::string> options = {"listening_ports", CivetPorts(address)};
-  options.insert(options.end(), std::begin(kLimits), std::end(kLimits));
-  try {
-    s->server_ = std::make_unique<CivetServer>(options);
-  } catch (const CivetException& e) {
-    if (address.host.empty()) {  // no IPv6 here: every IPv4 address only
-      options[1] = std::to_string(address.port);
-      try {
-        s->server_ = std::make_unique<CivetServer>(options);
-      } catch (const CivetException&) {
-      }
-    }
-    if (!s->server_) {
-      Status why = ProbeBind(address);
-      if (!why.ok()) return why;
-      return Status::IOError("cannot listen on " + address.ToString() + ": " + e.what());
-    }
-  }
-  for (ReadOnlyHandler* h : s->handlers_->All()) s->server_->addHandler(h->path(), h);
+  Status st = EventServer::Start(address, std::move(routes), EventServerOptions(), &s->server_);
+  if (!st.ok()) return st;
   *out = std::move(s);
   return Status::OK();
 }
 
-std::string HttpServer::BoundAddress() const {
-  std::vector<int> ports = server_ ? server_->getListeningPorts() : std::vector<int>{};
-  ListenAddress bound = address_;
-  if (!ports.empty()) bound.port = ports.front();
-  return bound.ToString();
-}
+std::string HttpServer::BoundAddress() const { return server_->BoundAddress(); }
 
 }  // namespace bottleneckd

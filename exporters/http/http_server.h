@@ -1,4 +1,4 @@
-// HttpServer: the daemon's HTTP endpoint (civetweb), read-only:
+// HttpServer: the daemon's HTTP endpoint, read-only:
 //   GET /metrics  Prometheus text exposition of the latest snapshot
 //   GET /         landing page (links, collector status, the last hour's verdicts)
 //   GET /report   the HTML report of the last runs (docs/report.md), from the run store
@@ -12,21 +12,16 @@
 // 405 at once, the connection closed without reading the request body. Nothing
 // here can change the daemon: control (runs) lives on a Unix socket only.
 //
-// Hostile clients (issue 17). civetweb 1.15 gives each connection one worker
-// thread from reading its first byte to closing it, so a client that never
-// finishes its request holds a worker. The limits that keep scrapes coming:
-//   request headers must arrive within 1 s of the connection's first read
-//     (request_timeout_ms, a total, not reset by each byte): a slowloris is
-//     closed after about 1.2 s, an idle connection after 2 s (civetweb checks
-//     the time when its poll, at most 2 s, returns); no 408 is sent;
-//   256 workers (about 17 kB of stack each idle, 55 kB once it has served):
-//     up to 256 such connections at once cost a scrape nothing; beyond
-//     that a scrape queues behind those ahead of it (1000 slowloris: 52 of
-//     133 scrapes over 10 s on a loaded machine, docs/performance.md);
-//   256 accepted connections wait in civetweb's queue, then the kernel's
-//     backlog (512, capped by net.core.somaxconn) holds the rest;
-//   no keep-alive; request headers at most 8 KiB.
-// A write to a client that stops reading gives up after the same 1 s.
+// The server is EventServer (event_server.h): one epoll loop, so idle and
+// trickling clients cost a descriptor, not a thread; its deadlines, keep-alive,
+// connection limit and refusals are documented there. /metrics and /healthz
+// run on the loop; / and /report (they read the run store) on its worker.
+//
+// One /metrics body per snapshot: the exposition is a function of the latest
+// snapshot alone, so it is built once per tick, on the first scrape that
+// wants it, and shared by every scrape of the same tick (identity and gzip
+// each built at most once); the cache holds one tick's bodies. A second
+// scrape of the same tick costs the write alone.
 #pragma once
 
 #include <memory>
@@ -36,14 +31,9 @@
 #include "base/listen_address.h"
 #include "base/status.h"
 #include "daemon/snapshot.h"
-
-class CivetServer;
+#include "exporters/http/event_server.h"
 
 namespace bottleneckd {
-
-// civetweb's "listening_ports" value for `address`: "+9858" (IPv4 and IPv6 on
-// every address), "127.0.0.1:9858", "[::1]:9858".
-std::string CivetPorts(const ListenAddress& address);
 
 // Where / and /report read the runs: runs.db, opened read-only for each
 // request (the daemon writes it; WAL lets both). An empty path: no /report,
@@ -59,7 +49,7 @@ class HttpServer {
   ~HttpServer();
 
   // Starts serving on `address`. `store` must outlive the server. When the
-  // address cannot be bound the error says why (ProbeBind: permission denied,
+  // address cannot be bound the error says why (ListenOn: permission denied,
   // address in use).
   static Status Start(const ListenAddress& address, const SnapshotStore* store, std::unique_ptr<HttpServer>* out,
                       const RunReportSource& runs = {});
@@ -70,10 +60,7 @@ class HttpServer {
 
  private:
   HttpServer() = default;
-  struct Handlers;
-  std::unique_ptr<Handlers> handlers_;
-  std::unique_ptr<CivetServer> server_;
-  ListenAddress address_;
+  std::unique_ptr<EventServer> server_;
 };
 
 }  // namespace bottleneckd

@@ -115,7 +115,7 @@ TEST(DaemonHttp, EndpointsAndMethods) {
   EXPECT_EQ(health.status, 200);
   EXPECT_EQ(health.body, "ok\n");
   EXPECT_EQ(d.Get("/nope").status, 404);
-  // Exact paths: civetweb's handlers match prefixes, the daemon does not.
+  // Exact paths: "/metricsXYZ" and "/metrics/x" are not /metrics.
   for (const char* path : {"/metricsXYZ", "/metrics/", "/metrics/anything", "/healthz/x", "/healthzz"})
     EXPECT_EQ(d.Get(path).status, 404) << path;
   // A percent-encoded NUL does not cut the path short (it was served as /metrics).

@@ -17,6 +17,7 @@ Every mode runs for a bounded time and prints one JSON object on stdout.
 
 import argparse
 import json
+import resource
 import selectors
 import socket
 import sys
@@ -222,7 +223,16 @@ def post(args):
     return {"status": status, "seconds": secs, "closed_s": closed}
 
 
+def raise_file_limit():
+    """A thousand held connections need more descriptors than a shell's 1024."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = hard if hard != resource.RLIM_INFINITY else 65536
+    if soft != resource.RLIM_INFINITY and soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, 65536), hard))
+
+
 def main():
+    raise_file_limit()
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("mode", choices=["slowloris", "idle", "scrape", "post"])
     p.add_argument("--port", type=int, required=True)

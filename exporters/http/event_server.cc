@@ -1,0 +1,598 @@
+#include "exporters/http/event_server.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <queue>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "base/mutex.h"
+#include "base/unique_fd.h"
+#include "exporters/http/request_head.h"
+
+namespace bottleneckd {
+namespace {
+
+constexpr uint64_t kListenId = 0;
+constexpr uint64_t kWakeId = 1;
+constexpr int64_t kNanosPerMs = 1000000;
+// A lingering close: after an answer that leaves unread input (a body not
+// read, bytes past a 400), the write side is shut and input discarded for up
+// to this long before the close, so the client reads the answer rather than a
+// reset (RFC 9112 section 9.6).
+constexpr int kLingerMs = 1000;
+constexpr size_t kLingerBytes = 64 * 1024;
+constexpr size_t kReadChunk = 4096;
+
+const char* Reason(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    case 505: return "HTTP Version Not Supported";
+    default: return "Unknown";
+  }
+}
+
+std::shared_ptr<const std::string> Text(std::string s) { return std::make_shared<const std::string>(std::move(s)); }
+
+HttpResponse TextResponse(int status, std::string body, std::string headers = "") {
+  HttpResponse r;
+  r.status = status;
+  r.headers = std::move(headers);
+  r.body = Text(std::move(body));
+  return r;
+}
+
+size_t DefaultMaxConnections() {
+  rlimit nofile{};
+  size_t limit = 1024;
+  if (::getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY)
+    limit = static_cast<size_t>(nofile.rlim_cur);
+  else if (nofile.rlim_cur == RLIM_INFINITY)
+    limit = 1 << 20;
+  size_t room = limit > 144 ? limit - 128 : 16;
+  return std::clamp<size_t>(room, 16, 4096);
+}
+
+}  // namespace
+
+class EventServer::Loop {
+ public:
+  Loop(std::vector<HttpRoute> routes, const EventServerOptions& options, std::string address)
+      : routes_(std::move(routes)), options_(options), address_(std::move(address)) {
+    if (options_.max_connections == 0) options_.max_connections = DefaultMaxConnections();
+    MutexLock l(&stats_mu_);
+    stats_.max_connections = options_.max_connections;
+  }
+
+  Status Init(UniqueFd listen_fd) {
+    listen_ = std::move(listen_fd);
+    epoll_ = UniqueFd(::epoll_create1(EPOLL_CLOEXEC));
+    if (!epoll_.valid()) return Status::FromErrno(errno, "http: epoll_create1");
+    wake_ = UniqueFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    if (!wake_.valid()) return Status::FromErrno(errno, "http: eventfd");
+    if (!Watch(listen_.get(), kListenId, EPOLLIN, EPOLL_CTL_ADD) ||
+        !Watch(wake_.get(), kWakeId, EPOLLIN, EPOLL_CTL_ADD))
+      return Status::FromErrno(errno, "http: epoll_ctl");
+    loop_thread_ = std::thread([this] { Run(); });
+    worker_thread_ = std::thread([this] { Work(); });
+    return Status::OK();
+  }
+
+  ~Loop() {
+    {
+      MutexLock l(&mu_);
+      stopping_ = true;
+      jobs_cv_.NotifyAll();
+    }
+    Wake();
+    if (loop_thread_.joinable()) loop_thread_.join();
+    if (worker_thread_.joinable()) worker_thread_.join();
+  }
+
+  const std::string& address() const { return address_; }
+
+  Stats GetStats() const {
+    MutexLock l(&stats_mu_);
+    return stats_;
+  }
+
+ private:
+  enum class State { kHead, kIdle, kWorking, kWriting, kLinger };
+
+  struct Conn {
+    UniqueFd fd;
+    uint64_t id = 0;
+    State state = State::kHead;
+    std::string in;
+    std::string out_head;
+    std::shared_ptr<const std::string> out_body;
+    size_t out_sent = 0;  // of out_head then out_body
+    bool close_after = false;
+    bool head_only = false;
+    bool http10_keep_alive = false;  // answer "Connection: keep-alive" to an HTTP/1.0 client
+    bool peer_closed = false;        // the client shut its side: answer what is in, then close
+    size_t lingered = 0;
+    uint64_t seq = 0;  // bumped on every deadline or idle-queue entry; older entries are stale
+    uint32_t events = 0;
+  };
+
+  struct Deadline {
+    int64_t at_ns;
+    uint64_t id;
+    uint64_t seq;
+    bool operator>(const Deadline& o) const { return at_ns > o.at_ns; }
+  };
+
+  struct Job {
+    uint64_t id;
+    const HttpRoute* route;
+    HttpRequest request;
+  };
+
+  struct Done {
+    uint64_t id;
+    HttpResponse response;
+  };
+
+  bool Watch(int fd, uint64_t id, uint32_t events, int op) {
+    epoll_event ev{};
+    ev.events = events;
+    ev.data.u64 = id;
+    return ::epoll_ctl(epoll_.get(), op, fd, &ev) == 0;
+  }
+
+  void Wake() {
+    uint64_t one = 1;
+    ssize_t n = ::write(wake_.get(), &one, sizeof(one));
+    (void)n;  // a full counter already wakes the loop
+  }
+
+  void SetInterest(Conn* c, uint32_t events) {
+    if (c->events == events) return;
+    c->events = events;
+    Watch(c->fd.get(), c->id, events, EPOLL_CTL_MOD);
+  }
+
+  void SetDeadline(Conn* c, int ms) {
+    ++c->seq;
+    if (ms > 0) deadlines_.push({MonotonicNanos() + ms * kNanosPerMs, c->id, c->seq});
+  }
+
+  template <typename F>
+  void Count(F f) {
+    MutexLock l(&stats_mu_);
+    f(&stats_);
+    stats_.open = conns_.size();
+  }
+
+  void Run() {
+    pthread_setname_np(pthread_self(), "bnd-http");
+    std::vector<epoll_event> events(256);
+    for (;;) {
+      {
+        MutexLock l(&mu_);
+        if (stopping_) break;
+      }
+      int timeout = -1;
+      if (!deadlines_.empty()) {
+        int64_t left = deadlines_.top().at_ns - MonotonicNanos();
+        timeout = left <= 0 ? 0 : static_cast<int>(std::min<int64_t>((left + kNanosPerMs - 1) / kNanosPerMs, 60000));
+      }
+      int n = ::epoll_wait(epoll_.get(), events.data(), static_cast<int>(events.size()), timeout);
+      if (n < 0 && errno != EINTR) {
+        Log(LogLevel::kError, "http: epoll_wait failed; the endpoint stops", {{"err", std::strerror(errno)}});
+        break;
+      }
+      for (int i = 0; i < n; ++i) {
+        uint64_t id = events[i].data.u64;
+        if (id == kListenId) {
+          Accept();
+        } else if (id == kWakeId) {
+          uint64_t v;
+          while (::read(wake_.get(), &v, sizeof(v)) > 0) {
+          }
+          FinishJobs();
+        } else {
+          OnEvent(id, events[i].events);
+        }
+      }
+      Expire();
+    }
+    conns_.clear();
+  }
+
+  void Accept() {
+    for (int i = 0; i < 64; ++i) {  // then let the other connections have a turn
+      int fd = ::accept4(listen_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) {
+        if (errno == EMFILE || errno == ENFILE) {
+          Log(LogLevel::kWarn, "http: out of file descriptors; new connections wait in the backlog", {});
+          NoteFdShortage();
+        }
+        return;  // EAGAIN, or a connection reset before it was accepted
+      }
+      UniqueFd conn_fd(fd);
+      if (conns_.size() >= options_.max_connections && !EvictIdle()) {
+        Refuse(std::move(conn_fd));
+        continue;
+      }
+      int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+      auto c = std::make_unique<Conn>();
+      c->fd = std::move(conn_fd);
+      c->id = next_id_++;
+      c->events = EPOLLIN;
+      if (!Watch(fd, c->id, c->events, EPOLL_CTL_ADD)) continue;
+      SetDeadline(c.get(), options_.head_timeout_ms);
+      Conn* raw = c.get();
+      conns_.emplace(raw->id, std::move(c));
+      Count([](Stats* s) { ++s->accepted; });
+    }
+  }
+
+  // At EMFILE the listening socket stays readable: stop watching it until a
+  // connection closes, or the loop would spin.
+  void NoteFdShortage() {
+    if (!listen_paused_ && Watch(listen_.get(), kListenId, 0, EPOLL_CTL_MOD)) listen_paused_ = true;
+  }
+
+  void ResumeListening() {
+    if (listen_paused_ && Watch(listen_.get(), kListenId, EPOLLIN, EPOLL_CTL_MOD)) listen_paused_ = false;
+  }
+
+  bool EvictIdle() {
+    while (!idle_.empty()) {
+      auto [id, seq] = idle_.front();
+      idle_.pop_front();
+      auto it = conns_.find(id);
+      if (it == conns_.end() || it->second->state != State::kIdle || it->second->seq != seq) continue;
+      Close(id);
+      Count([](Stats* s) { ++s->evicted; });
+      return true;
+    }
+    return false;
+  }
+
+  void Refuse(UniqueFd fd) {
+    static constexpr char kBusy[] =
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 21\r\n"
+        "Retry-After: 1\r\nConnection: close\r\n\r\ntoo many connections\n";
+    ssize_t n = ::send(fd.get(), kBusy, sizeof(kBusy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)n;  // best effort: a fresh socket's buffer takes 150 bytes
+    Count([](Stats* s) { ++s->refused; });
+    int64_t now = MonotonicNanos();
+    if (now - last_refusal_log_ns_ > 60 * 1000 * kNanosPerMs) {
+      last_refusal_log_ns_ = now;
+      Log(LogLevel::kWarn, "http: connection limit reached; new connections are answered 503",
+          {{"max_connections", std::to_string(options_.max_connections)}});
+    }
+  }
+
+  void Close(uint64_t id) {
+    conns_.erase(id);  // the fd's close removes it from the epoll set
+    Count([](Stats*) {});
+    ResumeListening();
+  }
+
+  void OnEvent(uint64_t id, uint32_t events) {
+    auto it = conns_.find(id);
+    if (it == conns_.end()) return;
+    Conn* c = it->second.get();
+    if ((events & (EPOLLERR | EPOLLHUP)) && c->state != State::kLinger) {
+      Close(id);
+      return;
+    }
+    switch (c->state) {
+      case State::kHead:
+      case State::kIdle: Read(c); break;
+      case State::kWriting: Write(c); break;
+      case State::kLinger: Drain(c); break;
+      case State::kWorking: break;  // nothing is watched; an error or hang-up closed it above
+    }
+  }
+
+  void Read(Conn* c) {
+    char buf[kReadChunk];
+    bool newline = false;
+    for (;;) {
+      ssize_t n = ::recv(c->fd.get(), buf, sizeof(buf), 0);
+      if (n == 0) {
+        c->peer_closed = true;
+        newline = true;  // answer a complete request sent before the close
+        break;
+      }
+      if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+        if (errno == EINTR) continue;
+        Close(c->id);
+        return;
+      }
+      if (c->state == State::kIdle) {
+        c->state = State::kHead;
+        SetDeadline(c, options_.head_timeout_ms);
+      }
+      c->in.append(buf, static_cast<size_t>(n));
+      if (std::memchr(buf, '\n', static_cast<size_t>(n)) != nullptr) newline = true;
+      if (c->in.size() >= options_.max_head) {
+        newline = true;  // parse now: 431 unless the head is already in
+        break;
+      }
+      if (static_cast<size_t>(n) < sizeof(buf)) break;
+    }
+    if (newline) Process(c);
+  }
+
+  // Parses what has arrived and answers one request; called again after the
+  // answer for pipelined bytes.
+  void Process(Conn* c) {
+    RequestHead head;
+    int status = 0;
+    std::string error;
+    switch (ParseRequestHead(c->in, options_.max_head, &head, &status, &error)) {
+      case HeadParse::kIncomplete:
+        if (c->peer_closed) Close(c->id);
+        return;
+      case HeadParse::kError:
+        Count([](Stats* s) { ++s->bad; });
+        Respond(c, TextResponse(status, "bad request: " + error + "\n"), false, true);
+        return;
+      case HeadParse::kComplete: break;
+    }
+    c->in.erase(0, head.size);
+    Count([](Stats* s) { ++s->requests; });
+    bool close = !head.keep_alive || head.has_body || c->peer_closed;
+    c->http10_keep_alive = head.minor_version == 0 && !close;
+    bool is_head = head.method == "HEAD";
+    if (head.method != "GET" && !is_head) {
+      Respond(c, TextResponse(405, "method not allowed\n", "Allow: GET, HEAD\r\n"), false, true);
+      return;
+    }
+    const HttpRoute* route = nullptr;
+    for (const HttpRoute& r : routes_)
+      if (r.path == head.path) route = &r;
+    if (route == nullptr) {
+      Respond(c, TextResponse(404, "not found: try /metrics\n"), is_head, close);
+      return;
+    }
+    HttpRequest req{head.path, std::move(head.accept_encoding), is_head};
+    c->close_after = close;
+    c->head_only = is_head;
+    if (!route->slow) {
+      Respond(c, route->handler(req), is_head, close);
+      return;
+    }
+    {
+      MutexLock l(&mu_);
+      if (jobs_.size() >= options_.worker_queue) {
+        Count([](Stats* s) { ++s->refused; });
+        Respond(c, TextResponse(503, "busy: try again\n", "Retry-After: 1\r\n"), is_head, true);
+        return;
+      }
+      jobs_.push_back({c->id, route, std::move(req)});
+      jobs_cv_.NotifyOne();
+    }
+    c->state = State::kWorking;
+    SetDeadline(c, 0);
+    SetInterest(c, 0);
+  }
+
+  void FinishJobs() {
+    std::deque<Done> done;
+    {
+      MutexLock l(&mu_);
+      done.swap(done_);
+    }
+    for (Done& d : done) {
+      auto it = conns_.find(d.id);
+      if (it == conns_.end() || it->second->state != State::kWorking) continue;
+      Conn* c = it->second.get();
+      Respond(c, std::move(d.response), c->head_only, c->close_after);
+    }
+  }
+
+  void Work() {
+    pthread_setname_np(pthread_self(), "bnd-http-work");
+    for (;;) {
+      Job job;
+      {
+        MutexLock l(&mu_);
+        while (jobs_.empty() && !stopping_) jobs_cv_.Wait(&mu_);
+        if (stopping_) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      HttpResponse r = job.route->handler(job.request);
+      {
+        MutexLock l(&mu_);
+        done_.push_back({job.id, std::move(r)});
+      }
+      Wake();
+    }
+  }
+
+  void Respond(Conn* c, HttpResponse r, bool head_only, bool close) {
+    size_t length = r.body ? r.body->size() : 0;
+    std::string& h = c->out_head;
+    h.clear();
+    h += "HTTP/1.1 ";
+    h += std::to_string(r.status);
+    h += ' ';
+    h += Reason(r.status);
+    h += "\r\nContent-Type: ";
+    h += r.content_type;
+    h += "\r\nContent-Length: ";
+    h += std::to_string(length);
+    h += "\r\nCache-Control: no-store\r\n";
+    h += r.headers;
+    if (close) {
+      h += "Connection: close\r\n";
+    } else if (c->http10_keep_alive) {
+      h += "Connection: keep-alive\r\n";
+    }
+    h += "\r\n";
+    c->out_body = head_only ? nullptr : std::move(r.body);
+    c->out_sent = 0;
+    c->close_after = close;
+    c->state = State::kWriting;
+    SetDeadline(c, options_.write_timeout_ms);
+    Write(c);
+  }
+
+  void Write(Conn* c) {
+    for (;;) {
+      const std::string* body = c->out_body.get();
+      size_t body_size = body ? body->size() : 0;
+      size_t total = c->out_head.size() + body_size;
+      if (c->out_sent >= total) break;
+      iovec iov[2];
+      int n_iov = 0;
+      if (c->out_sent < c->out_head.size()) {
+        iov[n_iov++] = {c->out_head.data() + c->out_sent, c->out_head.size() - c->out_sent};
+        if (body_size > 0) iov[n_iov++] = {const_cast<char*>(body->data()), body_size};
+      } else {
+        size_t off = c->out_sent - c->out_head.size();
+        iov[n_iov++] = {const_cast<char*>(body->data()) + off, body_size - off};
+      }
+      msghdr msg{};
+      msg.msg_iov = iov;
+      msg.msg_iovlen = static_cast<size_t>(n_iov);
+      ssize_t n = ::sendmsg(c->fd.get(), &msg, MSG_NOSIGNAL);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+          SetInterest(c, EPOLLOUT);
+          return;
+        }
+        Close(c->id);
+        return;
+      }
+      c->out_sent += static_cast<size_t>(n);
+    }
+    c->out_body.reset();
+    if (c->close_after) {
+      if (c->in.empty() || c->peer_closed) {
+        Close(c->id);
+        return;
+      }
+      ::shutdown(c->fd.get(), SHUT_WR);
+      c->state = State::kLinger;
+      c->in.clear();
+      SetDeadline(c, kLingerMs);
+      SetInterest(c, EPOLLIN);
+      Drain(c);
+      return;
+    }
+    c->state = State::kIdle;
+    SetDeadline(c, options_.idle_timeout_ms);
+    idle_.push_back({c->id, c->seq});
+    SetInterest(c, EPOLLIN);
+    if (!c->in.empty()) {  // pipelined: the next request may be in already
+      c->state = State::kHead;
+      SetDeadline(c, options_.head_timeout_ms);
+      Process(c);
+    }
+  }
+
+  void Drain(Conn* c) {
+    char buf[kReadChunk];
+    for (;;) {
+      ssize_t n = ::recv(c->fd.get(), buf, sizeof(buf), 0);
+      if (n > 0) {
+        c->lingered += static_cast<size_t>(n);
+        if (c->lingered < kLingerBytes) continue;
+      } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        return;
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      }
+      Close(c->id);  // the client closed, failed, or sent too much
+      return;
+    }
+  }
+
+  void Expire() {
+    int64_t now = MonotonicNanos();
+    while (!deadlines_.empty() && deadlines_.top().at_ns <= now) {
+      Deadline d = deadlines_.top();
+      deadlines_.pop();
+      auto it = conns_.find(d.id);
+      if (it == conns_.end() || it->second->seq != d.seq) continue;
+      bool lingering = it->second->state == State::kLinger;
+      Close(d.id);
+      if (!lingering) Count([](Stats* s) { ++s->timed_out; });
+    }
+  }
+
+  std::vector<HttpRoute> routes_;
+  EventServerOptions options_;
+  std::string address_;
+  UniqueFd listen_;
+  UniqueFd epoll_;
+  UniqueFd wake_;
+  bool listen_paused_ = false;
+  uint64_t next_id_ = 2;
+  std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns_;
+  std::priority_queue<Deadline, std::vector<Deadline>, std::greater<Deadline>> deadlines_;
+  std::deque<std::pair<uint64_t, uint64_t>> idle_;  // kept-alive connections, oldest first
+  int64_t last_refusal_log_ns_ = 0;
+
+  Mutex mu_;
+  CondVar jobs_cv_;
+  bool stopping_ GUARDED_BY(mu_) = false;
+  std::deque<Job> jobs_ GUARDED_BY(mu_);
+  std::deque<Done> done_ GUARDED_BY(mu_);
+
+  mutable Mutex stats_mu_;
+  Stats stats_ GUARDED_BY(stats_mu_);
+
+  std::thread loop_thread_;
+  std::thread worker_thread_;
+};
+
+EventServer::EventServer(std::unique_ptr<Loop> loop) : loop_(std::move(loop)) {}
+EventServer::~EventServer() = default;
+
+Status EventServer::Start(const ListenAddress& address, std::vector<HttpRoute> routes,
+                          const EventServerOptions& options, std::unique_ptr<EventServer>* out) {
+  UniqueFd fd;
+  int port = 0;
+  Status s = ListenOn(address, options.listen_backlog, &fd, &port);
+  if (!s.ok()) return s;
+  ListenAddress bound = address;
+  bound.port = port;
+  auto loop = std::make_unique<Loop>(std::move(routes), options, bound.ToString());
+  s = loop->Init(std::move(fd));
+  if (!s.ok()) return s;
+  out->reset(new EventServer(std::move(loop)));
+  return Status::OK();
+}
+
+std::string EventServer::BoundAddress() const { return loop_->address(); }
+
+EventServer::Stats EventServer::GetStats() const {
+  Stats s = loop_->GetStats();
+  return s;
+}
+
+}  // namespace bottleneckd
