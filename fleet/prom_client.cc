@@ -1,13 +1,12 @@
 #include "fleet/prom_client.h"
 
-#include <curl/curl.h>
 
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <mutex>
 
 #include "base/clock.h"
+#include "fleet/curl_library.h"
 
 namespace bottleneckd {
 
@@ -35,16 +34,11 @@ std::string Seconds(double t) {
   return b;
 }
 
-std::string Escape(CURL* c, const std::string& s) {
-  char* e = curl_easy_escape(c, s.c_str(), static_cast<int>(s.size()));
+std::string Escape(const CurlLibrary* curl, CURL* c, const std::string& s) {
+  char* e = curl->easy_escape(c, s.c_str(), static_cast<int>(s.size()));
   std::string out = e ? e : "";
-  curl_free(e);
+  curl->free(e);
   return out;
-}
-
-void InitCurlOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
 }  // namespace
@@ -74,37 +68,39 @@ Status PromClient::Create(const PromClientOptions& o, std::unique_ptr<PromClient
   }
   if (!opts.ca_file.empty() && !std::ifstream(opts.ca_file))
     return Status::InvalidArgument("--prometheus.ca-file: cannot read " + opts.ca_file);
-  InitCurlOnce();
+  const CurlLibrary* curl = nullptr;
+  BN_RETURN_IF_ERROR(LoadCurl(&curl));
   out->reset(new PromClient(std::move(opts), std::move(token)));
+  (*out)->curl_ = curl;
   return Status::OK();
 }
 
 Status PromClient::Post(const std::string& path, const std::string& form, long* status, std::string* body) const {
   ++requests_;
-  std::unique_ptr<CURL, void (*)(CURL*)> c(curl_easy_init(), curl_easy_cleanup);
+  std::unique_ptr<CURL, void (*)(CURL*)> c(curl_->easy_init(), curl_->easy_cleanup);
   if (!c) return Status::IOError("libcurl could not start a request");
   const std::string url = o_.url + path;
   Sink sink{body};
   char error[CURL_ERROR_SIZE] = {};
   curl_slist* headers = nullptr;
-  headers = curl_slist_append(headers, "Accept: application/json");
-  if (!token_.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + token_).c_str());
-  std::unique_ptr<curl_slist, void (*)(curl_slist*)> header_list(headers, curl_slist_free_all);
+  headers = curl_->slist_append(headers, "Accept: application/json");
+  if (!token_.empty()) headers = curl_->slist_append(headers, ("Authorization: Bearer " + token_).c_str());
+  std::unique_ptr<curl_slist, void (*)(curl_slist*)> header_list(headers, curl_->slist_free_all);
   const long timeout_ms = std::lround(o_.timeout_seconds * 1000);
-  curl_easy_setopt(c.get(), CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c.get(), CURLOPT_POSTFIELDS, form.c_str());
-  curl_easy_setopt(c.get(), CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(c.get(), CURLOPT_WRITEFUNCTION, Write);
-  curl_easy_setopt(c.get(), CURLOPT_WRITEDATA, &sink);
-  curl_easy_setopt(c.get(), CURLOPT_ERRORBUFFER, error);
-  curl_easy_setopt(c.get(), CURLOPT_TIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(c.get(), CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(c.get(), CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c.get(), CURLOPT_ACCEPT_ENCODING, "");  // gzip when the store offers it
-  curl_easy_setopt(c.get(), CURLOPT_USERAGENT, "bottleneckd-fleet-report");
-  curl_easy_setopt(c.get(), CURLOPT_PROTOCOLS_STR, "http,https");
-  if (!o_.ca_file.empty()) curl_easy_setopt(c.get(), CURLOPT_CAINFO, o_.ca_file.c_str());
-  CURLcode rc = curl_easy_perform(c.get());
+  curl_->easy_setopt(c.get(), CURLOPT_URL, url.c_str());
+  curl_->easy_setopt(c.get(), CURLOPT_POSTFIELDS, form.c_str());
+  curl_->easy_setopt(c.get(), CURLOPT_HTTPHEADER, headers);
+  curl_->easy_setopt(c.get(), CURLOPT_WRITEFUNCTION, Write);
+  curl_->easy_setopt(c.get(), CURLOPT_WRITEDATA, &sink);
+  curl_->easy_setopt(c.get(), CURLOPT_ERRORBUFFER, error);
+  curl_->easy_setopt(c.get(), CURLOPT_TIMEOUT_MS, timeout_ms);
+  curl_->easy_setopt(c.get(), CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+  curl_->easy_setopt(c.get(), CURLOPT_NOSIGNAL, 1L);
+  curl_->easy_setopt(c.get(), CURLOPT_ACCEPT_ENCODING, "");  // gzip when the store offers it
+  curl_->easy_setopt(c.get(), CURLOPT_USERAGENT, "bottleneckd-fleet-report");
+  curl_->easy_setopt(c.get(), CURLOPT_PROTOCOLS_STR, "http,https");
+  if (!o_.ca_file.empty()) curl_->easy_setopt(c.get(), CURLOPT_CAINFO, o_.ca_file.c_str());
+  CURLcode rc = curl_->easy_perform(c.get());
   if (sink.over)
     return Status::IOError(url + " sent more than " + std::to_string(kPromMaxBody >> 20) +
                            " MiB: narrow --selector or --since");
@@ -114,15 +110,15 @@ Status PromClient::Post(const std::string& path, const std::string& form, long* 
     return Status::IOError(url + " did not answer within " + std::string(t) + "s (--prometheus.timeout)");
   }
   if (rc != CURLE_OK)
-    return Status::IOError("cannot reach " + url + ": " + (error[0] ? std::string(error) : curl_easy_strerror(rc)));
-  curl_easy_getinfo(c.get(), CURLINFO_RESPONSE_CODE, status);
+    return Status::IOError("cannot reach " + url + ": " + (error[0] ? std::string(error) : curl_->easy_strerror(rc)));
+  curl_->easy_getinfo(c.get(), CURLINFO_RESPONSE_CODE, status);
   return Status::OK();
 }
 
 Status PromClient::QueryRange(const std::string& query, double start, double end, double step, PromMatrix* out) const {
-  std::unique_ptr<CURL, void (*)(CURL*)> c(curl_easy_init(), curl_easy_cleanup);
+  std::unique_ptr<CURL, void (*)(CURL*)> c(curl_->easy_init(), curl_->easy_cleanup);
   if (!c) return Status::IOError("libcurl could not start a request");
-  const std::string form = "query=" + Escape(c.get(), query) + "&start=" + Seconds(start) + "&end=" + Seconds(end) +
+  const std::string form = "query=" + Escape(curl_, c.get(), query) + "&start=" + Seconds(start) + "&end=" + Seconds(end) +
                            "&step=" + Seconds(step);
   long status = 0;
   std::string body;

@@ -14,6 +14,8 @@
 
 namespace bottleneckd {
 
+struct CurlLibrary;
+
 struct PromClientOptions {
   std::string url;                // http(s)://host:port[/prefix]: the API is URL/api/v1/...
   double timeout_seconds = 30;    // each request, connect to last byte
@@ -59,6 +61,7 @@ class PromClient {
   std::string token_;
   mutable size_t requests_ = 0;
   mutable PromClientTimes times_;
+  const CurlLibrary* curl_ = nullptr;  // fleet/curl_library.h: loaded by Create
 };
 
 }  // namespace bottleneckd
