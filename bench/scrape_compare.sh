@@ -19,6 +19,9 @@
 #   series, bytes   of one response (non-comment lines; uncompressed body).
 #   wire bytes      the body as sent: the same for identity, the gzip body for
 #                   the "gzip" rows.
+# bottleneckd runs twice: as shipped (a tick's body built once, shared by the
+# scrapes of that tick) and with BOTTLENECKD_BENCH_UNCACHED=1 (built for every
+# scrape, as a lone Prometheus scraping once a tick pays it).
 # Each exporter is scraped twice over, as two targets of the same process in
 # the same rounds: identity (no Accept-Encoding) and gzip (curl -H
 # 'Accept-Encoding: gzip', as Prometheus sends; the body is kept as sent).
@@ -123,6 +126,15 @@ run_scenario() {
   start_bottleneckd "$BIN" "$dir/bottleneckd.log" --config.file="$dir/bottleneckd.yaml" \
     "${paths[@]}" --path.ethtool="$fixture/ethtool"
   names+=("bottleneckd" "bottleneckd gzip"); pids+=("$BN_PID" "$BN_PID")
+  urls+=("$BN_URL/metrics" "$BN_URL/metrics"); codings+=("" gzip)
+  # The same daemon building every scrape's body afresh: the scrapes here come
+  # many to a tick, and the default one builds a tick's body once and shares
+  # it (exporters/http/http_server.h), while one Prometheus scrapes a tick once.
+  export BOTTLENECKD_BENCH_UNCACHED=1
+  start_bottleneckd "$BIN" "$dir/uncached.log" --config.file="$dir/bottleneckd.yaml" \
+    "${paths[@]}" --path.ethtool="$fixture/ethtool"
+  unset BOTTLENECKD_BENCH_UNCACHED
+  names+=("bottleneckd, built per scrape" "bottleneckd, built per scrape, gzip"); pids+=("$BN_PID" "$BN_PID")
   urls+=("$BN_URL/metrics" "$BN_URL/metrics"); codings+=("" gzip)
   if [[ "$scenario" == large-host && "$MATRIX" == 1 ]]; then
     printf 'interval: 1s\ncollectors:\n  interrupts:\n    per_cpu_matrix: true\n' >"$dir/matrix.yaml"

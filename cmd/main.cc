@@ -260,8 +260,8 @@ int RunDaemon(Config config, const Flags& flags) {
   // Start-up's transient memory (the /proc/kallsyms text the profile and
   // offcpu sources parse, about 5 MB read whole, and its growth copies) is
   // free now but stays resident under TuneMalloc's raised trim threshold:
-  // hand it back once (the live daemon's RSS at start: 33.4 -> see
-  // docs/performance.md "RSS").
+  // hand it back once (the live daemon at start: 33.4 -> 21.5 MB resident,
+  // docs/performance.md "RSS (issue 32)").
   malloc_trim(0);
 
   // Run control: a Unix socket only, never the network.
