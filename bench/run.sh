@@ -14,7 +14,8 @@
 #        fleet: bench/fleet_series.sh and bench/fleet_scale.sh, about 15 min and 5 GB of temp space)
 #        JOBS=2 REPS=5 (microbenchmark repetitions) RESULTS=DIR
 #        and those of bench/scrape_compare.sh (N, ROUNDS, SCENARIOS, MATRIX) and
-#        bench/daemon_cost.sh (DURATION, SCRAPE_INTERVAL, PHASES) and
+#        bench/daemon_cost.sh (DURATION, SCRAPE_INTERVAL, PHASES; the daemon step also runs
+#        bench/tick_floor.sh and bench/http_hostile.sh) and
 #        bench/pci_compare.sh (RUNS) and bench/pcap_compare.sh (PACKETS,
 #        SMALL_PACKETS, TSHARK_PACKETS, ROUNDS, KEEP) and bench/capture_live.sh
 #        (RATES, STEP, PAYLOAD, BUFFER_KB).
@@ -72,6 +73,14 @@ fi
 if has_step daemon; then
   say "live daemon cost"
   OUT="$RESULTS/daemon_cost.md" bash "$HERE/daemon_cost.sh" "$BIN"
+  say "the idle tick against its floor (live, vm, large-host)"
+  : >"$RESULTS/tick_floor.md"
+  for tree in "" vm large-host; do
+    TREE=$tree bash "$HERE/tick_floor.sh" "$BIN" >>"$RESULTS/tick_floor.md"
+  done
+  say "HTTP under hostile clients, beside node_exporter"
+  OUT="$RESULTS/http_hostile.md" bash "$HERE/http_hostile.sh" "$BIN"
+  OUT="$RESULTS/http_hostile-2000.md" SLOWLORIS=1000 IDLE=1000 bash "$HERE/http_hostile.sh" "$BIN"
 fi
 
 if has_step pci; then
@@ -124,7 +133,8 @@ if has_step profile; then
 fi
 
 say "results in $RESULTS"
-for f in machine.md parsers_bench.txt scrape_compare.md daemon_cost.md pci_compare.md pcap_compare.md capture_live.md; do
+for f in machine.md parsers_bench.txt scrape_compare.md daemon_cost.md tick_floor.md http_hostile.md http_hostile-2000.md \
+  pci_compare.md pcap_compare.md capture_live.md; do
   [[ -f "$RESULTS/$f" ]] || continue
   echo
   echo "### $f"
