@@ -23,8 +23,7 @@ Status Load(CurlLibrary* api) {
     if (lib != nullptr) break;
     if (why.empty()) why = ::dlerror();
   }
-  if (lib == nullptr)
-    return Status::NotSupported("the fleet report needs libcurl (Debian package libcurl4): " + why);
+  if (lib == nullptr) return Status::NotSupported("the fleet report needs libcurl (Debian package libcurl4): " + why);
   std::string missing;
   CURLcode (*global_init)(long) = nullptr;
   Bind(lib, "curl_global_init", &global_init, &missing);

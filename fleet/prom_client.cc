@@ -1,6 +1,5 @@
 #include "fleet/prom_client.h"
 
-
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -118,8 +117,8 @@ Status PromClient::Post(const std::string& path, const std::string& form, long* 
 Status PromClient::QueryRange(const std::string& query, double start, double end, double step, PromMatrix* out) const {
   std::unique_ptr<CURL, void (*)(CURL*)> c(curl_->easy_init(), curl_->easy_cleanup);
   if (!c) return Status::IOError("libcurl could not start a request");
-  const std::string form = "query=" + Escape(curl_, c.get(), query) + "&start=" + Seconds(start) + "&end=" + Seconds(end) +
-                           "&step=" + Seconds(step);
+  const std::string form = "query=" + Escape(curl_, c.get(), query) + "&start=" + Seconds(start) +
+                           "&end=" + Seconds(end) + "&step=" + Seconds(step);
   long status = 0;
   std::string body;
   const int64_t t0 = MonotonicNanos();
