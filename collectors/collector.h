@@ -59,6 +59,10 @@ class Collector {
   // files (a debug line, not an error); anything else non-OK is a failure.
   // Files left out of an otherwise good read go to read_issues().
   virtual Status Collect(const HostFs& fs, HostReadings* out) = 0;
+  // A run started: what the collector learned of the host's processes may be
+  // stale (its target may have started since), so its next Collect looks
+  // again. Most collectors keep nothing of the kind.
+  virtual void Rescan() {}
 
   // This tick's left-out files; the Sampler counts them
   // (bottleneckd_collector_read_errors_total), logs each file once, marks

@@ -58,6 +58,10 @@ class ThreadsCollector : public Collector {
   // parsed leaves that part unknown (counted in unreadable_files()); only a
   // bad stat line is an error.
   Status Collect(const HostFs& fs, HostReadings* out) override;
+  // Named targets are looked for again at the next Collect (otherwise every
+  // kRescanEvery ticks, or when one vanishes): a run's start, so a process
+  // started just before it is followed from the run's first window.
+  void Rescan() override { need_scan_ = true; }
 
  private:
   Status ScanNames(const HostFs& fs);
@@ -76,7 +80,7 @@ class ThreadsCollector : public Collector {
   std::vector<int> pids_;           // this call's pids, sorted, unique
   std::vector<int> name_pids_;      // cached pids of name targets, sorted
   int calls_since_scan_ = 0;
-  bool need_scan_ = true;
+  bool need_scan_ = true;  // set by Rescan, a vanished target, and at start
 };
 
 }  // namespace bottleneckd

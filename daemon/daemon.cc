@@ -160,8 +160,17 @@ void Daemon::SteerProfile(const Snapshot& snap) {
   std::vector<int> cpus, tids;
   if (snap.sample.threads)
     for (const ThreadSample& t : *snap.sample.threads) tids.push_back(t.task.tid);
+  // The CPU the published verdict names, while the last window's own
+  // classification still has its label: hysteresis holds a label for a few
+  // windows after its load is gone, and walking that CPU then kept the
+  // stacks of whatever ran there next (lab.irqtime's light run after the
+  // softirq run's interrupt cpu1: the lab's bash, awk and sed, 19 of 24 of
+  // the run's stacks). Not the window's CPU alone: a window of the wait run
+  // naming the generator's cpu0 had its stacks walked and named on the
+  // echo's CPU, queueing the echo thread (runnable 12 %, two lab.echo runs).
   int cpu = -1;
-  if (snap.verdict && ResourceCpu(snap.verdict->resource, &cpu)) cpus.push_back(cpu);
+  const bool held = snap.verdict && snap.window_verdict && snap.window_verdict->label != snap.verdict->label;
+  if (snap.verdict && !held && ResourceCpu(snap.verdict->resource, &cpu)) cpus.push_back(cpu);
   const bool all = config_.profile.stacks == ProfileStacks::kRuns && runs_ != nullptr && runs_->active();
   if (Status s = profile_->SetWalk(cpus, tids, all); !s.ok())
     Log(LogLevel::kWarn, "profile: could not point the stack walks", {{"err", s.ToString()}});
@@ -288,7 +297,11 @@ void Daemon::ReadSource(Source* source, Sample* sample) {
 }
 
 void Daemon::Tick() {
-  SyncSoaker();  // a run may have started or stopped since the last tick
+  SyncSoaker();                                        // a run may have started or stopped since the last tick
+  if (runs_ && runs_->starts() != run_starts_seen_) {  // its target may be a process just started
+    run_starts_seen_ = runs_->starts();
+    sampler_->Rescan();
+  }
   auto snap = std::make_shared<Snapshot>();
   sampler_->Take(&snap->sample, prev_ ? &prev_->sample : nullptr);
   ReadSource(soaker_.get(), &snap->sample);

@@ -129,6 +129,7 @@ class Daemon {
   static constexpr int kDeliveryStoreWindows = 60;
   SnapshotStore* store_;
   RunTracker* runs_;
+  uint64_t run_starts_seen_ = 0;
   Config config_;
   std::unique_ptr<HostFs> fs_;
   std::unique_ptr<Sampler> sampler_;

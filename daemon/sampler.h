@@ -28,6 +28,10 @@ class Sampler {
   // collector that skips this tick gets its part and its CollectorResult from
   // it, marked carried, with the time it was really read.
   void Take(Sample* out, const Sample* prev = nullptr);
+  // Every collector's Rescan (collectors/collector.h): a run started.
+  void Rescan() {
+    for (Entry& e : entries_) e.collector->Rescan();
+  }
 
   // From the next Take, the expensive collectors are read every `factor`-th
   // tick (1: every tick).

@@ -21,6 +21,11 @@ bool RunTracker::active() const {
   return !active_.empty();
 }
 
+uint64_t RunTracker::starts() const {
+  MutexLock l(&mu_);
+  return starts_;
+}
+
 size_t RunTracker::unsaved() const {
   MutexLock l(&mu_);
   return unsaved_.size();
@@ -64,6 +69,7 @@ Status RunTracker::Start(const std::string& name, const std::string& source, con
   if (active_.count(name)) return Status::InvalidArgument("a run named '" + name + "' is already active");
   if (active_.size() >= o_.max_active)
     return Status::InvalidArgument("too many active runs (" + std::to_string(o_.max_active) + "); stop one first");
+  ++starts_;
   Live live;
   live.segments = SegmentTracker(o_.segment);
   live.run.name = name;

@@ -66,6 +66,9 @@ class RunTracker {
   std::vector<std::string> Close(double now) LOCKS_EXCLUDED(mu_);
 
   bool active() const LOCKS_EXCLUDED(mu_);
+  // Runs started since the tracker was made: the daemon rescans its targets
+  // when this moves (Sampler::Rescan).
+  uint64_t starts() const LOCKS_EXCLUDED(mu_);
   std::vector<RunReport> Active() const LOCKS_EXCLUDED(mu_);         // name, source, start, points so far
   std::vector<std::string> ActiveNames() const LOCKS_EXCLUDED(mu_);  // the same runs' names, cheaply (each tick)
   size_t unsaved() const LOCKS_EXCLUDED(mu_);                        // finished runs waiting for the store
@@ -110,7 +113,8 @@ class RunTracker {
   const std::unique_ptr<RunStore> store_ PT_GUARDED_BY(mu_);
   RunTrackerOptions o_;
   std::map<std::string, Live> active_ GUARDED_BY(mu_);  // by name
-  Live window_ GUARDED_BY(mu_);                         // the continuous window run in progress
+  uint64_t starts_ GUARDED_BY(mu_) = 0;
+  Live window_ GUARDED_BY(mu_);  // the continuous window run in progress
   bool window_open_ GUARDED_BY(mu_) = false;
   std::vector<Pending> unsaved_ GUARDED_BY(mu_);
   bool store_failing_ GUARDED_BY(mu_) = false;

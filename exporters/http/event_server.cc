@@ -176,7 +176,21 @@ class EventServer::Loop {
 
   void SetDeadline(Conn* c, int ms) {
     ++c->seq;
-    if (ms > 0) deadlines_.push({MonotonicNanos() + ms * kNanosPerMs, c->id, c->seq});
+    if (ms <= 0) return;
+    deadlines_.push({MonotonicNanos() + ms * kNanosPerMs, c->id, c->seq});
+    // Superseded entries leave only when their time comes (up to the 60 s
+    // idle limit): a busy kept-alive client leaves three per request. Past
+    // a bound the heap keeps only the current ones.
+    if (deadlines_.size() > 8 * conns_.size() + 4096) {
+      std::vector<Deadline> live;
+      while (!deadlines_.empty()) {
+        const Deadline& d = deadlines_.top();
+        auto it = conns_.find(d.id);
+        if ((it != conns_.end() && it->second->seq == d.seq) || d.id == c->id) live.push_back(d);
+        deadlines_.pop();
+      }
+      for (const Deadline& d : live) deadlines_.push(d);
+    }
   }
 
   template <typename F>
@@ -195,8 +209,10 @@ class EventServer::Loop {
         if (stopping_) break;
       }
       int timeout = -1;
-      if (!deadlines_.empty()) {
-        int64_t left = deadlines_.top().at_ns - MonotonicNanos();
+      int64_t next = deadlines_.empty() ? -1 : deadlines_.top().at_ns;
+      if (listen_paused_ && (next < 0 || resume_listen_ns_ < next)) next = resume_listen_ns_;
+      if (next >= 0) {
+        int64_t left = next - MonotonicNanos();
         timeout = left <= 0 ? 0 : static_cast<int>(std::min<int64_t>((left + kNanosPerMs - 1) / kNanosPerMs, 60000));
       }
       int n = ::epoll_wait(epoll_.get(), events.data(), static_cast<int>(events.size()), timeout);
@@ -227,7 +243,11 @@ class EventServer::Loop {
       int fd = ::accept4(listen_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) {
         if (errno == EMFILE || errno == ENFILE) {
-          Log(LogLevel::kWarn, "http: out of file descriptors; new connections wait in the backlog", {});
+          int64_t now = MonotonicNanos();
+          if (now - last_fd_log_ns_ > 60 * 1000 * kNanosPerMs) {
+            last_fd_log_ns_ = now;
+            Log(LogLevel::kWarn, "http: out of file descriptors; new connections wait in the backlog", {});
+          }
           NoteFdShortage();
         }
         return;  // EAGAIN, or a connection reset before it was accepted
@@ -252,8 +272,10 @@ class EventServer::Loop {
   }
 
   // At EMFILE the listening socket stays readable: stop watching it until a
-  // connection closes, or the loop would spin.
+  // connection closes or a second has passed (the descriptors may be held
+  // elsewhere in the daemon), or the loop would spin.
   void NoteFdShortage() {
+    resume_listen_ns_ = MonotonicNanos() + 1000 * kNanosPerMs;
     if (!listen_paused_ && Watch(listen_.get(), kListenId, 0, EPOLL_CTL_MOD)) listen_paused_ = true;
   }
 
@@ -533,6 +555,7 @@ class EventServer::Loop {
 
   void Expire() {
     int64_t now = MonotonicNanos();
+    if (listen_paused_ && now >= resume_listen_ns_) ResumeListening();
     while (!deadlines_.empty() && deadlines_.top().at_ns <= now) {
       Deadline d = deadlines_.top();
       deadlines_.pop();
@@ -551,11 +574,13 @@ class EventServer::Loop {
   UniqueFd epoll_;
   UniqueFd wake_;
   bool listen_paused_ = false;
+  int64_t resume_listen_ns_ = 0;
   uint64_t next_id_ = 2;
   std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns_;
   std::priority_queue<Deadline, std::vector<Deadline>, std::greater<Deadline>> deadlines_;
   std::deque<std::pair<uint64_t, uint64_t>> idle_;  // kept-alive connections, oldest first
   int64_t last_refusal_log_ns_ = 0;
+  int64_t last_fd_log_ns_ = 0;
 
   Mutex mu_;
   CondVar jobs_cv_;

@@ -207,9 +207,17 @@ def profile(name, report, parent, expect):
             for line in f:
                 stack, _, n = line.rstrip("\n").rpartition(" ")
                 roots[stack.split(";", 1)[0]] = roots.get(stack.split(";", 1)[0], 0) + int(n)
+        # Others' stacks at most a tenth of the run's: the walk follows the
+        # windows a tick late (docs/profile.md), so a run's first tick may
+        # still walk the CPU the window before it named (lab.irqtime's light
+        # run after softirq, 2026-12-04: 1 of 17, the daemon's own). Walking
+        # a held label's CPU for the whole hysteresis kept 19 of 24 and 10 of
+        # 19 that way (the lab's bash, awk and sed).
         others = {t: n for t, n in roots.items() if t != expect["profile_threads"]}
-        check(not others, "%s: the profile keeps only %s's stacks (%d samples; others: %s)" % (
-            name, expect["profile_threads"], roots.get(expect["profile_threads"], 0), others or "none"))
+        total = sum(roots.values())
+        check(sum(others.values()) <= 0.1 * total,
+              "%s: the profile keeps %s's stacks, others at most 10 %% (%d samples; others: %s)" % (
+                  name, expect["profile_threads"], roots.get(expect["profile_threads"], 0), others or "none"))
 
 
 def thread_state(name, d, echoed, expect):

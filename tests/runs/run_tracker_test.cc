@@ -113,6 +113,7 @@ TEST(RunTracker, NamesMustBeUniqueWhileActiveAndKnownToStop) {
   EXPECT_NE(unknown.message().find("'b'"), std::string::npos);
   ASSERT_OK(t.Stop("a", std::nullopt, 3, &r));
   EXPECT_OK(t.Start("a", "control", "", 4));  // free again
+  EXPECT_EQ(t.starts(), 2u);                  // the refused start does not count: the daemon rescans on each one
 }
 
 TEST(RunTracker, AtMostMaxActiveRuns) {

@@ -356,6 +356,28 @@ TEST(ThreadsCollectorTest, NameScansAreCachedUntilAPidVanishes) {
                                                             "400/400 udpecho udpecho"}));
 }
 
+// A run's start (Daemon::Tick -> Sampler::Rescan) must find a target started
+// since the last scan at once, not up to ten ticks later: lab.echo's handoff
+// (fresh-clone CI of 4e35ece) started its echo server 1.5 s before the run
+// and the daemon followed it from the run's third window only, so three of
+// five windows had no target thread and the run read undetermined.
+TEST(ThreadsCollectorTest, RescanFindsATargetStartedSinceTheScan) {
+  ProcTree p;
+  BuildHost(p);
+  testing::FakeFs fs(p.roots());
+  ThreadsCollector c(Targets({ByName("udpecho")}));
+  Sample s;
+  ASSERT_OK(c.Collect(fs, &s));
+  p.Process(400, "udpecho", {400});
+  ASSERT_OK(c.Collect(fs, &s));
+  EXPECT_EQ(s.threads->size(), 3u);  // the cached scan does not know 400 yet
+  c.Rescan();
+  ASSERT_OK(c.Collect(fs, &s));
+  EXPECT_EQ(fs.calls.list_proc_root, 2);
+  EXPECT_EQ(s.threads->size(), 4u);
+  EXPECT_NE(Describe(*s.threads).back().find("400/400 udpecho"), std::string::npos);
+}
+
 TEST(ThreadsCollectorTest, NameScansRepeatEveryTenCalls) {
   ProcTree p;
   BuildHost(p);

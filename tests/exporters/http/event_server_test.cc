@@ -333,6 +333,30 @@ TEST_F(EventServerTest, AThousandIdleConnectionsDoNotStarveARequest) {
   EXPECT_EQ(s.refused, 0u);
 }
 
+// Out of descriptors, the loop stops watching the listening socket (it would
+// spin); it must watch again once descriptors are free, even when none of its
+// own connections closes: here the process's other descriptors were the ones.
+TEST_F(EventServerTest, OutOfDescriptorsTheListenerComesBack) {
+  Start();
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+  rlimit low = saved;
+  low.rlim_cur = 256;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  std::vector<int> fillers;
+  for (int fd; (fd = ::dup(0)) >= 0;) fillers.push_back(fd);
+  ASSERT_FALSE(fillers.empty());
+  ::close(fillers.back());  // one descriptor left: the client's
+  fillers.pop_back();
+  Client c(port_);
+  ASSERT_TRUE(c.connected());  // the kernel's backlog holds it; accept4 fails with EMFILE
+  ASSERT_TRUE(c.Send("GET /a HTTP/1.1\r\n\r\n"));
+  ::usleep(200 * 1000);
+  for (int fd : fillers) ::close(fd);
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
+  EXPECT_EQ(c.Response().rfind("HTTP/1.1 200 OK\r\n", 0), 0u);
+}
+
 TEST(EventServer, AddressInUseSaysSo) {
   ListenAddress addr;
   ASSERT_OK(ParseListenAddress("127.0.0.1:0", &addr));
