@@ -567,8 +567,16 @@ def irqtime(cpu, quiet_before, quiet_after, control_before, control_after, load_
     lost = v["soaker_lost"]
     check(v["measured"] <= lost + 0.05, "load: measured interrupt time %.1f %% <= soaker lost cycles %.1f %% + 5"
           % (100 * v["measured"], 100 * lost))
-    check(v["measured"] >= 0.35 * lost, "load: measured interrupt time %.1f %% >= 35 %% of the soaker's lost %.1f %%"
-          % (100 * v["measured"], 100 * lost))
+    # That the handlers are a real part of the loss: 35 % of it where the
+    # IPIs are few. Each IPI's delivery costs the soaker about 12 us here
+    # beyond any handler, so at 16-19 k IPIs/s (two runs of 2026-12-04:
+    # NET_RX 10.9 and 11.0 % of lost 36.7 and 42.6 %, the gap 12.1 us per
+    # IPI, the daemon's learned cost 12.7 us) delivery alone is half the
+    # loss; the bound is then on what 12 us per IPI leaves unexplained.
+    delivery = v["ipis_per_second"] * 12e-6
+    check(v["measured"] >= 0.35 * max(0.0, lost - delivery),
+          "load: measured interrupt time %.1f %% >= 35 %% of the soaker's lost %.1f %% less 12 us per IPI (%.1f %%)"
+          % (100 * v["measured"], 100 * lost, 100 * delivery))
     # What the IPIs cost beyond the handlers: the soaker's loss less the
     # measured handlers, less what cpu1's soaker loses with no IPIs at all
     # (the control: the hypervisor's share, 8.2 % in one fresh-clone CI, where
