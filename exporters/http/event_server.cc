@@ -289,8 +289,8 @@ class EventServer::Loop {
       idle_.pop_front();
       auto it = conns_.find(id);
       if (it == conns_.end() || it->second->state != State::kIdle || it->second->seq != seq) continue;
+      Count([](Stats* s) { ++s->evicted; });  // before the close a client can see
       Close(id);
-      Count([](Stats* s) { ++s->evicted; });
       return true;
     }
     return false;
@@ -561,9 +561,8 @@ class EventServer::Loop {
       deadlines_.pop();
       auto it = conns_.find(d.id);
       if (it == conns_.end() || it->second->seq != d.seq) continue;
-      bool lingering = it->second->state == State::kLinger;
+      if (it->second->state != State::kLinger) Count([](Stats* s) { ++s->timed_out; });  // before the close
       Close(d.id);
-      if (!lingering) Count([](Stats* s) { ++s->timed_out; });
     }
   }
 
