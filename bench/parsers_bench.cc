@@ -387,6 +387,31 @@ BENCHMARK_CAPTURE(BM_ScrapeTextFormat, large_host, "large-host")
     ->Arg(1)
     ->Unit(benchmark::kMicrosecond);
 
+// The scrape as the daemon serves it since the text is written straight from
+// the family builders (AppendMetricsText, no prometheus-cpp model), into a
+// reused string.
+void BM_ScrapeDirect(benchmark::State& state, const char* scenario) {
+  auto snap = MakeSnapshot(scenario, state.range(0) != 0);
+  const BuildInfo build = GetBuildInfo();
+  std::string out;
+  for (auto _ : state) {
+    out.clear();
+    AppendMetricsText(snap.get(), build, &out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["response_bytes"] = static_cast<double>(out.size());
+}
+BENCHMARK_CAPTURE(BM_ScrapeDirect, vm, "vm")->ArgName("per_cpu_matrix")->Arg(0)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ScrapeDirect, seed_box, "seed-box")
+    ->ArgName("per_cpu_matrix")
+    ->Arg(0)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ScrapeDirect, large_host, "large-host")
+    ->ArgName("per_cpu_matrix")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace bottleneckd
 

@@ -8,8 +8,8 @@
 # For each scenario the exporters are scraped N times with curl, in ROUNDS
 # alternating blocks (so a burst of load from other work on the machine hits all
 # of them alike). Reported per exporter:
-#   CPU ms/scrape   utime+stime of the exporter process (/proc/PID/stat) over its
-#                   scrapes / N. Nothing is subtracted: bottleneckd keeps sampling
+#   CPU ms/scrape   the exporter's threads' run time (/proc/PID/task/*/schedstat,
+#                   nanoseconds; lib.sh cpu_ns) over its scrapes / N. Nothing is subtracted: bottleneckd keeps sampling
 #                   the tree every second meanwhile.
 #   idle CPU ms     the same process's CPU over the same wall time without
 #                   scrapes (measured afterwards, all exporters idle together,
@@ -41,6 +41,10 @@
 #        IDLE_MAX=60 (cap of the idle baseline's wall time, seconds)
 #        OUT=FILE (also write the markdown table there)
 #        ZREPS=20 (compressions per level in the level table)
+#        CONN=keepalive (each round's scrapes of a target share one kept-alive
+#        connection, as Prometheus scrapes: one curl with PER_ROUND URLs) or
+#        fresh (a new curl and TCP connection per scrape, which on this VM
+#        costs the server about 0.26 ms of kernel time on its own)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -56,6 +60,8 @@ MATRIX=${MATRIX:-1}
 IDLE_MAX=${IDLE_MAX:-60}
 OUT=${OUT:-}
 ZREPS=${ZREPS:-20}
+CONN=${CONN:-keepalive}
+[[ "$CONN" == keepalive || "$CONN" == fresh ]] || bench_die "CONN is keepalive or fresh, not $CONN"
 
 [[ -x "$BIN" ]] || bench_die "no bottleneckd binary at $BIN (build it with bench/run.sh)"
 command -v prometheus-node-exporter >/dev/null || bench_die "prometheus-node-exporter is not installed"
@@ -174,12 +180,19 @@ run_scenario() {
   for ((r = 0; r < ROUNDS; r++)); do
     for k in "${!names[@]}"; do
       local c0 c1 w0 w1
-      c0=$(cpu_ticks "${pids[$k]}"); w0=$(now)
-      for ((t = 0; t < PER_ROUND; t++)); do
-        curl -fs --max-time 60 -H "${hdr[k]}" -o /dev/null -w '%{time_total}\n' "${urls[$k]}" >>"$dir/lat.$k" ||
+      c0=$(cpu_ns "${pids[$k]}"); w0=$(now)
+      if [[ "$CONN" == fresh ]]; then
+        for ((t = 0; t < PER_ROUND; t++)); do
+          curl -fs --max-time 60 -H "${hdr[k]}" -o /dev/null -w '%{time_total}\n' "${urls[$k]}" >>"$dir/lat.$k" ||
+            bench_die "scrape of ${names[$k]} failed"
+        done
+      else
+        local -a many=()
+        for ((t = 0; t < PER_ROUND; t++)); do many+=(-o /dev/null "${urls[$k]}"); done
+        curl -fs --max-time 600 -H "${hdr[k]}" -w '%{time_total}\n' "${many[@]}" >>"$dir/lat.$k" ||
           bench_die "scrape of ${names[$k]} failed"
-      done
-      c1=$(cpu_ticks "${pids[$k]}"); w1=$(now)
+      fi
+      c1=$(cpu_ns "${pids[$k]}"); w1=$(now)
       cpu[k]=$(( cpu[k] + c1 - c0 ))
       wall[k]=$(awk -v a="${wall[k]}" -v b="$w0" -v c="$w1" 'BEGIN {printf "%.3f", a + c - b}')
     done
@@ -193,20 +206,20 @@ run_scenario() {
     wmax=$(awk -v a="$wmax" -v b="${wall[k]}" 'BEGIN {print (b > a) ? b : a}')
   done
   wmax=$(awk -v a="$wmax" -v m="$IDLE_MAX" 'BEGIN {print (a > m) ? m : a}')
-  for k in "${!names[@]}"; do i0[k]=$(cpu_ticks "${pids[$k]}"); done
+  for k in "${!names[@]}"; do i0[k]=$(cpu_ns "${pids[$k]}"); done
   sleep "$wmax"
-  for k in "${!names[@]}"; do i1[k]=$(cpu_ticks "${pids[$k]}"); done
+  for k in "${!names[@]}"; do i1[k]=$(cpu_ns "${pids[$k]}"); done
 
   local ne_cpu_ms
-  ne_cpu_ms=$(awk -v c="${cpu[ne]}" -v hz="$CLK_TCK" -v n="$N" 'BEGIN {printf "%.3f", c * 1000 / hz / n}')
+  ne_cpu_ms=$(awk -v c="${cpu[ne]}" -v n="$N" 'BEGIN {printf "%.3f", c / 1e6 / n}')
   for k in "${!names[@]}"; do
     local series bytes wire cpu_ms idle_ms lat_med lat_p95 ratio
     series=$(count_series "$dir/body.$k")
     bytes=$(stat -c %s "$dir/body.$k")
     wire=$(stat -c %s "$dir/wire.$k")
-    cpu_ms=$(awk -v c="${cpu[k]}" -v hz="$CLK_TCK" -v n="$N" 'BEGIN {printf "%.3f", c * 1000 / hz / n}')
-    idle_ms=$(awk -v c="$(( i1[k] - i0[k] ))" -v hz="$CLK_TCK" -v n="$N" -v w="${wall[k]}" -v wm="$wmax" \
-      'BEGIN {printf "%.3f", (wm > 0 ? c * w / wm : 0) * 1000 / hz / n}')
+    cpu_ms=$(awk -v c="${cpu[k]}" -v n="$N" 'BEGIN {printf "%.3f", c / 1e6 / n}')
+    idle_ms=$(awk -v c="$(( i1[k] - i0[k] ))" -v n="$N" -v w="${wall[k]}" -v wm="$wmax" \
+      'BEGIN {printf "%.3f", (wm > 0 ? c * w / wm : 0) / 1e6 / n}')
     read -r lat_med lat_p95 < <(median_p95 "$dir/lat.$k" 1000)
     ratio=$(awk -v a="$cpu_ms" -v b="$ne_cpu_ms" 'BEGIN {if (b > 0) printf "%.3f", a / b; else print "n/a"}')
     ROWS+=("| $scenario | ${names[$k]} | $series | $bytes | $wire | $cpu_ms | $idle_ms | $ratio | $lat_med | $lat_p95 | $(peak_rss_kb "${pids[$k]}") | ${wall[k]} |")
@@ -230,7 +243,7 @@ for s in $SCENARIOS; do
 done
 
 {
-  echo "N=$N scrapes per exporter, CLK_TCK=$CLK_TCK; CPU = utime+stime of the exporter process; ratio = CPU/scrape over node_exporter's (identity) in the same scenario; gzip rows: Accept-Encoding: gzip."
+  echo "N=$N scrapes per exporter, connections: $CONN; CPU = the exporter's threads' run time (schedstat, ns); ratio = CPU/scrape over node_exporter's (identity) in the same scenario; gzip rows: Accept-Encoding: gzip."
   echo
   echo "| scenario | exporter | series | bytes | wire bytes | CPU ms/scrape | idle CPU ms (same wall time) / N | CPU ratio vs node_exporter | latency median ms | latency p95 ms | peak RSS kB | scrape wall s |"
   echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"

@@ -76,7 +76,7 @@ int RunOnce(const Config& config) {
   d.Tick();
   auto snap = store.Latest();
   std::string body;
-  AppendTextFormat(BuildMetricFamilies(snap.get(), GetBuildInfo()), &body);
+  AppendMetricsText(snap.get(), GetBuildInfo(), &body);
   std::cout.write(body.data(), static_cast<std::streamsize>(body.size()));
   std::cout.flush();
   return 0;

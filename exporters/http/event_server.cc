@@ -185,8 +185,10 @@ class EventServer::Loop {
       std::vector<Deadline> live;
       while (!deadlines_.empty()) {
         const Deadline& d = deadlines_.top();
-        auto it = conns_.find(d.id);
-        if ((it != conns_.end() && it->second->seq == d.seq) || d.id == c->id) live.push_back(d);
+        // c itself may not be in conns_ yet (a connection being accepted).
+        auto it = d.id == c->id ? conns_.end() : conns_.find(d.id);
+        const uint64_t current = d.id == c->id ? c->seq : it != conns_.end() ? it->second->seq : 0;
+        if (d.seq == current) live.push_back(d);
         deadlines_.pop();
       }
       for (const Deadline& d : live) deadlines_.push(d);
@@ -198,6 +200,7 @@ class EventServer::Loop {
     MutexLock l(&stats_mu_);
     f(&stats_);
     stats_.open = conns_.size();
+    stats_.deadlines = deadlines_.size();
   }
 
   void Run() {

@@ -88,6 +88,7 @@ class EventServer {
     uint64_t bad = 0;        // 400, 431, 505
     size_t open = 0;
     size_t max_connections = 0;
+    size_t deadlines = 0;  // entries in the deadline heap, superseded ones included (as of the last count)
   };
 
   ~EventServer();  // stops the loop and the worker, closes every connection

@@ -62,7 +62,7 @@ class MetricsRoute {
       gzip_failed_ = false;
       std::shared_ptr<std::string> body = Reuse(std::move(identity_));
       body->reserve(last_size_);
-      AppendTextFormat(BuildMetricFamilies(snap.get(), build_), body.get());
+      AppendMetricsText(snap.get(), build_, body.get());
       last_size_ = body->size();
       identity_ = std::move(body);
     }

@@ -10,7 +10,7 @@ namespace {
 
 using prometheus::MetricType;
 
-void AddDaemonFamilies(const Snapshot& s, std::vector<prometheus::MetricFamily>* out) {
+void AddDaemonFamilies(const Snapshot& s, MetricsOut* out) {
   {
     FamilyBuilder d(out, "bottleneckd_collector_duration_seconds", "Time the collector's last read took.",
                     MetricType::Gauge);
@@ -64,30 +64,45 @@ BuildInfo GetBuildInfo() {
   return BuildInfo{BOTTLENECKD_VERSION_STRING, BOTTLENECKD_REVISION_STRING};
 }
 
-std::vector<prometheus::MetricFamily> BuildMetricFamilies(const Snapshot* snap, const BuildInfo& build) {
-  std::vector<prometheus::MetricFamily> out;
+namespace {
+
+// Every family, in the order docs/metrics.md lists them.
+void AddMetrics(const Snapshot* snap, const BuildInfo& build, MetricsOut* out) {
   {
-    FamilyBuilder b(&out, "bottleneckd_build_info", "Version of bottleneckd; value 1.", MetricType::Gauge);
+    FamilyBuilder b(out, "bottleneckd_build_info", "Version of bottleneckd; value 1.", MetricType::Gauge);
     b.Add(1, {{"version", build.version}, {"revision", build.revision}});
   }
-  if (snap == nullptr) return out;
-  AddDaemonFamilies(*snap, &out);
-  internal::AddVerdictFamilies(*snap, &out);
-  internal::AddRunFamilies(*snap, &out);
-  internal::AddCpuFamilies(*snap, &out);
-  internal::AddCpuBudgetFamilies(*snap, &out);
-  internal::AddSoakerFamilies(*snap, &out);
-  internal::AddInterruptFamilies(*snap, &out);
-  internal::AddSoftirqFamilies(*snap, &out);
-  internal::AddIrqTimeFamilies(*snap, &out);
-  internal::AddProfileFamilies(*snap, &out);
-  internal::AddNetworkFamilies(*snap, &out);
-  internal::AddSocketFamilies(*snap, &out);
-  internal::AddThreadFamilies(*snap, &out);
-  internal::AddBusFamilies(*snap, &out);
-  internal::AddCaptureFamilies(*snap, &out);
-  internal::AddSelfFamilies(*snap, &out);
-  return out;
+  if (snap == nullptr) return;
+  AddDaemonFamilies(*snap, out);
+  internal::AddVerdictFamilies(*snap, out);
+  internal::AddRunFamilies(*snap, out);
+  internal::AddCpuFamilies(*snap, out);
+  internal::AddCpuBudgetFamilies(*snap, out);
+  internal::AddSoakerFamilies(*snap, out);
+  internal::AddInterruptFamilies(*snap, out);
+  internal::AddSoftirqFamilies(*snap, out);
+  internal::AddIrqTimeFamilies(*snap, out);
+  internal::AddProfileFamilies(*snap, out);
+  internal::AddNetworkFamilies(*snap, out);
+  internal::AddSocketFamilies(*snap, out);
+  internal::AddThreadFamilies(*snap, out);
+  internal::AddBusFamilies(*snap, out);
+  internal::AddCaptureFamilies(*snap, out);
+  internal::AddSelfFamilies(*snap, out);
+}
+
+}  // namespace
+
+std::vector<prometheus::MetricFamily> BuildMetricFamilies(const Snapshot* snap, const BuildInfo& build) {
+  std::vector<prometheus::MetricFamily> families;
+  MetricsOut out(&families);
+  AddMetrics(snap, build, &out);
+  return families;
+}
+
+void AppendMetricsText(const Snapshot* snap, const BuildInfo& build, std::string* text) {
+  MetricsOut out(text);
+  AddMetrics(snap, build, &out);
 }
 
 std::vector<prometheus::MetricFamily> SnapshotCollectable::Collect() const {

@@ -27,6 +27,11 @@ BuildInfo GetBuildInfo();
 // (before the first sample) gives only build_info.
 std::vector<prometheus::MetricFamily> BuildMetricFamilies(const Snapshot* snap, const BuildInfo& build);
 
+// The same families as exposition text (text_format.h), written straight
+// from the builders and appended to *text: what /metrics serves, equal to
+// AppendTextFormat(BuildMetricFamilies(...)) byte for byte.
+void AppendMetricsText(const Snapshot* snap, const BuildInfo& build, std::string* text);
+
 // The Collectable registered with the HTTP endpoint: reads the latest
 // snapshot from the store at each scrape.
 class SnapshotCollectable : public prometheus::Collectable {

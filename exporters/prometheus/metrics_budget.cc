@@ -9,7 +9,7 @@
 
 namespace bottleneckd::internal {
 
-void AddCpuBudgetFamilies(const Snapshot& s, Families* out) {
+void AddCpuBudgetFamilies(const Snapshot& s, MetricsOut* out) {
   using prometheus::MetricType;
   if (s.cpu_budget.empty()) return;
   FamilyBuilder parts(out, "bottleneckd_cpu_budget_ratio",

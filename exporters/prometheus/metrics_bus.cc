@@ -31,7 +31,7 @@ std::string ParameterText(const std::vector<std::pair<std::string, double>>& par
   return s;
 }
 
-void AddPathFamilies(const Snapshot& s, Families* out) {
+void AddPathFamilies(const Snapshot& s, MetricsOut* out) {
   const std::vector<BusPath>& paths = *s.bus_paths;
   {
     FamilyBuilder info(out, "bottleneckd_pci_link_info",
@@ -79,7 +79,7 @@ void AddPathFamilies(const Snapshot& s, Families* out) {
         assumed.Add(1, {{"interface", p.interface}, {"device", l.device}, {"assumption", a}});
 }
 
-void AddEstimateFamilies(const Snapshot& s, const BusEstimate& bus, Families* out) {
+void AddEstimateFamilies(const Snapshot& s, const BusEstimate& bus, MetricsOut* out) {
   const std::vector<BusPath>& paths = *s.bus_paths;
   FamilyBuilder eff(out, "bottleneckd_bus_effective_capacity_bytes_per_second",
                     "What each link can carry after protocol overhead: PCIe raw x (1 - DLLP share), per "
@@ -138,7 +138,7 @@ void AddEstimateFamilies(const Snapshot& s, const BusEstimate& bus, Families* ou
   }
 }
 
-void AddDeviceFamilies(const Snapshot& s, Families* out) {
+void AddDeviceFamilies(const Snapshot& s, MetricsOut* out) {
   const PciTopology& topo = *s.sample.pci;
   // Devices on NIC paths only: a host's other hundred functions say nothing here.
   std::vector<const PciDevice*> on_paths;
@@ -186,7 +186,7 @@ void AddDeviceFamilies(const Snapshot& s, Families* out) {
 
 }  // namespace
 
-void AddBusFamilies(const Snapshot& s, Families* out) {
+void AddBusFamilies(const Snapshot& s, MetricsOut* out) {
   if (!s.sample.pci) return;
   AddDeviceFamilies(s, out);
   if (!s.bus_paths) return;

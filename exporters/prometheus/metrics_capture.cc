@@ -66,7 +66,7 @@ prometheus::MetricFamily Histogram(const char* name, const char* help) {
 
 }  // namespace
 
-void AddCaptureFamilies(const Snapshot& s, Families* out) {
+void AddCaptureFamilies(const Snapshot& s, MetricsOut* out) {
   if (!s.sample.capture) return;
   const std::vector<CaptureReading>& readings = *s.sample.capture;
   {
@@ -136,8 +136,8 @@ void AddCaptureFamilies(const Snapshot& s, Families* out) {
     AddSizeHistogram(r, &sizes);
     AddTurnaroundHistogram(r, &turnaround);
   }
-  if (!sizes.metric.empty()) out->push_back(std::move(sizes));
-  if (!turnaround.metric.empty()) out->push_back(std::move(turnaround));
+  out->AddFamily(std::move(sizes));
+  out->AddFamily(std::move(turnaround));
   if (!s.window) return;
   FamilyBuilder trusted(out, "bottleneckd_capture_trusted",
                         "1 when the capture lost nothing in the last window (its rates and losses can be believed).",

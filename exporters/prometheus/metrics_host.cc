@@ -16,7 +16,7 @@ std::string CpuLabel(int cpu) { return std::to_string(cpu); }
 
 }  // namespace
 
-void AddCpuFamilies(const Snapshot& s, Families* out) {
+void AddCpuFamilies(const Snapshot& s, MetricsOut* out) {
   const Sample& smp = s.sample;
   if (smp.stat) {
     FamilyBuilder f(out, "bottleneckd_cpu_seconds_total",
@@ -89,7 +89,7 @@ void AddCpuFamilies(const Snapshot& s, Families* out) {
   }
 }
 
-void AddSoakerFamilies(const Snapshot& s, Families* out) {
+void AddSoakerFamilies(const Snapshot& s, MetricsOut* out) {
   if (!s.sample.soaker) return;
   const SoakerReading& r = *s.sample.soaker;
   {
@@ -116,7 +116,7 @@ void AddSoakerFamilies(const Snapshot& s, Families* out) {
   }
 }
 
-void AddInterruptFamilies(const Snapshot& s, Families* out) {
+void AddInterruptFamilies(const Snapshot& s, MetricsOut* out) {
   const Sample& smp = s.sample;
   if (!smp.interrupts) return;
   const Interrupts& irqs = *smp.interrupts;
@@ -174,7 +174,7 @@ void AddInterruptFamilies(const Snapshot& s, Families* out) {
   }
 }
 
-void AddSoftirqFamilies(const Snapshot& s, Families* out) {
+void AddSoftirqFamilies(const Snapshot& s, MetricsOut* out) {
   const Sample& smp = s.sample;
   if (smp.softirqs) {
     FamilyBuilder f(out, "bottleneckd_softirqs_total", "Softirqs raised per CPU and type, from /proc/softirqs.",

@@ -27,7 +27,7 @@ std::string VectorLabel(int vector) {
   return s;
 }
 
-void AddCpuIrqTime(const IrqTimeReading& r, Families* out) {
+void AddCpuIrqTime(const IrqTimeReading& r, MetricsOut* out) {
   FamilyBuilder secs(out, "bottleneckd_cpu_interrupt_seconds_total",
                      "Seconds each CPU spent in hardirq and softirq handlers, measured at the irq tracepoints (eBPF); "
                      "a hardirq during a softirq counts as hardirq only.",
@@ -54,7 +54,7 @@ void AddCpuIrqTime(const IrqTimeReading& r, Families* out) {
 
 // Each NIC queue's IRQ summed over CPUs: its hardirq time and the network
 // softirq time charged to it.
-void AddQueueIrqTime(const IrqTimeReading& r, const std::vector<NicIrq>& nic_irqs, Families* out) {
+void AddQueueIrqTime(const IrqTimeReading& r, const std::vector<NicIrq>& nic_irqs, MetricsOut* out) {
   std::map<uint32_t, std::pair<uint64_t, uint64_t>> by_irq;  // irq -> (hardirq ns, net softirq ns)
   for (const IrqTimeIrq& e : r.irqs) {
     auto& [hard, soft] = by_irq[e.irq];
@@ -82,7 +82,7 @@ void AddQueueIrqTime(const IrqTimeReading& r, const std::vector<NicIrq>& nic_irq
 
 }  // namespace
 
-void AddIrqTimeFamilies(const Snapshot& s, Families* out) {
+void AddIrqTimeFamilies(const Snapshot& s, MetricsOut* out) {
   if (!s.sample.irqtime) return;
   const IrqTimeReading& r = *s.sample.irqtime;
   {

@@ -21,7 +21,7 @@ bool IsGaugeField(std::string_view name) {
 
 }  // namespace
 
-void AddNetworkFamilies(const Snapshot& s, Families* out) {
+void AddNetworkFamilies(const Snapshot& s, MetricsOut* out) {
   const Sample& smp = s.sample;
   if (smp.netdev) {
     FamilyBuilder info(out, "bottleneckd_network_info",
@@ -81,7 +81,7 @@ void AddNetworkFamilies(const Snapshot& s, Families* out) {
   }
 }
 
-void AddSocketFamilies(const Snapshot& s, Families* out) {
+void AddSocketFamilies(const Snapshot& s, MetricsOut* out) {
   if (!s.sample.sockets) return;
   FamilyBuilder counters(out, "bottleneckd_netstat_total",
                          "Protocol counters from /proc/net/snmp (Udp, UdpLite, Tcp) and /proc/net/netstat (TcpExt).",
@@ -97,7 +97,7 @@ void AddSocketFamilies(const Snapshot& s, Families* out) {
     }
 }
 
-void AddThreadFamilies(const Snapshot& s, Families* out) {
+void AddThreadFamilies(const Snapshot& s, MetricsOut* out) {
   if (!s.sample.threads) return;
   FamilyBuilder secs(out, "bottleneckd_thread_cpu_seconds_total",
                      "CPU seconds of each thread of the configured target processes.", MetricType::Counter);

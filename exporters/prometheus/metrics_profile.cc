@@ -11,7 +11,7 @@
 
 namespace bottleneckd::internal {
 
-void AddProfileFamilies(const Snapshot& s, Families* out) {
+void AddProfileFamilies(const Snapshot& s, MetricsOut* out) {
   if (!s.sample.profile) return;
   const ProfileReading& r = *s.sample.profile;
   {

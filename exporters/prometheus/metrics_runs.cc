@@ -13,7 +13,7 @@
 
 namespace bottleneckd::internal {
 
-void AddRunFamilies(const Snapshot& s, Families* out) {
+void AddRunFamilies(const Snapshot& s, MetricsOut* out) {
   if (s.active_runs.empty()) return;
   FamilyBuilder f(out, "bottleneckd_run_active",
                   "1 while the run named by the run label is active on this host (the name's first 64 bytes); "

@@ -10,7 +10,7 @@ namespace {
 
 using prometheus::MetricType;
 
-void AddProcess(const SelfProcess& p, Families* out) {
+void AddProcess(const SelfProcess& p, MetricsOut* out) {
   struct Row {
     const char* name;
     const char* help;
@@ -34,7 +34,7 @@ void AddProcess(const SelfProcess& p, Families* out) {
         .Add(static_cast<double>(*p.max_fds));
 }
 
-void AddSelfLimit(const Snapshot::SelfLimitReport& l, Families* out) {
+void AddSelfLimit(const Snapshot::SelfLimitReport& l, MetricsOut* out) {
   {
     FamilyBuilder e(out, "bottleneckd_self_limit_exceeded",
                     "1 while the daemon's own usage is over its budget (limits.cpu_percent over limits.cpu_window, "
@@ -68,7 +68,7 @@ void AddSelfLimit(const Snapshot::SelfLimitReport& l, Families* out) {
 
 }  // namespace
 
-void AddSelfFamilies(const Snapshot& s, Families* out) {
+void AddSelfFamilies(const Snapshot& s, MetricsOut* out) {
   if (s.self) AddProcess(*s.self, out);
   if (s.self_limit) AddSelfLimit(*s.self_limit, out);
 }

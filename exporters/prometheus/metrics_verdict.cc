@@ -7,7 +7,7 @@
 
 namespace bottleneckd::internal {
 
-void AddVerdictFamilies(const Snapshot& s, Families* out) {
+void AddVerdictFamilies(const Snapshot& s, MetricsOut* out) {
   using prometheus::MetricType;
   if (s.verdict) {
     const Verdict& v = *s.verdict;

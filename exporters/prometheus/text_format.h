@@ -19,6 +19,7 @@
 #include <prometheus/metric_family.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bottleneckd {
@@ -27,7 +28,16 @@ namespace bottleneckd {
 // its capacity).
 void AppendTextFormat(const std::vector<prometheus::MetricFamily>& families, std::string* out);
 
+// One family (as AppendTextFormat writes each), appended to *out.
+void AppendTextFamily(const prometheus::MetricFamily& family, std::string* out);
+
 // One sample value as the format writes it (see above), appended to *out.
 void AppendTextValue(double value, std::string* out);
+
+// The pieces the family builders write the text from (family_builder.h):
+// a family's HELP (none when help is empty) and TYPE lines, and one label
+// pair, name="value" with the value escaped.
+void AppendFamilyHeader(std::string_view name, std::string_view help, prometheus::MetricType type, std::string* out);
+void AppendLabel(std::string_view name, std::string_view value, std::string* out);
 
 }  // namespace bottleneckd

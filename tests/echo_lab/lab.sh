@@ -315,10 +315,17 @@ lab_scenario_softirq() {
 # host's: 11.0-11.7 k/s on the first machine this ran on, 14.0-14.4 k/s on a
 # later one, 16.2-16.5 k/s on a third (a fresh-clone CI, where an 18 k/s first
 # step echoed 91.9 % of it, over the check's 90 %), so the first loaded step
-# (21 k/s) is past all three by more than a fifth.
+# (21 k/s) is past all three by more than a fifth. Echoed is held flat from
+# the second loaded step: the first one's echoes have read 10-20 % under the
+# later steps' (8149/s then 8833, 9954, 9930, 9915/s on 2026-12-04; 8.9 k/s
+# then 11.0-11.6 k/s in the fresh-clone CI of 432fc80) and 9 % over them in
+# another run of the same day: the 50 us sleeper's capacity on this VM
+# settles over it (the echo CPU held nothing else: udpecho 25 %, the soaker
+# the rest, the lab's shell 4 %). It is still past capacity (below 90 % of
+# sent), and the daemon's live plateau is judged over all of them.
 lab_scenario_wait() {
   ECHO_MODE="wait $LAB_WAIT_US" scenario wait 0 1024 8 "6000 21000 24000 27000 30000 33000" -- label=wait \
-    "resources=thread udpecho" socket_loss_min=0.2 flat_from=1 thread_share_min=0.05 thread_share_max=0.5 \
+    "resources=thread udpecho" socket_loss_min=0.2 loaded_from=1 flat_from=2 thread_share_min=0.05 thread_share_max=0.5 \
     thread_waiting_min=0.5 voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8 "wait_site=$LAB_WAIT_SITE"
 }
 # The seeds' experiment: the same offered steps (4, 8 and 16 k/s, 7 s each)

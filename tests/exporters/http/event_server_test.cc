@@ -159,6 +159,27 @@ TEST_F(EventServerTest, KeepAliveAndPipelining) {
   EXPECT_EQ(s.requests, 3u);
 }
 
+// Every request on a kept-alive connection supersedes its deadlines; the heap
+// keeps only current ones past its bound (8 a connection + 4096). It once kept
+// every entry of the connection being served, so one busy client grew it
+// without end and each request re-sorted it (a scrape loop on one connection
+// took 1.8 ms a request, 63 % in the heap's pop).
+TEST_F(EventServerTest, ABusyKeptAliveClientDoesNotGrowTheDeadlines) {
+  Start();
+  Client c(port_);
+  ASSERT_TRUE(c.connected());
+  constexpr int kRequests = 6000;
+  for (int sent = 0; sent < kRequests;) {
+    std::string batch;
+    for (int i = 0; i < 100; ++i, ++sent) batch += "GET /a HTTP/1.1\r\nHost: x\r\n\r\n";
+    ASSERT_TRUE(c.Send(batch));
+    for (int i = 0; i < 100; ++i) ASSERT_NE(c.Response(), "") << "request " << sent - 100 + i;
+  }
+  EventServer::Stats s = server_->GetStats();
+  EXPECT_EQ(s.requests, static_cast<uint64_t>(kRequests));
+  EXPECT_LE(s.deadlines, 8u * s.open + 4096u + 1u);
+}
+
 TEST_F(EventServerTest, HttpOneZeroKeepAliveIsConfirmed) {
   Start();
   Client c(port_);

@@ -136,5 +136,16 @@ TEST(CaptureMetrics, WindowGaugesLowCardinalityAndPromtool) {
   EXPECT_EQ(testing::RunPromtoolCheckMetrics(text, &out), 0) << out << text;
 }
 
+// The capture's families are built in one loop over eleven builders at once,
+// the histograms whole: the text /metrics serves is the model serialized.
+TEST(CaptureMetrics, TextWrittenDirectlyIsTheModelSerialized) {
+  Snapshot s = MakeSnapshot();
+  std::string from_model, direct;
+  AppendTextFormat(BuildMetricFamilies(&s, BuildInfo{"t", "t"}), &from_model);
+  AppendMetricsText(&s, BuildInfo{"t", "t"}, &direct);
+  ASSERT_NE(from_model.find("bottleneckd_capture_turnaround_seconds_bucket"), std::string::npos);
+  EXPECT_EQ(direct, from_model);
+}
+
 }  // namespace
 }  // namespace bottleneckd::capture_metrics_test

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -75,7 +76,7 @@ TEST(TextFormatValue, Table) {
 MetricFamily Family(const char* name, const char* help, MetricType type) {
   MetricFamily f;
   f.name = name;
-  f.help = help;
+  if (help != nullptr) f.help = help;
   f.type = type;
   return f;
 }
@@ -96,6 +97,37 @@ TEST(TextFormat, HelpAndLabelValueEscaping) {
             "# HELP x_ratio a \\\\ back\"slash\\nand a newline\n"
             "# TYPE x_ratio gauge\n"
             "x_ratio{irq=\"IO-APIC 2-edge timer\",path=\"C:\\\\dir \\\"q\\\"\\nnext\"} 0.5\n");
+}
+
+// The escaping skips 8 clean bytes at a time: each character that needs a
+// look, at every offset of a long value (in the first, middle and last word,
+// and across a word's edge).
+TEST(TextFormat, EscapesAtEveryOffsetOfALongValue) {
+  const struct {
+    const char* in;
+    const char* label;  // as a label value
+    const char* help;   // in HELP text (the double quote stays)
+  } kinds[] = {
+      {"\\", "\\\\", "\\\\"},
+      {"\"", "\\\"", "\""},
+      {"\n", "\\n", "\\n"},
+      {"\xc3\xa9", "\xc3\xa9", "\xc3\xa9"},              // é: well-formed, kept
+      {"\xe2\x82\xac", "\xe2\x82\xac", "\xe2\x82\xac"},  // €
+      {"\xff", "\xef\xbf\xbd", "\xef\xbf\xbd"},          // never UTF-8: U+FFFD
+  };
+  for (const auto& k : kinds) {
+    for (size_t pos = 0; pos < 24; ++pos) {
+      const std::string before(pos, 'a'), after(23 - pos, 'b');
+      MetricFamily f = Family("x", nullptr, MetricType::Gauge);
+      f.help = before + k.in + after;
+      f.metric.push_back(Gauge(1, {{"v", before + k.in + after}}));
+      std::string out;
+      AppendTextFormat({f}, &out);
+      EXPECT_EQ(out, "# HELP x " + before + k.help + after + "\n# TYPE x gauge\nx{v=\"" + before + k.label + after +
+                         "\"} 1\n")
+          << "offset " << pos;
+    }
+  }
 }
 
 TEST(TextFormat, LabelValuesAreValidUtf8) {
@@ -196,7 +228,7 @@ TEST(TextFormat, SummaryAndHistogram) {
 
 // --- Fixture scenarios against prometheus::TextSerializer ----------------------
 
-std::vector<MetricFamily> ScenarioFamilies(const std::string& scenario) {
+std::shared_ptr<const Snapshot> ScenarioSnapshot(const std::string& scenario) {
   SnapshotStore store;
   Config c;
   c.roots = testing::FixtureRoots(scenario);
@@ -204,8 +236,11 @@ std::vector<MetricFamily> ScenarioFamilies(const std::string& scenario) {
   Daemon d(c, &store);
   d.Tick();
   d.Tick();
-  auto snap = store.Latest();
-  return BuildMetricFamilies(snap.get(), GetBuildInfo());
+  return store.Latest();
+}
+
+std::vector<MetricFamily> ScenarioFamilies(const std::string& scenario) {
+  return BuildMetricFamilies(ScenarioSnapshot(scenario).get(), GetBuildInfo());
 }
 
 struct Parsed {
@@ -294,6 +329,17 @@ TEST_P(TextFormatScenario, SameSamplesAsTextSerializerAndPassesPromtool) {
 
   std::string promtool_out;
   EXPECT_EQ(testing::RunPromtoolCheckMetrics(ours, &promtool_out), 0) << promtool_out;
+}
+
+// What /metrics serves (the text written by the family builders) is the
+// model above serialized, byte for byte.
+TEST_P(TextFormatScenario, TextWrittenDirectlyIsTheModelSerialized) {
+  auto snap = ScenarioSnapshot(GetParam());
+  std::string from_model, direct = "kept\n";
+  AppendTextFormat(BuildMetricFamilies(snap.get(), GetBuildInfo()), &from_model);
+  AppendMetricsText(snap.get(), GetBuildInfo(), &direct);
+  ASSERT_GT(from_model.size(), 1000u);
+  EXPECT_EQ(direct, "kept\n" + from_model);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, TextFormatScenario, ::testing::Values("seed-box", "vm", "large-host"),
