@@ -2,7 +2,9 @@
 // a time, so the exporter reads like a list of metrics. Labels are given as
 // (name, value) pairs. Families appear in the order their builders were
 // created; a family that ends up empty is dropped. Builders must be destroyed
-// in reverse order of creation (scoped locals are).
+// in reverse order of creation (scoped locals are). The name and help text
+// are not copied in text mode: they must outlive the builder (literals, or a
+// string of the enclosing scope).
 //
 // MetricsOut is where the families go: prometheus-cpp's model
 // (std::vector<prometheus::MetricFamily>, for tests and any Collectable), or

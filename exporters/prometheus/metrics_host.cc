@@ -97,7 +97,7 @@ void AddSoakerFamilies(const Snapshot& s, MetricsOut* out) {
         "1 while the soaker runs; scheduler=\"idle\" (SCHED_IDLE) or \"nice19\" (SCHED_IDLE refused: the soaker "
         "competes with nice 19 work and idle reads low).";
     if (!r.caveat.empty()) help += " Caveat: " + r.caveat;
-    FamilyBuilder info(out, "bottleneckd_soaker_info", std::move(help), MetricType::Gauge);
+    FamilyBuilder info(out, "bottleneckd_soaker_info", help, MetricType::Gauge);
     info.Add(1, {{"scheduler", r.sched_idle ? "idle" : "nice19"}});
   }
   FamilyBuilder rate(out, "bottleneckd_soaker_calibration_iterations_per_second",

@@ -125,10 +125,13 @@ integ_log "run capture-run: client sent $SENT3 echoed $ECHOED3 in $SECS3 s; repo
 # The run's figures are the mean of its ~16 settled windows: the sender's
 # achieved rate (sent / its sending time; 1500/s unless the machine is
 # loaded) within 10 % (the run's last window is partly idle), applied equal
-# to echoed (nothing lost). The flow counts every window of the run: most of
-# what the sender sent, never more.
+# to echoed within 0.5 % (nothing lost, but a request at a window's end has
+# its echo in the next window: a fresh-clone CI read 1424/s applied, 1423/s
+# echoed of 30000 sent and 30000 echoed). The flow counts every window of the
+# run: most of what the sender sent, never more.
 RATE3=$(python3 -c "print(round($SENT3 / $SECS3))")
-if [ -n "$applied" ] && [ "$applied" -ge $((RATE3 * 9 / 10)) ] && [ "$applied" -le $((RATE3 * 11 / 10)) ] && [ "$echoed" = "$applied" ] &&
+if [ -n "$applied" ] && [ "$applied" -ge $((RATE3 * 9 / 10)) ] && [ "$applied" -le $((RATE3 * 11 / 10)) ] &&
+   [ $(( (echoed - applied) * (echoed - applied) * 40000 )) -le $(( applied * applied )) ] &&
    [ "$freq" -ge $((SENT3 * 8 / 10)) ] && [ "$freq" -le "$SENT3" ] && [ "$frep" -le "$ECHOED3" ]; then
   integ_pass "--report --run: applied $applied/s, echoed $echoed/s (sender $RATE3/s), flow to $PEER_IP:$PORT listed"
 else

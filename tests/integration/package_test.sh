@@ -377,9 +377,15 @@ else
     sleep 0.2
   done
   journal=$(in_c journalctl -u bottleneckd -o cat --no-pager 2>&1)
+  # Besides the PCI-facts warning (a container has no PCI config space), a
+  # tick that overran its interval is said under load: this test runs beside
+  # others, and a fresh-clone CI saw "sampling overran its interval; skipping
+  # ticks" twice in the container's first seconds. Neither is the sandbox
+  # refusing anything; any other warning or error fails.
   if grep -q '^bottleneckd_cpu' "$INTEG_TMP/sd-scrape" && grep -q 'irqtime loaded' <<<"$journal" &&
-     ! grep -E 'level=(error|warn)' <<<"$journal" | grep -qv 'PCI facts unknown'; then
-    integ_pass "systemd: inside the sandbox it serves $(grep -c '^bottleneckd_' "$INTEG_TMP/sd-scrape") series, irqtime's eBPF program loads, nothing but the PCI-facts warning is logged"
+     ! grep -E 'level=(error|warn)' <<<"$journal" | grep -v 'PCI facts unknown' |
+       grep -qv 'msg="sampling overran its interval; skipping ticks"'; then
+    integ_pass "systemd: inside the sandbox it serves $(grep -c '^bottleneckd_' "$INTEG_TMP/sd-scrape") series, irqtime's eBPF program loads, nothing but the PCI-facts warning (and overrun ticks under load) is logged"
   else
     integ_fail "systemd: scrape or journal wrong: $(grep -c '^bottleneckd_cpu' "$INTEG_TMP/sd-scrape") bottleneckd_cpu* lines after 20 s; journal: $(grep -E 'irqtime|level=(error|warn)' <<<"$journal" | head -n 3)"
   fi
