@@ -331,13 +331,19 @@ TEST(ThreadsCollectorTest, LiveSleeperWaitsInClockNanosleep) {
   }
 }
 
+// BuildHost's tree, a collector following "udpecho" by name, and its sample.
+struct NamedTargetHost {
+  NamedTargetHost() : fs((BuildHost(p), p.roots())), c(Targets({ByName("udpecho")})) {}
+  ProcTree p;
+  testing::FakeFs fs;
+  ThreadsCollector c;
+  Sample s;
+};
+
 // Counts scans of the procfs root.
 TEST(ThreadsCollectorTest, NameScansAreCachedUntilAPidVanishes) {
-  ProcTree p;
-  BuildHost(p);
-  testing::FakeFs fs(p.roots());
-  ThreadsCollector c(Targets({ByName("udpecho")}));
-  Sample s;
+  NamedTargetHost h;
+  auto& [p, fs, c, s] = h;
   ASSERT_OK(c.Collect(fs, &s));
   EXPECT_EQ(fs.calls.list_proc_root, 1);
   EXPECT_EQ(s.threads->size(), 3u);
@@ -362,11 +368,8 @@ TEST(ThreadsCollectorTest, NameScansAreCachedUntilAPidVanishes) {
 // and the daemon followed it from the run's third window only, so three of
 // five windows had no target thread and the run read undetermined.
 TEST(ThreadsCollectorTest, RescanFindsATargetStartedSinceTheScan) {
-  ProcTree p;
-  BuildHost(p);
-  testing::FakeFs fs(p.roots());
-  ThreadsCollector c(Targets({ByName("udpecho")}));
-  Sample s;
+  NamedTargetHost h;
+  auto& [p, fs, c, s] = h;
   ASSERT_OK(c.Collect(fs, &s));
   p.Process(400, "udpecho", {400});
   ASSERT_OK(c.Collect(fs, &s));
