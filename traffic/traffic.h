@@ -20,8 +20,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "traffic/packet.h"
@@ -29,7 +31,7 @@
 namespace bottleneckd {
 
 struct TrafficOptions {
-  size_t top_flows = 16;            // flows kept by the bounded table (space-saving counters); also bounds lossy_flows
+  size_t top_flows = 16;            // flows listed; space-saving counters for evicted pairs; also bounds lossy_flows
   size_t max_tracked_flows = 4096;  // flow pairs tracked for pairing; the least recently seen is evicted (min 1)
   size_t max_outstanding = 4096;    // unanswered requests kept per flow pair (oldest counted lost when full; min 1)
   size_t max_outstanding_total = 262144;  // over all pairs: when full, least recently seen pairs are evicted
@@ -51,22 +53,28 @@ struct FlowKey {
   uint8_t protocol = 0;
   std::array<uint8_t, 16> src{}, dst{};
   uint16_t src_port = 0, dst_port = 0;
-  bool operator==(const FlowKey& o) const;
+  // Byte for byte (no padding, asserted below): inline, as it runs for
+  // every packet (called, it was 5 % of a capture file's analysis).
+  bool operator==(const FlowKey& o) const { return std::memcmp(this, &o, sizeof(FlowKey)) == 0; }
   FlowKey Reversed() const;
   // "udp 10.0.0.1:40000 > 10.0.0.2:7", "udp [2001:db8::1]:40000 > [2001:db8::2]:7",
   // "icmp 10.0.0.1 > 10.0.0.2" (no ports), "proto 47 ..." (no name known).
   std::string ToString() const;
 };
 
+static_assert(sizeof(FlowKey) == 38 && std::has_unique_object_representations_v<FlowKey>,
+              "FlowKey::operator== compares bytes: no padding");
+
 struct FlowStats {
   FlowKey key;  // requester -> responder
   uint64_t requests = 0, replies = 0, paired = 0, lost = 0;
   uint64_t bytes = 0;    // both directions, wire length
-  uint64_t packets = 0;  // both directions (for top flows: an estimate, upper bound, when evicted)
+  uint64_t packets = 0;  // both directions (for top flows: an upper bound once pairs were evicted)
   // Top flows only: how much `packets` may over-count (the space-saving
-  // error: the true count is in [packets - packets_error, packets]). The
-  // other fields of a top flow count from when it (last) entered the table,
-  // so they are exact when packets_error is 0.
+  // error: the true count is in [packets - packets_error, packets]; 0 while
+  // no pair was evicted). The other fields count while the pair was tracked
+  // plus what its counter gathered since it last took it over, so they are
+  // exact when packets_error is 0.
   uint64_t packets_error = 0;
 };
 

@@ -98,6 +98,7 @@ FlowTracker::Pair* FlowTracker::Lookup(const FlowKey& canon, size_t hash, const 
   p.hash = hash;
   p.self = lru_.begin();
   p.stats.key = key;
+  p.evicted_before = evicted_.Test(hash);
   if (lru_.size() * 2 > pairs_.cells()) {
     pairs_.Reset(pairs_.cells() * 2);
     for (Pair& q : lru_) pairs_.Set(pairs_.Find(q.hash, [](const Pair*) { return false; }), &q, q.hash);
@@ -111,6 +112,8 @@ void FlowTracker::Evict(double now, TrafficSummary* sum) {
   Pair& p = lru_.back();
   Settle(&p, now, &sum->evicted_outstanding, sum);
   if (p.stats.lost > 0) RememberLossy(p);
+  top_.Add(p.canon, p.hash, p.stats);
+  evicted_.Set(p.hash);
   alive_ -= p.alive;
   pairs_.Erase(pairs_.Find(p.hash, [&p](const Pair* q) { return q == &p; }));
   lru_.pop_back();
@@ -135,7 +138,6 @@ void FlowTracker::CountLost(Pair* p, uint64_t n, TrafficSummary* sum) {
   if (n == 0) return;
   p->stats.lost += n;
   sum->lost += n;
-  if (FlowStats* c = top_.Find(p->canon, p->hash)) c->lost += n;
 }
 
 void FlowTracker::Reset(Pair* p) {
@@ -255,13 +257,9 @@ FlowOutcome FlowTracker::Add(double ts, double now, const FlowKey& key, uint32_t
   Pair& p = *Lookup(canon, hash, key, now, sum);
   FlowOutcome out;
   out.request = key == p.stats.key;
-  FlowStats* c = top_.Touch(canon, hash, p.stats.key);
-  for (FlowStats* s : {&p.stats, c}) {
-    if (s == nullptr) continue;
-    s->bytes += wirelen;
-    ++(out.request ? s->requests : s->replies);
-  }
-  ++p.stats.packets;  // Touch counted c's
+  p.stats.bytes += wirelen;
+  ++(out.request ? p.stats.requests : p.stats.replies);
+  ++p.stats.packets;
   ++(out.request ? sum->requests : sum->replies);
   (out.request ? sum->request_bytes : sum->reply_bytes) += wirelen;
   if (!pairable) return out;
@@ -280,7 +278,6 @@ FlowOutcome FlowTracker::Add(double ts, double now, const FlowKey& key, uint32_t
   CountLost(&p, passed_over, sum);
   out.paired = true;
   ++p.stats.paired;
-  if (c != nullptr) ++c->paired;
   ++sum->paired;
   sum->turnaround.Add(std::max(0.0, ts - request_ts));
   return out;
@@ -300,17 +297,13 @@ void FlowTracker::Finish(double now, TrafficSummary* sum) {
 
 namespace {
 
-void MergeStats(FlowStats* into, const FlowStats& s) {
-  into->requests += s.requests;
-  into->replies += s.replies;
-  into->paired += s.paired;
-  into->lost += s.lost;
-  into->bytes += s.bytes;
-  into->packets += s.packets;
-}
-
 bool MoreLost(const FlowStats& a, const FlowStats& b) {
   if (a.lost != b.lost) return a.lost > b.lost;
+  if (a.packets != b.packets) return a.packets > b.packets;
+  return KeyLess(a.key, b.key);
+}
+
+bool MorePackets(const FlowStats& a, const FlowStats& b) {
   if (a.packets != b.packets) return a.packets > b.packets;
   return KeyLess(a.key, b.key);
 }
@@ -334,8 +327,36 @@ void FlowTracker::RememberLossy(const Pair& p) {
   if (p.stats.lost > least->lost) *least = p.stats;
 }
 
+std::vector<FlowStats> FlowTracker::TopFlows() const {
+  if (o_.top_flows == 0) return {};
+  std::vector<FlowStats> all;
+  all.reserve(lru_.size() + o_.top_flows);
+  const uint64_t floor = top_.Floor();
+  for (const Pair& p : lru_) {
+    FlowStats s = p.stats;
+    if (const FlowStats* c = top_.Find(p.canon, p.hash)) {
+      MergeStats(&s, *c);
+      s.packets_error = c->packets_error;
+    } else if (p.evicted_before) {
+      // Its earlier counts may have gone with a counter another pair took
+      // over: at most the smallest count.
+      s.packets += floor;
+      s.packets_error = floor;
+    }
+    all.push_back(s);
+  }
+  top_.ForEach([&](const FlowKey& canon, size_t hash, const FlowStats& c) {
+    auto same = [&canon](const Pair* q) { return q->canon == canon; };
+    if (pairs_.cells() == 0 || pairs_.at(pairs_.Find(hash, same)) == nullptr) all.push_back(c);
+  });
+  const size_t n = std::min(all.size(), o_.top_flows);
+  std::partial_sort(all.begin(), all.begin() + static_cast<ptrdiff_t>(n), all.end(), MorePackets);
+  all.resize(n);
+  return all;
+}
+
 void FlowTracker::FillFlows(TrafficSummary* sum) const {
-  sum->top_flows = top_.Top();
+  sum->top_flows = TopFlows();
   std::vector<FlowStats> lossy;
   std::unordered_map<FlowKey, size_t, FlowKeyHash> at;
   auto add = [&](const FlowStats& s) {

@@ -1,9 +1,10 @@
 // Flow tracking behind TrafficAnalyzer (internal to traffic/traffic*.cc):
 // the flow pairs tracked for direction and UDP echo pairing (a table bounded
-// by LRU eviction, each pair with a bounded queue of outstanding requests) and
-// the space-saving table of top flows (Metwally, Agrawal and El Abbadi,
-// "Efficient computation of frequent and top-k elements in data streams",
-// ICDT 2005). Definitions: docs/traffic-analysis.md.
+// by LRU eviction, each pair with a bounded queue of outstanding requests,
+// counted exactly) and the space-saving table of the pairs evicted from it
+// (Metwally, Agrawal and El Abbadi, "Efficient computation of frequent and
+// top-k elements in data streams", ICDT 2005); the top flows are made of
+// both. Definitions: docs/traffic-analysis.md.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +21,10 @@ namespace bottleneckd::traffic_internal {
 // The pair's key with the lower (address, port) endpoint as source, so both
 // directions of a flow pair map to one key.
 FlowKey Canonical(const FlowKey& k);
+// Adds the counts of `s`, a count of the same flow pair, to *into;
+// requests and replies change places when s's requester is into's responder
+// (a pair seen again after eviction takes its direction afresh).
+void MergeStats(FlowStats* into, const FlowStats& s);
 // Strict order on keys (for deterministic ties).
 bool KeyLess(const FlowKey& a, const FlowKey& b);
 struct FlowKeyHash {
@@ -101,21 +106,27 @@ class OpenIndex {
   std::vector<Cell> cells_;
 };
 
-// Space-saving counters over canonical pair keys: counters in fixed slots,
-// a min-heap of slot numbers (with their counts, for locality) on the
-// count, and an OpenIndex of slot numbers + 1 on the key hash.
+// Space-saving counters over canonical pair keys, weighted: what the tracked
+// pairs take with them when they are evicted (FlowTracker counts the tracked
+// ones exactly). Counters in fixed slots, a min-heap of slot numbers (with
+// their counts, for locality) on the count, and an OpenIndex of slot numbers
+// + 1 on the key hash. O(log capacity) per eviction, nothing per packet.
 class SpaceSaving {
  public:
   explicit SpaceSaving(size_t capacity) : capacity_(capacity) {}
-  // Counts one packet of `canon` (`hash`: FlowKeyHash of it); a flow not in
-  // the table takes over the smallest counter when the table is full (its
-  // count becomes the error). `key` (requester -> responder) names a counter
-  // it takes. Returns the counter's stats (valid until the next Touch), null
-  // when capacity is 0.
-  FlowStats* Touch(const FlowKey& canon, size_t hash, const FlowKey& key);
-  FlowStats* Find(const FlowKey& canon, size_t hash);
-  std::vector<FlowStats> Top() const;  // by packets descending
-  size_t size() const { return slots_.size(); }
+  // Adds an evicted pair's counts (`hash`: FlowKeyHash of `canon`): to its
+  // counter when it has one, else to a free counter, else it takes over the
+  // smallest counter, whose count becomes its packets_error (the weighted
+  // form of the algorithm: the new count is that count plus s.packets).
+  void Add(const FlowKey& canon, size_t hash, const FlowStats& s);
+  const FlowStats* Find(const FlowKey& canon, size_t hash) const;
+  // How many packets a pair without a counter may have had counted into the
+  // table (and dropped): the smallest count once every counter is taken, else 0.
+  uint64_t Floor() const { return slots_.size() < capacity_ || heap_.empty() ? 0 : heap_[0].count; }
+  template <typename F>
+  void ForEach(F f) const {
+    for (const Slot& s : slots_) f(s.canon, s.hash, s.stats);
+  }
 
  private:
   struct Slot {
@@ -130,6 +141,7 @@ class SpaceSaving {
   };
   uint64_t Count(size_t heap_pos) const { return heap_[heap_pos].count; }
   void SiftDown(size_t i);
+  void SiftUp(size_t i);
   void Swap(size_t i, size_t j);
   // The index_ cell of `canon`, or the free cell where it goes.
   size_t Probe(const FlowKey& canon, size_t hash) const;
@@ -138,6 +150,20 @@ class SpaceSaving {
   std::vector<Slot> slots_;
   std::vector<HeapEntry> heap_;  // least count first
   OpenIndex<uint32_t> index_;    // slot + 1
+};
+
+// Canonical pair hashes that may have been evicted before: a bit per hash's
+// low bits, set at each eviction. A pair created while its bit is clear has
+// never been counted into the space-saving table, so its own counts are the
+// whole truth; a set bit (perhaps another pair's) only widens its bound.
+class EvictedFilter {
+ public:
+  void Set(size_t hash) { bits_[(hash >> 6) & (kWords - 1)] |= uint64_t{1} << (hash & 63); }
+  bool Test(size_t hash) const { return (bits_[(hash >> 6) & (kWords - 1)] >> (hash & 63)) & 1; }
+
+ private:
+  static constexpr size_t kWords = 1024;  // 64 Kibit, 8 KiB
+  std::vector<uint64_t> bits_ = std::vector<uint64_t>(kWords);
 };
 
 // What one packet did to its flow pair.
@@ -164,6 +190,10 @@ class FlowTracker {
   void ExpireAll(double now, TrafficSummary* sum);
   // Fills top_flows and lossy_flows as they stand.
   void FillFlows(TrafficSummary* sum) const;
+  // The top_flows pairs with the most packets: each tracked pair's own counts
+  // plus its space-saving counter's (or the table's floor as error when it
+  // may have had one), and the counters of pairs no longer tracked.
+  std::vector<FlowStats> TopFlows() const;
   size_t tracked() const { return lru_.size(); }
 
  private:
@@ -182,6 +212,7 @@ class FlowTracker {
     size_t hash = 0;          // FlowKeyHash of canon
     PairList::iterator self;  // its node in lru_
     FlowStats stats;
+    bool evicted_before = false;  // its hash's EvictedFilter bit was set when it was created
     // Outstanding requests by seq, from `head`; done ones stay as holes
     // until they reach the front or the queue is compacted.
     std::vector<Request> queue;
@@ -215,7 +246,8 @@ class FlowTracker {
   PairList lru_;            // most recently seen first
   OpenIndex<Pair*> pairs_;  // of lru_'s pairs, at most half full
   size_t alive_ = 0;        // outstanding requests over all pairs
-  SpaceSaving top_;
+  SpaceSaving top_;         // of evicted pairs
+  EvictedFilter evicted_;
   std::vector<FlowStats> evicted_lossy_;  // pairs evicted with loss, at most top_flows (most lost kept)
 };
 

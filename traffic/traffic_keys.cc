@@ -3,7 +3,6 @@
 // 8 bytes per step: they run for every packet.
 #include <algorithm>
 #include <cstring>
-#include <tuple>
 #include <utility>
 
 #include "traffic/traffic_flows.h"
@@ -15,10 +14,6 @@ uint64_t Load64(const uint8_t* p) {
   uint64_t w;
   std::memcpy(&w, p, sizeof(w));
   return w;
-}
-
-bool Equal16(const std::array<uint8_t, 16>& a, const std::array<uint8_t, 16>& b) {
-  return Load64(a.data()) == Load64(b.data()) && Load64(a.data() + 8) == Load64(b.data() + 8);
 }
 
 // One step: xor a word in, multiply by an odd constant (the golden ratio's),
@@ -60,11 +55,6 @@ std::string Endpoint(const std::array<uint8_t, 16>& addr, bool ipv6, uint16_t po
 
 }  // namespace
 
-bool FlowKey::operator==(const FlowKey& o) const {
-  return src_port == o.src_port && dst_port == o.dst_port && protocol == o.protocol && ipv6 == o.ipv6 &&
-         Equal16(src, o.src) && Equal16(dst, o.dst);
-}
-
 FlowKey FlowKey::Reversed() const {
   FlowKey r = *this;
   std::swap(r.src, r.dst);
@@ -82,12 +72,23 @@ std::string FlowKey::ToString() const {
 namespace traffic_internal {
 
 FlowKey Canonical(const FlowKey& k) {
-  // Any total order on endpoints will do: (address words, port).
-  auto end = [](const std::array<uint8_t, 16>& a, uint16_t port) {
-    return std::make_tuple(Load64(a.data()), Load64(a.data() + 8), port);
-  };
-  if (end(k.dst, k.dst_port) < end(k.src, k.src_port)) return k.Reversed();
-  return k;
+  // Any total order on endpoints will do: (address words, port), compared
+  // word by word (a tuple of them was 5 % of a capture file's analysis).
+  const uint64_t s0 = Load64(k.src.data()), d0 = Load64(k.dst.data());
+  if (s0 != d0) return d0 < s0 ? k.Reversed() : k;
+  const uint64_t s1 = Load64(k.src.data() + 8), d1 = Load64(k.dst.data() + 8);
+  if (s1 != d1) return d1 < s1 ? k.Reversed() : k;
+  return k.dst_port < k.src_port ? k.Reversed() : k;
+}
+
+void MergeStats(FlowStats* into, const FlowStats& s) {
+  const bool same_way = !(s.key == into->key.Reversed());
+  into->requests += same_way ? s.requests : s.replies;
+  into->replies += same_way ? s.replies : s.requests;
+  into->paired += s.paired;
+  into->lost += s.lost;
+  into->bytes += s.bytes;
+  into->packets += s.packets;
 }
 
 bool KeyLess(const FlowKey& a, const FlowKey& b) {
@@ -146,57 +147,50 @@ void SpaceSaving::Reindex(size_t cells) {
     index_.Set(Probe(slots_[s].canon, slots_[s].hash), s + 1, slots_[s].hash);
 }
 
-FlowStats* SpaceSaving::Touch(const FlowKey& canon, size_t hash, const FlowKey& key) {
-  if (capacity_ == 0) return nullptr;
+void SpaceSaving::SiftUp(size_t i) {
+  for (; i > 0 && Count((i - 1) / 2) > Count(i); i = (i - 1) / 2) Swap(i, (i - 1) / 2);
+}
+
+void SpaceSaving::Add(const FlowKey& canon, size_t hash, const FlowStats& s) {
+  if (capacity_ == 0 || s.packets == 0) return;
   if (index_.cells() == 0) Reindex(16);
   size_t cell = Probe(canon, hash);
-  uint32_t s;
   if (index_.at(cell) != 0) {
-    s = index_.at(cell) - 1;
-    Slot& slot = slots_[s];
-    heap_[slot.pos].count = ++slot.stats.packets;
+    Slot& slot = slots_[index_.at(cell) - 1];
+    MergeStats(&slot.stats, s);
+    heap_[slot.pos].count = slot.stats.packets;
     SiftDown(slot.pos);
   } else if (slots_.size() < capacity_) {
-    // A new count of 1 is no larger than any other: it rises to the root.
-    s = static_cast<uint32_t>(slots_.size());
-    slots_.push_back(Slot{canon, FlowStats{.key = key, .packets = 1}, heap_.size(), hash});
-    heap_.push_back(HeapEntry{1, s});
+    const auto n = static_cast<uint32_t>(slots_.size());
+    slots_.push_back(Slot{canon, s, heap_.size(), hash});
+    slots_.back().stats.packets_error = 0;
+    heap_.push_back(HeapEntry{s.packets, n});
     if (slots_.size() * 2 > index_.cells()) {
       Reindex(index_.cells() * 2);
     } else {
-      index_.Set(cell, s + 1, hash);
+      index_.Set(cell, n + 1, hash);
     }
-    for (size_t i = heap_.size() - 1; i > 0 && Count((i - 1) / 2) > Count(i); i = (i - 1) / 2) Swap(i, (i - 1) / 2);
+    SiftUp(heap_.size() - 1);
   } else {
-    s = heap_[0].slot;
-    Slot& slot = slots_[s];
-    uint64_t least = slot.stats.packets;
-    index_.Erase(index_.Find(slot.hash, [s](uint32_t c) { return c == s + 1; }));
+    const uint32_t n = heap_[0].slot;
+    Slot& slot = slots_[n];
+    const uint64_t least = slot.stats.packets;
+    index_.Erase(index_.Find(slot.hash, [n](uint32_t c) { return c == n + 1; }));
     slot.canon = canon;
     slot.hash = hash;
-    slot.stats = FlowStats{.key = key, .packets = least + 1, .packets_error = least};
-    heap_[0].count = least + 1;
-    index_.Set(Probe(canon, hash), s + 1, hash);  // probed again: the erase may have shifted cells
+    slot.stats = s;
+    slot.stats.packets = least + s.packets;
+    slot.stats.packets_error = least;
+    heap_[0].count = slot.stats.packets;
+    index_.Set(Probe(canon, hash), n + 1, hash);  // probed again: the erase may have shifted cells
     SiftDown(0);
   }
-  return &slots_[s].stats;
 }
 
-FlowStats* SpaceSaving::Find(const FlowKey& canon, size_t hash) {
+const FlowStats* SpaceSaving::Find(const FlowKey& canon, size_t hash) const {
   if (index_.cells() == 0) return nullptr;
   uint32_t c = index_.at(Probe(canon, hash));
   return c == 0 ? nullptr : &slots_[c - 1].stats;
-}
-
-std::vector<FlowStats> SpaceSaving::Top() const {
-  std::vector<FlowStats> out;
-  out.reserve(slots_.size());
-  for (const Slot& c : slots_) out.push_back(c.stats);
-  std::sort(out.begin(), out.end(), [](const FlowStats& a, const FlowStats& b) {
-    if (a.packets != b.packets) return a.packets > b.packets;
-    return KeyLess(a.key, b.key);
-  });
-  return out;
 }
 
 }  // namespace traffic_internal

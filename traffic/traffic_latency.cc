@@ -2,7 +2,10 @@
 // A bucket [lo, 1.02 lo) is reported as its geometric centre lo * sqrt(1.02),
 // within 0.995 % of any value in it.
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 
 #include "traffic/traffic.h"
 
@@ -14,10 +17,43 @@ constexpr double kRatio = 1.02;
 // Buckets to reach 100 s: ceil(ln(100 / 1e-6) / ln(1.02)) = ceil(930.2) = 931.
 constexpr size_t kBuckets = 931;
 
+// Bucket i is [Edge(i), Edge(i + 1)).
+double Edge(size_t i) { return kLowest * std::pow(kRatio, static_cast<double>(i)); }
+
+// Finding a bucket without a logarithm (one per paired reply: log() was 8 %
+// of a capture file's analysis, docs/performance.md): the double's exponent
+// and its top 7 mantissa bits name a cell less than 0.8 % wide, so at most
+// one 2 % bucket edge lies inside it; the cell's table entry is the bucket of
+// its lower end, and one comparison with the next edge finishes.
+class BucketFinder {
+ public:
+  BucketFinder() {
+    for (size_t i = 0; i <= kBuckets; ++i) edges_[i] = Edge(i);
+    for (size_t c = 0; c < kCells; ++c) {
+      const double lower = std::bit_cast<double>(uint64_t{kFirstCell + c} << kShift);
+      const double* e = std::upper_bound(edges_.data(), edges_.data() + kBuckets, lower);
+      first_[c] = static_cast<uint16_t>(e == edges_.data() ? 0 : e - edges_.data() - 1);
+    }
+  }
+  size_t Of(double seconds) const {
+    if (!(seconds > edges_[0])) return 0;  // NaN too
+    if (seconds >= edges_[kBuckets - 1]) return kBuckets - 1;
+    size_t i = first_[(std::bit_cast<uint64_t>(seconds) >> kShift) - kFirstCell];
+    return seconds >= edges_[i + 1] ? i + 1 : i;
+  }
+
+ private:
+  static constexpr int kShift = 52 - 7;  // exponent and 7 mantissa bits
+  // Cells from 2^-20 (below 1e-6) to 2^7 (above 100 s).
+  static constexpr uint64_t kFirstCell = std::bit_cast<uint64_t>(0x1p-20) >> kShift;
+  static constexpr size_t kCells = (std::bit_cast<uint64_t>(0x1p7) >> kShift) - kFirstCell;
+  std::array<double, kBuckets + 1> edges_;
+  std::array<uint16_t, kCells> first_;
+};
+
 size_t BucketOf(double seconds) {
-  if (seconds <= kLowest) return 0;
-  double i = std::floor(std::log(seconds / kLowest) / std::log(kRatio));
-  return std::min(static_cast<size_t>(i), kBuckets - 1);
+  static const BucketFinder finder;
+  return finder.Of(seconds);
 }
 
 double Centre(size_t bucket) { return kLowest * std::pow(kRatio, static_cast<double>(bucket) + 0.5); }
@@ -87,8 +123,8 @@ LatencyHistogram LatencyHistogram::Since(const LatencyHistogram& earlier) const 
   }
   if (d.count_ == 0) return LatencyHistogram();
   d.sum_ = std::max(0.0, sum_ - earlier.sum_);
-  d.min_ = std::clamp(kLowest * std::pow(kRatio, static_cast<double>(lowest)), min_, max_);
-  d.max_ = std::clamp(kLowest * std::pow(kRatio, static_cast<double>(highest + 1)), min_, max_);
+  d.min_ = std::clamp(Edge(lowest), min_, max_);
+  d.max_ = std::clamp(Edge(highest + 1), min_, max_);
   return d;
 }
 
@@ -98,7 +134,7 @@ uint64_t LatencyHistogram::CountAtOrBelow(double seconds) const {
   uint64_t n = 0;
   // Whole buckets whose upper edge is at or below `seconds`.
   for (size_t i = 0; i < buckets_.size(); ++i) {
-    if (kLowest * std::pow(kRatio, static_cast<double>(i + 1)) > seconds) break;
+    if (Edge(i + 1) > seconds) break;
     n += buckets_[i];
   }
   return n;

@@ -1,8 +1,10 @@
 // Tests of LatencyHistogram (traffic/traffic.h): nearest-rank percentiles
-// of known sets within 1 %, the clamping to 1 us and 100 s, and Merge.
+// of known sets within 1 %, the clamping to 1 us and 100 s, Merge, and
+// each value's bucket against the logarithm that defines it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "traffic/traffic.h"
 
@@ -102,6 +104,32 @@ TEST(LatencyHistogramCount, CountsValuesAtOrBelowABound) {
   EXPECT_EQ(h.CountAtOrBelow(1e-3), 3u);   // and the two 100 us
   EXPECT_EQ(h.CountAtOrBelow(10e-3), 4u);  // everything (at or above the max)
   EXPECT_EQ(LatencyHistogram().CountAtOrBelow(1), 0u);
+}
+
+// The bucket of a value (found from its bits, no logarithm) is the one the
+// definition gives, floor(ln(x / 1 us) / ln(1.02)), over the whole range:
+// each value is added beside 1000 s (so it is not the maximum) and its
+// bucket read back through CountAtOrBelow at the bucket edges.
+TEST(LatencyHistogramCount, BucketsAreTheDefinitionsOverTheRange) {
+  int checked = 0;
+  for (double x = 1.0001e-6; x < 99; x *= 1.00731) {
+    const double exact = std::log(x / 1e-6) / std::log(1.02);
+    const double whole = std::floor(exact);
+    if (exact - whole < 1e-9 || whole + 1 - exact < 1e-9) continue;  // on an edge: rounding decides
+    const auto want = static_cast<int>(whole);
+    LatencyHistogram h;
+    h.Add(x);
+    h.Add(1000);
+    // Bucket b's upper edge is 1e-6 * 1.02^(b + 1); x is counted at the
+    // upper edge of its own bucket, not at the one below.
+    auto edge = [](int b) { return 1e-6 * std::pow(1.02, b + 1) * (1 + 1e-12); };
+    EXPECT_EQ(h.CountAtOrBelow(edge(want)), 1u) << x;
+    if (want > 0) {
+      EXPECT_EQ(h.CountAtOrBelow(edge(want - 1)), 0u) << x;
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, 2500);
 }
 
 }  // namespace
