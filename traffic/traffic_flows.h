@@ -32,7 +32,7 @@ struct FlowKeyHash {
 };
 
 // 64-bit hash of the payload length and `n` payload bytes (none when `data`
-// is null), 8 bytes per multiply-xorshift step, MurmurHash3's finaliser.
+// is null), 16 bytes per 128-bit multiply folded to 64 bits.
 uint64_t Fingerprint(uint32_t payload_length, const uint8_t* data, size_t n);
 
 // Open addressing (linear probing, backward-shift deletion) from a payload

@@ -1,6 +1,6 @@
 // Flow keys (comparison, canonical order, hashing), the payload fingerprint
 // and the space-saving top-flows table (see traffic_flows.h). The hashes take
-// 8 bytes per step: they run for every packet.
+// 16 bytes per multiply: they run for every packet.
 #include <algorithm>
 #include <cstring>
 #include <utility>
@@ -16,21 +16,20 @@ uint64_t Load64(const uint8_t* p) {
   return w;
 }
 
-// One step: xor a word in, multiply by an odd constant (the golden ratio's),
-// fold the high half down.
-uint64_t Mix(uint64_t h, uint64_t w) {
-  h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-  return h ^ (h >> 32);
+// A 64 x 64 -> 128-bit multiply folded to 64 bits (wyhash's "mum" step):
+// one multiply instruction mixes two words into every output bit. It
+// replaced a multiply per 8 bytes and MurmurHash3's finaliser (flow key
+// hash and fingerprint were 16 % of a capture file's analysis,
+// docs/performance.md).
+uint64_t Mum(uint64_t a, uint64_t b) {
+  const unsigned __int128 r = static_cast<unsigned __int128>(a) * b;
+  return static_cast<uint64_t>(r) ^ static_cast<uint64_t>(r >> 64);
 }
 
-// MurmurHash3's 64-bit finaliser: every input bit affects every output bit.
-uint64_t Finish64(uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  return h ^ (h >> 33);
-}
+// Odd constants with about half their bits set (wyhash's), xored into the
+// words so that zero words still multiply to something.
+constexpr uint64_t kP0 = 0xa0761d6478bd642fULL, kP1 = 0xe7037ed1a0b428dbULL;
+constexpr uint64_t kP2 = 0x8ebc6af09c88c6e3ULL, kP3 = 0x589965cc75374cc3ULL;
 
 const char* ProtocolName(uint8_t protocol) {
   switch (protocol) {
@@ -97,25 +96,23 @@ bool KeyLess(const FlowKey& a, const FlowKey& b) {
 }
 
 size_t FlowKeyHash::operator()(const FlowKey& k) const {
-  uint64_t h = Mix(
-      0, (uint64_t{k.src_port} << 32) | (uint64_t{k.dst_port} << 16) | (uint64_t{k.protocol} << 8) | uint64_t{k.ipv6});
-  h = Mix(h, Load64(k.src.data()));
-  h = Mix(h, Load64(k.src.data() + 8));
-  h = Mix(h, Load64(k.dst.data()));
-  h = Mix(h, Load64(k.dst.data() + 8));
-  return static_cast<size_t>(Finish64(h));
+  const uint64_t head =
+      (uint64_t{k.src_port} << 32) | (uint64_t{k.dst_port} << 16) | (uint64_t{k.protocol} << 8) | uint64_t{k.ipv6};
+  const uint64_t a = Mum(Load64(k.src.data()) ^ kP0, Load64(k.dst.data()) ^ kP1);
+  const uint64_t b = Mum(Load64(k.src.data() + 8) ^ kP2, Load64(k.dst.data() + 8) ^ kP3);
+  return static_cast<size_t>(Mum(a ^ head ^ kP1, b ^ kP2));
 }
 
 uint64_t Fingerprint(uint32_t payload_length, const uint8_t* data, size_t n) {
-  uint64_t h = Mix(0x243f6a8885a308d3ULL, payload_length);
+  uint64_t h = Mum(payload_length ^ kP0, kP1);
   if (data == nullptr) n = 0;
-  for (; n >= 8; n -= 8, data += 8) h = Mix(h, Load64(data));
+  for (; n >= 16; n -= 16, data += 16) h = Mum(Load64(data) ^ h ^ kP2, Load64(data + 8) ^ kP3);
   if (n > 0) {
-    uint64_t w = 0;
-    std::memcpy(&w, data, n);
-    h = Mix(h, w ^ (uint64_t{n} << 56));
+    uint64_t w[2] = {0, 0};
+    std::memcpy(w, data, n);
+    h = Mum(w[0] ^ h ^ kP2, w[1] ^ kP3 ^ (uint64_t{n} << 56));
   }
-  return Finish64(h);
+  return h;
 }
 
 // ---- SpaceSaving ----
