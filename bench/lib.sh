@@ -114,3 +114,22 @@ median_p95() {
 count_series() {
   grep -cv -e '^#' -e '^$' "$1" || true
 }
+
+# write_tick_config FILE: the idle tick's configuration for the tick benches
+# (bench/tick_floor.sh, bench/tick_side_by_side.sh): 1 s ticks, collectors
+# only (soaker, irqtime, offcpu and profile off; their costs have their own
+# benches).
+write_tick_config() {
+  cat >"$1" <<YAML
+interval: 1s
+soaker:
+  mode: off
+collectors:
+  irqtime:
+    mode: off
+  offcpu:
+    enabled: false
+  profile:
+    mode: off
+YAML
+}

@@ -41,18 +41,7 @@ trap 'exit 130' INT TERM
 BENCH_TMP=$(mktemp -d "${TMPDIR:-/tmp}/bottleneckd-bench-XXXXXX")
 cc -O2 -o "$BENCH_TMP/tick_floor" "$HERE/tick_floor.c" || bench_die "cannot build bench/tick_floor.c"
 
-cat >"$BENCH_TMP/bottleneckd.yaml" <<YAML
-interval: 1s
-soaker:
-  mode: off
-collectors:
-  irqtime:
-    mode: off
-  offcpu:
-    enabled: false
-  profile:
-    mode: off
-YAML
+write_tick_config "$BENCH_TMP/bottleneckd.yaml"
 ARGS=(--config.file="$BENCH_TMP/bottleneckd.yaml" --path.state="$BENCH_TMP/state"
   --control.socket="$BENCH_TMP/control.sock")
 if [[ -n "$TREE" ]]; then

@@ -161,7 +161,7 @@ Status ParsePressure(std::string_view text, CpuPressure* out) {
 
 Status CpuCollector::Collect(const HostFs& fs, HostReadings* out) {
   out->cpu_pressure.reset();
-  Status s = fs.ReadProc("stat", &buf_);
+  Status s = fs.ReadProcKept("stat", &stat_fd_, &buf_);
   if (!s.ok()) {
     out->stat.reset();
     return s.IsNotFound() ? fs.MissingProcFiles(fs.ProcPath("stat")) : s;
@@ -174,7 +174,7 @@ Status CpuCollector::Collect(const HostFs& fs, HostReadings* out) {
     return s.WithContext(fs.ProcPath("stat"));
   }
 
-  s = fs.ReadProc("pressure/cpu", &buf_);
+  s = fs.ReadProcKept("pressure/cpu", &pressure_fd_, &buf_);
   // No PSI (before 4.20, CONFIG_PSI=n) or disabled at boot (psi=0: EOPNOTSUPP).
   if (s.IsNotFound() || s.IsNotSupported()) return Status::OK();
   BN_RETURN_IF_ERROR(s);

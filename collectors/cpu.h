@@ -64,6 +64,7 @@ class CpuCollector : public Collector {
 
  private:
   std::string buf_;
+  UniqueFd stat_fd_, pressure_fd_;  // kept open between ticks (HostFs::ReadProcKept)
 };
 
 }  // namespace bottleneckd

@@ -71,11 +71,11 @@ bool Unterminated(std::string_view rel) {
 // appended: growing `out` with resize() before each read zero-filled 16 KiB,
 // then 32 KiB, for every small /proc file, 3.4 % of an idle tick in memset
 // (docs/performance.md "The idle tick against its floor").
-Status ReadFile(const std::string& path, std::string* out, size_t max_bytes, bool whole, Cap cap = Cap::kError,
-                bool lines = true) {
-  UniqueFd fd;
+// `positional`: pread from offset 0 on (a descriptor kept open and read
+// again), else read from where the descriptor stands.
+Status ReadOpen(const UniqueFd& fd, const std::string& path, std::string* out, size_t max_bytes, bool whole, Cap cap,
+                bool lines, bool positional) {
   out->clear();
-  BN_RETURN_IF_ERROR(OpenRegular(path, &fd));
   // One byte past the cap tells a file of exactly max_bytes (a PCI config
   // space) from a longer one.
   const size_t limit = cap == Cap::kPrefix ? max_bytes : max_bytes + 1;
@@ -92,7 +92,7 @@ Status ReadFile(const std::string& path, std::string* out, size_t max_bytes, boo
     size_t want = std::min(sizeof(buf), limit - old);
     ssize_t n;
     do {
-      n = ::read(fd.get(), buf, want);
+      n = positional ? ::pread(fd.get(), buf, want, static_cast<off_t>(old)) : ::read(fd.get(), buf, want);
     } while (n < 0 && errno == EINTR);
     if (n < 0) return Status::FromErrno(errno, path);
     out->append(buf, static_cast<size_t>(n));
@@ -108,6 +108,14 @@ Status ReadFile(const std::string& path, std::string* out, size_t max_bytes, boo
     return Status::Corruption(path + ": ends mid-line (cut short?): not read");
   }
   return Status::OK();
+}
+
+Status ReadFile(const std::string& path, std::string* out, size_t max_bytes, bool whole, Cap cap = Cap::kError,
+                bool lines = true) {
+  UniqueFd fd;
+  out->clear();
+  BN_RETURN_IF_ERROR(OpenRegular(path, &fd));
+  return ReadOpen(fd, path, out, max_bytes, whole, cap, lines, /*positional=*/false);
 }
 
 Status ListDir(const std::string& path, std::vector<std::string>* names) {
@@ -146,6 +154,22 @@ Status HostFs::MissingSysFiles(const std::string& paths) const {
 
 Status HostFs::ReadProc(std::string_view rel, std::string* out) const {
   return ReadFile(ProcPath(rel), out, kMaxProcBytes, /*whole=*/true, Cap::kError, !Unterminated(rel));
+}
+
+Status HostFs::ReadProcKept(std::string_view rel, UniqueFd* kept, std::string* out) const {
+  if (!live()) return ReadProc(rel, out);
+  const std::string path = ProcPath(rel);
+  const bool lines = !Unterminated(rel);
+  for (int attempt = 0;; ++attempt) {
+    if (kept->get() < 0) {
+      out->clear();
+      BN_RETURN_IF_ERROR(OpenRegular(path, kept));
+    }
+    Status s = ReadOpen(*kept, path, out, kMaxProcBytes, /*whole=*/true, Cap::kError, lines, /*positional=*/true);
+    if (s.ok()) return s;
+    *kept = UniqueFd();  // the next attempt, or call, opens afresh
+    if (attempt > 0) return s;
+  }
 }
 
 Status HostFs::ReadSys(std::string_view rel, std::string* out, size_t max_bytes) const {

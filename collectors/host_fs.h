@@ -56,6 +56,16 @@ class HostFs {
   // reused). NotFound when absent; IOError/PermissionDenied otherwise; IOError
   // for a file longer than kMaxProcBytes (never a value cut at the cap).
   virtual Status ReadProc(std::string_view rel, std::string* out) const;
+  // ReadProc through a descriptor kept in *kept between calls, for a table
+  // read every tick: opened (and checked, as above) on the first call, then
+  // read again from offset 0 with pread, which makes procfs write the text
+  // afresh; on a failed read it is closed and opened once more. An open,
+  // fstat and close per file were 30 of an idle tick's ~157 system calls
+  // (docs/performance.md "The idle tick against its floor"). Only on the
+  // live host: under other roots (fixture trees, whose files a replay
+  // replaces, and tests that inject faults through ReadProc) it is
+  // ReadProc, and *kept stays closed.
+  Status ReadProcKept(std::string_view rel, UniqueFd* kept, std::string* out) const;
 
   // Reads the sysfs attribute `rel` ("class/net/eth0/statistics/rx_packets")
   // with one bounded read. An attribute longer than max_bytes is an IOError:

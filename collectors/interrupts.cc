@@ -339,7 +339,7 @@ Status MapNicIrqs(const HostFs& fs, const Interrupts& irqs, const std::vector<st
 }
 
 Status InterruptsCollector::Collect(const HostFs& fs, HostReadings* out) {
-  Status s = fs.ReadProc("interrupts", &buf_);
+  Status s = fs.ReadProcKept("interrupts", &fd_, &buf_);
   if (s.IsNotFound()) return fs.MissingProcFiles(fs.ProcPath("interrupts"));
   BN_RETURN_IF_ERROR(s);
   Interrupts& irqs = out->interrupts ? *out->interrupts : out->interrupts.emplace();

@@ -81,6 +81,7 @@ class InterruptsCollector : public Collector {
 
  private:
   std::string buf_;
+  UniqueFd fd_;  // /proc/interrupts, kept open between ticks (HostFs::ReadProcKept)
   std::vector<std::string> interfaces_;
   // NIC mapping is rebuilt only when the set of IRQ action names or interfaces changes.
   std::string mapping_key_;

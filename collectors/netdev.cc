@@ -79,6 +79,28 @@ Status NetdevCollector::ReadAttr(const HostFs& fs, std::string_view rel) {
   return fs.ReadSys(path_, &buf_);
 }
 
+Status NetdevCollector::ReadKeptAttr(const HostFs& fs, const Known& known, UniqueFd* fd, std::string_view rel) {
+  if (fd->valid()) {
+    if ((fs.live() || !HostFs::Unlinked(*fd)) && HostFs::PreadAttribute(*fd, &buf_).ok()) return Status::OK();
+    CloseFd(fd);
+  }
+  Status s = ReadAttr(fs, rel);  // leaves path_ at the attribute
+  // OpenStatFds left room for these two under the cap.
+  if (s.ok() && !known.stat_fds.empty() && cached_fds_ < max_cached_fds_ && fs.OpenSys(path_, fd).ok()) ++cached_fds_;
+  return s;
+}
+
+void NetdevCollector::CloseFd(UniqueFd* fd) {
+  if (!fd->valid()) return;
+  *fd = UniqueFd();
+  --cached_fds_;
+}
+
+void NetdevCollector::CloseAllFds(Known* known) {
+  CloseStatFds(known);
+  CloseFd(&known->ifindex_fd);
+}
+
 Status NetdevCollector::LoadFacts(const HostFs& fs, const std::string& ifname, Known* known) {
   known->have_facts = false;
   path_.resize(path_base_);
@@ -117,7 +139,8 @@ Status NetdevCollector::LoadFacts(const HostFs& fs, const std::string& ifname, K
 
 void NetdevCollector::OpenStatFds(const HostFs& fs, Known* known) {
   if (!known->stat_fds.empty() || known->stat_names.empty()) return;
-  if (cached_fds_ + known->stat_names.size() > max_cached_fds_) return;  // by path
+  // By path beyond the cap; room is left for ifindex and operstate.
+  if (cached_fds_ + known->stat_names.size() + 2 > max_cached_fds_) return;
   known->stat_fds.resize(known->stat_names.size());
   for (size_t i = 0; i < known->stat_names.size(); ++i) {
     path_.resize(path_base_);
@@ -131,6 +154,7 @@ void NetdevCollector::OpenStatFds(const HostFs& fs, Known* known) {
 void NetdevCollector::CloseStatFds(Known* known) {
   for (const UniqueFd& fd : known->stat_fds) cached_fds_ -= fd.valid() ? 1 : 0;
   known->stat_fds.clear();
+  CloseFd(&known->operstate_fd);
 }
 
 Status NetdevCollector::ReadStat(const HostFs& fs, Known* known, size_t i) {
@@ -171,7 +195,7 @@ Status NetdevCollector::ReadInterface(const HostFs& fs, const std::string& ifnam
 
   std::optional<int64_t> ifindex;
   int64_t index;
-  if (ReadAttr(fs, "ifindex").ok() && ParseI64(Trim(buf_), &index)) ifindex = index;
+  if (ReadKeptAttr(fs, *known, &known->ifindex_fd, "ifindex").ok() && ParseI64(Trim(buf_), &index)) ifindex = index;
   if (!known->have_facts || !ifindex || ifindex != known->ifindex) {
     CloseStatFds(known);  // a new ifindex is a new device: new attribute files
     Status s = LoadFacts(fs, ifname, known);
@@ -226,7 +250,7 @@ Status NetdevCollector::ReadInterface(const HostFs& fs, const std::string& ifnam
   dev->pci_device = known->pci_device;
   dev->driver = known->driver;
   dev->operstate.clear();
-  if (Status o = ReadAttr(fs, "operstate"); o.ok()) {
+  if (Status o = ReadKeptAttr(fs, *known, &known->operstate_fd, "operstate"); o.ok()) {
     dev->operstate.assign(Trim(buf_));
   } else {
     LeftOut(fs.SysPath(path_), o);
@@ -272,7 +296,7 @@ Status NetdevCollector::Collect(const HostFs& fs, HostReadings* out) {
         ++it;
         continue;
       }
-      CloseStatFds(&it->second);  // the interface is gone: release its descriptors
+      CloseAllFds(&it->second);  // the interface is gone: release its descriptors
       it = known_.erase(it);
     }
   }

@@ -49,10 +49,12 @@ struct NetDev {
 //   errors are counted and leave that interface's ethtool empty.
 // - Static facts (is_virtual, pci_device, driver, the statistics file names)
 //   are read once per interface and re-read only when its ifindex changes.
-// - The statistics/* files stay open across ticks (one pread each per tick);
-//   an interface's descriptors are re-opened when its ifindex changes or one of
-//   its reads fails, and closed when it disappears. At most max_cached_fds()
-//   are held; interfaces beyond that are read with open+read+close.
+// - The statistics/* files stay open across ticks (one pread each per tick),
+//   and with them ifindex and operstate (from the tick after their first
+//   read); an interface's descriptors are re-opened when its ifindex changes
+//   or one of its reads fails, and closed when it disappears. At most
+//   max_cached_fds() are held; interfaces beyond that are read with
+//   open+read+close.
 class NetdevCollector : public Collector {
  public:
   // Compiles the include/exclude patterns (RE2, base/pattern.h); never
@@ -92,6 +94,10 @@ class NetdevCollector : public Collector {
     // (over the cap, or dropped after a failed read until the next tick). An
     // invalid entry is read by path.
     std::vector<UniqueFd> stat_fds;
+    // ifindex and operstate, read every tick like the statistics: kept open
+    // too (an open, fstat and close each were 18 of an idle tick's system
+    // calls with four interfaces); invalid: read by path next.
+    UniqueFd ifindex_fd, operstate_fd;
     uint64_t seen_tick = 0;
   };
 
@@ -110,6 +116,15 @@ class NetdevCollector : public Collector {
   bool IdleCounters(const HostFs& fs, Known* known);
   // Reads <class/net/IF/>rel into buf_.
   Status ReadAttr(const HostFs& fs, std::string_view rel);
+  // ReadAttr through *fd, kept open between ticks as the statistics are: a
+  // failed pread (the device gone: ENODEV) or, in a replayed tree, a file
+  // replaced closes it and reads by path; a read by path opens it for the
+  // next tick when the interface's statistics are kept open.
+  Status ReadKeptAttr(const HostFs& fs, const Known& known, UniqueFd* fd, std::string_view rel);
+  // Closes one kept descriptor, keeping cached_fds_ right.
+  void CloseFd(UniqueFd* fd);
+  // Closes every descriptor the interface keeps (it is gone).
+  void CloseAllFds(Known* known);
   void CountError(const std::string& file, const Status& s);
 
   NetdevOptions options_;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
 #include "base/kernel_units.h"
 #include "base/parse_util.h"
 #include "collectors/pid_stat_fields.h"
@@ -77,10 +78,11 @@ Status ParseLimitsMaxOpenFiles(std::string_view text, std::optional<uint64_t>* o
   return Status::Corruption("limits: no Max open files line");
 }
 
-Status ReadSelfProcess(const HostFs& fs, SelfProcess* out, std::optional<uint64_t>* btime) {
+Status ReadSelfProcess(const HostFs& fs, SelfProcess* out, SelfProcessState* state) {
+  std::optional<uint64_t>* btime = &state->btime;
   std::string text;
   SelfStat st;
-  BN_RETURN_IF_ERROR(fs.ReadProc("self/stat", &text));
+  BN_RETURN_IF_ERROR(fs.ReadProcKept("self/stat", &state->stat, &text));
   BN_RETURN_IF_ERROR(ParseSelfStat(text, &st));
   if (!btime->has_value()) {
     uint64_t b = 0;
@@ -88,18 +90,24 @@ Status ReadSelfProcess(const HostFs& fs, SelfProcess* out, std::optional<uint64_
     BN_RETURN_IF_ERROR(ParseStatBtime(text, &b));
     *btime = b;
   }
-  std::optional<uint64_t> max_fds;
-  BN_RETURN_IF_ERROR(fs.ReadProc("self/limits", &text));
-  BN_RETURN_IF_ERROR(ParseLimitsMaxOpenFiles(text, &max_fds));
-  std::vector<std::string> fds;
-  BN_RETURN_IF_ERROR(fs.ListProc("self/fd", &fds));
+  const int64_t now = MonotonicNanos();
+  if (state->fds_read_ns == 0 || now - state->fds_read_ns >= SelfProcessState::kFdsEveryNanos) {
+    std::optional<uint64_t> max_fds;
+    BN_RETURN_IF_ERROR(fs.ReadProcKept("self/limits", &state->limits, &text));
+    BN_RETURN_IF_ERROR(ParseLimitsMaxOpenFiles(text, &max_fds));
+    std::vector<std::string> fds;
+    BN_RETURN_IF_ERROR(fs.ListProc("self/fd", &fds));
+    state->open_fds = fds.size();
+    state->max_fds = max_fds;
+    state->fds_read_ns = now;
+  }
   const long page = ::sysconf(_SC_PAGESIZE);
   SelfProcess p;
   p.cpu_seconds = TicksToSeconds(st.utime + st.stime);
   p.resident_bytes = st.rss * static_cast<uint64_t>(page > 0 ? page : 4096);
   p.virtual_bytes = st.vsize;
-  p.open_fds = fds.size();
-  p.max_fds = max_fds;
+  p.open_fds = state->open_fds;
+  p.max_fds = state->max_fds;
   p.start_time_seconds = static_cast<double>(**btime) + TicksToSeconds(st.starttime);
   *out = p;
   return Status::OK();

@@ -53,10 +53,25 @@ struct SelfProcess {
   double start_time_seconds = 0;    // btime + starttime / USER_HZ, since the epoch
 };
 
+// What ReadSelfProcess keeps between calls: the boot time (/proc/stat,
+// large on a big host, is read only while it is unset), the descriptors of
+// self/stat and self/limits (HostFs::ReadProcKept), and the descriptor
+// count and limit, read again only every kFdsEveryNanos: listing
+// /proc/self/fd makes a dentry per descriptor, 9 % of an idle tick with the
+// ~110 that netdev keeps open (docs/performance.md "The idle tick against
+// its floor"); they stand for at most 10 s in between.
+struct SelfProcessState {
+  static constexpr int64_t kFdsEveryNanos = 10'000'000'000;
+  std::optional<uint64_t> btime;
+  UniqueFd stat, limits;
+  int64_t fds_read_ns = 0;  // MonotonicNanos() of the last listing; 0: never
+  uint64_t open_fds = 0;
+  std::optional<uint64_t> max_fds;
+};
+
 // Reads this process's usage through `fs` (its procfs root must be the live
-// /proc). `btime` caches the boot time: /proc/stat (large on a big host) is
-// read only while it is unset. The first error of a read or parse is
-// returned and *out is left unchanged.
-Status ReadSelfProcess(const HostFs& fs, SelfProcess* out, std::optional<uint64_t>* btime);
+// /proc). The first error of a read or parse is returned and *out is left
+// unchanged.
+Status ReadSelfProcess(const HostFs& fs, SelfProcess* out, SelfProcessState* state);
 
 }  // namespace bottleneckd

@@ -146,8 +146,9 @@ Status SocketsCollector::Collect(const HostFs& fs, HostReadings* out) {
   SocketStats& stats = out->sockets ? *out->sockets : out->sockets.emplace();
   uint32_t seen = 0;
   bool any_file = false;
-  for (const auto& f : kFiles) {
-    Status s = fs.ReadProc(f.rel, &buf_);
+  for (size_t i = 0; i < std::size(kFiles); ++i) {
+    const auto& f = kFiles[i];
+    Status s = fs.ReadProcKept(f.rel, &fds_[i], &buf_);
     if (s.IsNotFound()) continue;  // netstat is absent on some old or stripped kernels
     if (s.ok()) s = ParsePairs(buf_, f.file, &stats, &seen).WithContext(fs.ProcPath(f.rel));
     if (!s.ok()) {

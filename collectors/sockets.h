@@ -50,6 +50,7 @@ class SocketsCollector : public Collector {
 
  private:
   std::string buf_;
+  UniqueFd fds_[2];  // net/snmp, net/netstat, kept open between ticks (HostFs::ReadProcKept)
 };
 
 }  // namespace bottleneckd

@@ -60,9 +60,9 @@ Status ParseSoftirqsRow(std::string_view line, size_t ncpus, SoftirqRow* row) {
 // already holds. *part is unset unless the result is OK; *found is false when
 // the file is absent.
 template <typename T, typename ParseFn>
-Status ReadPart(const HostFs& fs, std::string_view rel, ParseFn parse, std::string* buf, std::optional<T>* part,
-                bool* found) {
-  Status s = fs.ReadProc(rel, buf);
+Status ReadPart(const HostFs& fs, std::string_view rel, UniqueFd* kept, ParseFn parse, std::string* buf,
+                std::optional<T>* part, bool* found) {
+  Status s = fs.ReadProcKept(rel, kept, buf);
   *found = !s.IsNotFound();
   if (s.ok()) {
     s = parse(*buf, *part ? &**part : &part->emplace());
@@ -141,8 +141,8 @@ Status ParseSoftnetStat(std::string_view text, std::vector<SoftnetCpu>* out) {
 
 Status SoftirqsCollector::Collect(const HostFs& fs, HostReadings* out) {
   bool have_softirqs = false, have_softnet = false;
-  Status s1 = ReadPart(fs, "softirqs", ParseProcSoftirqs, &buf_, &out->softirqs, &have_softirqs);
-  Status s2 = ReadPart(fs, "net/softnet_stat", ParseSoftnetStat, &buf_, &out->softnet, &have_softnet);
+  Status s1 = ReadPart(fs, "softirqs", &softirqs_fd_, ParseProcSoftirqs, &buf_, &out->softirqs, &have_softirqs);
+  Status s2 = ReadPart(fs, "net/softnet_stat", &softnet_fd_, ParseSoftnetStat, &buf_, &out->softnet, &have_softnet);
   if (!have_softirqs && !have_softnet) {
     return fs.MissingProcFiles(fs.ProcPath("softirqs") + " and " + fs.ProcPath("net/softnet_stat"));
   }

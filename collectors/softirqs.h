@@ -68,6 +68,7 @@ class SoftirqsCollector : public Collector {
 
  private:
   std::string buf_;
+  UniqueFd softirqs_fd_, softnet_fd_;  // kept open between ticks (HostFs::ReadProcKept)
 };
 
 }  // namespace bottleneckd

@@ -167,7 +167,7 @@ class Daemon {
   HostFs self_fs_;  // the live /proc (default roots) whatever config_.roots says
   SelfLimit self_limit_;
   std::string self_error_;             // last error reading /proc/self, logged once
-  std::optional<uint64_t> btime_;      // the live host's boot time, read once
+  SelfProcessState self_state_;        // the live host's boot time (read once), kept descriptors
   bool soaker_at_last_check_ = false;  // the soaker ran at the previous CheckSelfLimit
 
   Mutex mu_;

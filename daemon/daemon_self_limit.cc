@@ -33,7 +33,7 @@ std::string Join(const std::vector<std::string>& v) {
 
 void Daemon::CheckSelfLimit(Snapshot* snap) {
   SelfProcess self;
-  Status s = ReadSelfProcess(self_fs_, &self, &btime_);
+  Status s = ReadSelfProcess(self_fs_, &self, &self_state_);
   if (!s.ok()) {
     if (s.ToString() != self_error_)
       Log(LogLevel::kWarn, "own usage unreadable: no process_* metrics, no self-limit", {{"err", s.ToString()}});

@@ -4,21 +4,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "traffic/packet.h"
+#include "traffic/read_ahead.h"
 
 namespace bottleneckd {
 namespace {
 
 inline constexpr uint64_t kProgressFrames = 1000000;
 inline constexpr size_t kReadBuffer = 128 << 10;
-inline constexpr size_t kClassicChunk = 1 << 20;  // > 16 + the largest snap length (262144)
 
 // libpcap hands out DLT_ values: a file's LINKTYPE_RAW (101) reads as DLT_RAW
 // (12 on Linux, 14 on OpenBSD); ParsePacket takes the LINKTYPE_ value for it.
@@ -94,34 +96,62 @@ bool ClassicPcap(int fd, int dlt, ClassicFormat* fmt) {
 
 // Hands each ordinary record from byte `*offset` on to `frame(sec, nsec,
 // caplen, len, data)`; stops at the end of the file, a read error or the
-// first record that is not ordinary, with *offset at that record.
+// first record that is not ordinary, with *offset at that record. The file
+// comes in chunks of `chunk` bytes read one ahead on a second thread
+// (ReadAhead); records are handed out where they lie in a chunk, and the
+// one a chunk's end cuts is put together in `carry` (any number of chunks
+// long).
 template <typename Frame>
-void ReadClassic(int fd, const ClassicFormat& fmt, uint32_t snapshot, uint64_t* offset, Frame frame) {
-  std::vector<uint8_t> buf(kClassicChunk);
-  size_t pos = 0, have = 0;  // buf[pos, have) holds the file from *offset on
-  for (;;) {
-    const size_t left = have - pos;
-    uint32_t caplen = 0;
-    if (left >= 16) caplen = Load32(&buf[pos + 8], fmt.swapped);
-    if (left >= 16 && caplen > snapshot) return;
-    if (left < 16 || left < 16 + size_t{caplen}) {
-      if (16 + size_t{caplen} > buf.size()) return;
-      std::memmove(buf.data(), buf.data() + pos, left);
-      pos = 0;
-      have = left;
-      ssize_t n = ::pread(fd, buf.data() + have, buf.size() - have, static_cast<off_t>(*offset + have));
-      if (n <= 0) return;
-      have += static_cast<size_t>(n);
-      continue;
-    }
-    const uint8_t* r = &buf[pos];
+void ReadClassic(int fd, const ClassicFormat& fmt, uint32_t snapshot, size_t chunk, uint64_t* offset, Frame frame) {
+  auto emit = [&](const uint8_t* r) {
+    const uint32_t caplen = Load32(r + 8, fmt.swapped);
     // As libpcap: the fields are signed 32-bit; microseconds scale up to ns.
     int64_t sec = static_cast<int32_t>(Load32(r, fmt.swapped));
     int64_t frac = static_cast<int32_t>(Load32(r + 4, fmt.swapped));
     if (fmt.micro) frac *= 1000;
     frame(sec, frac, caplen, Load32(r + 12, fmt.swapped), r + 16);
-    pos += 16 + size_t{caplen};
     *offset += 16 + uint64_t{caplen};
+  };
+  ReadAhead ahead(fd, *offset, chunk);
+  std::vector<uint8_t> carry;
+  for (;;) {
+    const std::span<const uint8_t> c = ahead.Next();
+    if (c.empty()) return;  // a record left in carry is cut: libpcap reads it and says so
+    size_t pos = 0;
+    if (!carry.empty()) {
+      // The header first, then the rest of the record it announces.
+      size_t want = 16;
+      if (carry.size() >= 16) want = 16 + size_t{Load32(&carry[8], fmt.swapped)};
+      size_t take = std::min(want - carry.size(), c.size());
+      carry.insert(carry.end(), c.begin(), c.begin() + static_cast<ptrdiff_t>(take));
+      pos = take;
+      if (carry.size() == 16 && want == 16) {
+        const uint32_t caplen = Load32(&carry[8], fmt.swapped);
+        if (caplen > snapshot) return;
+        want = 16 + size_t{caplen};
+        take = std::min(want - 16, c.size() - pos);
+        carry.insert(carry.end(), c.begin() + static_cast<ptrdiff_t>(pos),
+                     c.begin() + static_cast<ptrdiff_t>(pos + take));
+        pos += take;
+      }
+      if (carry.size() < want) continue;
+      emit(carry.data());
+      carry.clear();
+    }
+    while (pos < c.size()) {
+      const size_t left = c.size() - pos;
+      if (left >= 16) {
+        const uint32_t caplen = Load32(&c[pos + 8], fmt.swapped);
+        if (caplen > snapshot) return;
+        if (left >= 16 + size_t{caplen}) {
+          emit(&c[pos]);
+          pos += 16 + size_t{caplen};
+          continue;
+        }
+      }
+      carry.assign(c.begin() + static_cast<ptrdiff_t>(pos), c.end());
+      break;
+    }
   }
 }
 
@@ -136,7 +166,7 @@ struct PcapCloser {
 }  // namespace
 
 Status AnalysePcapFile(const std::string& path, TrafficAnalyzer* analyzer, PcapFileInfo* info,
-                       const std::function<void(uint64_t)>& progress) {
+                       const std::function<void(uint64_t)>& progress, size_t chunk_bytes) {
   *info = PcapFileInfo();
   info->path = path;
   // Opening the FILE here (pcap_fopen_offline is pcap_open_offline on an open
@@ -191,7 +221,7 @@ Status AnalysePcapFile(const std::string& path, TrafficAnalyzer* analyzer, PcapF
   ClassicFormat fmt;
   if (f != stdin && info->nanosecond && ClassicPcap(fileno(f), info->linktype, &fmt)) {
     uint64_t offset = 24;  // the file header
-    ReadClassic(fileno(f), fmt, info->snaplen, &offset, frame);
+    ReadClassic(fileno(f), fmt, info->snaplen, chunk_bytes, &offset, frame);
     if (fseeko(f, static_cast<off_t>(offset), SEEK_SET) != 0) {
       return Status::FromErrno(errno, path + ": packet " + std::to_string(info->frames + 1));
     }

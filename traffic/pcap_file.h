@@ -5,6 +5,7 @@
 // analyzer, so the caller reports what was read and then the error.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -28,7 +29,10 @@ struct PcapFileInfo {
 // path; NotSupported for a link type ParsePacket does not handle (frames are
 // still counted as unsupported). `progress`, when set, is called every
 // 1 000 000 frames with the count so far.
+// `chunk_bytes`: the size of each read of a classic pcap file (read by
+// bottleneckd itself, one chunk ahead on a second thread; tests make it
+// small so that records span reads).
 Status AnalysePcapFile(const std::string& path, TrafficAnalyzer* analyzer, PcapFileInfo* info,
-                       const std::function<void(uint64_t)>& progress = nullptr);
+                       const std::function<void(uint64_t)>& progress = nullptr, size_t chunk_bytes = 1 << 20);
 
 }  // namespace bottleneckd

@@ -3,11 +3,13 @@
 // refusals, and a read of this test's own /proc/self through HostFs.
 #include "collectors/self_process.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <ctime>
+#include <vector>
 
 #include "tests/support/fake_fs.h"
 #include "tests/support/test_util.h"
@@ -90,11 +92,12 @@ TEST(ParseLimitsMaxOpenFiles, SoftLimitUnlimitedAndGarbage) {
 TEST(ReadSelfProcess, ReadsTheLiveProcess) {
   HostFs fs{HostRoots{}};
   SelfProcess p;
-  std::optional<uint64_t> btime;
-  ASSERT_OK(ReadSelfProcess(fs, &p, &btime));
-  ASSERT_TRUE(btime.has_value()) << "read once, then kept";
+  SelfProcessState state;
+  ASSERT_OK(ReadSelfProcess(fs, &p, &state));
+  ASSERT_TRUE(state.btime.has_value()) << "read once, then kept";
+  EXPECT_GE(state.stat.get(), 0) << "self/stat kept open on the live host";
   SelfProcess again;
-  ASSERT_OK(ReadSelfProcess(fs, &again, &btime));
+  ASSERT_OK(ReadSelfProcess(fs, &again, &state));
   EXPECT_EQ(again.start_time_seconds, p.start_time_seconds);
   EXPECT_GT(p.resident_bytes, 0u);
   EXPECT_GE(p.virtual_bytes, p.resident_bytes);
@@ -106,6 +109,23 @@ TEST(ReadSelfProcess, ReadsTheLiveProcess) {
   EXPECT_GE(p.cpu_seconds, 0);
   EXPECT_GT(p.start_time_seconds, 1e9) << "after 2001, since the epoch";
   EXPECT_LE(p.start_time_seconds, static_cast<double>(::time(nullptr)) + 1);
+}
+
+// The descriptor count is listed again only every 10 s: 40 more open
+// descriptors show once the last listing is that old, not before.
+TEST(ReadSelfProcess, CountsDescriptorsEveryTenSeconds) {
+  HostFs fs{HostRoots{}};
+  SelfProcessState state;
+  SelfProcess before, soon, later;
+  ASSERT_OK(ReadSelfProcess(fs, &before, &state));
+  std::vector<UniqueFd> more;
+  for (int i = 0; i < 40; ++i) more.emplace_back(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  ASSERT_OK(ReadSelfProcess(fs, &soon, &state));
+  EXPECT_EQ(soon.open_fds, before.open_fds) << "within 10 s: the last count";
+  state.fds_read_ns -= SelfProcessState::kFdsEveryNanos;
+  ASSERT_OK(ReadSelfProcess(fs, &later, &state));
+  EXPECT_GE(later.open_fds, before.open_fds + 40);
+  EXPECT_EQ(later.max_fds, before.max_fds);
 }
 
 // The same read path over a made-up procfs root: each garbled file is a
@@ -131,8 +151,8 @@ TEST(ReadSelfProcess, GarbledFilesAreRefused) {
     HostFs fs(roots);
     SelfProcess p;
     p.open_fds = 77;
-    std::optional<uint64_t> btime;
-    Status s = ReadSelfProcess(fs, &p, &btime);
+    SelfProcessState state;
+    Status s = ReadSelfProcess(fs, &p, &state);
     EXPECT_TRUE(s.IsCorruption()) << c.why << ": " << s.ToString();
     EXPECT_NE(s.message().find(c.why), std::string::npos) << s.ToString();
     EXPECT_EQ(p.open_fds, 77u) << "left unchanged: " << c.why;
@@ -147,8 +167,8 @@ TEST(ReadSelfProcess, GarbledFilesAreRefused) {
   roots.procfs = dir.path();
   HostFs fs(roots);
   SelfProcess p;
-  std::optional<uint64_t> btime;
-  ASSERT_OK(ReadSelfProcess(fs, &p, &btime));
+  SelfProcessState state;
+  ASSERT_OK(ReadSelfProcess(fs, &p, &state));
   EXPECT_DOUBLE_EQ(p.cpu_seconds, 1.5) << "(100 + 50) ticks / USER_HZ";
   EXPECT_DOUBLE_EQ(p.start_time_seconds, 1700000008) << "btime + 800 ticks / USER_HZ";
   EXPECT_EQ(p.virtual_bytes, 4096000u);

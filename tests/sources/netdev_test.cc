@@ -533,10 +533,11 @@ TEST_F(NetdevTreeTest, SecondCollectOnlyPreads) {
   ASSERT_GE(c.max_cached_fds(), 20u);  // this test process: RLIMIT_NOFILE >= 80
   Sample s;
   ASSERT_OK(c.Collect(fs, &s));
-  // em0, eth0, lo, veth0, veth1: 4 statistics files each, opened once.
+  // em0, eth0, lo, veth0, veth1: 4 statistics files each, opened once, and
+  // operstate (ifindex, read before them, is opened on the next tick).
   EXPECT_EQ(fs.calls.open_sys, 20);
   EXPECT_EQ(fs.calls.read_sys, 0);
-  EXPECT_EQ(c.cached_fds(), 20u);
+  EXPECT_EQ(c.cached_fds(), 25u);
   fs.calls = {};
   ASSERT_OK(c.Collect(fs, &s));
   EXPECT_EQ(fs.calls.open_sys, 0);
@@ -545,6 +546,7 @@ TEST_F(NetdevTreeTest, SecondCollectOnlyPreads) {
   EXPECT_EQ(Find(s, "em0")->Stat("tx_packets"), 80431120u);
   EXPECT_EQ(Find(s, "veth1")->Stat("tx_packets"), 5u);
   EXPECT_EQ(c.counter_errors(), 0u);
+  EXPECT_EQ(c.cached_fds(), 30u);
 
   // The default options hide idle veth0 by its packet counters: also by pread.
   testing::FakeFs fs2(Roots());
@@ -556,6 +558,34 @@ TEST_F(NetdevTreeTest, SecondCollectOnlyPreads) {
   EXPECT_EQ(Names(s), (std::vector<std::string>{"em0", "eth0", "lo", "veth1"}));
   EXPECT_EQ(fs2.calls.open_sys, 0);
   EXPECT_EQ(fs2.calls.read_sys, 0);
+}
+
+// One Collect, counting fs's calls on the paths it counts: {reads by
+// path, opens}.
+std::pair<int, int> CountedCollect(NetdevCollector* c, testing::FakeFs* fs, Sample* s) {
+  fs->calls = {};
+  EXPECT_OK(c->Collect(*fs, s));
+  return {fs->calls.read_sys, fs->calls.open_sys};
+}
+
+// ifindex and operstate are read every tick too: by path once, then through
+// descriptors kept open like the statistics. Five interfaces, and two
+// entries with no statistics (ghost, bonding_masters) read by path each tick.
+TEST_F(NetdevTreeTest, IfindexAndOperstateAreKeptOpen) {
+  testing::FakeFs fs(Roots());
+  NetdevCollector c(AllNoEthtool());
+  Sample s;
+  fs.counted = "/ifindex";
+  EXPECT_EQ(CountedCollect(&c, &fs, &s), std::make_pair(7, 0));  // before the statistics are open: by path
+  EXPECT_EQ(CountedCollect(&c, &fs, &s), std::make_pair(7, 5));  // read by path, then opened
+  // operstate rewritten in place: read through the open descriptor.
+  dir_.Write(std::string(kEth0Stats) + "operstate", "down\n");
+  fs.counted = "/operstate";
+  EXPECT_EQ(CountedCollect(&c, &fs, &s), std::make_pair(0, 0));
+  fs.counted = "/ifindex";
+  EXPECT_EQ(CountedCollect(&c, &fs, &s), std::make_pair(2, 0));  // ghost, bonding_masters
+  EXPECT_EQ(Find(s, "eth0")->operstate, "down");
+  EXPECT_EQ(Find(s, "eth0")->ifindex, 4);
 }
 
 TEST_F(NetdevTreeTest, RewrittenFileIsReadThroughOpenDescriptor) {
@@ -593,13 +623,15 @@ TEST_F(NetdevTreeTest, ReplacedFileIsReadAgainByPathAndReopened) {
   EXPECT_EQ(Find(s, "eth0")->Stat("rx_packets"), 1362u);
   EXPECT_EQ(fs.calls.open_sys, 0);  // eth0's descriptors closed, its 4 files read by path
   EXPECT_EQ(fs.calls.read_sys, 1);  // tx_packets, the last in name order
-  EXPECT_EQ(c.cached_fds(), 16u);
+  // 5 x 4 statistics + 5 operstate + 5 ifindex (opened this tick), less
+  // eth0's statistics and operstate.
+  EXPECT_EQ(c.cached_fds(), 25u);
   fs.calls = {};
   ASSERT_OK(c.Collect(fs, &s));
   EXPECT_EQ(fs.calls.open_sys, 4);  // eth0 re-opened
   EXPECT_EQ(fs.calls.read_sys, 0);
   EXPECT_EQ(Find(s, "eth0")->Stat("tx_packets"), 919u);
-  EXPECT_EQ(c.cached_fds(), 20u);
+  EXPECT_EQ(c.cached_fds(), 30u);
   EXPECT_EQ(c.counter_errors(), 0u);
 }
 
@@ -614,7 +646,7 @@ TEST_F(NetdevTreeTest, FailedPreadFallsBackAndReopens) {
   EXPECT_EQ(Find(s, "eth0")->Stat("rx_bytes"), 1000u);
   EXPECT_EQ(Find(s, "eth0")->Stat("tx_packets"), 918u);
   EXPECT_EQ(fs.calls.read_sys, 4);
-  EXPECT_EQ(c.cached_fds(), 16u);
+  EXPECT_EQ(c.cached_fds(), 20u);  // the other four's statistics and operstate
   EXPECT_EQ(c.counter_errors(), 0u);
   fs.unreadable_open.clear();
   fs.calls = {};
@@ -647,14 +679,14 @@ TEST_F(NetdevTreeTest, RecreatedInterfaceIsReopened) {
   EXPECT_EQ(v->ifindex, 16);
   EXPECT_EQ(v->Stat("rx_packets"), 3u);
   EXPECT_EQ(v->Stat("tx_packets"), 4u);
-  EXPECT_EQ(c.cached_fds(), 20u);
+  EXPECT_EQ(c.cached_fds(), 30u);  // 4 statistics, ifindex and operstate each
 
   // Gone for good: left out, its descriptors released.
   fs::remove(dir_.path() + "/sys/class/net/veth1");
   fs::remove_all(veth1);
   ASSERT_OK(c.Collect(fs, &s));
   EXPECT_EQ(Names(s), (std::vector<std::string>{"em0", "eth0", "lo", "veth0"}));
-  EXPECT_EQ(c.cached_fds(), 16u);
+  EXPECT_EQ(c.cached_fds(), 24u);
 }
 
 // Lowers the soft RLIMIT_NOFILE for one scope; the cap is a quarter of it.
@@ -675,19 +707,20 @@ class SoftFdLimit {
 TEST_F(NetdevTreeTest, BeyondTheCapInterfacesAreReadByPath) {
   std::unique_ptr<NetdevCollector> c;
   {
-    SoftFdLimit limit(40);  // cap 10: room for two interfaces of 4
+    SoftFdLimit limit(48);  // cap 12: room for two interfaces of 4 statistics, ifindex and operstate
     c = std::make_unique<NetdevCollector>(AllNoEthtool());
   }
-  EXPECT_EQ(c->max_cached_fds(), 10u);
+  EXPECT_EQ(c->max_cached_fds(), 12u);
   testing::FakeFs fs(Roots());
   fs.counted = "/statistics/";
   Sample s;
   ASSERT_OK(c->Collect(fs, &s));
-  EXPECT_EQ(c->cached_fds(), 8u);  // em0, eth0 (name order)
+  EXPECT_EQ(c->cached_fds(), 10u);  // em0, eth0 (name order); their ifindex opens next tick
   fs.calls = {};
   ASSERT_OK(c->Collect(fs, &s));
   EXPECT_EQ(fs.calls.open_sys, 0);
   EXPECT_EQ(fs.calls.read_sys, 12);  // lo, veth0, veth1
+  EXPECT_EQ(c->cached_fds(), 12u);
   EXPECT_EQ(Find(s, "veth1")->Stat("tx_packets"), 5u);
   EXPECT_EQ(Find(s, "em0")->Stat("rx_packets"), 81985347u);
 }

@@ -177,6 +177,32 @@ TEST(PcapFile, CutLastRecordIsCorruptionWithItsNumber) {
   EXPECT_EQ(s.replies, 190u);
 }
 
+// bottleneckd reads classic pcap files in chunks (1 MiB, one ahead on a
+// second thread); a record a chunk's end cuts is put together. Chunks of
+// every size from one byte cut headers and payloads at every place: the
+// analysis is the same, and a file cut short is still the same error.
+TEST(PcapFile, RecordsSpanningReadsOfAnySize) {
+  TempDir d;
+  std::string path = d.path() + "/echo.pcap";
+  ASSERT_EQ(testing::WritePcap(path, 1, 65535, MainEcho()), "");
+  std::string cut = d.path() + "/cut.pcap";
+  ASSERT_EQ(testing::WritePcap(cut, 1, 65535, MainEcho()), "");
+  std::filesystem::resize_file(cut, std::filesystem::file_size(cut) - 21);  // into the ARP frame
+  for (size_t chunk : {1, 2, 7, 15, 16, 17, 121, 122, 123, 4096, 1 << 20}) {
+    SCOPED_TRACE("chunk " + std::to_string(chunk));
+    TrafficAnalyzer a;
+    PcapFileInfo info;
+    ASSERT_OK(AnalysePcapFile(path, &a, &info, nullptr, chunk));
+    EXPECT_EQ(info.frames, 391u);
+    ExpectMainEcho(a.Finish());
+    TrafficAnalyzer b;
+    Status st = AnalysePcapFile(cut, &b, &info, nullptr, chunk);
+    EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+    EXPECT_NE(st.message().find(cut + ": packet 391: "), std::string::npos) << st.message();
+    EXPECT_EQ(info.frames, 390u);
+  }
+}
+
 TEST(PcapFile, CutRecordHeaderInTheMiddle) {
   // Frames 1..3 whole, then 8 bytes of the 4th record's 16-byte header.
   TempDir d;
