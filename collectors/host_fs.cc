@@ -158,17 +158,21 @@ Status HostFs::ReadProc(std::string_view rel, std::string* out) const {
 
 Status HostFs::ReadProcKept(std::string_view rel, UniqueFd* kept, std::string* out) const {
   if (!live()) return ReadProc(rel, out);
-  const std::string path = ProcPath(rel);
   const bool lines = !Unterminated(rel);
   for (int attempt = 0;; ++attempt) {
+    // The path is built only to open (a tick's read through a kept
+    // descriptor allocates nothing); an error returned always comes from a
+    // read through a descriptor just opened, so it names the file.
+    std::string path;
     if (kept->get() < 0) {
+      path = ProcPath(rel);
       out->clear();
       BN_RETURN_IF_ERROR(OpenRegular(path, kept));
     }
     Status s = ReadOpen(*kept, path, out, kMaxProcBytes, /*whole=*/true, Cap::kError, lines, /*positional=*/true);
     if (s.ok()) return s;
     *kept = UniqueFd();  // the next attempt, or call, opens afresh
-    if (attempt > 0) return s;
+    if (attempt > 0 || !path.empty()) return s;
   }
 }
 
