@@ -94,7 +94,9 @@ double OwnTime(double interrupt_share, const VerdictThresholds& t) {
 
 // The CPUs the losses point at (docs/verdict-rules.md section 2, "The packet path and interrupt time"): losses at
 // the socket at the CPUs of the sockets' readers (the target threads), losses below it at the receive-processing
-// CPUs. Every CPU when nothing is lost or that part of the path is unknown.
+// CPUs. With nothing lost, the packet path's CPUs (readers and receive processing): a CPU that neither runs a
+// target thread nor receives the offered load does not limit it. Every CPU when that part of the path is
+// unknown.
 bool Candidate(const Signals& s, int cpu) {
   switch (s.ladder.first_losing) {
     case Rung::kSocket: return s.reader_cpus.empty() || Contains(s.reader_cpus, cpu);
@@ -102,7 +104,7 @@ bool Candidate(const Signals& s, int cpu) {
     case Rung::kNic: return s.rx_cpus.empty() || Contains(s.rx_cpus, cpu);
     case Rung::kNone: break;
   }
-  return true;
+  return (s.reader_cpus.empty() && s.rx_cpus.empty()) || OnPacketPath(s, cpu);
 }
 
 // The cpu rule's saturation of a CPU: saturated, and by its tasks rather than

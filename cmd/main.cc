@@ -121,29 +121,43 @@ int RunRecord(const Config& config, const Flags& flags) {
     bool usage = s.code() == Status::Code::kInvalidArgument && p.samples == 0 && !g_record_stop.load();
     return usage ? 2 : 1;
   }
-  std::fprintf(stderr, "bottleneckd record: %zu samples (%.1f MB) in %s%s\n", p.samples,
-               static_cast<double>(p.bytes) / 1e6, flags.record_out.c_str(),
-               g_record_stop.load() ? " (stopped early)" : "");
+  // The files' contents and what they take on disk (du: many small files,
+  // each a block or more).
+  std::fprintf(stderr, "bottleneckd record: %zu samples (%.3f MB of kernel files, %.1f MB on disk) in %s%s\n",
+               p.samples, static_cast<double>(p.bytes) / 1e6, static_cast<double>(p.disk_bytes) / 1e6,
+               flags.record_out.c_str(), g_record_stop.load() ? " (stopped early)" : "");
   return 0;
 }
 
-// `bottleneckd --replay DIR` without --report: one summary line per window.
-// Exit 2, with one line naming the file, for a recording that cannot be read.
+// `bottleneckd --replay DIR` without --report: one summary line per window,
+// each checked against the line `record` computed live and stored with the
+// sample: a window that replays otherwise is said on stderr (a recording
+// that lost what the live tick read, or a different config), and the last
+// line says how many matched. Exit 2, with one line naming the file, for a
+// recording that cannot be read; 1 when a stored window differs.
 int RunReplay(const Config& config, const std::string& dir) {
   RecordingInfo info;
   int64_t first_mono = 0;
-  bool first = true;
+  size_t index = 0, compared = 0, differ = 0;
   Status s = ReplayRecording(
       dir, config,
       [&](const Snapshot& snap) {
-        if (first) {
-          first = false;
+        if (index++ == 0) {
           first_mono = snap.sample.mono_ns;
           std::printf("# %s: %zu samples every %gs, %s%s%s\n", dir.c_str(), info.samples, info.interval_seconds,
                       info.source.c_str(), info.hostname.empty() ? "" : " on ", info.hostname.c_str());
         }
         std::string line = WindowSummaryLine(snap, first_mono);
-        if (!line.empty()) std::printf("%s\n", line.c_str());
+        if (line.empty()) return;
+        std::printf("%s\n", line.c_str());
+        std::string recorded;
+        if (!ReadRecordedWindow(dir, index - 1, &recorded).ok()) return;
+        ++compared;
+        if (recorded == line) return;
+        if (++differ <= 3)
+          std::fprintf(stderr,
+                       "bottleneckd: replay: sample %zu's window differs from the one recorded:\n  recorded %s\n",
+                       index - 1, recorded.c_str());
       },
       &info);
   std::fflush(stdout);
@@ -151,7 +165,11 @@ int RunReplay(const Config& config, const std::string& dir) {
     std::fprintf(stderr, "bottleneckd: replay: %s\n", s.message().c_str());
     return 2;
   }
-  return 0;
+  if (compared > 0)
+    std::fprintf(
+        stderr, "bottleneckd: replay: %zu of %zu windows as recorded%s\n", compared - differ, compared,
+        differ ? " (the others differ: the recording lacks what the live tick read, or the config differs)" : "");
+  return differ ? 1 : 0;
 }
 
 // The report in `format` (flags.cc checked it: text, json or html; folded is written by RunStoreReport).

@@ -46,8 +46,11 @@ std::string JoinArgs(const std::vector<std::string>& argv, size_t max) {
   return s;
 }
 
-// Forks and execs argv; returns its exit code the shell's way.
-int Execute(const std::vector<std::string>& argv) {
+// Forks and execs argv; returns its exit code the shell's way. *exec_failed:
+// whether the command never ran (the exec itself failed, which the child
+// says through a close-on-exec pipe), whatever exit code it chose.
+int Execute(const std::vector<std::string>& argv, bool* exec_failed) {
+  *exec_failed = false;
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -81,8 +84,10 @@ int Execute(const std::vector<std::string>& argv) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   g_child = 0;
-  if (n == static_cast<ssize_t>(sizeof exec_errno))
+  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
     std::fprintf(stderr, "bottleneckd run: %s: %s\n", argv[0].c_str(), std::strerror(exec_errno));
+    *exec_failed = true;
+  }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return kRunExitFailed;
@@ -124,6 +129,30 @@ int JoinOrLeave(const Config& config, const Flags& flags) {
     std::fprintf(stderr, "bottleneckd run '%s' (left):\n%s", name.c_str(), resp.body.c_str());
   }
   return 0;
+}
+
+// The run of a command that never started: nothing ran, so nothing is
+// judged, printed or stored. The in-process tracker forgets it; a daemon is
+// asked to (`discard`). Returns `code`, the exec failure's exit code.
+int DiscardRun(const Config& config, const std::string& name, RunTracker* tracker, Daemon* daemon, std::thread* loop,
+               int code) {
+  Status s;
+  if (daemon) {
+    s = tracker->Discard(name);
+    daemon->Stop();
+    loop->join();
+  } else {
+    ControlRequest req;
+    req.verb = "discard";
+    req.args = {name};
+    ControlResponse r;
+    s = ControlCall(config.runs.control_socket, req, &r);
+    if (s.ok() && !r.ok) s = Status::IOError(r.error);
+  }
+  if (!s.ok())
+    std::fprintf(stderr, "bottleneckd run: the command did not start, and run '%s' could not be discarded: %s\n",
+                 name.c_str(), s.message().c_str());
+  return code;
 }
 
 }  // namespace
@@ -182,10 +211,12 @@ int RunCommand(const Config& config, const Flags& flags) {
   // wrapper stays to end the run.
   ign.sa_handler = SIG_IGN;
   sigaction(SIGINT, &ign, &old_int);
-  int code = Execute(flags.run_argv);
+  bool exec_failed = false;
+  int code = Execute(flags.run_argv, &exec_failed);
   sigaction(SIGTERM, &old_term, nullptr);
   sigaction(SIGHUP, &old_hup, nullptr);
   sigaction(SIGINT, &old_int, nullptr);
+  if (exec_failed) return DiscardRun(config, name, tracker.get(), daemon.get(), &loop, code);
 
   std::optional<int> exit_code;
   if (code < 256) exit_code = code;

@@ -156,8 +156,12 @@ Status HostFs::ReadProc(std::string_view rel, std::string* out) const {
   return ReadFile(ProcPath(rel), out, kMaxProcBytes, /*whole=*/true, Cap::kError, !Unterminated(rel));
 }
 
+Status HostFs::OpenProc(std::string_view rel, UniqueFd* out) const {
+  if (!live()) return Status::NotSupported(ProcPath(rel) + ": kept descriptors only on the live host; read by path");
+  return OpenRegular(ProcPath(rel), out);
+}
+
 Status HostFs::ReadProcKept(std::string_view rel, UniqueFd* kept, std::string* out) const {
-  if (!live()) return ReadProc(rel, out);
   const bool lines = !Unterminated(rel);
   for (int attempt = 0;; ++attempt) {
     // The path is built only to open (a tick's read through a kept
@@ -167,7 +171,12 @@ Status HostFs::ReadProcKept(std::string_view rel, UniqueFd* kept, std::string* o
     if (kept->get() < 0) {
       path = ProcPath(rel);
       out->clear();
-      BN_RETURN_IF_ERROR(OpenRegular(path, kept));
+      Status opened = OpenProc(rel, kept);
+      if (opened.IsNotSupported()) {
+        *kept = UniqueFd();
+        return ReadProc(rel, out);
+      }
+      BN_RETURN_IF_ERROR(opened);
     }
     Status s = ReadOpen(*kept, path, out, kMaxProcBytes, /*whole=*/true, Cap::kError, lines, /*positional=*/true);
     if (s.ok()) return s;

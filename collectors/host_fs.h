@@ -57,15 +57,20 @@ class HostFs {
   // for a file longer than kMaxProcBytes (never a value cut at the cap).
   virtual Status ReadProc(std::string_view rel, std::string* out) const;
   // ReadProc through a descriptor kept in *kept between calls, for a table
-  // read every tick: opened (and checked, as above) on the first call, then
-  // read again from offset 0 with pread, which makes procfs write the text
-  // afresh; on a failed read it is closed and opened once more. An open,
-  // fstat and close per file were 30 of an idle tick's ~157 system calls
-  // (docs/performance.md "The idle tick against its floor"). Only on the
-  // live host: under other roots (fixture trees, whose files a replay
-  // replaces, and tests that inject faults through ReadProc) it is
-  // ReadProc, and *kept stays closed.
+  // read every tick: opened by OpenProc (and checked, as above) on the first
+  // call, then read again from offset 0 with pread, which makes procfs write
+  // the text afresh; on a failed read it is closed and opened once more. An
+  // open, fstat and close per file were 30 of an idle tick's ~157 system
+  // calls (docs/performance.md "The idle tick against its floor"). Where
+  // OpenProc refuses (NotSupported: fixture roots, a recorder, a replay, a
+  // test that injects faults) it is the virtual ReadProc, and *kept stays
+  // closed: the fast path is the door's to offer, never a way around it.
   Status ReadProcKept(std::string_view rel, UniqueFd* kept, std::string* out) const;
+  // Opens the /proc file `rel` (checked as the reads above) for ReadProcKept.
+  // NotSupported unless this door reads the live host (live()): a subclass
+  // that wraps ReadProc (the recorder) refuses it too, so every kept read
+  // comes back through ReadProc (RecordingFs.KeptReadsAreRecorded).
+  virtual Status OpenProc(std::string_view rel, UniqueFd* out) const;
 
   // Reads the sysfs attribute `rel` ("class/net/eth0/statistics/rx_packets")
   // with one bounded read. An attribute longer than max_bytes is an IOError:

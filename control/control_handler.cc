@@ -50,6 +50,14 @@ ControlResponse HandleControlRequest(const ControlRequest& req, RunTracker* runs
                 "); the run is kept in memory and retried\n";
     return r;
   }
+  if (req.verb == "discard") {
+    Status s = runs->Discard(req.args[0]);
+    if (!s.ok()) return Error(s.message());
+    ControlResponse r;
+    r.ok = true;
+    r.body = "discarded\t" + req.args[0] + "\n";
+    return r;
+  }
   // status
   ControlResponse r;
   r.ok = true;

@@ -110,7 +110,7 @@ Status ParseControlRequest(std::string_view line, ControlRequest* out) {
   BN_RETURN_IF_ERROR(CheckText(line));
   std::vector<std::string_view> f = SplitFields(line);
   std::string_view verb = f[0];
-  if (verb.empty()) return Status::InvalidArgument("empty request: expected start, stop or status");
+  if (verb.empty()) return Status::InvalidArgument("empty request: expected start, stop, discard or status");
   if (verb == "status") {
     if (f.size() != 1)
       return Status::InvalidArgument("'status' takes no arguments (got " + std::to_string(f.size() - 1) + ")");
@@ -123,9 +123,12 @@ Status ParseControlRequest(std::string_view line, ControlRequest* out) {
     BN_RETURN_IF_ERROR(CheckFieldCount(verb, f.size(), 2, 3, "stop<TAB>NAME[<TAB>EXIT_CODE]"));
     BN_RETURN_IF_ERROR(CheckName(f[1]));
     if (f.size() == 3) BN_RETURN_IF_ERROR(CheckExitCode(f[2]));
+  } else if (verb == "discard") {
+    BN_RETURN_IF_ERROR(CheckFieldCount(verb, f.size(), 2, 2, "discard<TAB>NAME"));
+    BN_RETURN_IF_ERROR(CheckName(f[1]));
   } else {
     return Status::InvalidArgument("unknown request '" + std::string(Clip(verb, 40)) +
-                                   "': expected start, stop or status");
+                                   "': expected start, stop, discard or status");
   }
   ControlRequest r;
   r.verb = std::string(verb);

@@ -3,12 +3,14 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "analysis/analyzer.h"
@@ -45,6 +47,52 @@ void ReplaySource(const ReplayFs& fs, Status (ReplayFs::*read)(Reading*) const, 
     res.error = s.ToString();
   }
   sample->results.push_back(std::move(res));
+}
+
+// A source's reading read live (record) into the sample, as ReplaySource
+// reads it back: the field and a successful CollectorResult `name`.
+template <typename Reading>
+void AddSourceReading(const char* name, Reading r, std::optional<Reading>* field, Sample* sample) {
+  if (r.mono_ns == 0) r.mono_ns = sample->mono_ns;
+  *field = std::move(r);
+  CollectorResult res;
+  res.name = name;
+  res.success = true;
+  sample->results.push_back(std::move(res));
+}
+
+// The snapshot of a sample as Daemon::Tick publishes it: bus paths, the
+// window from the previous snapshot with its bus estimate, the verdict. The
+// one path for record and replay, so a recording replays to the windows the
+// recorder computed.
+void AnalyzeSample(const Config& config, double interval_seconds, const Snapshot* prev, Analyzer* analyzer,
+                   Snapshot* snap) {
+  snap->interval_seconds = interval_seconds;
+  snap->per_cpu_irq_matrix = config.collectors.interrupts.per_cpu_matrix;
+  CompleteSnapshot(prev, config.bus_model, snap);
+  if (prev) AnalyzeSnapshot(analyzer, *prev, snap);
+}
+
+// The /proc tables a collector's successful read must have left in a
+// recorded sample: a sample without them replays as a CPU at 0 % and
+// `undetermined` (every live recording lost /proc when kept descriptors
+// read around the recorder).
+struct RecordedTable {
+  const char* collector;
+  const char* rel;
+};
+constexpr RecordedTable kRecordedTables[] = {
+    {"cpu", "stat"}, {"interrupts", "interrupts"}, {"softirqs", "softirqs"}, {"sockets", "net/snmp"}};
+
+Status CheckSampleTables(const RecordingFs& capture, const Sample& sample, size_t index) {
+  for (const RecordedTable& t : kRecordedTables) {
+    bool read = std::any_of(sample.results.begin(), sample.results.end(),
+                            [&](const CollectorResult& r) { return r.name == t.collector && r.success; });
+    if (read && !capture.SampleHoldsProc(t.rel))
+      return Status::Corruption("sample " + std::to_string(index) + " lacks proc/" + t.rel + ", which the " +
+                                t.collector + " collector read this tick: a read went around the recorder (a bug)");
+  }
+  return Status::OK();
 }
 
 // The irqtime source for `bottleneckd record`, as the daemon loads it
@@ -137,10 +185,7 @@ Status ReplayRecording(const std::string& dir, const Config& config, const std::
     Sample& sample = snap->sample;
     ReplaySource(fs, &ReplayFs::ReadSoaker, "soaker", &sample.soaker, &sample);
     if (info.irqtime) ReplaySource(fs, &ReplayFs::ReadIrqTime, "irqtime", &sample.irqtime, &sample);
-    snap->interval_seconds = info.interval_seconds;
-    snap->per_cpu_irq_matrix = config.collectors.interrupts.per_cpu_matrix;
-    CompleteSnapshot(prev.get(), config.bus_model, snap.get());
-    if (prev) AnalyzeSnapshot(&analyzer, *prev, snap.get());
+    AnalyzeSample(config, info.interval_seconds, prev.get(), &analyzer, snap.get());
     each(*snap);
     prev = std::move(snap);
   }
@@ -167,6 +212,22 @@ Status ReplayTimeline(const std::string& dir, const Config& config, ReplayedTime
         prev = snap.sample;
       },
       &out->info);
+}
+
+uint64_t DiskUsage(const std::string& dir) {
+  uint64_t total = 0;
+  std::set<std::pair<dev_t, ino_t>> seen;
+  auto add = [&](const std::string& path) {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) == 0 && seen.insert({st.st_dev, st.st_ino}).second)
+      total += static_cast<uint64_t>(st.st_blocks) * 512;
+  };
+  std::error_code ec;
+  add(dir);
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+    add(it->path().string());
+  return total;
 }
 
 Status RecordHost(const Config& config, const std::string& out_dir, double duration_seconds,
@@ -218,36 +279,56 @@ Status RecordHost(const Config& config, const std::string& out_dir, double durat
        {"irqtime", info.irqtime ? irqtime->attach_note() : "off"}});
   auto next_progress = start + std::chrono::seconds(5);
   Status result;
-  Sample sample;
   bool irqtime_failed = false;
+  // The windows and verdicts, computed here from the live readings and
+  // stored with each sample (its `window` file): a replay must compute the
+  // same (--replay says where it does not).
+  Analyzer analyzer(config.verdict);
+  std::shared_ptr<const Snapshot> prev;
+  int64_t first_mono = 0;
   for (int64_t tick = 0; tick <= last_tick;) {
     for (auto now = Clock::now(); now < schedule.Due(tick) && !stopped(); now = Clock::now())
       std::this_thread::sleep_for(std::min<Clock::duration>(schedule.Due(tick) - now, std::chrono::milliseconds(100)));
     if (stopped()) break;
-    result = capture.BeginSample(p.samples, MonotonicNanos(), WallNanos());
+    const int64_t mono_ns = MonotonicNanos(), wall_ns = WallNanos();
+    result = capture.BeginSample(p.samples, mono_ns, wall_ns);
     if (!result.ok()) break;
+    auto snap = std::make_shared<Snapshot>();
+    Sample& sample = snap->sample;
     sampler.Take(&sample);
+    // The sample's time is the time file's (exact to the nanosecond), as a
+    // replay reads it.
+    sample.mono_ns = mono_ns;
+    sample.wall_ns = wall_ns;
+    if (p.samples == 0) first_mono = sample.mono_ns;
     if (soaker) {
       SoakerReading reading;
       soaker->Read(&reading);
       capture.WriteSoaker(reading).IgnoreError();  // a failure is kept in capture.error(), returned by EndSample
+      AddSourceReading("soaker", std::move(reading), &sample.soaker, &sample);
     }
     if (irqtime) {
       IrqTimeReading reading;
       Status s = irqtime->Read(&reading);
       if (s.ok()) {
         capture.WriteIrqTime(reading).IgnoreError();  // as the soaker's
-      } else if (!irqtime_failed) {                   // the sample goes without it; said once
+        AddSourceReading("irqtime", std::move(reading), &sample.irqtime, &sample);
+      } else if (!irqtime_failed) {  // the sample goes without it; said once
         Log(LogLevel::kWarn, "irqtime read failed; samples go without it until it reads again",
             {{"err", s.ToString()}});
       }
       irqtime_failed = !s.ok();
     }
+    AnalyzeSample(config, interval, prev.get(), &analyzer, snap.get());
+    if (snap->window) capture.WriteWindow(WindowSummaryLine(*snap, first_mono)).IgnoreError();  // as the soaker's
+    result = CheckSampleTables(capture, sample, p.samples);
+    if (!result.ok()) break;
     result = capture.EndSample();
     if (!result.ok()) break;
+    prev = std::move(snap);
     ++p.samples;
     p.bytes = capture.bytes_written();
-    if (p.samples == 1 && sample.stat) info.cpus = static_cast<int>(sample.stat->cpus.size());
+    if (p.samples == 1 && prev->sample.stat) info.cpus = static_cast<int>(prev->sample.stat->cpus.size());
     info.samples = p.samples;
     result = WriteInfo(out_dir, info);
     if (!result.ok()) break;
@@ -262,6 +343,7 @@ Status RecordHost(const Config& config, const std::string& out_dir, double durat
   }
   if (soaker) soaker->Stop();
   if (irqtime) irqtime->Stop();
+  p.disk_bytes = DiskUsage(out_dir);
   if (!result.ok()) {
     return result.WithContext("recording stopped after " + std::to_string(p.samples) + " samples (" + out_dir +
                               " keeps them)");

@@ -46,9 +46,14 @@ struct ReplayedTimeline {
 Status ReplayTimeline(const std::string& dir, const Config& config, ReplayedTimeline* out);
 
 struct RecordProgress {
-  size_t samples = 0;  // complete samples in the recording
-  uint64_t bytes = 0;  // bytes of captured files
+  size_t samples = 0;       // complete samples in the recording
+  uint64_t bytes = 0;       // bytes of captured files (their contents)
+  uint64_t disk_bytes = 0;  // what the recording takes on disk (du), set at the end
 };
+
+// What the directory tree at `dir` takes on disk, as du counts it (allocated
+// blocks of every file, directory and link, hard links once); 0 when absent.
+uint64_t DiskUsage(const std::string& dir);
 
 // Samples this host (config.roots, config.collectors; the soaker when
 // config.soaker says it runs; the irqtime source in mode on, or in mode auto

@@ -79,6 +79,12 @@ bool ParseSecondsNs(std::string_view s, int64_t* ns) {
   return true;
 }
 
+Status ReadRecordedWindow(const std::string& dir, size_t index, std::string* line) {
+  BN_RETURN_IF_ERROR(ReadRecordingFile(dir + "/" + SampleDirName(index) + "/window", kMaxSmallFile, line));
+  while (!line->empty() && line->back() == '\n') line->pop_back();
+  return Status::OK();
+}
+
 Status ReadSampleTime(const std::string& dir, size_t index, int64_t* mono_ns, int64_t* wall_ns) {
   std::string path = dir + "/" + SampleDirName(index) + "/time";
   std::string text;
@@ -289,6 +295,10 @@ Status ReplayFs::ReadSysPrefix(std::string_view rel, std::string* out, size_t ma
 }
 
 Status ReplayFs::OpenSys(std::string_view rel, UniqueFd*) const {
+  return Status::NotSupported(std::string(rel) + ": a replay is read by path");
+}
+
+Status ReplayFs::OpenProc(std::string_view rel, UniqueFd*) const {
   return Status::NotSupported(std::string(rel) + ": a replay is read by path");
 }
 

@@ -60,6 +60,11 @@ std::string RecordingInfoYaml(const RecordingInfo& info);
 // InvalidArgument/NotFound naming the file.
 Status OpenRecording(const std::string& dir, RecordingInfo* info);
 
+// The window line the recorder stored with sample `index` of `dir`
+// (RecordingFs::WriteWindow), without its newline; NotFound when it has none
+// (recordings made before it was stored, the first sample).
+Status ReadRecordedWindow(const std::string& dir, size_t index, std::string* line);
+
 // samples/NNNNNN, six digits (more past 999999).
 std::string SampleDirName(size_t index);
 
@@ -92,7 +97,7 @@ std::string IrqTimeFileText(const IrqTimeReading& r);
 Status ParseIrqTimeFile(std::string_view text, IrqTimeReading* out);
 
 // A HostFs over the live host (or any roots) that also writes everything read
-// into a recording directory. Descriptor-kept reads (OpenSys) are refused
+// into a recording directory. Descriptor-kept reads (OpenSys, OpenProc) are refused
 // with NotSupported so collectors fall back to ReadSys, which is recorded.
 // A write failure (disk full) is kept in error() and stops further writes;
 // the reads themselves still succeed, so sampling is never disturbed.
@@ -112,6 +117,13 @@ class RecordingFs : public HostFs {
   Status WriteSoaker(const SoakerReading& r);
   // Writes samples/NNNNNN/irqtime for the current tick.
   Status WriteIrqTime(const IrqTimeReading& r);
+  // Writes samples/NNNNNN/window: the window this tick closed as the recorder
+  // computed it from the live readings (one summary line, WindowSummaryLine),
+  // what a replay of the sample must compute again.
+  Status WriteWindow(std::string_view line);
+  // Whether the open tick (or, after EndSample, the last one) holds the /proc
+  // file `rel` (its own copy, or static/'s for tick 0).
+  bool SampleHoldsProc(std::string_view rel) const;
   // Ends the current tick: renames samples/NNNNNN.partial to samples/NNNNNN,
   // so a recorder killed mid-tick leaves only a .partial directory, which
   // readers ignore. No-op when no tick is open.
@@ -124,6 +136,7 @@ class RecordingFs : public HostFs {
   Status ReadSys(std::string_view rel, std::string* out, size_t max_bytes = kMaxSysBytes) const override;
   Status ReadSysPrefix(std::string_view rel, std::string* out, size_t max_bytes) const override;
   Status OpenSys(std::string_view rel, UniqueFd* out) const override;
+  Status OpenProc(std::string_view rel, UniqueFd* out) const override;
   Status ListProc(std::string_view rel, std::vector<std::string>* names) const override;
   Status ListSys(std::string_view rel, std::vector<std::string>* names) const override;
   Status ReadLinkSys(std::string_view rel, std::string* target) const override;
@@ -184,6 +197,7 @@ class ReplayFs : public HostFs {
   Status ReadSys(std::string_view rel, std::string* out, size_t max_bytes = kMaxSysBytes) const override;
   Status ReadSysPrefix(std::string_view rel, std::string* out, size_t max_bytes) const override;
   Status OpenSys(std::string_view rel, UniqueFd* out) const override;
+  Status OpenProc(std::string_view rel, UniqueFd* out) const override;
   Status ListProc(std::string_view rel, std::vector<std::string>* names) const override;
   Status ListSys(std::string_view rel, std::vector<std::string>* names) const override;
   Status ReadLinkSys(std::string_view rel, std::string* target) const override;

@@ -141,6 +141,20 @@ Status RecordingFs::WriteSoaker(const SoakerReading& r) { return WriteSampleFile
 
 Status RecordingFs::WriteIrqTime(const IrqTimeReading& r) { return WriteSampleFile("irqtime", IrqTimeFileText(r)); }
 
+Status RecordingFs::WriteWindow(std::string_view line) {
+  std::string text(line);
+  text += '\n';
+  return WriteSampleFile("window", text);
+}
+
+bool RecordingFs::SampleHoldsProc(std::string_view rel) const {
+  std::string clean;
+  if (!CleanRel(rel, &clean) || clean.empty()) return false;
+  const std::string dir = sample_dir_.empty() ? final_dir_ : sample_dir_;
+  struct stat st;
+  return ::stat(Join(Join(dir, "proc"), clean).c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 // ---- the reads ----
 
 Status RecordingFs::ReadProc(std::string_view rel, std::string* out) const {
@@ -163,6 +177,10 @@ Status RecordingFs::ReadSysPrefix(std::string_view rel, std::string* out, size_t
 
 Status RecordingFs::OpenSys(std::string_view rel, UniqueFd*) const {
   return Status::NotSupported(SysPath(rel) + ": kept descriptors are not recorded; read by path");
+}
+
+Status RecordingFs::OpenProc(std::string_view rel, UniqueFd*) const {
+  return Status::NotSupported(ProcPath(rel) + ": kept descriptors are not recorded; read by path");
 }
 
 Status RecordingFs::ListProc(std::string_view rel, std::vector<std::string>* names) const {

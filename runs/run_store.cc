@@ -275,6 +275,15 @@ Status RunStore::PruneWindows(double before, size_t* deleted) {
   return Status::OK();
 }
 
+Status RunStore::DeleteRun(int64_t run_id) {
+  // Its timeline, evidence and segments go with it (ON DELETE CASCADE).
+  Stmt st(db_, "DELETE FROM runs WHERE id = ?1");
+  st.Bind(1, run_id);
+  int rc = st.Step();
+  if (rc != SQLITE_DONE) return SqliteError(db_, rc, path_, "deleting run " + std::to_string(run_id));
+  return Status::OK();
+}
+
 Status RunStore::LimitPagesForTest(int pages) {
   // PRAGMA takes no bound parameters; `pages` is an integer.
   std::string sql = "PRAGMA max_page_count = " + std::to_string(pages);

@@ -72,6 +72,9 @@ class RunStore {
   Status Profile(int64_t run_id, FoldedProfile* out);
   // Deletes "window" runs that ended before `before` (Unix seconds).
   Status PruneWindows(double before, size_t* deleted);
+  // Deletes the run `run_id` with its timeline, evidence and segments (a run
+  // whose command never started: nothing ran to be judged). OK when absent.
+  Status DeleteRun(int64_t run_id);
 
   int schema_version() const { return schema_version_; }
   size_t recovered() const { return recovered_; }  // runs recovered at open

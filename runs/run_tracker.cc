@@ -83,6 +83,17 @@ Status RunTracker::Start(const std::string& name, const std::string& source, con
   return Status::OK();
 }
 
+Status RunTracker::Discard(const std::string& name) {
+  MutexLock l(&mu_);
+  auto it = active_.find(name);
+  if (it == active_.end()) return Status::NotFound("no active run named '" + name + "'");
+  const int64_t id = it->second.run.id;
+  active_.erase(it);
+  if (store_ && id > 0) StoreResult("discard run", store_->DeleteRun(id));
+  Log(LogLevel::kInfo, "run discarded: its command did not start", {{"name", name}, {"id", std::to_string(id)}});
+  return Status::OK();
+}
+
 RunReport RunTracker::SummariseSpan(const Live& l, size_t first, size_t last) const {
   RunReport r = l.run;
   size_t n = last > first ? last - first : 0;

@@ -49,6 +49,10 @@ class RunTracker {
   // segments. NotFound when no run of that name is active.
   Status Stop(const std::string& name, std::optional<int> exit_code, double now, RunReport* out,
               std::vector<RunReport>* segments = nullptr) LOCKS_EXCLUDED(mu_);
+  // Forgets the active run `name` and deletes it from the store: its command
+  // never started (exec failed), so there is nothing to judge or keep.
+  // NotFound when no run of that name is active.
+  Status Discard(const std::string& name) LOCKS_EXCLUDED(mu_);
   // A window analysed by the daemon: p.t is its end (Unix seconds);
   // `captures` are its live capture windows, whose top flows (trusted
   // captures only) are summed into each active run's and the window run's

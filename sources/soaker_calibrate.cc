@@ -74,6 +74,23 @@ Status Soaker::MeasureAndStore(const std::vector<int>& cpus, const SoakerCalibra
     }
   }
   for (std::thread& t : threads) t.join();
+  // A CPU that gave too few slices (busy with other work, or a vCPU the host
+  // held back) is measured once more, on its own: a CPU missing from the
+  // calibration is measured again or said in the caveat, never dropped
+  // silently (DaemonSoaker.OnceWithSoakerAndCalibrate once found no cpu 0).
+  for (CpuCalibration& r : results) {
+    if (r.error.empty() || cancel_calibration_.load() || r.error.rfind("affinity refused", 0) == 0) continue;
+    CpuCalibration again;
+    again.cpu = r.cpu;
+    try {
+      // Its own thread: CalibrateCpu pins the thread that runs it.
+      std::thread(CalibrateCpu, options_.calibration_seconds, key.percentile, &cancel_calibration_, &again).join();
+    } catch (const std::system_error& e) {
+      again.error = "cannot start a thread: " + std::string(e.what());
+    }
+    if (!again.error.empty()) again.error = r.error + "; measured again: " + again.error;
+    r = std::move(again);
+  }
   if (cancel_calibration_.load()) return Status::IOError("soaker calibration cancelled: nothing measured is stored");
 
   SoakerCalibrationFile f;

@@ -25,17 +25,39 @@ bool ComputeSoakerCpuWindow(const SoakerCpu& a, const SoakerCpu& b, double windo
   return true;
 }
 
-void ComputeSoakerWindows(const SoakerReading& a, const SoakerReading& b, double window_seconds,
-                          std::vector<SoakerCpuWindow>* out) {
-  out->clear();
+namespace {
+
+// Calls fn(a's, b's) for every CPU in both readings (each sorted by cpu).
+template <typename Fn>
+void ForEachCpuInBoth(const SoakerReading& a, const SoakerReading& b, Fn fn) {
   auto ia = a.cpus.begin();
   for (const SoakerCpu& cb : b.cpus) {
     while (ia != a.cpus.end() && ia->cpu < cb.cpu) ++ia;
     if (ia == a.cpus.end()) break;
-    if (ia->cpu != cb.cpu) continue;
-    SoakerCpuWindow w;
-    if (ComputeSoakerCpuWindow(*ia, cb, window_seconds, &w)) out->push_back(w);
+    if (ia->cpu == cb.cpu) fn(*ia, cb);
   }
+}
+
+}  // namespace
+
+void ComputeSoakerWindows(const SoakerReading& a, const SoakerReading& b, double window_seconds,
+                          std::vector<SoakerCpuWindow>* out) {
+  out->clear();
+  ForEachCpuInBoth(a, b, [&](const SoakerCpu& ca, const SoakerCpu& cb) {
+    SoakerCpuWindow w;
+    if (ComputeSoakerCpuWindow(ca, cb, window_seconds, &w)) out->push_back(w);
+  });
+}
+
+void ComputeSoakerCpuSeconds(const SoakerReading& a, const SoakerReading& b, std::vector<SoakerCpuSeconds>* out) {
+  out->clear();
+  ForEachCpuInBoth(a, b, [&](const SoakerCpu& ca, const SoakerCpu& cb) {
+    // A new thread (generation changed) started after a was read: all of its
+    // time lies in the window; the old thread's last moments are not known.
+    const bool same = ca.generation == cb.generation;
+    if (same && cb.thread_cpu_ns < ca.thread_cpu_ns) return;
+    out->push_back({cb.cpu, static_cast<double>(cb.thread_cpu_ns - (same ? ca.thread_cpu_ns : 0)) / 1e9});
+  });
 }
 
 double SoakerWindowSeconds(const SoakerReading& a, const SoakerReading& b) {

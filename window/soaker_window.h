@@ -45,6 +45,18 @@ bool ComputeSoakerCpuWindow(const SoakerCpu& a, const SoakerCpu& b, double windo
 void ComputeSoakerWindows(const SoakerReading& a, const SoakerReading& b, double window_seconds,
                           std::vector<SoakerCpuWindow>* out);
 
+// The soaker thread's CPU time over the window on each CPU present in both
+// readings, whether or not its delivered idle can be computed there (no
+// calibration yet, a thread restarted): what /proc/stat charged to the soaker
+// itself, never the CPU's own work. A restarted thread counts from its start
+// (a lower bound); counters that went backwards leave the CPU out. Replaces
+// *out, in cpu order.
+struct SoakerCpuSeconds {
+  int cpu = -1;
+  double seconds = 0;
+};
+void ComputeSoakerCpuSeconds(const SoakerReading& a, const SoakerReading& b, std::vector<SoakerCpuSeconds>* out);
+
 // (b.mono_ns - a.mono_ns) in seconds; 0 when either is unset or b is not later.
 double SoakerWindowSeconds(const SoakerReading& a, const SoakerReading& b);
 

@@ -413,6 +413,26 @@ TEST(Classify, OneHotCoreIsCpuBoundOnThatCore) {
               "CPUs average 30.0 % busy"));
 }
 
+// A CPU that neither runs a target thread nor receives the offered load does
+// not limit it: with nothing lost and the packet path known (the reader on
+// cpu1, receive processing on cpu1), a saturated cpu0 is not the verdict
+// (lab.irqtime's light run once read `cpu [cpu0]`, the generator's CPU). With
+// the path unknown the box's saturated CPU still is.
+TEST(Classify, ASaturatedCpuOffThePacketPathIsNotTheBottleneck) {
+  Signals s;
+  s.cpus = {AccountingCpu(0, 1.0, 0.0), AccountingCpu(1, 0.1, 0.02)};
+  s.reader_cpus = {1};
+  s.rx_cpus = {1};
+  Verdict v = Classify(s, kT);
+  EXPECT_NE(v.label, Bound::kCpu) << v.resource;
+  EXPECT_NE(v.resource, "cpu0");
+  s.reader_cpus.clear();
+  s.rx_cpus.clear();
+  v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kCpu);
+  EXPECT_EQ(v.resource, "cpu0");
+}
+
 TEST(Classify, ACpuUnderTheThresholdIsNotCalledSaturated) {
   // cpu5 at 93 % by the soaker, losses at the socket, the others at 20 %: the
   // cpu rule scores it on the ramp below 95 %; the evidence said "cpu5

@@ -62,10 +62,10 @@ struct BadRequest {
 
 TEST(ControlProtocolTest, RejectsMalformedRequests) {
   const std::vector<BadRequest> cases = {
-      {"", "empty request: expected start, stop or status"},
+      {"", "empty request: expected start, stop, discard or status"},
       {"\n", "empty request"},
       {"\tname\n", "empty request"},
-      {"strat\tx\n", "unknown request 'strat': expected start, stop or status"},
+      {"strat\tx\n", "unknown request 'strat': expected start, stop, discard or status"},
       {"STATUS\n", "unknown request 'STATUS'"},
       {"status\textra\n", "'status' takes no arguments (got 1)"},
       {"status\t\n", "'status' takes no arguments (got 1)"},
@@ -78,6 +78,9 @@ TEST(ControlProtocolTest, RejectsMalformedRequests) {
       {"start\t" + Repeat("a", 201) + "\n", "run name is 201 bytes; at most 200"},
       {"start\t" + Repeat("\xc3\xa9", 101) + "\n", "run name is 202 bytes; at most 200"},
       {"start\tx\t\n", "empty command field"},
+      {"discard\n", "'discard' needs a run name: discard<TAB>NAME"},
+      {"discard\ta\t1\n", "too many fields for 'discard' (3)"},
+      {"discard\t\n", "empty run name"},
       {"stop\tx\tabc\n", "exit code 'abc' is not an integer from 0 to 255"},
       {"stop\tx\t256\n", "exit code '256' is not an integer from 0 to 255"},
       {"stop\tx\t-1\n", "exit code '-1'"},

@@ -428,6 +428,31 @@ TEST(RecordingFs, RefusesDescriptorsSoCollectorsReadByPath) {
   EXPECT_TRUE(replay.OpenSys("class/net/em0/statistics/rx_packets", &fd).IsNotSupported());
 }
 
+// The kept-descriptor fast path is the door's: the recorder refuses it, so a
+// collector's ReadProcKept on the live host comes back through ReadProc and
+// is recorded (it once read around the recorder, and live recordings held no
+// proc/ at all).
+TEST(RecordingFs, KeptReadsAreRecorded) {
+  TempDir tmp;
+  RecordingFs cap(HostRoots{}, tmp.path() + "/rec");
+  ASSERT_TRUE(cap.live());
+  UniqueFd fd;
+  EXPECT_TRUE(cap.OpenProc("stat", &fd).IsNotSupported());
+  ASSERT_OK(cap.BeginSample(0, kSec, kSec));
+  UniqueFd kept;
+  std::string text;
+  ASSERT_OK(cap.ReadProcKept("stat", &kept, &text));
+  EXPECT_LT(kept.get(), 0) << "nothing kept open around the recorder";
+  EXPECT_TRUE(cap.SampleHoldsProc("stat"));
+  // A whole live tick: the tables every collector reads.
+  Sampler sampler(&cap, CollectorsConfig());
+  Sample s;
+  sampler.Take(&s);
+  for (const char* table : {"interrupts", "softirqs", "net/snmp"}) EXPECT_TRUE(cap.SampleHoldsProc(table)) << table;
+  ASSERT_OK(cap.EndSample());
+  EXPECT_TRUE(std::filesystem::is_regular_file(tmp.path() + "/rec/samples/000000/proc/stat"));
+}
+
 struct Broken {
   const char* what;
   std::function<void(const TempDir&)> change;

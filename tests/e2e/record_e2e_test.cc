@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -83,11 +84,71 @@ TEST(RecordE2e, RecordsTheFixtureAndReplaysEveryWindow) {
   EXPECT_GT(ends[1], ends[0] + 0.5) << text;
   EXPECT_NE(text.find("  em0 rx 0/s bus 0.0%"), std::string::npos) << text;
   EXPECT_NE(text.find("  lo rx 0/s"), std::string::npos) << text;
+  // Each window as `record` computed it while recording.
+  EXPECT_NE(ReadFileOrDie(err).find("2 of 2 windows as recorded"), std::string::npos) << ReadFileOrDie(err);
 
   // The same directory again: refused, nothing overwritten.
   EXPECT_EQ(RunBinary("record --out " + rec + " --duration 1s" + FixtureFlags(dir), out, err), 2);
   EXPECT_NE(ReadFileOrDie(err).find(rec + " exists and is not empty"), std::string::npos) << ReadFileOrDie(err);
   EXPECT_EQ(SamplesIn(rec), 3);
+}
+
+// The path users walk: record this live host while a thread spins, then
+// replay it. Every sample holds the /proc tables the live tick read (kept
+// descriptors once read around the recorder: samples without proc/, every
+// replayed window at 0 % and undetermined), and every window replays to the
+// one the recorder computed from its live readings.
+TEST(RecordE2e, LiveHostRecordingReplaysToTheWindowsItComputed) {
+  TempDir dir;
+  dir.Write("bottleneckd.yaml", "");
+  const std::string rec = dir.path() + "/rec", out = dir.path() + "/out", err = dir.path() + "/err";
+  std::atomic<bool> stop{false};
+  std::thread spinner([&] {  // bounded: stopped below, at most 20 s
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    volatile uint64_t x = 0;
+    while (!stop.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < end) x = x + 1;
+  });
+  int rc =
+      RunBinary("record --out " + rec + " --duration 3s --config.file=" + dir.path() + "/bottleneckd.yaml", out, err);
+  stop = true;
+  spinner.join();
+  ASSERT_EQ(rc, 0) << ReadFileOrDie(err);
+  ASSERT_EQ(SamplesIn(rec), 4) << ReadFileOrDie(err);
+  for (const char* table : {"stat", "interrupts", "softirqs", "net/snmp"})
+    for (const char* sample : {"000000", "000003"})
+      EXPECT_TRUE(std::filesystem::is_regular_file(rec + "/samples/" + sample + "/proc/" + table))
+          << "sample " << sample << " lacks proc/" << table;
+  // The bytes said are the recording's: what its files hold (it once said
+  // "0.0 MB" beside du's 2.1 MB), and what du says it takes.
+  uint64_t content = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(rec))
+    if (e.is_regular_file() && !e.is_symlink()) content += e.file_size();
+  const std::string said = ReadFileOrDie(err);
+  size_t at = said.find("4 samples (");
+  ASSERT_NE(at, std::string::npos) << said;
+  EXPECT_NEAR(std::atof(said.c_str() + at + 11), static_cast<double>(content) / 1e6, 0.0011) << said;
+  at = said.find("kernel files, ", at);
+  ASSERT_NE(at, std::string::npos) << said;
+  std::string du_out = dir.path() + "/du";
+  ASSERT_EQ(std::system(("du -s -B1 " + rec + " > " + du_out).c_str()), 0);
+  const double du_mb = std::atof(ReadFileOrDie(du_out).c_str()) / 1e6;
+  EXPECT_NEAR(std::atof(said.c_str() + at + 14), du_mb, 0.051 + du_mb * 0.01) << said << " du: " << du_mb;
+
+  ASSERT_EQ(RunBinary("--replay " + rec + " --config.file=" + dir.path() + "/bottleneckd.yaml", out, err), 0)
+      << ReadFileOrDie(err);
+  const std::string text = ReadFileOrDie(out);
+  EXPECT_EQ(WindowLines(text), 3u) << text;
+  EXPECT_NE(ReadFileOrDie(err).find("3 of 3 windows as recorded"), std::string::npos) << ReadFileOrDie(err);
+  // The spinning thread holds a CPU: the busiest CPU of every window is at
+  // least half busy (a replay without /proc read 0.0 %).
+  for (const std::string& l : Lines(text)) {
+    if (l.empty() || l[0] != '+') continue;
+    size_t cpu = l.find("busiest cpu");
+    ASSERT_NE(cpu, std::string::npos) << l;
+    size_t space = l.find(' ', cpu + 11);
+    ASSERT_NE(space, std::string::npos) << l;
+    EXPECT_GT(std::atof(l.c_str() + space + 1), 50.0) << l;
+  }
 }
 
 TEST(RecordE2e, BadArgumentsAreOneLineAndExitTwo) {

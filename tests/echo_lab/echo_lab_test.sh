@@ -16,7 +16,7 @@
 #   softirq   RPS steers receive processing of 64-byte datagrams to cpu1,
 #             the generator flat out: cpu1 lives in softirq, the thread's
 #             time is charged softirq work                       -> interrupt cpu1
-#   k-sweep   K = 0, 3000, 10000 copies, each a run stepping 4 k, 8 k, 16 k/s:
+#   k-sweep   K = 0, 3000, 20000 copies, each a run stepping 4 k, 8 k, 16 k/s:
 #             the seeds' table (`--report` of the runs), one segment per
 #             step, throughput falling with K at the top step
 #   alerts    the real Prometheus in the box evaluates the shipped alert
@@ -122,7 +122,7 @@ timeline softirq interrupt cpu1
 lab_rps 0
 
 # The seeds' experiment: the same offered steps with more copies per datagram.
-lab_scenario_sweep 0 3000 10000
+lab_scenario_sweep 0 3000 20000
 
 # The shipped alert rules, durations scaled down (5m -> 15s, 2m -> 20s, 1m ->
 # 10s), evaluated by the real Prometheus (in the box, scraping the daemon

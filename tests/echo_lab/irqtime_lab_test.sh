@@ -187,9 +187,9 @@ lab_scenario_light
 lab_scenario_cpu
 lab_scenario_wait
 lab_scenario_handoff
-# The K sweep's two ends (lab.echo runs K = 0, 3000 and 10000): every step of
-# K=0 none, K=10000's top step cpu on the echo thread, one segment per step.
-lab_scenario_sweep 0 10000
+# The K sweep's two ends (lab.echo runs K = 0, 3000 and 20000): every step of
+# K=0 none, K=20000's top step cpu on the echo thread, one segment per step.
+lab_scenario_sweep 0 20000
 
 "$BIN" --report --path.state="$STATE" --run irqtime >"$INTEG_TMP/report.txt" 2>&1 ||
   integ_fail "--report --run irqtime failed: $(tail -n 3 "$INTEG_TMP/report.txt")"

@@ -278,8 +278,13 @@ LAB_WAIT_SITE=sampled
 # about 40 %).
 # Its profile holds only the target thread's stacks: no CPU was named, so no
 # other stack was walked (docs/profile.md: stacks: named).
+# A light run the VM really starved (the kernel counts more than 1 % lost at
+# the socket: the echo queued behind other work on its CPU) is judged as a
+# losing run: a limit on the echo's CPU or thread, or undetermined, never
+# `none` and never another CPU (lab_check.py run, lossy_label).
 lab_scenario_light() {
-  scenario light 0 1024 8 "2000" -- label=none socket_loss_max=0.01 profile_threads=udpecho
+  scenario light 0 1024 8 "2000" -- label=none socket_loss_max=0.01 profile_threads=udpecho \
+    "lossy_label=cpu|wait|interrupt|undetermined" "lossy_resources=cpu$ECHO_CPU|thread udpecho|"
 }
 # One saturation, one name: the thread holds cpu1 (docs/verdict-rules.md
 # section 2, "One saturation, one name"), so every window names the thread.

@@ -112,10 +112,28 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
         parent["drops_per_second"], parent["first_losing_rung"]))
     figure(name + " kernel", "udp in %.0f/s rcvbuf errors %.0f/s backlog drops %.0f/s" % (
         d["udp_in"] / d["seconds"], d["udp_rcvbuf_errors"] / d["seconds"], d["backlog_drops"] / d["seconds"]))
-    resources = expect.get("resources", "").split("|")
-    check(label == expect["label"] and (resource in resources or expect["label"] == "none"),
-          "%s: run verdict %s [%s] (expected %s [%s])" % (name, label, resource, expect["label"],
-                                                         expect.get("resources", "")))
+    # A run expected to lose nothing (socket_loss_max) that the kernel says
+    # really lost more: the expectation follows the truth, never the verdict.
+    # Its label must then say a limit (lossy_label=REGEX) on the packet path
+    # (lossy_resources=A|B: the reader's CPU or thread, where socket losses
+    # point), never `none` and never a CPU off it (lab.irqtime's light run in
+    # a fresh-clone CI lost 1.6-6.2 % at the socket with the echo runnable 11 %
+    # of the time, and read `cpu [cpu0]`, the generator's idle CPU).
+    loss = d["udp_rcvbuf_errors"] / max(1.0, sent)
+    lossy = "lossy_label" in expect and loss > float(expect.get("socket_loss_max", "1"))
+    if lossy:
+        figure(name + " truth", "the kernel counted %.1f %% of sent lost at the socket (more than %s): "
+               "judged as a losing run" % (loss * 100, expect["socket_loss_max"]))
+        resources = expect.get("lossy_resources", "").split("|")
+        check(re.fullmatch(expect["lossy_label"], label) is not None and resource in resources,
+              "%s: run verdict %s [%s] (the run lost: expected /%s/ [%s])" % (
+                  name, label, resource, expect["lossy_label"], expect.get("lossy_resources", "")))
+        expect.pop("profile_threads", None)  # a named CPU's stacks are walked too
+    else:
+        resources = expect.get("resources", "").split("|")
+        check(label == expect["label"] and (resource in resources or expect["label"] == "none"),
+              "%s: run verdict %s [%s] (expected %s [%s])" % (name, label, resource, expect["label"],
+                                                             expect.get("resources", "")))
     # Rates: the run's settled windows against the generator's whole steps;
     # with store=, the run's windows but its first and last (the interval
     # the steps cover, whole windows only).
@@ -137,7 +155,7 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
         check(ratio >= float(expect["socket_loss_min"]),
               "%s: kernel: RcvbufErrors %.0f = %.1f %% of sent (socket losses, at least %s)" % (
                   name, d["udp_rcvbuf_errors"], ratio * 100, expect["socket_loss_min"]))
-    if "socket_loss_max" in expect:
+    if "socket_loss_max" in expect and not lossy:
         ratio = d["udp_rcvbuf_errors"] / max(1.0, sent)
         check(ratio <= float(expect["socket_loss_max"]),
               "%s: kernel: RcvbufErrors %.1f %% of sent (at most %s)" % (name, ratio * 100, expect["socket_loss_max"]))
@@ -470,8 +488,11 @@ def sweep(args):
     # The seeds' symptom: at the same offered rate, throughput falls as the
     # copies rise, and the most copied echo no longer keeps up with the
     # generator. How far it falls is the machine's speed: K=10000's top step
-    # read 8.9 k to 12.8 k/s in CI runs of this VM (16 k/s offered), so the
-    # fall is checked at 10 %, and against the generator's own counts.
+    # read 8.9 k to 12.8 k/s in CI runs of this VM (16 k/s offered), and
+    # 15.4 k/s on 2026-12-05 (the echo thread at 99.1 %, 3.6 % lost: at
+    # capacity, not past it), so the sweep's heaviest run makes K=20000
+    # copies; the fall is checked at 10 %, and against the generator's own
+    # counts.
     got = [segs[-1]["application_packets_per_second"] for _, segs, _ in runs]
     check(got[-1] < 0.9 * got[0],
           "top step: application %s/s as the copies rise: throughput falls (the seeds' symptom)" %

@@ -106,6 +106,31 @@ for case in "127 /nonexistent/command" "126 $S1/not-executable" "143 $S1/killed-
   rc=$?
   if [ "$rc" -eq "$want" ]; then integ_pass "exit $want for: $cmd"; else integ_fail "want exit $want for '$cmd', got $rc: $(tail -n 3 "$S1/err")"; fi
 done
+# A command that cannot start (exec failed, whatever its exit code) stores no
+# run and prints only its error; a command that ran and exited 127 itself is
+# a run like any other (decided by the exec failure, not the code).
+# no_run_stored STATE NAME WHAT: --report --run NAME finds nothing.
+no_run_stored() {
+  if "$BIN" report --path.state "$1" --run "$2" >/dev/null 2>&1; then
+    integ_fail "$3: run '$2' was stored: $("$BIN" report --path.state "$1" --run "$2" 2>&1 | head -n 3)"
+  else
+    integ_pass "$3: no run '$2' in the store"
+  fi
+}
+"$BIN" run --path.state "$S1" --control.socket "$S1/none.sock" --name nostart -- /nonexistent/command >"$S1/out" 2>"$S1/err"
+if [ "$(grep -vc 'sampling in this process' "$S1/err")" = 1 ] && grep -q '/nonexistent/command: No such file' "$S1/err" &&
+  [ ! -s "$S1/out" ]; then
+  integ_pass "in-process: a command that cannot start prints only its error"
+else
+  integ_fail "in-process: a command that cannot start printed more: $(head -c 400 "$S1/err")"
+fi
+no_run_stored "$S1" nostart "in-process"
+"$BIN" run --path.state "$S1" --control.socket "$S1/none.sock" --name ran127 -- sh -c 'exit 127' >/dev/null 2>"$S1/err"
+if "$BIN" report --path.state "$S1" --run ran127 >/dev/null 2>&1; then
+  integ_pass "in-process: a command that ran and exited 127 is stored"
+else
+  integ_fail "in-process: the run of a command that exited 127 itself was not stored"
+fi
 
 # --- the daemon ----------------------------------------------------------------
 # lo on the packet path, and captured: its counters see each echo's request
@@ -192,6 +217,14 @@ if [ "$order" = "$want_order" ] &&
 else
   integ_fail "soaker and run order in the log: $order"
 fi
+"$BIN" run --control.socket "$SOCK" --name nostart -- /nonexistent/command >"$INTEG_TMP/nostart.out" 2>"$INTEG_TMP/nostart.err"
+rc=$?
+if [ "$rc" = 127 ] && [ "$(wc -l <"$INTEG_TMP/nostart.err")" = 1 ] && [ ! -s "$INTEG_TMP/nostart.out" ]; then
+  integ_pass "daemon: a command that cannot start exits 127 with one line: $(cat "$INTEG_TMP/nostart.err")"
+else
+  integ_fail "daemon: a command that cannot start: exit $rc: $(head -c 400 "$INTEG_TMP/nostart.err")"
+fi
+no_run_stored "$STATE" nostart "daemon (discarded through the control socket)"
 
 # --- bad requests -----------------------------------------------------------------
 ans="$(control "$SOCK" "frobnicate")"

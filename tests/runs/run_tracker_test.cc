@@ -101,6 +101,27 @@ TEST(RunTracker, StopReturnsTheVerdictAndStoresTheRun) {
   EXPECT_DOUBLE_EQ(tl.back().t, 1012);
 }
 
+// A run whose command never started is discarded: gone from the active runs
+// and from the store (it stayed in --report and /report as an empty run).
+TEST(RunTracker, DiscardForgetsTheRunAndDeletesItFromTheStore) {
+  TempDir dir;
+  RunTracker t(OpenStore(dir), NoWindows());
+  ASSERT_OK(t.Start("kept", "command", "true", 1000));
+  ASSERT_OK(t.Start("never ran", "command", "./no-such-benchmark", 1000.5));
+  Feed(&t, At(1001, 5000));
+  ASSERT_OK(t.Discard("never ran"));
+  EXPECT_TRUE(t.Discard("never ran").IsNotFound());
+  RunReport r;
+  EXPECT_TRUE(t.Stop("never ran", 127, 1002, &r).IsNotFound());
+  ASSERT_OK(t.Stop("kept", 0, 1002, &r));
+  std::unique_ptr<RunStore> ro;
+  ASSERT_OK(RunStore::Open(dir.path() + "/runs.db", true, &ro));
+  std::vector<RunReport> runs;
+  ASSERT_OK(ro->ListRuns(RunQuery(), &runs));
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].name, "kept");
+}
+
 TEST(RunTracker, NamesMustBeUniqueWhileActiveAndKnownToStop) {
   RunTracker t(nullptr, NoWindows());
   ASSERT_OK(t.Start("a", "control", "", 1));

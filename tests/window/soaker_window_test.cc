@@ -174,6 +174,26 @@ TEST(ComputeSoakerWindows, EmptyReadings) {
   EXPECT_TRUE(out.empty());
 }
 
+// The soaker's own time is known wherever its thread ran, calibrated or not:
+// cpu0 uncalibrated (rate 0, no window above), cpu2 restarted (counted from
+// the new thread's start), cpu4's counter backwards (left out), cpu1 and cpu3
+// in one reading only.
+TEST(ComputeSoakerCpuSeconds, EveryCpuTheThreadRanOn) {
+  SoakerReading a, b;
+  a.cpus = {At(0, 0, kSec, 0), At(1, 0, 0, 1e6), At(2, 0, 5 * kSec, 1e6, 5), At(4, 0, 3 * kSec, 1e6)};
+  b.cpus = {At(0, 0, kSec + 900'000'000, 0), At(2, 10, kSec / 4, 1e6, 9), At(3, 10, 10, 1e6), At(4, 0, 2 * kSec, 1e6)};
+  std::vector<SoakerCpuWindow> windows;
+  ComputeSoakerWindows(a, b, 1.0, &windows);
+  EXPECT_TRUE(windows.empty());          // no delivered idle for any of them
+  std::vector<SoakerCpuSeconds> out(3);  // replaced, not appended to
+  ComputeSoakerCpuSeconds(a, b, &out);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].cpu, 0);
+  EXPECT_DOUBLE_EQ(out[0].seconds, 0.9);
+  EXPECT_EQ(out[1].cpu, 2);
+  EXPECT_DOUBLE_EQ(out[1].seconds, 0.25);
+}
+
 TEST(SoakerWindowSeconds, FromTheReadingsClock) {
   SoakerReading a, b;
   a.mono_ns = 1 * static_cast<int64_t>(kSec);

@@ -73,6 +73,39 @@ TEST(ComputeWindow, CpuRatiosFromAccounting) {
   EXPECT_TRUE(w.issues.empty());
 }
 
+// The soaker's own time comes out of accounting busy on a CPU it ran on but
+// could not measure (not calibrated: no soaker window): that CPU idled under
+// the soaker, and its SCHED_IDLE spin is no load (lab.irqtime's light run
+// once named such a CPU "100.0 % accounting busy").
+TEST(ComputeWindow, SoakerTimeLeavesAccountingBusyWhereItWasNotMeasured) {
+  Sample a = At(kSec), b = At(3 * kSec);
+  a.stat = ProcStat();
+  b.stat = ProcStat();
+  a.stat->cpus = {Cpu(0, 0, 0, 0, 0, 0), Cpu(1, 0, 0, 0, 0, 0)};
+  // Both CPUs 200 ticks, all user: cpu0 the soaker's 1.9 s of 2, cpu1 the
+  // soaker's 1.0 s.
+  b.stat->cpus = {Cpu(0, 200, 0, 0, 0, 0), Cpu(1, 200, 0, 0, 0, 0)};
+  auto soaker = [](int64_t t, uint64_t cpu0_ns, uint64_t cpu1_ns, uint64_t cpu1_iterations) {
+    SoakerReading r;
+    r.mono_ns = t;
+    SoakerCpu c0, c1;
+    c0.cpu = 0, c0.thread_cpu_ns = cpu0_ns, c0.generation = 1;  // no calibration
+    c1.cpu = 1, c1.thread_cpu_ns = cpu1_ns, c1.generation = 2, c1.iterations = cpu1_iterations;
+    c1.iterations_per_second = 1e6;
+    r.cpus = {c0, c1};
+    return r;
+  };
+  a.soaker = soaker(kSec, 0, 0, 0);
+  b.soaker = soaker(3 * kSec, 1'900'000'000, 1'000'000'000, 1'000'000);
+  Window w;
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  ASSERT_EQ(w.soaker.size(), 1u);  // delivered idle only where calibrated
+  EXPECT_EQ(w.soaker[0].cpu, 1);
+  ASSERT_EQ(w.cpus.size(), 2u);
+  EXPECT_NEAR(w.cpus[0].busy_ratio, 0.05, 1e-12);
+  EXPECT_NEAR(w.cpus[1].busy_ratio, 0.5, 1e-12);
+}
+
 TEST(ComputeWindow, ZeroLengthOrBackwardsWindowIsRejected) {
   Sample a = At(5 * kSec), b = At(5 * kSec);
   Window w;
