@@ -264,13 +264,14 @@ Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, c
       n.loopback = true;
       for (const CaptureWindow& c : w.captures)
         if (c.interface == nw.interface && c.trusted) {
-          // Bits in the counters' proportion: the capture's requests are
-          // the same datagrams, once.
-          const double rx = n.rx_packets_per_second, tx = n.tx_packets_per_second;
+          // Every figure of the row from the capture, packets and bits
+          // alike: its filter may keep other traffic out that the counters
+          // count (bits scaled from the counters read 2880 bytes per 1 KiB
+          // datagram with other traffic on lo; docs/runs.md).
           n.rx_packets_per_second = std::max(0.0, Finite(c.requests_per_second));
           n.tx_packets_per_second = std::max(0.0, Finite(c.replies_per_second));
-          n.rx_bits_per_second = rx > 0 ? n.rx_bits_per_second * n.rx_packets_per_second / rx : 0;
-          n.tx_bits_per_second = tx > 0 ? n.tx_bits_per_second * n.tx_packets_per_second / tx : 0;
+          n.rx_bits_per_second = std::max(0.0, Finite(c.request_bits_per_second));
+          n.tx_bits_per_second = std::max(0.0, Finite(c.reply_bits_per_second));
           n.loopback_by_capture = true;
         }
     }

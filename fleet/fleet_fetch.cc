@@ -154,7 +154,27 @@ Status FetchFleet(const PromClient& client, const FleetOptions& o, FleetData* ou
         client.QueryRange("max(max_over_time(" + series + "[" + Duration(coarse) + "]))", from, o.now, coarse, &found));
     AddWarnings(found, &out->warnings);
     double first = 0, last = 0;
-    if (!Extent(found, &first, &last))
+    bool seen = Extent(found, &first, &last);
+    // The grid's last point can sit up to a step before now (605 s at the 7d
+    // default): the points at now - 1 and now cover the rest, so a run that
+    // just ended is found at once (it read "no host had run ... active" for
+    // ~10 min). Two points, not one: VictoriaMetrics answered a range query
+    // with start == end and a 1 s step with nothing.
+    const double tail_at = std::floor(o.now), tail_from = from + std::floor((o.now - from) / coarse) * coarse;
+    if (tail_at > tail_from) {
+      PromMatrix tail;
+      BN_RETURN_IF_ERROR(
+          client.QueryRange("max(max_over_time(" + series + "[" + Duration(tail_at - tail_from + 1) + "]))",
+                            tail_at - 1, tail_at, 1, &tail));
+      AddWarnings(tail, &out->warnings);
+      double tail_first = 0, tail_last = 0;
+      if (Extent(tail, &tail_first, &tail_last)) {
+        if (!seen) first = tail_from;
+        last = std::max(last, tail_last);
+        seen = true;
+      }
+    }
+    if (!seen)
       return Status::NotFound("no host matching " + o.selector + " had run '" + o.run + "' active in the last " +
                               SinceText(o.since_seconds) +
                               " (bottleneckd_run_active): check the name, or look further back with --since");

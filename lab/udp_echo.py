@@ -3,7 +3,9 @@
 
 An echo server (its own process) returns every datagram; the client offers
 each rate of --rates for --step seconds, paced in small bursts, and counts
-the replies. It prints the seeds' table: applied vs echoed rate and loss per
+the replies. Each datagram starts with its sequence number (8 bytes, little
+endian; fewer for a smaller --size), so a capture of it pairs every reply
+with its own request (docs/traffic-analysis.md, "Pairing"). It prints the seeds' table: applied vs echoed rate and loss per
 step. Everything is bounded: at most --max-seconds in all (default 120), and
 traffic goes only to 127.0.0.1.
 
@@ -48,9 +50,11 @@ def drain(sock):
             return n
 
 
-def step(sock, server, rate, seconds, payload):
-    """Offers `rate` datagrams/s for `seconds`; returns (sent, echoed)."""
+def step(sock, server, rate, seconds, payload, first_seq):
+    """Offers `rate` datagrams/s for `seconds`, numbered from first_seq;
+    returns (sent, echoed)."""
     sent = echoed = 0
+    width = min(8, len(payload))
     start = time.monotonic()
     end = start + seconds
     burst = max(1, rate // 1000)  # bursts every ~1 ms
@@ -61,6 +65,7 @@ def step(sock, server, rate, seconds, payload):
         due = int((now - start) * rate)
         while sent < due:
             for _ in range(min(burst, due - sent)):
+                payload[:width] = ((first_seq + sent) & (1 << 64) - 1).to_bytes(8, "little")[:width]
                 try:
                     sock.sendto(payload, server)
                 except (BlockingIOError, ConnectionRefusedError):
@@ -109,10 +114,12 @@ def main():
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
     sock.bind(("127.0.0.1", 0))
     sock.setblocking(False)
-    payload = os.urandom(a.size)
+    payload = bytearray(os.urandom(a.size))
     print("%10s %12s %12s %8s" % ("offered/s", "applied/s", "echoed/s", "loss %"), flush=True)
+    seq = 0
     for rate in rates:
-        sent, echoed = step(sock, ("127.0.0.1", port), rate, a.step, payload)
+        sent, echoed = step(sock, ("127.0.0.1", port), rate, a.step, payload, seq)
+        seq += sent
         loss = 100.0 * (sent - echoed) / sent if sent else 0.0
         print("%10d %12.0f %12.0f %8.2f" % (rate, sent / a.step, echoed / a.step, loss), flush=True)
     try:

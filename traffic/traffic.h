@@ -131,6 +131,10 @@ struct TrafficSummary {
   uint64_t request_bytes = 0, reply_bytes = 0;  // wire length of the requests, replies
   uint64_t evicted_outstanding = 0;  // unanswered, not yet timed out, when their pair was evicted from the table
   uint64_t outstanding_at_end = 0;   // unanswered, not yet timed out, at Finish()
+  // Pairs whose reply could answer another outstanding request with the same
+  // payload as well (identical payloads in flight): counted in `paired`, not
+  // in `turnaround`, which would be a guess.
+  uint64_t ambiguous_pairs = 0;
   double first_ts = 0, last_ts = 0;  // smallest and largest packet time (seconds, capture clock)
   LatencyHistogram turnaround;
   // Continuous (a row for every second from the first to the last, zeros

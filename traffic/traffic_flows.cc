@@ -25,7 +25,7 @@ std::pair<ChainTable::Entry*, bool> ChainTable::TryEmplace(uint64_t fingerprint,
   for (size_t i = fingerprint & mask;; i = (i + 1) & mask) {
     Entry& e = slots_[i];
     if (e.head == kFree) {
-      e = Entry{fingerprint, seq, seq};
+      e = Entry{fingerprint, seq, seq, 0, 1};
       ++size_;
       return {&e, true};
     }
@@ -60,7 +60,7 @@ void ChainTable::Shrink() {
 }
 
 void ChainTable::Rehash(size_t n) {
-  std::vector<Entry> prev(n, Entry{0, kFree, kFree});
+  std::vector<Entry> prev(n, Entry{0, kFree, kFree, 0, 0});
   prev.swap(slots_);  // prev: the old table
   const size_t mask = n - 1;
   for (const Entry& e : prev) {
@@ -121,11 +121,14 @@ void FlowTracker::Evict(double now, TrafficSummary* sum) {
 
 void FlowTracker::Settle(Pair* p, double now, uint64_t* young, TrafficSummary* sum) {
   // Every request, not only the front: timestamps may step back, so an old
-  // request can sit behind a younger one.
+  // request can sit behind a younger one. One a later reply passed over is
+  // lost too, whatever its age: its answer would have come before that one.
   uint64_t lost = 0;
   for (size_t i = p->head; i < p->queue.size(); ++i) {
-    if (p->queue[i].done) continue;
-    if (now - p->queue[i].ts > o_.reply_timeout_seconds) {
+    const Request& r = p->queue[i];
+    if (r.done) continue;
+    const ChainTable::Entry* chain = p->chains.Find(r.fingerprint);
+    if (now - r.ts > o_.reply_timeout_seconds || (chain != nullptr && r.seq < chain->fresh_from)) {
       ++lost;
     } else {
       ++*young;
@@ -159,17 +162,9 @@ void FlowTracker::PopDoneFront(Pair* p) {
 void FlowTracker::DropOldest(Pair* p) {
   PopDoneFront(p);
   if (p->head == p->queue.size()) return;
-  const Request& r = p->queue[p->head];
   // The oldest outstanding request is the oldest of its fingerprint too.
-  ChainTable::Entry* chain = p->chains.Find(r.fingerprint);
-  if (r.next_same == kNone) {
-    p->chains.Erase(chain);
-  } else {
-    chain->head = r.next_same;
-  }
-  ++p->head;
-  --p->alive;
-  --alive_;
+  Request& r = p->queue[p->head];
+  Unlink(p, p->chains.Find(r.fingerprint), r);
   PopDoneFront(p);
 }
 
@@ -193,6 +188,27 @@ auto FindSeq(Queue& q, size_t head, uint64_t seq) {
 
 }  // namespace
 
+void FlowTracker::Unlink(Pair* p, ChainTable::Entry* chain, Request& r) {
+  r.done = true;
+  --p->alive;
+  --alive_;
+  if (r.seq >= chain->fresh_from) --chain->fresh;
+  if (r.prev_same == kNone && r.next_same == kNone) {
+    p->chains.Erase(chain);
+    return;
+  }
+  if (r.prev_same == kNone) {
+    chain->head = r.next_same;
+  } else {
+    FindSeq(p->queue, p->head, r.prev_same)->next_same = r.next_same;
+  }
+  if (r.next_same == kNone) {
+    chain->tail = r.prev_same;
+  } else {
+    FindSeq(p->queue, p->head, r.next_same)->prev_same = r.prev_same;
+  }
+}
+
 void FlowTracker::Enqueue(Pair* p, double ts, double now, uint64_t fingerprint, TrafficSummary* sum) {
   // All pairs full: the least recently seen pairs go first (each eviction
   // removes a pair, so this costs amortised O(1) per pair created); `p` is
@@ -213,40 +229,35 @@ void FlowTracker::Enqueue(Pair* p, double ts, double now, uint64_t fingerprint, 
     if (p->chains.capacity() > 4 * (p->chains.size() + 16)) p->chains.Shrink();
   }
   uint64_t seq = p->next_seq++;
-  q.push_back(Request{.seq = seq, .ts = ts, .fingerprint = fingerprint});
-  ++p->alive;
-  ++alive_;
   auto [chain, inserted] = p->chains.TryEmplace(fingerprint, seq);
+  uint64_t prev = kNone;
   if (!inserted) {
     FindSeq(p->queue, p->head, chain->tail)->next_same = seq;
+    prev = chain->tail;
     chain->tail = seq;
+    ++chain->fresh;
   }
+  q.push_back(Request{.seq = seq, .ts = ts, .fingerprint = fingerprint, .prev_same = prev});
+  ++p->alive;
+  ++alive_;
 }
 
-bool FlowTracker::Match(Pair* p, uint64_t fingerprint, double* request_ts, uint64_t* passed_over) {
+bool FlowTracker::Match(Pair* p, uint64_t fingerprint, double* request_ts, bool* ambiguous) {
   ChainTable::Entry* chain = p->chains.Find(fingerprint);
   if (chain == nullptr) return false;
-  // The chain runs oldest to newest in seq order, so each lookup starts past
-  // the previous one.
-  size_t from = p->head;
-  uint64_t passed = 0;
-  for (uint64_t seq = chain->head;;) {
-    auto it = FindSeq(p->queue, from, seq);
-    Request& r = *it;
-    r.done = true;
-    --p->alive;
-    --alive_;
-    if (seq == chain->tail) {
-      *request_ts = r.ts;
-      break;
-    }
-    ++passed;
-    from = static_cast<size_t>(it - p->queue.begin()) + 1;
-    seq = r.next_same;
+  // Fresh requests are the chain's newest: the tail is fresh when any is.
+  const bool fresh = chain->fresh > 0;
+  *ambiguous = fresh ? chain->fresh > 1 : true;
+  Request& r = *FindSeq(p->queue, p->head, fresh ? chain->tail : chain->head);
+  *request_ts = r.ts;
+  const uint64_t next_seq = p->next_seq;
+  const bool last = r.prev_same == kNone && r.next_same == kNone;
+  Unlink(p, chain, r);
+  if (fresh && !last) {  // the others outstanding are passed over now
+    chain->fresh_from = next_seq;
+    chain->fresh = 0;
   }
-  p->chains.Erase(chain);
   PopDoneFront(p);
-  *passed_over = passed;
   return true;
 }
 
@@ -270,16 +281,19 @@ FlowOutcome FlowTracker::Add(double ts, double now, const FlowKey& key, uint32_t
     return out;
   }
   double request_ts = 0;
-  uint64_t passed_over = 0;
-  if (!Match(&p, fingerprint, &request_ts, &passed_over)) {
+  bool ambiguous = false;
+  if (!Match(&p, fingerprint, &request_ts, &ambiguous)) {
     ++sum->unmatched_replies;
     return out;
   }
-  CountLost(&p, passed_over, sum);
   out.paired = true;
   ++p.stats.paired;
   ++sum->paired;
-  sum->turnaround.Add(std::max(0.0, ts - request_ts));
+  if (ambiguous) {
+    ++sum->ambiguous_pairs;
+  } else {
+    sum->turnaround.Add(std::max(0.0, ts - request_ts));
+  }
   return out;
 }
 

@@ -46,6 +46,9 @@ class ChainTable {
   struct Entry {
     uint64_t fingerprint;
     uint64_t head, tail;  // oldest and newest outstanding request with it; head == kFree: unused
+    // Requests from seq fresh_from on have not been passed over by a reply
+    // (`fresh` of them are outstanding); the older ones were.
+    uint64_t fresh_from = 0, fresh = 1;
   };
   static constexpr uint64_t kFree = UINT64_MAX;
   Entry* Find(uint64_t fingerprint);
@@ -203,7 +206,8 @@ class FlowTracker {
     double ts;
     uint64_t fingerprint;
     uint64_t next_same = kNone;  // next outstanding request with this fingerprint
-    bool done = false;           // answered, or passed over (lost): no longer outstanding
+    uint64_t prev_same = kNone;  // previous one
+    bool done = false;           // answered, or lost (timed out, dropped): no longer outstanding
   };
   struct Pair;
   using PairList = std::list<Pair>;
@@ -233,12 +237,16 @@ class FlowTracker {
   void DropOldest(Pair* p);
   void Expire(Pair* p, double now, TrafficSummary* sum);
   void Enqueue(Pair* p, double ts, double now, uint64_t fingerprint, TrafficSummary* sum);
-  // Marks answered the newest outstanding request with `fingerprint` (an
-  // echo answers the request it has just seen), its time in *request_ts, and
-  // done the older ones with it, which the reply passed over: their number
-  // in *passed_over (lost). False when there is none. Each request is walked
-  // once, so amortised O(log queue) per request.
-  bool Match(Pair* p, uint64_t fingerprint, double* request_ts, uint64_t* passed_over);
+  // Answers an outstanding request with `fingerprint` (docs/traffic-analysis.md,
+  // "Pairing"): the newest when one came since the last reply of that
+  // fingerprint (an echo answers the request it has just seen), the older
+  // ones then passed over; else the oldest of those passed over (replies to a
+  // burst). Its time in *request_ts; *ambiguous when the reply could answer
+  // another request as well (several fresh, or one passed over): its
+  // turnaround is not known. False when there is none. O(log queue).
+  bool Match(Pair* p, uint64_t fingerprint, double* request_ts, bool* ambiguous);
+  // Unlinks request `r` (outstanding, with seq `seq`) from its chain `chain`.
+  void Unlink(Pair* p, ChainTable::Entry* chain, Request& r);
   void PopDoneFront(Pair* p);
   void RememberLossy(const Pair& p);
 

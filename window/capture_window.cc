@@ -86,6 +86,8 @@ void ComputeCaptureWindows(const std::vector<CaptureReading>& prev, const std::v
     }
     w.requests_per_second = PerSecond(Grew(a->requests, b.requests), seconds);
     w.replies_per_second = PerSecond(Grew(a->replies, b.replies), seconds);
+    w.request_bits_per_second = 8 * PerSecond(Grew(a->request_bytes, b.request_bytes), seconds);
+    w.reply_bits_per_second = 8 * PerSecond(Grew(a->reply_bytes, b.reply_bytes), seconds);
     uint64_t paired = Grew(a->paired, b.paired), lost = Grew(a->lost, b.lost);
     w.paired_per_second = PerSecond(paired, seconds);
     w.lost_per_second = PerSecond(lost, seconds);

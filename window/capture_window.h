@@ -39,6 +39,7 @@ struct CaptureWindow {
   std::optional<double> offered_packets_per_second;
   // Flow directions (traffic/traffic.h): requests "applied", replies "echoed".
   double requests_per_second = 0, replies_per_second = 0;
+  double request_bits_per_second = 0, reply_bits_per_second = 0;  // their wire bytes x 8
   double paired_per_second = 0, lost_per_second = 0;
   std::optional<double> loss_ratio;  // lost / (paired + lost), when any resolved
   std::array<uint64_t, kSizeBuckets> sizes{};

@@ -106,14 +106,21 @@ void AppendTable(const PcapReport& r, std::string* o) {
 
 std::string Micros(double seconds) { return Printf("%.1f us", seconds * 1e6); }
 
+// The turnaround of the pairs whose reply could answer no other request;
+// the others (identical payloads in flight) are said, never timed.
 void AppendTurnaround(const TrafficSummary& s, std::string* o) {
   const LatencyHistogram& h = s.turnaround;
+  const std::string ambiguous =
+      U(s.ambiguous_pairs) + " replies could answer another request with the same payload in flight: "
+      "their turnaround is not known (give each request its own payload, a sequence number)";
   if (h.count() == 0) {
-    *o += "  turnaround: no request/reply pairs\n";
+    *o += s.ambiguous_pairs > 0 ? "  turnaround: not measured: " + ambiguous + "\n"
+                                : std::string("  turnaround: no request/reply pairs\n");
     return;
   }
   *o += "  turnaround (" + U(h.count()) + " pairs): p50 " + Micros(h.Percentile(50)) + ", p90 " +
         Micros(h.Percentile(90)) + ", p99 " + Micros(h.Percentile(99)) + ", max " + Micros(h.Max()) + "\n";
+  if (s.ambiguous_pairs > 0) *o += "  turnaround leaves out " + ambiguous + "\n";
 }
 
 void AppendFlows(const TrafficSummary& s, std::string* o) {

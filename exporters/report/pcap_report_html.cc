@@ -84,6 +84,9 @@ void AppendCapture(const PcapReport& r, std::string* o) {
   if (s.turnaround.count())
     *o += "; turnaround p50 " + Printf("%.3f", s.turnaround.Percentile(50) * 1e3) + " ms, p99 " +
           Printf("%.3f", s.turnaround.Percentile(99) * 1e3) + " ms";
+  if (s.ambiguous_pairs > 0)
+    *o += "; " + std::to_string(s.ambiguous_pairs) +
+          " replies left out of the turnaround: each could answer another request with the same payload in flight";
   *o += "</p>\n";
   if (!r.error.empty()) *o += "<p class=\"differs\">read stopped: " + HtmlEscape(r.error) + "</p>\n";
   *o += RenderPlot(RatePlot(s)) + "<div class=\"row\">" + RenderPlot(TurnaroundPlot(s)) + RenderPlot(SizePlot(s)) +

@@ -64,11 +64,12 @@ void WriteSeconds(const std::vector<TrafficSecond>& seconds, JsonWriter* w) {
   w->EndArray();
 }
 
-void WriteTurnaround(const LatencyHistogram& h, JsonWriter* w) {
+void WriteTurnaround(const LatencyHistogram& h, uint64_t ambiguous, JsonWriter* w) {
   const bool any = h.count() > 0;
   auto value = [any](double v) { return any ? std::optional(v) : std::nullopt; };
   w->Key("turnaround_seconds").BeginObject();
   w->Key("count").Integer(h.count());
+  w->Key("ambiguous").Integer(ambiguous);
   w->Key("p50").Optional(value(h.Percentile(50)));
   w->Key("p90").Optional(value(h.Percentile(90)));
   w->Key("p99").Optional(value(h.Percentile(99)));
@@ -139,7 +140,7 @@ void WriteFile(const PcapReport& r, JsonWriter* w) {
   w->Key("echoed_per_second").Optional(PerSecond(static_cast<double>(s.replies), s));
   w->Key("applied_bits_per_second").Optional(PerSecond(static_cast<double>(request_bytes) * 8, s));
   w->Key("echoed_bits_per_second").Optional(PerSecond(static_cast<double>(reply_bytes) * 8, s));
-  WriteTurnaround(s.turnaround, w);
+  WriteTurnaround(s.turnaround, s.ambiguous_pairs, w);
   WriteSeconds(s.seconds, w);
   w->Key("untabled_packets").Integer(s.untabled_packets);
   WriteFlows("top_flows", s.top_flows, w);
