@@ -146,6 +146,7 @@ class OperandsFormatter : public CLI::Formatter {
   std::string operands_;
 };
 const std::vector<std::string> kFormats = {"text", "json", "html", "folded"};
+const std::vector<std::string> kPcapFormats = {"text", "json", "html"};
 const std::vector<std::string> kLogLevels = {"debug", "info", "warn", "error"};
 
 enum class Kind { kFlag, kValue, kRepeated };
@@ -172,6 +173,33 @@ struct Spec {
   std::function<Status(State*, const std::string&)> set;
   std::vector<std::string> choices = {};  // the only values the setter takes, for the completion
 };
+
+// "text, json or html" (and "or folded"): the choices as a sentence.
+std::string OneOf(const std::vector<std::string>& choices) {
+  std::string s;
+  for (size_t i = 0; i < choices.size(); ++i) s += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+  return s;
+}
+
+// --format for `modes` (in help group `group`), taking `formats` (text first,
+// the default; the help names the first three, more_help the rest).
+Spec FormatSpec(unsigned modes, const std::string& group, const std::string& more_help,
+                const std::vector<std::string>& formats) {
+  const std::vector<std::string> shown(formats.begin(), formats.begin() + std::min<size_t>(3, formats.size()));
+  return {"--format",
+          "FORMAT",
+          Kind::kValue,
+          modes,
+          OneOf(shown) + " (default text)" + more_help,
+          group,
+          [formats](State* st, const std::string& v) {
+            if (std::find(formats.begin(), formats.end(), v) == formats.end())
+              return Status::InvalidArgument("--format must be " + OneOf(formats) + ", got '" + v + "'");
+            st->f->format = v;
+            return Status::OK();
+          },
+          formats};
+}
 
 Status NonEmpty(const std::string& flag, const std::string& v, const char* what) {
   if (v.empty()) return Status::InvalidArgument(flag + " needs " + what);
@@ -351,15 +379,10 @@ std::vector<Spec> BuildSpecs() {
          st->f->pcap_files.push_back(v);
          return Status::OK();
        }},
-      {"--format", "FORMAT", Kind::kValue, kReport | kPcap,
-       "text, json or html (default text); folded: a run's on-CPU stacks (--report --run NAME)", g_report,
-       [](State* st, const std::string& v) {
-         if (std::find(kFormats.begin(), kFormats.end(), v) == kFormats.end())
-           return Status::InvalidArgument("--format must be text, json, html or folded, got '" + v + "'");
-         st->f->format = v;
-         return Status::OK();
-       },
-       kFormats},
+      FormatSpec(kReport, g_report, "; folded: a run's on-CPU stacks (--report --run NAME)", kFormats),
+      // pcap's own: a capture has no stacks to fold (its help offered folded,
+      // which pcap then refused).
+      FormatSpec(kPcap, g_report, "", kPcapFormats),
       {"--out", "DIR", Kind::kValue, kRecord, "the recording's directory (new or empty; required)", g_main,
        [](State* st, const std::string& v) {
          BN_RETURN_IF_ERROR(NonEmpty("--out", v, "a directory"));
@@ -421,6 +444,15 @@ const Spec* FindSpec(std::string_view name) {
   for (const Spec& s : Specs())
     if (s.name == name) return &s;
   return nullptr;
+}
+
+// The modes a flag goes with, over every spec of that name (--format has one
+// per command).
+unsigned ModesOf(std::string_view name) {
+  unsigned modes = 0;
+  for (const Spec& s : Specs())
+    if (s.name == name) modes |= s.modes;
+  return modes;
 }
 
 std::string CollectorsFooter() {
@@ -522,11 +554,20 @@ Status Unexpected(const std::string& word, unsigned mode, const std::string& com
   std::string name = word.substr(0, word.find('='));
   if (name.rfind("--collector.", 0) == 0 || name.rfind("--no-collector.", 0) == 0) {
     std::string c = name.substr(name[2] == 'c' ? 12 : 15);
-    if (!KnownCollectorName(c)) return Status::InvalidArgument("unknown collector in " + name + " (see " + help + ")");
+    if (!KnownCollectorName(c)) {
+      std::vector<std::string> known;
+      for (const CollectorInfo& ci : CollectorRegistry()) known.push_back(ci.name);
+      for (const SourceInfo& si : SourceRegistry()) known.push_back(si.name);
+      std::string near = Nearest(c, known);
+      return Status::InvalidArgument(
+          "unknown collector '" + c + "' in " + name +
+          (near.empty() ? "" : ": did you mean " + name.substr(0, name.size() - c.size()) + near + "?") + " (see " +
+          help + ")");
+    }
   }
-  if (const Spec* s = FindSpec(name))
-    return Status::InvalidArgument(name + " does not go with " + ModeName(mode) + ": it is for " + ModeList(s->modes) +
-                                   " (see " + help + ")");
+  if (FindSpec(name))
+    return Status::InvalidArgument(name + " does not go with " + ModeName(mode) + ": it is for " +
+                                   ModeList(ModesOf(name)) + " (see " + help + ")");
   std::vector<std::string> known;
   const unsigned pool = command.empty() ? kTopLevel : mode;  // the top level takes every mode's flags
   for (const Spec& s : Specs())
@@ -596,7 +637,7 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
       return Status::InvalidArgument(s->name + " and " + ModeName(mode) +
                                      " are different commands: give one (see bottleneckd --help)");
     return Status::InvalidArgument(s->name + " does not go with " + ModeName(mode) + ": it is for " +
-                                   ModeList(s->modes) + " (see bottleneckd --help)");
+                                   ModeList(ModesOf(s->name)) + " (see bottleneckd --help)");
   }
   if (f.version && mode != kDaemon) return Status::InvalidArgument("--version goes alone");
   if (own < argc && mode != kRun)

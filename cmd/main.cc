@@ -90,7 +90,14 @@ int RunCalibrate(const Config& config) {
   SoakerCalibrationFile f;
   std::fprintf(stderr, "calibrating the soaker on every online CPU (%.1f s)...\n", o.calibration_seconds);
   Status s = soaker.Calibrate(&f);
-  for (const SoakerCalibration& c : f.cpus) std::printf("cpu%d %.0f iterations/s\n", c.cpu, c.iterations_per_second);
+  for (const SoakerCalibration& c : f.cpus)
+    std::printf("cpu%d %.0f iterations/s%s%s\n", c.cpu, c.iterations_per_second, c.disturbed ? ", disturbed: " : "",
+                c.disturbed_why.c_str());
+  if (std::any_of(f.cpus.begin(), f.cpus.end(), [](const SoakerCalibration& c) { return c.disturbed; }))
+    std::fprintf(stderr,
+                 "bottleneckd: calibrate: the CPUs were busy: a disturbed calibration reads idle high; stored with its "
+                 "mark and measured again at the daemon's next start; run 'bottleneckd calibrate' again when they "
+                 "are quiet\n");
   if (!f.cpus.empty()) std::printf("percentile %d of 5 ms slice rates\n", f.key.percentile);
   if (!s.ok()) {
     std::fprintf(stderr, "bottleneckd: calibrate: %s\n", s.ToString().c_str());

@@ -1,7 +1,9 @@
 // HostFs: the one door to the kernel's files. Every collector reads /proc, /sys and
 // ethtool statistics through it, relative to injected roots (--path.procfs,
 // --path.sysfs, --path.ethtool), so tests and replays point it at fixture trees.
-// No other file in the project names a "/proc" or "/sys" literal.
+// The eBPF sources (irqtime, offcpu, profile) name the two kernel files they
+// load with (/sys/kernel/btf/vmlinux, /proc/kallsyms) themselves: they run on
+// the live host only, never over a fixture tree.
 //
 // Reads are never sized by stat() (procfs lies); a whole-file read grows its buffer
 // up to a cap, a sysfs attribute is one bounded read. Methods are const and

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <optional>
 
 #include "analysis/verdict_config.h"
 #include "base/config_fields.h"
@@ -84,6 +85,30 @@ bool ProfileToLoad(const Config& c) {
   return m == ProfileMode::kOn || (m == ProfileMode::kAuto && live);
 }
 
+namespace {
+
+// Where the first tab in a line's leading whitespace is (0-based line and
+// column, as yaml-cpp's marks), if any.
+std::optional<YAML::Mark> IndentationTab(std::string_view yaml) {
+  int line = 0;
+  for (size_t at = 0; at < yaml.size(); ++line) {
+    size_t end = yaml.find('\n', at);
+    if (end == std::string_view::npos) end = yaml.size();
+    for (size_t i = at; i < end && (yaml[i] == ' ' || yaml[i] == '\t'); ++i) {
+      if (yaml[i] != '\t') continue;
+      YAML::Mark m;
+      m.pos = static_cast<int>(i);
+      m.line = line;
+      m.column = static_cast<int>(i - at);
+      return m;
+    }
+    at = end + 1;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out) {
   if (yaml.size() > kMaxConfigBytes) return TooLarge(filename, yaml.size());
   Config c;
@@ -92,6 +117,10 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
   try {
     root = YAML::Load(std::string(yaml));
   } catch (const YAML::Exception& e) {
+    // A tab in an indentation reads "illegal map value" or worse from the
+    // parser: YAML indents with spaces only, which is what to say.
+    if (std::optional<YAML::Mark> tab = IndentationTab(yaml); tab && tab->line <= e.mark.line)
+      return At(filename, *tab, "a tab in the indentation: YAML indents with spaces only");
     return At(filename, e.mark, e.msg);
   }
   ConfigReader r(filename, yaml);

@@ -87,6 +87,16 @@ std::string EvidenceName(const std::string& bound) {
   return "";
 }
 
+std::string EvidencePeakText(const std::string& bound, double peak) {
+  char b[64];
+  if (bound == "wait") {
+    std::snprintf(b, sizeof b, "%.3g/s", peak);
+  } else {  // the ratios: a share of a CPU or a link
+    std::snprintf(b, sizeof b, "%.1f %%", peak * 100);
+  }
+  return EvidenceName(bound) + " " + b;
+}
+
 std::string EvidenceQuery(const std::string& bound, const std::string& m) {
   if (bound == "cpu")
     return "max by (instance, job) (bottleneckd_cpu_busy_ratio" + Join("source=\"accounting\"", m) + ")";

@@ -54,8 +54,7 @@ std::string FleetHtml(const FleetReport& r) {
       worst = FleetOffset(r, x.worst->start) + " for " + FleetNumber(x.worst->end - x.worst->start, "%.0f") + " s (" +
               x.worst->bound + (x.worst->resource.empty() ? "" : ", " + x.worst->resource) + ")";
       conf = FleetNumber(x.worst->mean_confidence, "%.2f");
-      if (x.worst->evidence_peak)
-        evidence = EvidenceName(x.worst->bound) + " " + FleetNumber(*x.worst->evidence_peak, "%.3g");
+      if (x.worst->evidence_peak) evidence = EvidencePeakText(x.worst->bound, *x.worst->evidence_peak);
     }
     o += "<tr><td>" + HtmlEscape(x.instance) + "</td><td>" + HtmlEscape(x.job) + "</td>" +
          (r.run.empty() ? "" : std::string("<td>") + (x.in_run ? "yes" : "no") + "</td>") + "<td>" +

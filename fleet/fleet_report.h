@@ -54,6 +54,9 @@ struct FleetData {
 // bus path; wait, receive drops per second. "" for the other labels.
 std::string EvidenceQuery(const std::string& bound, const std::string& matchers);
 std::string EvidenceName(const std::string& bound);
+// EvidenceName with the peak in its unit: "busiest CPU's busy ratio
+// (/proc/stat) 98.2 %" for the ratios, "... 1.2e+03/s" for wait's drops.
+std::string EvidencePeakText(const std::string& bound, double peak);
 
 // A selector's matchers without braces ("{job=\"x\"}" -> "job=\"x\""), for
 // joining with a query's own. InvalidArgument unless it is one {...}.

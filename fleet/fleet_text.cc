@@ -71,8 +71,7 @@ std::string FleetText(const FleetReport& r) {
       worst = FleetOffset(r, x.worst->start) + " for " + FleetNumber(x.worst->end - x.worst->start, "%.0f") + " s";
       if (x.worst->bound != x.main_bound) worst += " (" + x.worst->bound + ")";
       conf = FleetNumber(x.worst->mean_confidence);
-      if (x.worst->evidence_peak)
-        evidence = EvidenceName(x.worst->bound) + " " + FleetNumber(*x.worst->evidence_peak, "%.3g");
+      if (x.worst->evidence_peak) evidence = EvidencePeakText(x.worst->bound, *x.worst->evidence_peak);
     }
     const std::string share = IsBoundLabel(x.main_bound) ? FleetPercent(x.bound_share) : FleetPercent(x.coverage);
     rows.push_back({x.instance + (x.job.empty() ? "" : " (" + x.job + ")"), x.in_run ? "yes" : "no", x.main_bound,

@@ -69,6 +69,11 @@ struct SoakerCalibration {
   int cpu = -1;
   double iterations_per_second = 0;  // per second of the thread's own CPU time
   int64_t measured_unix_seconds = 0;
+  // Measured while other work held the CPU (its thread queued) or far below
+  // the other CPUs of its model: delivered idle reads high on it. Stored with
+  // the mark; such a file is measured again at the next start.
+  bool disturbed = false;
+  std::string disturbed_why = {};  // "its thread ran 61 % of the time ..."; not stored
 };
 
 // What a calibration depends on; a stored calibration whose key differs is stale.

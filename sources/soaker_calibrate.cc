@@ -5,6 +5,7 @@
 // that came online after it (SetCalibration, UpdateBorrowedCaveat). The file
 // format and the soaker's other pure parts are in soaker_calibration_file.cc.
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -60,6 +61,45 @@ Status Soaker::LoadOrCalibrate() {
   return calibration_.cpus.empty() ? s : Status::OK();
 }
 
+namespace {
+
+// The file's rows of the CPUs measured, judged (JudgeCalibrations).
+std::vector<SoakerCalibration> Judged(const std::vector<CpuCalibration>& results, int64_t now) {
+  std::vector<SoakerCalibration> cpus;
+  std::vector<double> ran;
+  for (const CpuCalibration& r : results) {
+    if (!r.error.empty()) continue;
+    cpus.push_back({r.cpu, r.rate, now});
+    ran.push_back(r.ran_share);
+  }
+  JudgeCalibrations(ran, &cpus);
+  return cpus;
+}
+
+}  // namespace
+
+void JudgeCalibrations(const std::vector<double>& ran_share, std::vector<SoakerCalibration>* cpus) {
+  std::vector<double> rates;
+  for (const SoakerCalibration& c : *cpus) rates.push_back(c.iterations_per_second);
+  std::sort(rates.begin(), rates.end());
+  const double median = rates.empty() ? 0 : rates[rates.size() / 2];
+  for (size_t i = 0; i < cpus->size(); ++i) {
+    SoakerCalibration& c = (*cpus)[i];
+    char why[96];
+    if (i < ran_share.size() && ran_share[i] < kCalibrationMinRanShare) {
+      std::snprintf(why, sizeof why, "its thread ran %.0f %% of the time (queued behind other work)",
+                    ran_share[i] * 100);
+    } else if (median > 0 && c.iterations_per_second < kCalibrationMinOfMedian * median) {
+      std::snprintf(why, sizeof why, "%.0f %% of the median rate of the CPUs calibrated with it",
+                    c.iterations_per_second / median * 100);
+    } else {
+      continue;
+    }
+    c.disturbed = true;
+    c.disturbed_why = why;
+  }
+}
+
 Status Soaker::MeasureAndStore(const std::vector<int>& cpus, const SoakerCalibrationKey& key,
                                SoakerCalibrationFile* out) {
   std::vector<CpuCalibration> results(cpus.size());
@@ -74,36 +114,54 @@ Status Soaker::MeasureAndStore(const std::vector<int>& cpus, const SoakerCalibra
     }
   }
   for (std::thread& t : threads) t.join();
-  // A CPU that gave too few slices (busy with other work, or a vCPU the host
-  // held back) is measured once more, on its own: a CPU missing from the
-  // calibration is measured again or said in the caveat, never dropped
-  // silently (DaemonSoaker.OnceWithSoakerAndCalibrate once found no cpu 0).
-  for (CpuCalibration& r : results) {
-    if (r.error.empty() || cancel_calibration_.load() || r.error.rfind("affinity refused", 0) == 0) continue;
-    CpuCalibration again;
-    again.cpu = r.cpu;
+  // A CPU that gave too few slices, or whose measure was disturbed (its
+  // thread queued behind other work, or far below the others' rate), is
+  // measured once more on its own: a CPU missing from the calibration is
+  // measured again or said in the caveat, never dropped silently
+  // (DaemonSoaker.OnceWithSoakerAndCalibrate once found no cpu 0), and a
+  // disturbed one is stored with its mark and said.
+  // The second round measures only those, together (one more
+  // calibration_time however many CPUs the host has).
+  const int64_t now = UnixSeconds();
+  const std::vector<SoakerCalibration> judged = Judged(results, now);
+  std::vector<size_t> redo;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const CpuCalibration& r = results[i];
+    if (r.error.rfind("affinity refused", 0) == 0) continue;
+    auto j = std::find_if(judged.begin(), judged.end(), [&](const SoakerCalibration& c) { return c.cpu == r.cpu; });
+    if (!r.error.empty() || (j != judged.end() && j->disturbed)) redo.push_back(i);
+  }
+  std::vector<CpuCalibration> again(redo.size());
+  for (size_t k = 0; k < redo.size(); ++k) again[k].cpu = results[redo[k]].cpu, again[k].error = "cancelled";
+  threads.clear();
+  for (size_t k = 0; k < redo.size() && !cancel_calibration_.load(); ++k) {
+    again[k].error.clear();
     try {
-      // Its own thread: CalibrateCpu pins the thread that runs it.
-      std::thread(CalibrateCpu, options_.calibration_seconds, key.percentile, &cancel_calibration_, &again).join();
+      threads.emplace_back(CalibrateCpu, options_.calibration_seconds, key.percentile, &cancel_calibration_, &again[k]);
     } catch (const std::system_error& e) {
-      again.error = "cannot start a thread: " + std::string(e.what());
+      again[k].error = "cannot start a thread: " + std::string(e.what());
     }
-    if (!again.error.empty()) again.error = r.error + "; measured again: " + again.error;
-    r = std::move(again);
+  }
+  for (std::thread& t : threads) t.join();
+  for (size_t k = 0; k < redo.size(); ++k) {
+    CpuCalibration& r = results[redo[k]];
+    if (again[k].error.empty() || !r.error.empty()) {
+      if (!again[k].error.empty()) again[k].error = r.error + "; measured again: " + again[k].error;
+      r = std::move(again[k]);
+    }  // else keep the disturbed measure: the second failed
   }
   if (cancel_calibration_.load()) return Status::IOError("soaker calibration cancelled: nothing measured is stored");
 
   SoakerCalibrationFile f;
   f.key = key;
-  std::string failures;
-  int64_t now = UnixSeconds();
-  for (const CpuCalibration& r : results) {
-    if (r.error.empty()) {
-      f.cpus.push_back({r.cpu, r.rate, now});
-    } else {
+  f.cpus = Judged(results, now);
+  std::string failures, disturbed;
+  for (const CpuCalibration& r : results)
+    if (!r.error.empty())
       failures += (failures.empty() ? "" : "; ") + ("cpu " + std::to_string(r.cpu) + ": " + r.error);
-    }
-  }
+  for (const SoakerCalibration& c : f.cpus)
+    if (c.disturbed)
+      disturbed += (disturbed.empty() ? "" : "; ") + ("cpu" + std::to_string(c.cpu) + " " + c.disturbed_why);
   if (f.cpus.empty()) {
     return Status::IOError("soaker calibration: no CPU measured" +
                            (failures.empty() ? std::string() : ": " + failures));
@@ -113,6 +171,10 @@ Status Soaker::MeasureAndStore(const std::vector<int>& cpus, const SoakerCalibra
   MutexLock l(&mu_);
   SetCalibration(f);
   SetCaveat("calibration", failures.empty() ? "" : "not calibrated: " + failures);
+  SetCaveat("disturbed", disturbed.empty() ? ""
+                                           : "calibration disturbed, twice (" + disturbed +
+                                                 "): delivered idle reads high there; measured again at the next "
+                                                 "start, or now with 'bottleneckd calibrate' on quiet CPUs");
   SetCaveat("store", s.ok() ? "" : "calibration kept in memory only (" + s.message() + ")");
   return s.WithContext("storing the soaker calibration");
 }

@@ -51,6 +51,7 @@ Status ParseCpuLine(std::string_view rest, size_t n, SoakerCalibration* c) {
   if (!ParseI64(when, &c->measured_unix_seconds)) {
     return StateLineError(n, "bad time '" + std::string(when) + "'");
   }
+  c->disturbed = NextToken(&rest) == "disturbed";
   return Status::OK();  // later columns (a future format addition) are skipped
 }
 
@@ -86,11 +87,11 @@ std::string FormatSoakerCalibration(const SoakerCalibrationFile& f) {
   out += "freq_governor " + OneLine(f.key.freq_governor) + "\n";
   out += "loop_version " + std::to_string(f.key.loop_version) + "\n";
   out += "percentile " + std::to_string(f.key.percentile) + "\n";
-  out += "# cpu <id> <units per cpu-second> <measured, unix seconds>\n";
+  out += "# cpu <id> <units per cpu-second> <measured, unix seconds> [disturbed]\n";
   for (const SoakerCalibration& c : f.cpus) {
     out += "cpu " + std::to_string(c.cpu) + " ";
     AppendDouble(c.iterations_per_second, &out);
-    out += " " + std::to_string(c.measured_unix_seconds) + "\n";
+    out += " " + std::to_string(c.measured_unix_seconds) + (c.disturbed ? " disturbed" : "") + "\n";
   }
   return out;
 }
@@ -251,7 +252,7 @@ bool SoakerCalibrationUsable(const SoakerCalibrationFile& f, const SoakerCalibra
   if (!(f.key == key)) return false;
   for (int cpu : cpus) {
     auto it = std::find_if(f.cpus.begin(), f.cpus.end(), [cpu](const SoakerCalibration& c) { return c.cpu == cpu; });
-    if (it == f.cpus.end() || !(it->iterations_per_second > 0)) return false;
+    if (it == f.cpus.end() || !(it->iterations_per_second > 0) || it->disturbed) return false;
     if (max_age_seconds > 0) {
       // In double: timestamps come from a file and may be anything.
       double age = static_cast<double>(now_unix_seconds) - static_cast<double>(it->measured_unix_seconds);

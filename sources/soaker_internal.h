@@ -49,8 +49,22 @@ struct alignas(64) Soaker::Worker {
 struct CpuCalibration {
   int cpu = -1;
   double rate = 0;
+  // The thread's CPU time over the wall time it took: under 1 by the time it
+  // waited on the run queue behind other work (or a vCPU the host held back).
+  double ran_share = 0;
   std::string error;
 };
+
+// A calibration is disturbed when its thread ran less than this share of the
+// time it took, or measured less than kCalibrationMinOfMedian of the median
+// rate of the CPUs calibrated with it (one model: 1.59 M against 2.64 M
+// iterations/s on a busy box, 2.62 M both when quiet).
+inline constexpr double kCalibrationMinRanShare = 0.9;
+inline constexpr double kCalibrationMinOfMedian = 0.85;
+
+// Sets `disturbed` (and why) on each calibration of `cpus` by the two tests
+// above; `ran_share` is each one's, in the same order. Pure.
+void JudgeCalibrations(const std::vector<double>& ran_share, std::vector<SoakerCalibration>* cpus);
 
 // Pins the calling thread to r->cpu and sets r->rate: units per second of
 // thread CPU time on that CPU, the `percentile` of 5 ms slice rates, at the

@@ -81,7 +81,8 @@ void CalibrateCpu(double cpu_seconds, int percentile, const std::atomic<bool>* c
   const int64_t budget_ns = static_cast<int64_t>(cpu_seconds * 1e9);
   // A loaded host gives the thread a fraction of a CPU: allow 8x the budget
   // plus 1 s of wall time (5 s at the default 0.5 s) before giving up.
-  const int64_t deadline = ClockNanos(CLOCK_MONOTONIC) + 8 * budget_ns + 1'000'000'000;
+  const int64_t wall_start = ClockNanos(CLOCK_MONOTONIC);
+  const int64_t deadline = wall_start + 8 * budget_ns + 1'000'000'000;
   const int64_t start = ClockNanos(CLOCK_THREAD_CPUTIME_ID);
   int64_t slice_start = start;
   uint64_t slice_units = 0;
@@ -97,6 +98,9 @@ void CalibrateCpu(double cpu_seconds, int percentile, const std::atomic<bool>* c
     if (now - start >= budget_ns || ClockNanos(CLOCK_MONOTONIC) >= deadline) break;
     if (cancel->load(std::memory_order_relaxed)) break;
   }
+  const int64_t wall = ClockNanos(CLOCK_MONOTONIC) - wall_start;
+  r->ran_share =
+      wall > 0 ? static_cast<double>(ClockNanos(CLOCK_THREAD_CPUTIME_ID) - start) / static_cast<double>(wall) : 0;
   if (cancel->load(std::memory_order_relaxed)) {
     r->error = "cancelled";
   } else if (::sched_getcpu() != r->cpu) {

@@ -130,7 +130,8 @@ void AddCaptureFamilies(const Snapshot& s, MetricsOut* out) {
       Histogram("bottleneckd_capture_packet_size_bytes", "Captured frames by length on the wire (bytes).");
   prometheus::MetricFamily turnaround =
       Histogram("bottleneckd_capture_turnaround_seconds",
-                "Echo turnaround: from a UDP request to its captured echo (the box's time, seen from this capture); a reply that could answer another identical request in flight is left out.");
+                "Echo turnaround: from a UDP request to its captured echo (the box's time, seen from this capture); a "
+                "reply that could answer another identical request in flight is left out.");
   for (const CaptureReading& r : readings) {
     if (r.opened_mono_ns == 0) continue;
     AddSizeHistogram(r, &sizes);

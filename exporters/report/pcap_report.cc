@@ -110,9 +110,9 @@ std::string Micros(double seconds) { return Printf("%.1f us", seconds * 1e6); }
 // the others (identical payloads in flight) are said, never timed.
 void AppendTurnaround(const TrafficSummary& s, std::string* o) {
   const LatencyHistogram& h = s.turnaround;
-  const std::string ambiguous =
-      U(s.ambiguous_pairs) + " replies could answer another request with the same payload in flight: "
-      "their turnaround is not known (give each request its own payload, a sequence number)";
+  const std::string ambiguous = U(s.ambiguous_pairs) +
+                                " replies could answer another request with the same payload in flight: "
+                                "their turnaround is not known (give each request its own payload, a sequence number)";
   if (h.count() == 0) {
     *o += s.ambiguous_pairs > 0 ? "  turnaround: not measured: " + ambiguous + "\n"
                                 : std::string("  turnaround: no request/reply pairs\n");
@@ -199,6 +199,7 @@ int RunPcapCommand(const std::vector<std::string>& files, const std::string& for
   }
   const bool tty = ::isatty(STDERR_FILENO) == 1;
   std::vector<PcapReport> reports;
+  std::vector<std::string> errors;  // each failed file's, in order, after the reports
   for (const std::string& file : files) {
     PcapReport r;
     TrafficAnalyzer analyzer(o);
@@ -211,11 +212,17 @@ int RunPcapCommand(const std::vector<std::string>& files, const std::string& for
     Status st = AnalysePcapFile(file, &analyzer, &r.info, progress);
     r.summary = analyzer.Finish();
     if (!st.ok()) r.error = st.message();
+    // A file that gave no frame at all (missing, unreadable, no capture
+    // file) has no report: its error alone, not half a report of zeros.
+    if (!r.error.empty()) errors.push_back(r.error);
+    if (!st.ok() && r.info.frames == 0) continue;
     reports.push_back(std::move(r));
   }
-  int rc = 0;
+  int rc = errors.empty() ? 0 : 1;
   bool written = true;
-  if (format == "json") {
+  if (reports.empty()) {
+    // Nothing read: no report of zeros.
+  } else if (format == "json") {
     JsonWriter w(stdout);
     WritePcapReportJson(reports, &w);
     written = w.Finish();
@@ -227,11 +234,7 @@ int RunPcapCommand(const std::vector<std::string>& files, const std::string& for
     std::fprintf(stderr, "bottleneckd: pcap: writing the report to stdout failed\n");
     rc = 1;
   }
-  for (const PcapReport& r : reports) {
-    if (r.error.empty()) continue;
-    std::fprintf(stderr, "bottleneckd: pcap: %s\n", r.error.c_str());
-    rc = 1;
-  }
+  for (const std::string& e : errors) std::fprintf(stderr, "bottleneckd: pcap: %s\n", e.c_str());
   return rc;
 }
 

@@ -281,8 +281,8 @@ std::vector<std::string> SweepLines(const Report& r) {
     lines.push_back("MLFRR: every run lost packets");
   } else {
     lines.push_back(
-        "MLFRR: none: no run was offered load on the packet path (loopback is off it unless "
-        "verdict.packet_path_interfaces names it)");
+        "MLFRR: none: no run was offered load on the packet path (the interfaces "
+        "verdict.packet_path_interfaces names; by default every one but loopback)");
   }
   if (r.throughput_tracks_cpu_cost)
     lines.push_back(std::string("throughput x CPU cost per packet constant across runs: ") +

@@ -82,6 +82,17 @@ TEST(HostileConfig, DuplicateKeysNameBothLines) {
   EXPECT_EQ(Error("verdict: &v {}\nruns: *v\n"), "OK");
 }
 
+// A tab in the indentation is said as such, where it is (yaml-cpp said
+// "illegal map value" at the line after it).
+TEST(HostileConfig, ATabInTheIndentationIsSaid) {
+  EXPECT_EQ(Error("verdict:\n\tpacket_path_interfaces: [lo]\n"),
+            "h.yaml:2:1: a tab in the indentation: YAML indents with spaces only");
+  EXPECT_EQ(Error("collectors:\n  netdev:\n  \t include: [eth0]\n"),
+            "h.yaml:3:3: a tab in the indentation: YAML indents with spaces only");
+  // A tab inside a value is no indentation.
+  EXPECT_EQ(Error("state_dir: \"/var/lib/a\tb\"\n").find("indentation"), std::string::npos);
+}
+
 TEST(HostileConfig, UnclosedQuoteDoesNotSwallowTheNextLine) {
   EXPECT_EQ(Error("state_dir: \"/var/lib/x\ninterval: 2s\n"),
             "h.yaml:1:12: state_dir must fit on one line, but its value runs on to the next (an unclosed quote?)");

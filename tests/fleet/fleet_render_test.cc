@@ -47,6 +47,8 @@ TEST(FleetRender, TextGivesTheAnswerFirst) {
   EXPECT_NE(t.find("warning: the store's answer may be partial: remote read of site-b failed"), std::string::npos);
   EXPECT_NE(t.find("+10 s for 50 s"), std::string::npos) << t;
   EXPECT_NE(t.find("bystander:9858"), std::string::npos);
+  // A ratio's peak as a percentage (it printed "... (/proc/stat) 0.99").
+  EXPECT_NE(t.find("busiest CPU's busy ratio (/proc/stat) 99.0 %"), std::string::npos) << t;
 }
 
 // The column of the header word `column` on each table line of t.

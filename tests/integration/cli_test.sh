@@ -88,7 +88,23 @@ usage_error "--web.listen-address" --web.listen-address=nonsense
 usage_error "--capture.filter" --capture.filter="port port"
 usage_error "--duration must be a duration" record --out "$INTEG_TMP/rec" --duration 25h
 usage_error "--last must be a number" --report --last 0
-usage_error "unknown collector in --collector.frobnicator" --collector.frobnicator
+usage_error "unknown collector 'frobnicator' in --collector.frobnicator" --collector.frobnicator
+usage_error "unknown collector 'cpus' in --no-collector.cpus: did you mean --no-collector.cpu?" --no-collector.cpus
+usage_error "--format must be text, json or html, got 'folded'" pcap --format folded x.pcap
+# A capture file that cannot be read: its error alone, no report on stdout.
+rc=0
+"$BIN" pcap "$INTEG_TMP/no-such.pcap" >"$INTEG_TMP/out" 2>"$INTEG_TMP/err" || rc=$?
+if [ "$rc" = 1 ] && [ ! -s "$INTEG_TMP/out" ] && [ "$(wc -l <"$INTEG_TMP/err")" = 1 ] &&
+  grep -q "no-such.pcap" "$INTEG_TMP/err"; then
+  integ_pass "pcap on a missing file: exit 1, one line, nothing on stdout: $(cat "$INTEG_TMP/err")"
+else
+  integ_fail "pcap on a missing file: exit $rc, stdout $(wc -c <"$INTEG_TMP/out") bytes: $(head -c 300 "$INTEG_TMP/err")"
+fi
+if "$BIN" pcap --help | grep -- '--format' | grep -q folded; then
+  integ_fail "pcap --help offers --format folded, which pcap refuses"
+else
+  integ_pass "pcap --help: --format text, json or html"
+fi
 usage_error "unknown flag --nope" --nope
 usage_error "unknown flag --nope (see bottleneckd run --help)" run --nope -- true
 usage_error "unknown command 'frobnicate'" frobnicate

@@ -216,8 +216,8 @@ TEST(TrafficTest, PipelinedIdenticalPayloadsLoseWhatWasNotAnswered) {
     }
   }
   const uint64_t in_flight = due.size() - next_reply;  // their replies come after the capture ends
-  const uint64_t after_last_reply = static_cast<uint64_t>(
-      std::count_if(sent.begin(), sent.end(), [&](double ts) { return ts > last_reply; }));
+  const uint64_t after_last_reply =
+      static_cast<uint64_t>(std::count_if(sent.begin(), sent.end(), [&](double ts) { return ts > last_reply; }));
   TrafficSummary s = a.Finish();
   EXPECT_EQ(s.requests, 700u);
   EXPECT_EQ(s.replies, 700u - unanswered - in_flight);

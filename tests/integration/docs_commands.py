@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""The command lines the docs show, checked against the binary.
+
+  docs_commands.py BOTTLENECKD SOURCE_DIR
+
+Every line of a fenced code block in README.md and docs/*.md that starts with
+`bottleneckd` (a `$ ` or `sudo ` before it allowed) is read as the shell reads
+it (shlex, a trailing `# comment` dropped; a line ending in `\\` goes on):
+
+- each `--flag` before a `--` must be one the command's own `--help` lists
+  (`bottleneckd run --help` for `bottleneckd run ...`, `bottleneckd --help`
+  otherwise); `--collector.NAME` / `--no-collector.NAME` must name a collector
+  the help lists;
+- the lines that end by themselves and touch nothing (`--help`,
+  `--config.check`, `--once`) are run from SOURCE_DIR, bounded, and must exit
+  0. The others start a daemon, a run or a recording, or read a file made
+  earlier in the page: they are checked for their flags only.
+
+Prints PASS/FAIL lines and exits 1 on any FAIL.
+"""
+import glob
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+COMMANDS = {"calibrate", "record", "run", "pcap", "report", "replay"}
+RUNNABLE = {"--help", "--config.check", "--once"}
+
+
+def command_lines(path):
+    """(line number, text) of each bottleneckd command in a fenced block."""
+    out, fenced, pending, start = [], False, "", 0
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+                continue
+            if not fenced:
+                continue
+            text = line.rstrip("\n")
+            if pending:
+                text = pending + " " + text.strip()
+            else:
+                start = n
+                text = text.strip()
+                text = re.sub(r"^(\$ |sudo )", "", text)
+                if not text.startswith("bottleneckd "):
+                    continue
+            if text.endswith("\\"):
+                pending = text[:-1]
+                continue
+            pending = ""
+            out.append((start, text))
+    return out
+
+
+def words(text):
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=False)
+    lexer.whitespace_split = True
+    lexer.commenters = "#"
+    try:
+        return list(lexer)
+    except ValueError:
+        return None
+
+
+def main():
+    binary, src = sys.argv[1], sys.argv[2]
+    helps = {}
+
+    def help_of(cmd):
+        if cmd not in helps:
+            args = [binary] + ([cmd] if cmd else []) + ["--help"]
+            helps[cmd] = subprocess.run(args, capture_output=True, text=True, timeout=30).stdout
+        return helps[cmd]
+
+    collectors = set(re.findall(r"^  ([a-z_]+) +\[", help_of(""), re.M))
+    failed = checked = ran = 0
+    files = [os.path.join(src, "README.md")] + sorted(glob.glob(os.path.join(src, "docs", "*.md")))
+    for path in files:
+        rel = os.path.relpath(path, src)
+        for n, text in command_lines(path):
+            w = words(text)
+            if not w:
+                print("FAIL: %s:%d: cannot be read as a shell line: %s" % (rel, n, text))
+                failed += 1
+                continue
+            cmd = w[1] if len(w) > 1 and w[1] in COMMANDS else ""
+            flags = []
+            for word in w[1:]:
+                if word == "--":
+                    break
+                if word.startswith("--"):
+                    flags.append(word.split("=", 1)[0])
+            bad = []
+            for flag in flags:
+                m = re.match(r"^--(?:no-)?collector\.(.+)$", flag)
+                if m:
+                    if m.group(1) not in collectors:
+                        bad.append(flag + " (no such collector)")
+                elif not re.search(r"(^|[\s,])" + re.escape(flag) + r"\b", help_of(cmd)):
+                    bad.append(flag)
+            checked += 1
+            if bad:
+                print("FAIL: %s:%d: %s: not in `bottleneckd %s--help`: %s" % (
+                    rel, n, text, cmd + " " if cmd else "", ", ".join(bad)))
+                failed += 1
+                continue
+            if RUNNABLE & set(flags) and "--" not in w and "|" not in w and ">" not in text:
+                run = subprocess.run([binary] + w[1:], cwd=src, capture_output=True, text=True, timeout=60)
+                ran += 1
+                if run.returncode != 0:
+                    print("FAIL: %s:%d: %s exited %d: %s" % (rel, n, text, run.returncode, run.stderr.strip()[-300:]))
+                    failed += 1
+                    continue
+                print("PASS: %s:%d: ran: %s" % (rel, n, text))
+    print("%s: %d command lines checked, %d of them run, %d failed" % (
+        "FAIL" if failed else "PASS", checked, ran, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
