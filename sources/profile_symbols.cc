@@ -1,11 +1,14 @@
 #include "sources/profile_symbols.h"
 
 #include <cxxabi.h>
+#include <elf.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "base/state_file.h"
 
@@ -87,6 +90,27 @@ const ElfSymbols* Symbolizer::FileSymbols(int pid, const MappedRange& r) {
   return files_.emplace(key, std::move(syms)).first->second.get();
 }
 
+const ElfSymbols* Symbolizer::VdsoSymbols(const MappedRange& r) {
+  if (!vdso_tried_) {
+    vdso_tried_ = true;
+    // The image's extent from its own headers: the section headers end it.
+    const auto* base = reinterpret_cast<const unsigned char*>(::getauxval(AT_SYSINFO_EHDR));
+    if (base != nullptr && std::memcmp(base, ELFMAG, SELFMAG) == 0 && base[EI_CLASS] == ELFCLASS64) {
+      const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(base);
+      size_t size = static_cast<size_t>(eh->e_shoff) + size_t{eh->e_shnum} * eh->e_shentsize;
+      const auto* ph = reinterpret_cast<const Elf64_Phdr*>(base + eh->e_phoff);
+      for (int i = 0; i < eh->e_phnum; ++i)
+        if (ph[i].p_type == PT_LOAD) size = std::max<size_t>(size, ph[i].p_offset + ph[i].p_filesz);
+      auto syms = std::make_unique<ElfSymbols>();
+      if (size <= (64u << 10) && syms->LoadImage(std::string_view(reinterpret_cast<const char*>(base), size)).ok()) {
+        vdso_ = std::move(syms);
+        vdso_size_ = size;
+      }
+    }
+  }
+  return vdso_ && r.end - r.start >= vdso_size_ ? vdso_.get() : nullptr;
+}
+
 std::string Symbolizer::UserFrame(int pid, Process& p, uint64_t ip, bool* entry) {
   *entry = false;
   if (!p.read) {
@@ -104,7 +128,10 @@ std::string Symbolizer::UserFrame(int pid, Process& p, uint64_t ip, bool* entry)
   }
   if (r == nullptr) return "[unknown]";
   const std::string module(BaseName(r->path.empty() ? "[anon]" : r->path));
-  const ElfSymbols* syms = r->path.empty() || r->path[0] != '/' ? nullptr : FileSymbols(pid, *r);
+  const bool vdso = r->path == "[vdso]";
+  const ElfSymbols* syms = vdso                                   ? VdsoSymbols(*r)
+                           : r->path.empty() || r->path[0] != '/' ? nullptr
+                                                                  : FileSymbols(pid, *r);
   // A return address points after its call: look up the byte before it so
   // a call that ends a function names that function.
   std::string_view name;

@@ -68,6 +68,10 @@ class Symbolizer {
     int ticks_since_read = 0;  // ForgetExited calls since the maps were read
   };
   const ElfSymbols* FileSymbols(int pid, const MappedRange& r);
+  // The vDSO's functions, read from this process's own vDSO (the kernel maps
+  // one image into every process of an ABI): nullptr when it has none or the
+  // range `r` ([vdso] of the target) is smaller than it (another ABI's).
+  const ElfSymbols* VdsoSymbols(const MappedRange& r);
   std::string UserFrame(int pid, Process& p, uint64_t ip, bool* entry);
 
   std::string procfs_;
@@ -77,6 +81,9 @@ class Symbolizer {
   // (dev major, dev minor, inode) -> symbols; nullptr: the file could not be read.
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::shared_ptr<const ElfSymbols>> files_;
   std::map<std::string, std::shared_ptr<const ElfSymbols>> by_build_id_;
+  bool vdso_tried_ = false;
+  size_t vdso_size_ = 0;  // this process's vDSO image, in bytes
+  std::unique_ptr<ElfSymbols> vdso_;
 };
 
 // The function name with its C++ mangling undone ("_ZN3foo3barEv" ->

@@ -223,7 +223,9 @@ class Soaker : public Source {
 
   // Whether the calibration stored in the state directory is the one Start()
   // would load rather than measure: readable, made for this host's key, for
-  // every CPU the soaker would run on, and younger than calibration_max_age.
+  // every CPU the soaker would run on, and younger than calibration_max_age;
+  // and, unlike what Start loads, with no CPU's calibration disturbed (the
+  // daemon's start measures those again, before any run).
   // False also when the key or the CPU list cannot be read. Thread-safe.
   bool StoredCalibrationUsable() LOCKS_EXCLUDED(mu_, calibrate_mu_);
   // Makes a Calibrate (or a Start that calibrates) in another thread return

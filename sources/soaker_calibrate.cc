@@ -40,7 +40,11 @@ bool Soaker::StoredCalibrationUsable() {
   SoakerCalibrationKey key;
   std::vector<int> cpus;
   SoakerCalibrationFile f;
-  return KeyAndCpus(&key, &cpus).ok() && LoadUsable(key, cpus, &f);
+  // A disturbed one is used by a soaker that starts during a run (measuring
+  // there would block the tick and measure the run's load), but the daemon's
+  // start measures it again, before any run.
+  return KeyAndCpus(&key, &cpus).ok() && LoadUsable(key, cpus, &f) &&
+         std::none_of(f.cpus.begin(), f.cpus.end(), [](const SoakerCalibration& c) { return c.disturbed; });
 }
 
 Status Soaker::LoadOrCalibrate() {
@@ -50,8 +54,16 @@ Status Soaker::LoadOrCalibrate() {
   BN_RETURN_IF_ERROR(KeyAndCpus(&key, &cpus));
   SoakerCalibrationFile f;
   if (LoadUsable(key, cpus, &f)) {
+    std::vector<int> disturbed;
+    for (const SoakerCalibration& c : f.cpus)
+      if (c.disturbed) disturbed.push_back(c.cpu);
     MutexLock l(&mu_);
     SetCalibration(f);
+    SetCaveat("disturbed", disturbed.empty() ? ""
+                                             : "the stored calibration of cpus " + FormatCpuList(disturbed) +
+                                                   " was disturbed: delivered idle reads high there; measured "
+                                                   "again at the daemon's next start, or now with 'bottleneckd "
+                                                   "calibrate' on quiet CPUs");
     return Status::OK();
   }
   // Missing, unreadable, malformed or stale: measure again. Failing to store

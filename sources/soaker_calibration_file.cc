@@ -252,7 +252,7 @@ bool SoakerCalibrationUsable(const SoakerCalibrationFile& f, const SoakerCalibra
   if (!(f.key == key)) return false;
   for (int cpu : cpus) {
     auto it = std::find_if(f.cpus.begin(), f.cpus.end(), [cpu](const SoakerCalibration& c) { return c.cpu == cpu; });
-    if (it == f.cpus.end() || !(it->iterations_per_second > 0) || it->disturbed) return false;
+    if (it == f.cpus.end() || !(it->iterations_per_second > 0)) return false;
     if (max_age_seconds > 0) {
       // In double: timestamps come from a file and may be anything.
       double age = static_cast<double>(now_unix_seconds) - static_cast<double>(it->measured_unix_seconds);

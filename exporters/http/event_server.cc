@@ -565,6 +565,14 @@ class EventServer::Loop {
       auto it = conns_.find(d.id);
       if (it == conns_.end() || it->second->seq != d.seq) continue;
       if (it->second->state != State::kLinger) Count([](Stats* s) { ++s->timed_out; });  // before the close
+      if (it->second->state == State::kWriting) {
+        // An answer the client stopped reading: reset, so the kernel drops
+        // what is still queued (megabytes of a /metrics body) at once,
+        // rather than a close that keeps sending it to a window that never
+        // opens.
+        linger l{1, 0};
+        ::setsockopt(it->second->fd.get(), SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+      }
       Close(d.id);
     }
   }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "base/state_file.h"
 #include "tests/support/test_util.h"
 
 extern "C" __attribute__((noinline)) int bn_profile_symbols_inner(int x) {
@@ -67,6 +68,35 @@ TEST(Symbolizer, DropsTheFramesPastAThreadsEntry) {
   EXPECT_NE(frames[0].find("clone"), std::string::npos) << frames[0];
   EXPECT_NE(frames[0].find("(libc.so.6)"), std::string::npos) << frames[0];
   EXPECT_EQ(frames[1], "bn_profile_symbols_inner (" + SelfName() + ")");
+}
+
+// vDSO frames are named (they stayed addresses: "0x7ffc... ([vdso])" where
+// `__vdso_clock_gettime` ran): from this process's own vDSO, the same image
+// the kernel maps into every process. Every offset of this process's [vdso]
+// range is looked up; clock_gettime's must be among the names.
+TEST(Symbolizer, NamesVdsoFrames) {
+  std::string maps;
+  ASSERT_OK(ReadStateFile("/proc/self/maps", 1 << 20, &maps));
+  uint64_t start = 0, end = 0;
+  for (size_t at = 0; at < maps.size();) {
+    size_t eol = maps.find('\n', at);
+    std::string line = maps.substr(at, eol - at);
+    at = eol == std::string::npos ? maps.size() : eol + 1;
+    if (line.find("[vdso]") != std::string::npos) {
+      start = std::stoull(line.substr(0, line.find('-')), nullptr, 16);
+      end = std::stoull(line.substr(line.find('-') + 1), nullptr, 16);
+    }
+  }
+  ASSERT_GT(end, start) << "no [vdso] in this process's maps";
+  Symbolizer s;
+  bool named = false;
+  for (uint64_t ip = start + 1; ip < end && !named; ip += 4) {
+    std::vector<std::string> frames;
+    s.AppendUser(getpid(), &ip, 1, &frames);
+    ASSERT_EQ(frames.size(), 2u);
+    named = frames[1].find("clock_gettime ([vdso])") != std::string::npos;
+  }
+  EXPECT_TRUE(named) << "no frame of [vdso] named clock_gettime";
 }
 
 TEST(Symbolizer, AnAddressInNoMappingIsUnknown) {

@@ -17,6 +17,7 @@
 #include <future>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/unique_fd.h"
@@ -108,6 +109,13 @@ class EventServerTest : public ::testing::Test {
   void Start(EventServerOptions options = {}) {
     std::vector<HttpRoute> routes = {
         {"/a", false, [](const HttpRequest& r) { return Body("a:" + r.accept_encoding); }},
+        {"/big", false,
+         [](const HttpRequest&) {
+           static const auto big = std::make_shared<const std::string>(32u << 20, 'x');
+           HttpResponse r;
+           r.body = big;
+           return r;
+         }},
         {"/slow", true,
          [this](const HttpRequest&) {
            if (entered_count_++ == 0) entered_.set_value();
@@ -257,6 +265,38 @@ TEST_F(EventServerTest, SlowlorisIsClosedAtTheHeadDeadline) {
   EXPECT_TRUE(c.ClosedByServer());
   EXPECT_EQ(c.unread(), "");  // closed without an answer
   EXPECT_EQ(server_->GetStats().timed_out, 1u);
+}
+
+// A client that asks for a large body and stops reading holds the
+// connection only until the write deadline; the loop serves others meanwhile
+// (it never blocks on one client's full socket buffer).
+TEST_F(EventServerTest, AClientThatStopsReadingIsFreedAtTheWriteDeadline) {
+  EventServerOptions o;
+  o.write_timeout_ms = 300;
+  Start(o);
+  Client stuck(port_);
+  ASSERT_TRUE(stuck.connected());
+  int small = 4096;
+  ::setsockopt(stuck.fd(), SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  ASSERT_TRUE(stuck.Send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n"));
+  // The 32 MiB answer cannot fit in the socket buffers: the server waits to
+  // write. Others are answered meanwhile, more than once.
+  for (int i = 0; i < 3; ++i) {
+    Client other(port_);
+    ASSERT_TRUE(other.Send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"));
+    EXPECT_NE(other.Response().find("200 OK"), std::string::npos);
+  }
+  // The stuck client is closed at the write deadline, having read nothing.
+  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBoundMs);
+  while (server_->GetStats().timed_out < 1 && std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EventServer::Stats st = server_->GetStats();
+  EXPECT_EQ(st.timed_out, 1u);
+  EXPECT_EQ(st.open, 0u) << "the stuck connection is gone";
+  // Reset, not closed behind megabytes still queued for a window that never
+  // opens: the client sees the end within the bound.
+  EXPECT_TRUE(stuck.ClosedByServer());
+  EXPECT_LT(stuck.unread().size(), 32u << 20) << "closed before the whole body was written";
 }
 
 TEST_F(EventServerTest, IdleKeptAliveConnectionCloses) {

@@ -1,0 +1,200 @@
+// Fuzz target: whole connections through the HTTP server's loop
+// (exporters/http/event_server.h), on 127.0.0.1. The input is a script of up to
+// four clients' operations, one byte each with its operands after it:
+//   0 connect a client (up to 4 at once)
+//   1 send the next N bytes of the script on client C (N = next byte % 64)
+//   2 send a whole request line for a route or a bad path on client C
+//   3 half-close client C (shutdown SHUT_WR)
+//   4 read what client C has (without blocking)
+//   5 close client C
+//   6 pause 0-15 ms, 60 ms a script at most (the head deadline is 20 ms:
+//     some pauses pass it)
+//   7 reset client C (SO_LINGER 0, then close: an RST)
+// After the script every client is closed, and a fresh client must be
+// answered 200 on /a within 2 s: no script may wedge the loop, leak a
+// connection past its deadlines, or trip a sanitizer. The server is started
+// once (deadlines short, at most 8 connections, so the limit and eviction are
+// reached too).
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/listen_address.h"
+#include "exporters/http/event_server.h"
+
+namespace {
+
+using bottleneckd::EventServer;
+using bottleneckd::EventServerOptions;
+using bottleneckd::HttpRequest;
+using bottleneckd::HttpResponse;
+using bottleneckd::HttpRoute;
+using bottleneckd::ListenAddress;
+
+int g_port = 0;
+
+HttpResponse Text(std::string s) {
+  HttpResponse r;
+  r.body = std::make_shared<const std::string>(std::move(s));
+  return r;
+}
+
+EventServer* Server() {
+  static std::unique_ptr<EventServer> server = [] {
+    EventServerOptions o;
+    o.head_timeout_ms = 20;
+    o.idle_timeout_ms = 50;
+    o.write_timeout_ms = 50;
+    o.max_connections = 8;
+    o.worker_queue = 2;
+    std::vector<HttpRoute> routes = {
+        {"/a", false, [](const HttpRequest&) { return Text("a"); }},
+        {"/big", false, [](const HttpRequest&) { return Text(std::string(1 << 20, 'x')); }},
+        {"/slow", true, [](const HttpRequest&) { return Text("slow"); }},
+    };
+    ListenAddress addr;
+    std::unique_ptr<EventServer> s;
+    if (!bottleneckd::ParseListenAddress("127.0.0.1:0", &addr).ok() ||
+        !EventServer::Start(addr, std::move(routes), o, &s).ok())
+      std::abort();
+    std::string bound = s->BoundAddress();
+    g_port = std::stoi(bound.substr(bound.rfind(':') + 1));
+    return s;
+  }();
+  return server.get();
+}
+
+int Connect() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return -1;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(g_port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 && errno != EINPROGRESS) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+void Drain(int fd) {
+  char buf[65536];
+  while (::recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0) {
+  }
+}
+
+// A fresh client's GET /a answered 200 within 2 s (the loop is alive).
+bool Answered() {
+  int fd = Connect();
+  if (fd < 0) return false;
+  pollfd w{fd, POLLOUT, 0};
+  ::poll(&w, 1, 2000);
+  const std::string req = "GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  std::string in;
+  bool sent = ::send(fd, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size());
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (sent && in.find("\r\n\r\n") == std::string::npos && std::chrono::steady_clock::now() < end) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    char buf[4096];
+    ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
+    if (n <= 0) break;
+    in.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return in.rfind("HTTP/1.1 200 ", 0) == 0 || in.rfind("HTTP/1.1 503 ", 0) == 0;  // 503: at the limit, said
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  Server();
+  if (size > 512) return 0;  // scripts stay short: each op is a system call or a pause
+  std::vector<int> clients;
+  int pause_left_ms = 60;  // pauses of one script, together
+  auto client = [&](size_t* i) -> int {
+    if (clients.empty()) return -1;
+    size_t c = *i < size ? data[(*i)++] % clients.size() : 0;
+    return clients[c];
+  };
+  static const char* const kRequests[] = {
+      "GET /a HTTP/1.1\r\nHost: x\r\n\r\n",
+      "GET /big HTTP/1.1\r\n\r\n",
+      "GET /slow HTTP/1.1\r\n\r\n",
+      "HEAD /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+      "POST /a HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc",
+      "GET /nope HTTP/1.1\r\n\r\n",
+      "GET /a HTTP/2.0\r\n\r\n",
+      "GET /a HTTP/1.1\r\nConnection: close\r\n\r\n",
+  };
+  for (size_t i = 0; i < size;) {
+    const uint8_t op = data[i++] % 8;
+    if (op == 0) {
+      if (clients.size() < 4) {
+        int fd = Connect();
+        if (fd >= 0) clients.push_back(fd);
+      }
+      continue;
+    }
+    int fd = op == 6 ? -1 : client(&i);
+    switch (op) {
+      case 1: {
+        size_t n = i < size ? data[i++] % 64 : 0;
+        n = std::min(n, size - i);
+        if (fd >= 0) (void)::send(fd, data + i, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        i += n;
+        break;
+      }
+      case 2: {
+        const char* r = kRequests[(i < size ? data[i++] : 0) % 8];
+        if (fd >= 0) (void)::send(fd, r, std::char_traits<char>::length(r), MSG_NOSIGNAL | MSG_DONTWAIT);
+        break;
+      }
+      case 3:
+        if (fd >= 0) ::shutdown(fd, SHUT_WR);
+        break;
+      case 4:
+        if (fd >= 0) Drain(fd);
+        break;
+      case 5:
+      case 7:
+        if (fd >= 0) {
+          if (op == 7) {
+            linger l{1, 0};
+            ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+          }
+          ::close(fd);
+          std::erase(clients, fd);
+        }
+        break;
+      case 6: {
+        const int ms = std::min(i < size ? data[i++] % 16 : 0, pause_left_ms);
+        pause_left_ms -= ms;
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        break;
+      }
+    }
+  }
+  for (int fd : clients) ::close(fd);
+  // Every connection of the script is gone within its deadlines (at most
+  // 50 ms each, here 1 s), and the loop answers a newcomer.
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (Server()->GetStats().open > 0 && std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  if (Server()->GetStats().open > 0) std::abort();
+  if (!Answered()) std::abort();
+  return 0;
+}
