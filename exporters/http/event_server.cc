@@ -201,6 +201,7 @@ class EventServer::Loop {
     f(&stats_);
     stats_.open = conns_.size();
     stats_.deadlines = deadlines_.size();
+    stats_.idle_entries = idle_.size();
   }
 
   void Run() {
@@ -267,9 +268,13 @@ class EventServer::Loop {
       c->id = next_id_++;
       c->events = EPOLLIN;
       if (!Watch(fd, c->id, c->events, EPOLL_CTL_ADD)) continue;
-      SetDeadline(c.get(), options_.head_timeout_ms);
       Conn* raw = c.get();
       conns_.emplace(raw->id, std::move(c));
+      // Nothing sent yet: idle, as between two requests of a kept-alive
+      // connection. The head deadline starts at the first byte; a client
+      // delayed between its connect() and its send() (starved of CPU, or a
+      // paused VM: the 3 s stall of issue 47's load) is not closed unanswered.
+      Idle(raw);
       Count([](Stats* s) { ++s->accepted; });
     }
   }
@@ -311,6 +316,27 @@ class EventServer::Loop {
       last_refusal_log_ns_ = now;
       Log(LogLevel::kWarn, "http: connection limit reached; new connections are answered 503",
           {{"max_connections", std::to_string(options_.max_connections)}});
+    }
+  }
+
+  // A connection with no request under way: closed at the idle deadline,
+  // first to go when a newcomer needs room (EvictIdle).
+  void Idle(Conn* c) {
+    c->state = State::kIdle;
+    SetDeadline(c, options_.idle_timeout_ms);
+    idle_.push_back({c->id, c->seq});
+    // An entry goes stale when its connection leaves idle or closes; only
+    // EvictIdle pops the front. Past a bound only the current ones are kept,
+    // or a client that opens a connection per request grows the queue by one
+    // entry per request for the daemon's life.
+    if (idle_.size() > 2 * conns_.size() + 1024) {
+      std::deque<std::pair<uint64_t, uint64_t>> live;
+      for (const auto& [id, seq] : idle_) {
+        auto it = conns_.find(id);
+        if (it != conns_.end() && it->second->state == State::kIdle && it->second->seq == seq)
+          live.push_back({id, seq});
+      }
+      idle_.swap(live);
     }
   }
 
@@ -528,9 +554,7 @@ class EventServer::Loop {
       Drain(c);
       return;
     }
-    c->state = State::kIdle;
-    SetDeadline(c, options_.idle_timeout_ms);
-    idle_.push_back({c->id, c->seq});
+    Idle(c);
     SetInterest(c, EPOLLIN);
     if (!c->in.empty()) {  // pipelined: the next request may be in already
       c->state = State::kHead;
@@ -564,6 +588,16 @@ class EventServer::Loop {
       deadlines_.pop();
       auto it = conns_.find(d.id);
       if (it == conns_.end() || it->second->seq != d.seq) continue;
+      if (it->second->state == State::kHead || it->second->state == State::kIdle) {
+        // Bytes that came after the last epoll_wait are read before the
+        // deadline is judged: a loop that ran late (a slow handler, a paused
+        // VM) would otherwise close a connection whose request is waiting in
+        // its socket buffer (the client sees a reset).
+        Conn* c = it->second.get();
+        Read(c);
+        it = conns_.find(d.id);
+        if (it == conns_.end() || it->second->seq != d.seq) continue;  // answered, closed, or a new deadline
+      }
       if (it->second->state != State::kLinger) Count([](Stats* s) { ++s->timed_out; });  // before the close
       if (it->second->state == State::kWriting) {
         // An answer the client stopped reading: reset, so the kernel drops

@@ -16,16 +16,18 @@
 //   - GET and HEAD of a route's exact path; another path 404; another method
 //     405 with "Allow: GET, HEAD", answered at once and closed without reading
 //     the request's body. HEAD gets GET's headers, no body.
-//   - Deadlines: a request head must be complete `head_timeout_ms` after the
-//     connection opened or, on a kept-alive connection, after its next first
-//     byte (a slowloris is closed then, without an answer); a kept-alive
-//     connection with nothing sent closes after `idle_timeout_ms`; a response
-//     not fully written after `write_timeout_ms` is abandoned.
+//   - Deadlines: a request head must be complete `head_timeout_ms` after its
+//     first byte (a slowloris is closed then, without an answer); a
+//     connection with no request under way (new with nothing sent yet, as
+//     nginx's "reusable" ones, or kept alive between requests) is idle and
+//     closes after `idle_timeout_ms`; a response not fully written after
+//     `write_timeout_ms` is abandoned (reset). Bytes already in a socket's
+//     buffer are read before its deadline is judged, however late the loop.
 //   - Keep-alive as HTTP/1.1 says (http_request.h), pipelined requests in
 //     order. A request with a body, an error answer (400, 431, 505, 503) or
 //     "Connection: close" closes after the answer.
 //   - At most `max_connections` at once. A new connection past it first
-//     evicts the longest-idle kept-alive connection; when none is idle it is
+//     evicts the longest-idle connection; when none is idle it is
 //     answered "503 Service Unavailable" with "Retry-After: 1" and closed.
 //   - Fast routes run on the loop thread; slow routes (`HttpRoute::slow`) on
 //     one worker thread behind a queue of `worker_queue` requests (503 when
@@ -83,12 +85,13 @@ class EventServer {
     uint64_t accepted = 0;
     uint64_t requests = 0;
     uint64_t refused = 0;    // 503 at the connection limit or a full worker queue
-    uint64_t evicted = 0;    // idle kept-alive connections closed for a newcomer
+    uint64_t evicted = 0;    // idle connections closed for a newcomer
     uint64_t timed_out = 0;  // closed at a head, idle or write deadline
     uint64_t bad = 0;        // 400, 431, 505
     size_t open = 0;
     size_t max_connections = 0;
-    size_t deadlines = 0;  // entries in the deadline heap, superseded ones included (as of the last count)
+    size_t deadlines = 0;     // entries in the deadline heap, superseded ones included (as of the last count)
+    size_t idle_entries = 0;  // entries in the idle queue, stale ones included (as of the last count)
   };
 
   ~EventServer();  // stops the loop and the worker, closes every connection
