@@ -16,6 +16,13 @@ it (shlex, a trailing `# comment` dropped; a line ending in `\\` goes on):
   0. The others start a daemon, a run or a recording, or read a file made
   earlier in the page: they are checked for their flags only.
 
+And the figures name where they come from:
+
+- each row of docs/performance.md's "Summary against the targets" table names
+  the command behind its figure, in backticks: a `bench/` script or one of the
+  benchmark binaries (BENCH_BINARIES);
+- every `bench/NAME` the README and docs/ name exists in the tree.
+
 Prints PASS/FAIL lines and exits 1 on any FAIL.
 """
 import glob
@@ -26,6 +33,7 @@ import subprocess
 import sys
 
 COMMANDS = {"calibrate", "record", "run", "pcap", "report", "replay"}
+BENCH_BINARIES = ("parsers_bench", "pci_bench")
 RUNNABLE = {"--help", "--config.check", "--once"}
 
 
@@ -64,6 +72,36 @@ def words(text):
         return list(lexer)
     except ValueError:
         return None
+
+
+def figure_sources(src, files):
+    """(rows checked, problems): the summary table's rows without a command,
+    and bench/ paths the docs name that do not exist."""
+    problems, rows, in_summary = [], 0, False
+    perf = os.path.join(src, "docs", "performance.md")
+    with open(perf, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if line.startswith("## "):
+                in_summary = line.strip() == "## Summary against the targets"
+                continue
+            if not in_summary or not line.startswith("| ") or line.startswith("| target |"):
+                continue
+            rows += 1
+            code = re.findall(r"`([^`]+)`", line)
+            if not any(c.startswith("bench/") or re.search(r"(^|[\s/=])bench/", c) or c.startswith(BENCH_BINARIES)
+                       for c in code):
+                problems.append("docs/performance.md:%d: a summary figure names no bench command: %s" % (
+                    n, line.strip()[:120]))
+    if rows == 0:
+        problems.append("docs/performance.md: no \"Summary against the targets\" table found")
+    for path in files:
+        rel = os.path.relpath(path, src)
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                for name in re.findall(r"(?<![\w/.-])bench/[A-Za-z0-9_.-]+\.(?:sh|cc|c|py)\b", line):
+                    if not os.path.exists(os.path.join(src, name)):
+                        problems.append("%s:%d: names %s, which is not in the tree" % (rel, n, name))
+    return rows, problems
 
 
 def main():
@@ -116,8 +154,12 @@ def main():
                     failed += 1
                     continue
                 print("PASS: %s:%d: ran: %s" % (rel, n, text))
-    print("%s: %d command lines checked, %d of them run, %d failed" % (
-        "FAIL" if failed else "PASS", checked, ran, failed))
+    rows, f = figure_sources(src, files)
+    for problem in f:
+        print("FAIL: " + problem)
+    failed += len(f)
+    print("%s: %d command lines checked, %d of them run; %d summary figures name their command; %d failed" % (
+        "FAIL" if failed else "PASS", checked, ran, rows, failed))
     return 1 if failed else 0
 
 

@@ -2,7 +2,9 @@
 # The docs' command lines against the binary (tests/integration/docs_commands.py):
 # every bottleneckd line of a code block in README.md and docs/*.md uses only
 # flags its command's --help lists, and the ones that end by themselves
-# (--help, --config.check, --once) run and exit 0.
+# (--help, --config.check, --once) run and exit 0; each figure of
+# docs/performance.md's summary table names its bench command, and every
+# bench/ file the docs name exists.
 #
 # usage: docs_commands_test.sh BOTTLENECKD SOURCE_DIR
 TEST_NAME=docs_commands_test
