@@ -8,28 +8,8 @@
 namespace bottleneckd {
 namespace {
 
-constexpr const char* kBoundNames[kBoundCount] = {"cpu", "interrupt", "bus", "wait", "none", "undetermined"};
-
 size_t Index(Bound b) { return static_cast<size_t>(b); }
 
-}  // namespace
-
-const char* BoundName(Bound b) {
-  size_t i = Index(b);
-  return i < kBoundCount ? kBoundNames[i] : "undetermined";
-}
-
-bool ParseBound(std::string_view s, Bound* out) {
-  for (int i = 0; i < kBoundCount; ++i) {
-    if (s == kBoundNames[i]) {
-      *out = static_cast<Bound>(i);
-      return true;
-    }
-  }
-  return false;
-}
-
-namespace {
 Verdict ClassifyRules(const Signals& s, const VerdictThresholds& t) {
   std::span<const Rule> rules = VerdictRules();
   std::vector<RuleResult> results;
@@ -111,7 +91,7 @@ const Verdict& VerdictTracker::Update(const Verdict& raw) {
   // within a window, and a bound is not held back behind `none` while packets
   // are lost. A bound that loses nothing (one busy second of a log
   // compressor) must hold `needed` windows like any other change.
-  bool bound = raw.label != Bound::kUndetermined && raw.label != Bound::kNone;
+  bool bound = IsLimit(raw.label);
   bool at_once = current_.label == Bound::kUndetermined ? raw.label != Bound::kUndetermined
                                                         : current_.label == Bound::kNone && bound && raw.losing;
   if (at_once && raw.confidence >= t_.switch_confidence) {

@@ -14,16 +14,14 @@
 #include <vector>
 
 #include "analysis/signals.h"
+#include "base/verdict_labels.h"
 
 namespace bottleneckd {
 
-// kWait: the limit is a target thread's own waits (a sleep, a lock, a peer)
-// while no CPU, interrupt or bus resource is full: the plateau below 100 %.
-enum class Bound : uint8_t { kCpu, kInterrupt, kBus, kWait, kNone, kUndetermined };
-inline constexpr int kBoundCount = 6;
-// "cpu", "interrupt", "bus", "wait", "none", "undetermined": the `bound` label value.
-const char* BoundName(Bound b);
-bool ParseBound(std::string_view s, Bound* out);
+// The labels (Bound, BoundName, ParseBound, IsLimit) are one list,
+// base/verdict_labels.def. kWait: the limit is a target thread's own waits
+// (a sleep, a lock, a peer) while no CPU, interrupt or bus resource is full:
+// the plateau below 100 %.
 
 // Thresholds: configuration defaults (etc/bottleneckd.yaml `verdict:`),
 // listed in docs/verdict-rules.md section 6.

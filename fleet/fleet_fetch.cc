@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "base/verdict_labels.h"
 #include "fleet/fleet_report.h"
 #include "runs/run_label.h"
 
@@ -77,19 +78,30 @@ size_t FleetSpan::steps() const {
   return static_cast<size_t>(std::floor((end - start) / step + 1e-9)) + 1;
 }
 
-bool IsBoundLabel(const std::string& b) { return b == "cpu" || b == "interrupt" || b == "bus" || b == "wait"; }
+bool IsBoundLabel(const std::string& b) {
+  Bound bound;
+  return ParseBound(b, &bound) && IsLimit(bound);
+}
 
+// Each limit label's evidence: a switch over Bound, so a new label fails the
+// build here until it has its own (base/verdict_labels.def).
 std::string EvidenceName(const std::string& bound) {
-  if (bound == "cpu") return "busiest CPU's busy ratio (/proc/stat)";
-  if (bound == "interrupt") return "busiest CPU's interrupt ratio (/proc/stat)";
-  if (bound == "bus") return "busiest NIC bus path's utilisation";
-  if (bound == "wait") return "receive drops per second (every rung)";
+  Bound b;
+  if (!ParseBound(bound, &b)) return "";
+  switch (b) {
+    case Bound::kCpu: return "busiest CPU's busy ratio (/proc/stat)";
+    case Bound::kInterrupt: return "busiest CPU's interrupt ratio (/proc/stat)";
+    case Bound::kBus: return "busiest NIC bus path's utilisation";
+    case Bound::kWait: return "receive drops per second (every rung)";
+    case Bound::kNone:
+    case Bound::kUndetermined: return "";
+  }
   return "";
 }
 
 std::string EvidencePeakText(const std::string& bound, double peak) {
   char b[64];
-  if (bound == "wait") {
+  if (bound == BoundName(Bound::kWait)) {
     std::snprintf(b, sizeof b, "%.3g/s", peak);
   } else {  // the ratios: a share of a CPU or a link
     std::snprintf(b, sizeof b, "%.1f %%", peak * 100);
@@ -98,12 +110,18 @@ std::string EvidencePeakText(const std::string& bound, double peak) {
 }
 
 std::string EvidenceQuery(const std::string& bound, const std::string& m) {
-  if (bound == "cpu")
-    return "max by (instance, job) (bottleneckd_cpu_busy_ratio" + Join("source=\"accounting\"", m) + ")";
-  if (bound == "interrupt")
-    return "max by (instance, job) (bottleneckd_cpu_interrupt_ratio" + Join("source=\"accounting\"", m) + ")";
-  if (bound == "bus") return "max by (instance, job) (bottleneckd_bus_path_utilisation_ratio" + Join("", m) + ")";
-  if (bound == "wait") return "sum by (instance, job) (rate(bottleneckd_network_drops_total" + Join("", m) + "[1m]))";
+  Bound b;
+  if (!ParseBound(bound, &b)) return "";
+  switch (b) {
+    case Bound::kCpu:
+      return "max by (instance, job) (bottleneckd_cpu_busy_ratio" + Join("source=\"accounting\"", m) + ")";
+    case Bound::kInterrupt:
+      return "max by (instance, job) (bottleneckd_cpu_interrupt_ratio" + Join("source=\"accounting\"", m) + ")";
+    case Bound::kBus: return "max by (instance, job) (bottleneckd_bus_path_utilisation_ratio" + Join("", m) + ")";
+    case Bound::kWait: return "sum by (instance, job) (rate(bottleneckd_network_drops_total" + Join("", m) + "[1m]))";
+    case Bound::kNone:
+    case Bound::kUndetermined: return "";
+  }
   return "";
 }
 

@@ -40,7 +40,9 @@ from recorder import record  # noqa: E402
 from scenarios import SCENARIOS  # noqa: E402
 
 USER_HZ = 100
-LABELS = {"cpu", "interrupt", "bus", "wait", "none", "undetermined"}
+# The verdict labels: the one list, base/verdict_labels.def (its C++ enum).
+with open(os.path.join(LAB, "..", "base", "verdict_labels.def"), encoding="utf-8") as _f:
+    LABELS = set(re.findall(r'^BN_VERDICT_LABEL\(k\w+, "([a-z]+)"', _f.read(), re.M))
 PROC_FILES = ["stat", "interrupts", "softirqs", "net/softnet_stat", "net/snmp", "net/netstat",
               "pressure/cpu"]
 # The task files as the kernel prints them: wchan without a newline.

@@ -10,15 +10,13 @@
 #include "base/config_reader.h"
 #include "base/number_text.h"
 #include "base/parse_util.h"
+#include "base/verdict_labels.h"
 #include "recording/recording.h"
 
 namespace bottleneckd {
 namespace {
 
 constexpr std::string_view kFormatName = "bottleneckd-recording";
-// analysis/verdict.h's BoundName values (this stage does not link analysis/;
-// tests/recording/recording_test.cc checks the two lists agree).
-constexpr const char* kLabels[] = {"cpu", "interrupt", "bus", "wait", "none", "undetermined"};
 
 // Reads the YAML of one recording.yaml; `r` labels errors with the file.
 class InfoParser {
@@ -181,15 +179,12 @@ class InfoParser {
       YAML::Node expected = item["expected"];
       BN_RETURN_IF_ERROR(Keys(expected, "expected", {"label", "resource"}));
       if (expected.IsMap()) {
-        if (!expected["label"])
-          return Error(expected, "expected needs a label (cpu, interrupt, bus, wait, none, undetermined)");
+        if (!expected["label"]) return Error(expected, "expected needs a label (" + BoundNames(", ") + ")");
         BN_RETURN_IF_ERROR(r_.String(expected, "label", &run.expected_label));
-        bool known = false;
-        for (const char* l : kLabels) known = known || run.expected_label == l;
-        if (!known)
+        Bound known;
+        if (!ParseBound(run.expected_label, &known))
           return Error(expected["label"],
-                       "expected label must be cpu, interrupt, bus, wait, none or undetermined, got '" +
-                           run.expected_label + "'");
+                       "expected label must be one of " + BoundNames(", ") + ", got '" + run.expected_label + "'");
         BN_RETURN_IF_ERROR(r_.String(expected, "resource", &run.expected_resource));
       }
       out->push_back(std::move(run));

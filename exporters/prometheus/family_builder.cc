@@ -52,15 +52,15 @@ void MetricsOut::Close() {
   pending_ = 0;
 }
 
-FamilyBuilder::FamilyBuilder(MetricsOut* out, const char* name, std::string_view help, prometheus::MetricType type)
-    : out_(out), name_(name), help_(help), type_(type) {
+FamilyBuilder::FamilyBuilder(MetricsOut* out, MetricName name, std::string_view help, prometheus::MetricType type)
+    : out_(out), name_(name.c_str()), help_(help), type_(type) {
   if (out_->families_ == nullptr) {
     text_ = out_->Open();
     return;
   }
   index_ = out_->families_->size();
   prometheus::MetricFamily f;
-  f.name = name;
+  f.name = name.str();
   f.help = std::string(help);
   f.type = type;
   out_->families_->push_back(std::move(f));

@@ -26,6 +26,8 @@
 #include <utility>
 #include <vector>
 
+#include "exporters/prometheus/metric_names.h"
+
 namespace bottleneckd {
 
 class MetricsOut {
@@ -57,7 +59,7 @@ class FamilyBuilder {
  public:
   using Labels = std::initializer_list<std::pair<const char*, std::string_view>>;
 
-  FamilyBuilder(MetricsOut* out, const char* name, std::string_view help, prometheus::MetricType type);
+  FamilyBuilder(MetricsOut* out, MetricName name, std::string_view help, prometheus::MetricType type);
   ~FamilyBuilder();
   FamilyBuilder(const FamilyBuilder&) = delete;
   FamilyBuilder& operator=(const FamilyBuilder&) = delete;

@@ -3,6 +3,7 @@
 #include <prometheus/check_names.h>
 
 #include "exporters/prometheus/family_builder.h"
+#include "exporters/prometheus/metric_names.h"
 #include "exporters/prometheus/metrics_internal.h"
 
 namespace bottleneckd {
@@ -12,17 +13,15 @@ using prometheus::MetricType;
 
 void AddDaemonFamilies(const Snapshot& s, MetricsOut* out) {
   {
-    FamilyBuilder d(out, "bottleneckd_collector_duration_seconds", "Time the collector's last read took.",
-                    MetricType::Gauge);
+    FamilyBuilder d(out, metric::kCollectorDurationSeconds, "Time the collector's last read took.", MetricType::Gauge);
     for (const CollectorResult& r : s.sample.results) d.Add(r.duration_seconds, {{"collector", r.name}});
   }
   {
-    FamilyBuilder ok(out, "bottleneckd_collector_success", "1 if the collector's last read succeeded.",
-                     MetricType::Gauge);
+    FamilyBuilder ok(out, metric::kCollectorSuccess, "1 if the collector's last read succeeded.", MetricType::Gauge);
     for (const CollectorResult& r : s.sample.results) ok.Add(r.success ? 1 : 0, {{"collector", r.name}});
   }
   {
-    FamilyBuilder e(out, "bottleneckd_collector_read_errors_total",
+    FamilyBuilder e(out, metric::kCollectorReadErrorsTotal,
                     "Kernel files the collector could not read or parse and left out (values not exported), since "
                     "start.",
                     MetricType::Counter);
@@ -30,23 +29,23 @@ void AddDaemonFamilies(const Snapshot& s, MetricsOut* out) {
       e.Add(static_cast<double>(r.read_errors_total), {{"collector", r.name}});
   }
   {
-    FamilyBuilder d(out, "bottleneckd_collector_degraded",
+    FamilyBuilder d(out, metric::kCollectorDegraded,
                     "1 if the collector's last read succeeded but left files out (see read_errors_total and the "
                     "log).",
                     MetricType::Gauge);
     for (const CollectorResult& r : s.sample.results) d.Add(r.read_errors > 0 ? 1 : 0, {{"collector", r.name}});
   }
   {
-    FamilyBuilder n(out, "bottleneckd_samples_total", "Samples taken since the daemon started.", MetricType::Counter);
+    FamilyBuilder n(out, metric::kSamplesTotal, "Samples taken since the daemon started.", MetricType::Counter);
     n.Add(static_cast<double>(s.samples_total));
   }
   {
-    FamilyBuilder t(out, "bottleneckd_last_sample_timestamp_seconds", "Wall-clock time of the latest sample.",
+    FamilyBuilder t(out, metric::kLastSampleTimestampSeconds, "Wall-clock time of the latest sample.",
                     MetricType::Gauge);
     t.Add(static_cast<double>(s.sample.wall_ns) / 1e9);
   }
   {
-    FamilyBuilder a(out, "bottleneckd_counter_anomalies_total",
+    FamilyBuilder a(out, metric::kCounterAnomaliesTotal,
                     "Kernel counters seen going backwards, by source and kind (wrap: a 32-bit counter wrapped; "
                     "reset: the counter restarted, its rate was skipped for that window).",
                     MetricType::Counter);
@@ -69,7 +68,7 @@ namespace {
 // Every family, in the order docs/metrics.md lists them.
 void AddMetrics(const Snapshot* snap, const BuildInfo& build, MetricsOut* out) {
   {
-    FamilyBuilder b(out, "bottleneckd_build_info", "Version of bottleneckd; value 1.", MetricType::Gauge);
+    FamilyBuilder b(out, metric::kBuildInfo, "Version of bottleneckd; value 1.", MetricType::Gauge);
     b.Add(1, {{"version", build.version}, {"revision", build.revision}});
   }
   if (snap == nullptr) return;
@@ -112,110 +111,9 @@ std::vector<prometheus::MetricFamily> SnapshotCollectable::Collect() const {
 
 const std::vector<std::string>& ExportedMetricNames() {
   static const std::vector<std::string> kNames = {
-      "bottleneckd_build_info",
-      "bottleneckd_collector_duration_seconds",
-      "bottleneckd_collector_success",
-      "bottleneckd_collector_read_errors_total",
-      "bottleneckd_collector_degraded",
-      "bottleneckd_samples_total",
-      "bottleneckd_last_sample_timestamp_seconds",
-      "bottleneckd_counter_anomalies_total",
-      "bottleneckd_cpu_seconds_total",
-      "bottleneckd_cpu_guest_seconds_total",
-      "bottleneckd_cpu_pressure_stall_seconds_total",
-      "bottleneckd_cpu_busy_ratio",
-      "bottleneckd_cpu_interrupt_ratio",
-      "bottleneckd_cpu_steal_ratio",
-      "bottleneckd_cpu_pressure_stall_ratio",
-      "bottleneckd_cpu_hidden_ratio",
-      "bottleneckd_cpu_budget_ratio",
-      "bottleneckd_cpu_budget_overlap_ratio",
-      "bottleneckd_interrupt_delivery_cost_seconds",
-      "bottleneckd_interrupt_delivery_cost_windows",
-      "bottleneckd_soaker_info",
-      "bottleneckd_soaker_calibration_iterations_per_second",
-      "bottleneckd_soaker_iterations_total",
-      "bottleneckd_soaker_calibration_timestamp_seconds",
-      "bottleneckd_cpu_interrupts_total",
-      "bottleneckd_interrupts_named_total",
-      "bottleneckd_interrupts_total",
-      "bottleneckd_interrupts_queue_total",
-      "bottleneckd_interrupts_cpu_total",
-      "bottleneckd_softirqs_total",
-      "bottleneckd_softnet_processed_total",
-      "bottleneckd_softnet_dropped_total",
-      "bottleneckd_softnet_times_squeezed_total",
-      "bottleneckd_softnet_received_rps_total",
-      "bottleneckd_softnet_flow_limit_count_total",
-      "bottleneckd_softnet_backlog_packets",
-      "bottleneckd_irqtime_info",
-      "bottleneckd_cpu_interrupt_seconds_total",
-      "bottleneckd_softirq_seconds_total",
-      "bottleneckd_irqtime_interrupts_total",
-      "bottleneckd_nic_queue_interrupt_seconds_total",
-      "bottleneckd_profile_samples_total",
-      "bottleneckd_profile_dropped_samples_total",
-      "bottleneckd_profile_lost_stacks_total",
-      "bottleneckd_network_info",
-      "bottleneckd_network_receive_packets_total",
-      "bottleneckd_network_transmit_packets_total",
-      "bottleneckd_network_receive_bytes_total",
-      "bottleneckd_network_transmit_bytes_total",
-      "bottleneckd_network_device_statistic_total",
-      "bottleneckd_network_driver_statistic",
-      "bottleneckd_network_drops_total",
-      "bottleneckd_netstat_total",
-      "bottleneckd_netstat_level",
-      "bottleneckd_thread_cpu_seconds_total",
-      "bottleneckd_thread_last_cpu",
-      "bottleneckd_thread_cpu_ratio",
-      "bottleneckd_thread_context_switches_total",
-      "bottleneckd_thread_state_ratio",
-      "bottleneckd_pci_device_info",
-      "bottleneckd_pci_fact_missing",
-      "bottleneckd_pci_aer_errors_total",
-      "bottleneckd_pci_link_info",
-      "bottleneckd_bus_capacity_bytes_per_second",
-      "bottleneckd_bus_assumption_info",
-      "bottleneckd_bus_effective_capacity_bytes_per_second",
-      "bottleneckd_bus_utilisation_ratio",
-      "bottleneckd_bus_path_utilisation_ratio",
-      "bottleneckd_bus_traffic_bytes_per_second",
-      "bottleneckd_bus_model_info",
-      "bottleneckd_verdict",
-      "bottleneckd_verdict_info",
-      "bottleneckd_verdict_confidence_ratio",
-      "bottleneckd_verdict_score_ratio",
-      "bottleneckd_utilisation_plateau",
-      "bottleneckd_utilisation_plateau_level_ratio",
-      "bottleneckd_run_active",
-      "bottleneckd_capture_up",
-      "bottleneckd_capture_packets_total",
-      "bottleneckd_capture_bytes_total",
-      "bottleneckd_capture_direction_packets_total",
-      "bottleneckd_capture_direction_bytes_total",
-      "bottleneckd_capture_requests_total",
-      "bottleneckd_capture_replies_total",
-      "bottleneckd_capture_echo_paired_total",
-      "bottleneckd_capture_echo_lost_total",
-      "bottleneckd_capture_unparsed_total",
-      "bottleneckd_capture_drops_total",
-      "bottleneckd_capture_packet_size_bytes",
-      "bottleneckd_capture_turnaround_seconds",
-      "bottleneckd_capture_trusted",
-      "bottleneckd_capture_window_turnaround_seconds",
-      "process_cpu_seconds_total",
-      "process_resident_memory_bytes",
-      "process_virtual_memory_bytes",
-      "process_open_fds",
-      "process_start_time_seconds",
-      "process_max_fds",
-      "bottleneckd_self_limit_exceeded",
-      "bottleneckd_self_limit_cpu_budget_cores",
-      "bottleneckd_self_limit_cpu_window_seconds",
-      "bottleneckd_self_limit_memory_budget_bytes",
-      "bottleneckd_self_cpu_usage_cores",
-      "bottleneckd_collector_backoff",
+#define BN_METRIC(id, name) name,
+#include "exporters/prometheus/metric_names.def"
+#undef BN_METRIC
   };
   return kNames;
 }

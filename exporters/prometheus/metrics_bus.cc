@@ -7,6 +7,7 @@
 
 #include "bus/bus_model.h"
 #include "exporters/prometheus/family_builder.h"
+#include "exporters/prometheus/metric_names.h"
 #include "exporters/prometheus/metrics_internal.h"
 
 namespace bottleneckd::internal {
@@ -34,7 +35,7 @@ std::string ParameterText(const std::vector<std::pair<std::string, double>>& par
 void AddPathFamilies(const Snapshot& s, MetricsOut* out) {
   const std::vector<BusPath>& paths = *s.bus_paths;
   {
-    FamilyBuilder info(out, "bottleneckd_pci_link_info",
+    FamilyBuilder info(out, metric::kPciLinkInfo,
                        "Each link on each NIC's bus path, from its own link up to the root complex; value 1. "
                        "bus: pci, pcix or pcie; speed and width as trained; downtrained: a PCIe link below what "
                        "both ends support; emulated: a hypervisor's device, not a physical limit.",
@@ -60,7 +61,7 @@ void AddPathFamilies(const Snapshot& s, MetricsOut* out) {
         info.Add(1, std::move(labels));
       }
   }
-  FamilyBuilder cap(out, "bottleneckd_bus_capacity_bytes_per_second",
+  FamilyBuilder cap(out, metric::kBusCapacityBytesPerSecond,
                     "Raw capacity of each link on a NIC's bus path: PCI/PCI-X width x clock for the whole "
                     "(shared, half-duplex) segment; PCIe rate x lanes after line encoding, per direction.",
                     MetricType::Gauge);
@@ -70,7 +71,7 @@ void AddPathFamilies(const Snapshot& s, MetricsOut* out) {
     for (const BusLink& l : p.links)
       if (l.raw_bytes_per_second > 0)
         cap.Add(l.raw_bytes_per_second, {{"interface", p.interface}, {"device", l.device}});
-  FamilyBuilder assumed(out, "bottleneckd_bus_assumption_info",
+  FamilyBuilder assumed(out, metric::kBusAssumptionInfo,
                         "What the bus model assumed for a fact the topology lacks, per link; value 1.",
                         MetricType::Gauge);
   for (const BusPath& p : paths)
@@ -81,11 +82,11 @@ void AddPathFamilies(const Snapshot& s, MetricsOut* out) {
 
 void AddEstimateFamilies(const Snapshot& s, const BusEstimate& bus, MetricsOut* out) {
   const std::vector<BusPath>& paths = *s.bus_paths;
-  FamilyBuilder eff(out, "bottleneckd_bus_effective_capacity_bytes_per_second",
+  FamilyBuilder eff(out, metric::kBusEffectiveCapacityBytesPerSecond,
                     "What each link can carry after protocol overhead: PCIe raw x (1 - DLLP share), per "
                     "direction; PCI/PCI-X bus-time bytes per second of the whole segment.",
                     MetricType::Gauge);
-  FamilyBuilder util(out, "bottleneckd_bus_utilisation_ratio",
+  FamilyBuilder util(out, metric::kBusUtilisationRatio,
                      "Modelled traffic of every NIC crossing each link of this NIC's bus path over the link's "
                      "effective capacity (PCIe: the busier direction). 1 is a full link.",
                      MetricType::Gauge);
@@ -96,16 +97,16 @@ void AddEstimateFamilies(const Snapshot& s, const BusEstimate& bus, MetricsOut* 
           eff.Add(e->effective_bytes_per_second, {{"interface", p.interface}, {"device", l.device}});
         if (e->known()) util.Add(e->load.utilisation, {{"interface", p.interface}, {"device", l.device}});
       }
-  FamilyBuilder path(out, "bottleneckd_bus_path_utilisation_ratio",
+  FamilyBuilder path(out, metric::kBusPathUtilisationRatio,
                      "The busiest link on each NIC's bus path (bottleneckd_bus_utilisation_ratio's maximum); "
                      "device names that link.",
                      MetricType::Gauge);
-  FamilyBuilder traffic(out, "bottleneckd_bus_traffic_bytes_per_second",
+  FamilyBuilder traffic(out, metric::kBusTrafficBytesPerSecond,
                         "This NIC's own modelled traffic on each link of its path: payload, descriptors, "
                         "doorbells, interrupts and protocol overhead. direction: up (device to host), down, or "
                         "shared (a half-duplex PCI/PCI-X segment, in bus-time bytes).",
                         MetricType::Gauge);
-  FamilyBuilder model(out, "bottleneckd_bus_model_info",
+  FamilyBuilder model(out, metric::kBusModelInfo,
                       "How each NIC's bus traffic was estimated: method, NIC profile and every parameter used; "
                       "value 1.",
                       MetricType::Gauge);
@@ -149,7 +150,7 @@ void AddDeviceFamilies(const Snapshot& s, MetricsOut* out) {
   }
   std::sort(on_paths.begin(), on_paths.end(), [](auto* a, auto* b) { return a->address < b->address; });
   {
-    FamilyBuilder info(out, "bottleneckd_pci_device_info",
+    FamilyBuilder info(out, metric::kPciDeviceInfo,
                        "PCI functions on NIC bus paths: IDs, class, driver, parent and NUMA node; value 1.",
                        MetricType::Gauge);
     for (const PciDevice* d : on_paths)
@@ -163,14 +164,14 @@ void AddDeviceFamilies(const Snapshot& s, MetricsOut* out) {
                    {"numa_node", d->Unread("numa_node") ? "" : std::to_string(d->numa_node)}});
   }
   {
-    FamilyBuilder miss(out, "bottleneckd_pci_fact_missing",
+    FamilyBuilder miss(out, metric::kPciFactMissing,
                        "A bus fact config space could not give for a function on a NIC path (config space past "
                        "64 bytes is readable by root only); value 1. The model assumes a default instead.",
                        MetricType::Gauge);
     for (const PciDevice* d : on_paths)
       for (const std::string& f : d->missing) miss.Add(1, {{"device", d->address}, {"fact", f}});
   }
-  FamilyBuilder aer(out, "bottleneckd_pci_aer_errors_total",
+  FamilyBuilder aer(out, metric::kPciAerErrorsTotal,
                     "PCIe Advanced Error Reporting counters of the functions on NIC paths, by severity "
                     "(correctable, nonfatal, fatal) and error (sysfs aer_dev_* names).",
                     MetricType::Counter);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "exporters/prometheus/family_builder.h"
+#include "exporters/prometheus/metric_names.h"
 #include "exporters/prometheus/metrics_internal.h"
 #include "window/capture_window.h"
 
@@ -56,9 +57,9 @@ void AddTurnaroundHistogram(const CaptureReading& r, prometheus::MetricFamily* f
   f->metric.push_back(std::move(m));
 }
 
-prometheus::MetricFamily Histogram(const char* name, const char* help) {
+prometheus::MetricFamily Histogram(MetricName name, const char* help) {
   prometheus::MetricFamily f;
-  f.name = name;
+  f.name = name.str();
   f.help = help;
   f.type = MetricType::Histogram;
   return f;
@@ -70,33 +71,33 @@ void AddCaptureFamilies(const Snapshot& s, MetricsOut* out) {
   if (!s.sample.capture) return;
   const std::vector<CaptureReading>& readings = *s.sample.capture;
   {
-    FamilyBuilder up(out, "bottleneckd_capture_up",
+    FamilyBuilder up(out, metric::kCaptureUp,
                      "1 while the live capture of the interface runs; 0 when it could not open or stopped (the "
                      "daemon's log says why: no CAP_NET_RAW, no such interface, a bad filter).",
                      MetricType::Gauge);
-    FamilyBuilder packets(out, "bottleneckd_capture_packets_total", "Frames the live capture saw (after its filter).",
+    FamilyBuilder packets(out, metric::kCapturePacketsTotal, "Frames the live capture saw (after its filter).",
                           MetricType::Counter);
-    FamilyBuilder bytes(out, "bottleneckd_capture_bytes_total", "Bytes on the wire of the frames the capture saw.",
+    FamilyBuilder bytes(out, metric::kCaptureBytesTotal, "Bytes on the wire of the frames the capture saw.",
                         MetricType::Counter);
-    FamilyBuilder dir(out, "bottleneckd_capture_direction_packets_total",
+    FamilyBuilder dir(out, metric::kCaptureDirectionPacketsTotal,
                       "Captured frames by link direction (receive, transmit), from the cooked header's packet type.",
                       MetricType::Counter);
-    FamilyBuilder dir_bytes(out, "bottleneckd_capture_direction_bytes_total",
+    FamilyBuilder dir_bytes(out, metric::kCaptureDirectionBytesTotal,
                             "Captured bytes by link direction (receive, transmit).", MetricType::Counter);
-    FamilyBuilder requests(out, "bottleneckd_capture_requests_total",
+    FamilyBuilder requests(out, metric::kCaptureRequestsTotal,
                            "Captured packets from a flow's requester (the side seen first): the applied load.",
                            MetricType::Counter);
-    FamilyBuilder replies(out, "bottleneckd_capture_replies_total",
+    FamilyBuilder replies(out, metric::kCaptureRepliesTotal,
                           "Captured packets from a flow's responder: the echoed load.", MetricType::Counter);
-    FamilyBuilder paired(out, "bottleneckd_capture_echo_paired_total",
+    FamilyBuilder paired(out, metric::kCaptureEchoPairedTotal,
                          "UDP requests whose echo (same payload, swapped addresses and ports) was captured.",
                          MetricType::Counter);
-    FamilyBuilder lost(out, "bottleneckd_capture_echo_lost_total",
-                       "UDP requests with no echo within the reply timeout.", MetricType::Counter);
-    FamilyBuilder unparsed(out, "bottleneckd_capture_unparsed_total",
+    FamilyBuilder lost(out, metric::kCaptureEchoLostTotal, "UDP requests with no echo within the reply timeout.",
+                       MetricType::Counter);
+    FamilyBuilder unparsed(out, metric::kCaptureUnparsedTotal,
                            "Captured frames not analysed, by reason: not_ip, truncated (snap length), malformed.",
                            MetricType::Counter);
-    FamilyBuilder drops(out, "bottleneckd_capture_drops_total",
+    FamilyBuilder drops(out, metric::kCaptureDropsTotal,
                         "Frames the capture lost (pcap_stats): buffer (no room in the capture ring), interface "
                         "(dropped by the interface or driver). A capture that drops is not trusted.",
                         MetricType::Counter);
@@ -127,9 +128,9 @@ void AddCaptureFamilies(const Snapshot& s, MetricsOut* out) {
     }
   }
   prometheus::MetricFamily sizes =
-      Histogram("bottleneckd_capture_packet_size_bytes", "Captured frames by length on the wire (bytes).");
+      Histogram(metric::kCapturePacketSizeBytes, "Captured frames by length on the wire (bytes).");
   prometheus::MetricFamily turnaround =
-      Histogram("bottleneckd_capture_turnaround_seconds",
+      Histogram(metric::kCaptureTurnaroundSeconds,
                 "Echo turnaround: from a UDP request to its captured echo (the box's time, seen from this capture); a "
                 "reply that could answer another identical request in flight is left out.");
   for (const CaptureReading& r : readings) {
@@ -140,10 +141,10 @@ void AddCaptureFamilies(const Snapshot& s, MetricsOut* out) {
   out->AddFamily(std::move(sizes));
   out->AddFamily(std::move(turnaround));
   if (!s.window) return;
-  FamilyBuilder trusted(out, "bottleneckd_capture_trusted",
+  FamilyBuilder trusted(out, metric::kCaptureTrusted,
                         "1 when the capture lost nothing in the last window (its rates and losses can be believed).",
                         MetricType::Gauge);
-  FamilyBuilder quantile(out, "bottleneckd_capture_window_turnaround_seconds",
+  FamilyBuilder quantile(out, metric::kCaptureWindowTurnaroundSeconds,
                          "Echo turnaround percentiles (50, 90, 99) over the last window.", MetricType::Gauge);
   for (const CaptureWindow& w : s.window->captures) {
     trusted.Add(w.trusted ? 1 : 0, {{"interface", w.interface}});

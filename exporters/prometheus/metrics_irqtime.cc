@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "exporters/prometheus/family_builder.h"
+#include "exporters/prometheus/metric_names.h"
 #include "exporters/prometheus/metrics_internal.h"
 #include "sources/irqtime.h"
 
@@ -28,15 +29,15 @@ std::string VectorLabel(int vector) {
 }
 
 void AddCpuIrqTime(const IrqTimeReading& r, MetricsOut* out) {
-  FamilyBuilder secs(out, "bottleneckd_cpu_interrupt_seconds_total",
+  FamilyBuilder secs(out, metric::kCpuInterruptSecondsTotal,
                      "Seconds each CPU spent in hardirq and softirq handlers, measured at the irq tracepoints (eBPF); "
                      "a hardirq during a softirq counts as hardirq only.",
                      MetricType::Counter);
-  FamilyBuilder vec(out, "bottleneckd_softirq_seconds_total",
+  FamilyBuilder vec(out, metric::kSoftirqSecondsTotal,
                     "Seconds each CPU spent in each softirq vector's handlers, measured at the softirq tracepoints "
                     "(eBPF).",
                     MetricType::Counter);
-  FamilyBuilder n(out, "bottleneckd_irqtime_interrupts_total",
+  FamilyBuilder n(out, metric::kIrqtimeInterruptsTotal,
                   "Hardirq handler runs and softirq vector runs the irqtime program measured on each CPU.",
                   MetricType::Counter);
   for (const IrqTimeCpu& c : r.cpus) {
@@ -70,7 +71,7 @@ void AddQueueIrqTime(const IrqTimeReading& r, const std::vector<NicIrq>& nic_irq
     hard += it->second.first;
     soft += it->second.second;
   }
-  FamilyBuilder f(out, "bottleneckd_nic_queue_interrupt_seconds_total",
+  FamilyBuilder f(out, metric::kNicQueueInterruptSecondsTotal,
                   "Seconds in each NIC queue's IRQ summed over CPUs, measured (eBPF): kind=hardirq its handler, "
                   "kind=softirq the NET_RX/NET_TX softirq that followed it on the same CPU.",
                   MetricType::Counter);
@@ -86,7 +87,7 @@ void AddIrqTimeFamilies(const Snapshot& s, MetricsOut* out) {
   if (!s.sample.irqtime) return;
   const IrqTimeReading& r = *s.sample.irqtime;
   {
-    FamilyBuilder info(out, "bottleneckd_irqtime_info",
+    FamilyBuilder info(out, metric::kIrqtimeInfo,
                        "1 while the irqtime eBPF program is loaded; attach=\"tp_btf\" (typed against the kernel's "
                        "BTF) or \"raw_tp\" (raw tracepoints).",
                        MetricType::Gauge);

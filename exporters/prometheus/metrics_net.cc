@@ -6,6 +6,7 @@
 #include "base/kernel_units.h"
 #include "collectors/cpu.h"
 #include "exporters/prometheus/family_builder.h"
+#include "exporters/prometheus/metric_names.h"
 #include "exporters/prometheus/metrics_internal.h"
 #include "window/window.h"
 
@@ -24,19 +25,18 @@ bool IsGaugeField(std::string_view name) {
 void AddNetworkFamilies(const Snapshot& s, MetricsOut* out) {
   const Sample& smp = s.sample;
   if (smp.netdev) {
-    FamilyBuilder info(out, "bottleneckd_network_info",
+    FamilyBuilder info(out, metric::kNetworkInfo,
                        "Facts about each network interface: driver, PCI device, state; value 1.", MetricType::Gauge);
-    FamilyBuilder rxp(out, "bottleneckd_network_receive_packets_total", "Packets received by the interface.",
+    FamilyBuilder rxp(out, metric::kNetworkReceivePacketsTotal, "Packets received by the interface.",
                       MetricType::Counter);
-    FamilyBuilder txp(out, "bottleneckd_network_transmit_packets_total", "Packets transmitted by the interface.",
+    FamilyBuilder txp(out, metric::kNetworkTransmitPacketsTotal, "Packets transmitted by the interface.",
                       MetricType::Counter);
-    FamilyBuilder rxb(out, "bottleneckd_network_receive_bytes_total", "Bytes received by the interface.",
+    FamilyBuilder rxb(out, metric::kNetworkReceiveBytesTotal, "Bytes received by the interface.", MetricType::Counter);
+    FamilyBuilder txb(out, metric::kNetworkTransmitBytesTotal, "Bytes transmitted by the interface.",
                       MetricType::Counter);
-    FamilyBuilder txb(out, "bottleneckd_network_transmit_bytes_total", "Bytes transmitted by the interface.",
-                      MetricType::Counter);
-    FamilyBuilder stat(out, "bottleneckd_network_device_statistic_total",
+    FamilyBuilder stat(out, metric::kNetworkDeviceStatisticTotal,
                        "Every counter in /sys/class/net/IF/statistics, by file name.", MetricType::Counter);
-    FamilyBuilder drv(out, "bottleneckd_network_driver_statistic",
+    FamilyBuilder drv(out, metric::kNetworkDriverStatistic,
                       "The driver's ethtool statistics, by name (mostly counters; drivers define them).",
                       MetricType::Untyped);
     for (const NetDev& d : *smp.netdev) {
@@ -60,7 +60,7 @@ void AddNetworkFamilies(const Snapshot& s, MetricsOut* out) {
   }
   // The drop ladder: nic per interface; backlog and socket are host-wide (no
   // interface label: in Prometheus an empty label is an absent one).
-  FamilyBuilder drops(out, "bottleneckd_network_drops_total",
+  FamilyBuilder drops(out, metric::kNetworkDropsTotal,
                       "Received packets lost on each rung of the drop ladder: nic (missed, fifo, over, no-buffer), "
                       "backlog (softnet dropped), socket (UDP receive buffer errors).",
                       MetricType::Counter);
@@ -83,11 +83,11 @@ void AddNetworkFamilies(const Snapshot& s, MetricsOut* out) {
 
 void AddSocketFamilies(const Snapshot& s, MetricsOut* out) {
   if (!s.sample.sockets) return;
-  FamilyBuilder counters(out, "bottleneckd_netstat_total",
+  FamilyBuilder counters(out, metric::kNetstatTotal,
                          "Protocol counters from /proc/net/snmp (Udp, UdpLite, Tcp) and /proc/net/netstat (TcpExt).",
                          MetricType::Counter);
-  FamilyBuilder gauges(out, "bottleneckd_netstat_level",
-                       "Protocol levels from /proc/net/snmp (Tcp CurrEstab, RtoMin, ...).", MetricType::Gauge);
+  FamilyBuilder gauges(out, metric::kNetstatLevel, "Protocol levels from /proc/net/snmp (Tcp CurrEstab, RtoMin, ...).",
+                       MetricType::Gauge);
   for (const SnmpTable& t : s.sample.sockets->tables)
     for (const SnmpField& f : t.fields) {
       if (IsGaugeField(f.name))
@@ -99,10 +99,10 @@ void AddSocketFamilies(const Snapshot& s, MetricsOut* out) {
 
 void AddThreadFamilies(const Snapshot& s, MetricsOut* out) {
   if (!s.sample.threads) return;
-  FamilyBuilder secs(out, "bottleneckd_thread_cpu_seconds_total",
+  FamilyBuilder secs(out, metric::kThreadCpuSecondsTotal,
                      "CPU seconds of each thread of the configured target processes.", MetricType::Counter);
-  FamilyBuilder last(out, "bottleneckd_thread_last_cpu", "The CPU each target thread last ran on.", MetricType::Gauge);
-  FamilyBuilder switches(out, "bottleneckd_thread_context_switches_total",
+  FamilyBuilder last(out, metric::kThreadLastCpu, "The CPU each target thread last ran on.", MetricType::Gauge);
+  FamilyBuilder switches(out, metric::kThreadContextSwitchesTotal,
                          "Context switches of each target thread: voluntary (it blocked) and involuntary "
                          "(it was preempted), from /proc/PID/task/TID/status.",
                          MetricType::Counter);
@@ -123,9 +123,9 @@ void AddThreadFamilies(const Snapshot& s, MetricsOut* out) {
     last.Add(t.task.processor, {{"process", t.process}, {"pid", pid}, {"thread", t.task.comm}, {"tid", tid}});
   }
   if (!s.window) return;
-  FamilyBuilder ratio(out, "bottleneckd_thread_cpu_ratio",
-                      "Share of one CPU each target thread used over the last window.", MetricType::Gauge);
-  FamilyBuilder state(out, "bottleneckd_thread_state_ratio",
+  FamilyBuilder ratio(out, metric::kThreadCpuRatio, "Share of one CPU each target thread used over the last window.",
+                      MetricType::Gauge);
+  FamilyBuilder state(out, metric::kThreadStateRatio,
                       "Share of the last window each target thread spent running, runnable (waiting on a run "
                       "queue) and waiting off the CPU in its own waits, from schedstat.",
                       MetricType::Gauge);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "exporters/prometheus/family_builder.h"
+#include "exporters/prometheus/metric_names.h"
 #include "exporters/prometheus/metrics_internal.h"
 #include "sources/profile.h"
 
@@ -15,7 +16,7 @@ void AddProfileFamilies(const Snapshot& s, MetricsOut* out) {
   if (!s.sample.profile) return;
   const ProfileReading& r = *s.sample.profile;
   {
-    FamilyBuilder n(out, "bottleneckd_profile_samples_total",
+    FamilyBuilder n(out, metric::kProfileSamplesTotal,
                     "On-CPU profiler samples of each CPU since the program loaded: state=\"busy\" (a task ran) or "
                     "\"idle\" (the idle task or the soaker).",
                     prometheus::MetricType::Counter);
@@ -25,11 +26,11 @@ void AddProfileFamilies(const Snapshot& s, MetricsOut* out) {
       n.Add(static_cast<double>(c.idle), {{"cpu", cpu}, {"state", "idle"}});
     }
   }
-  FamilyBuilder dropped(out, "bottleneckd_profile_dropped_samples_total",
+  FamilyBuilder dropped(out, metric::kProfileDroppedSamplesTotal,
                         "Profiler samples not counted: their key found no slot in the program's map.",
                         prometheus::MetricType::Counter);
   dropped.Add(static_cast<double>(r.dropped));
-  FamilyBuilder lost(out, "bottleneckd_profile_lost_stacks_total",
+  FamilyBuilder lost(out, metric::kProfileLostStacksTotal,
                      "Walked profiler samples whose stack was not kept (the stack map's slot was taken, or the stack "
                      "was deleted as the read ended): drawn as [lost].",
                      prometheus::MetricType::Counter);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "exporters/prometheus/family_builder.h"
+#include "exporters/prometheus/metric_names.h"
 #include "exporters/prometheus/metrics_internal.h"
 #include "runs/run_label.h"
 
@@ -15,7 +16,7 @@ namespace bottleneckd::internal {
 
 void AddRunFamilies(const Snapshot& s, MetricsOut* out) {
   if (s.active_runs.empty()) return;
-  FamilyBuilder f(out, "bottleneckd_run_active",
+  FamilyBuilder f(out, metric::kRunActive,
                   "1 while the run named by the run label is active on this host (the name's first 64 bytes); "
                   "absent otherwise.",
                   prometheus::MetricType::Gauge);

@@ -3,6 +3,7 @@
 // the configured procfs root), and the self-limit watchdog's budgets, state
 // and back-off factor per collector (daemon/self_limit.h).
 #include "exporters/prometheus/family_builder.h"
+#include "exporters/prometheus/metric_names.h"
 #include "exporters/prometheus/metrics_internal.h"
 
 namespace bottleneckd::internal {
@@ -12,54 +13,54 @@ using prometheus::MetricType;
 
 void AddProcess(const SelfProcess& p, MetricsOut* out) {
   struct Row {
-    const char* name;
+    MetricName name;
     const char* help;
     MetricType type;
     double value;
   };
   const Row rows[] = {
-      {"process_cpu_seconds_total", "Total user and system CPU time spent in seconds.", MetricType::Counter,
+      {metric::kProcessCpuSecondsTotal, "Total user and system CPU time spent in seconds.", MetricType::Counter,
        p.cpu_seconds},
-      {"process_resident_memory_bytes", "Resident memory size in bytes.", MetricType::Gauge,
+      {metric::kProcessResidentMemoryBytes, "Resident memory size in bytes.", MetricType::Gauge,
        static_cast<double>(p.resident_bytes)},
-      {"process_virtual_memory_bytes", "Virtual memory size in bytes.", MetricType::Gauge,
+      {metric::kProcessVirtualMemoryBytes, "Virtual memory size in bytes.", MetricType::Gauge,
        static_cast<double>(p.virtual_bytes)},
-      {"process_open_fds", "Number of open file descriptors.", MetricType::Gauge, static_cast<double>(p.open_fds)},
-      {"process_start_time_seconds", "Start time of the process since unix epoch in seconds.", MetricType::Gauge,
+      {metric::kProcessOpenFds, "Number of open file descriptors.", MetricType::Gauge, static_cast<double>(p.open_fds)},
+      {metric::kProcessStartTimeSeconds, "Start time of the process since unix epoch in seconds.", MetricType::Gauge,
        p.start_time_seconds},
   };
   for (const Row& r : rows) FamilyBuilder(out, r.name, r.help, r.type).Add(r.value);
   if (p.max_fds)
-    FamilyBuilder(out, "process_max_fds", "Maximum number of open file descriptors.", MetricType::Gauge)
+    FamilyBuilder(out, metric::kProcessMaxFds, "Maximum number of open file descriptors.", MetricType::Gauge)
         .Add(static_cast<double>(*p.max_fds));
 }
 
 void AddSelfLimit(const Snapshot::SelfLimitReport& l, MetricsOut* out) {
   {
-    FamilyBuilder e(out, "bottleneckd_self_limit_exceeded",
+    FamilyBuilder e(out, metric::kSelfLimitExceeded,
                     "1 while the daemon's own usage is over its budget (limits.cpu_percent over limits.cpu_window, "
                     "limits.memory_bytes of RSS).",
                     MetricType::Gauge);
     e.Add(l.state.cpu_exceeded ? 1 : 0, {{"resource", "cpu"}});
     e.Add(l.state.memory_exceeded ? 1 : 0, {{"resource", "memory"}});
   }
-  FamilyBuilder(out, "bottleneckd_self_limit_cpu_budget_cores",
+  FamilyBuilder(out, metric::kSelfLimitCpuBudgetCores,
                 "The daemon's CPU budget in CPUs, 1 being one CPU busy all the time (limits.cpu_percent / 100).",
                 MetricType::Gauge)
       .Add(l.budget.cpu_percent / 100);
-  FamilyBuilder(out, "bottleneckd_self_limit_cpu_window_seconds",
+  FamilyBuilder(out, metric::kSelfLimitCpuWindowSeconds,
                 "The window over which the daemon's CPU use is averaged (limits.cpu_window).", MetricType::Gauge)
       .Add(l.budget.cpu_window_seconds);
-  FamilyBuilder(out, "bottleneckd_self_limit_memory_budget_bytes",
-                "The daemon's resident memory budget (limits.memory_bytes).", MetricType::Gauge)
+  FamilyBuilder(out, metric::kSelfLimitMemoryBudgetBytes, "The daemon's resident memory budget (limits.memory_bytes).",
+                MetricType::Gauge)
       .Add(static_cast<double>(l.budget.memory_bytes));
   if (l.state.cpu_percent)
-    FamilyBuilder(out, "bottleneckd_self_cpu_usage_cores",
+    FamilyBuilder(out, metric::kSelfCpuUsageCores,
                   "The daemon's CPU time per second over the last limits.cpu_window (1: one CPU busy), once a whole "
                   "window has passed.",
                   MetricType::Gauge)
         .Add(*l.state.cpu_percent / 100);
-  FamilyBuilder b(out, "bottleneckd_collector_backoff",
+  FamilyBuilder b(out, metric::kCollectorBackoff,
                   "The collector is read every this many ticks (1: every tick; more while the daemon is over its "
                   "own budget).",
                   MetricType::Gauge);

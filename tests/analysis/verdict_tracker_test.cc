@@ -1,6 +1,7 @@
 // VerdictTracker (hysteresis: no flapping on steady load, a real change
-// published after N windows, a confident first verdict at once) and the
-// Bound names. Scenario tests of Classify are in verdict_test.cc.
+// published after N windows, a confident first verdict at once). The label
+// names: tests/base/verdict_labels_test.cc. Scenario tests of Classify are in
+// verdict_test.cc.
 #include <gtest/gtest.h>
 
 #include "analysis/verdict.h"
@@ -9,22 +10,6 @@ namespace bottleneckd::verdict_tracker_test {
 namespace {
 
 const VerdictThresholds kT;  // hysteresis_windows 3, switch_confidence 0.5
-
-TEST(BoundNames, RoundTrip) {
-  const char* names[] = {"cpu", "interrupt", "bus", "wait", "none", "undetermined"};
-  for (int i = 0; i < kBoundCount; ++i) {
-    Bound b = static_cast<Bound>(i);
-    EXPECT_STREQ(BoundName(b), names[i]);
-    Bound parsed = Bound::kNone;
-    ASSERT_TRUE(ParseBound(names[i], &parsed));
-    EXPECT_EQ(parsed, b);
-  }
-  Bound keep = Bound::kBus;
-  EXPECT_FALSE(ParseBound("CPU", &keep));
-  EXPECT_FALSE(ParseBound("", &keep));
-  EXPECT_FALSE(ParseBound("cpu ", &keep));
-  EXPECT_EQ(keep, Bound::kBus);
-}
 
 // A window's verdict; a bound's window loses packets unless `losing` says not.
 Verdict Raw(Bound label, double confidence, const std::string& resource = "", bool losing = true) {

@@ -240,8 +240,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadInfo{
             std::string(kBase) + "runs:\n  - name: a\n    start: 0\n    end: 1\n    offered_bits_per_second: fast\n",
             "r.yaml:9:30: offered_bits_per_second must be a number"},
-        BadInfo{std::string(kBase) + "runs:\n  - name: a\n    start: 0\n    end: 1\n    expected:\n      label: cpus\n",
-                "r.yaml:10:14: expected label must be cpu, interrupt, bus, wait, none or undetermined, got 'cpus'"},
+        BadInfo{
+            std::string(kBase) + "runs:\n  - name: a\n    start: 0\n    end: 1\n    expected:\n      label: cpus\n",
+            "r.yaml:10:14: expected label must be one of cpu, interrupt, bus, wait, none, undetermined, got 'cpus'"},
         BadInfo{
             std::string(kBase) + "runs:\n  - name: a\n    start: 0\n    end: 1\n    expected:\n      resource: cpu0\n",
             "r.yaml:10:7: expected needs a label"},

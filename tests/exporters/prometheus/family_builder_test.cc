@@ -38,10 +38,10 @@ prometheus::MetricFamily Histogram() {
 // at the top level.
 void Build(MetricsOut* out) {
   {
-    FamilyBuilder a(out, "a_total", "A, with a \\ and\na newline.", MetricType::Counter);
+    FamilyBuilder a(out, MetricName("a_total"), "A, with a \\ and\na newline.", MetricType::Counter);
     {
-      FamilyBuilder b(out, "b", "B.", MetricType::Gauge);
-      FamilyBuilder empty(out, "empty", "Never filled.", MetricType::Gauge);
+      FamilyBuilder b(out, MetricName("b"), "B.", MetricType::Gauge);
+      FamilyBuilder empty(out, MetricName("empty"), "Never filled.", MetricType::Gauge);
       for (int i = 0; i < 2; ++i) {
         const std::string n = std::to_string(i);
         a.Add(i, {{"cpu", n}});
@@ -50,11 +50,11 @@ void Build(MetricsOut* out) {
     }
     a.Add(7);
     out->AddFamily(Histogram());
-    FamilyBuilder c(out, "c", "", MetricType::Untyped);
+    FamilyBuilder c(out, MetricName("c"), "", MetricType::Untyped);
     c.Add(-1, std::vector<prometheus::ClientMetric::Label>{{"k", "v"}});
     a.Add(8, {{"cpu", "9"}});
   }
-  FamilyBuilder d(out, "d", "D.", MetricType::Gauge);
+  FamilyBuilder d(out, MetricName("d"), "D.", MetricType::Gauge);
   d.Add(1);
 }
 
@@ -108,8 +108,8 @@ TEST(FamilyBuilder, AnOutputIsReusedAfterEveryBuilderClosed) {
   std::string text;
   MetricsOut out(&text);
   for (int round = 0; round < 3; ++round) {
-    FamilyBuilder outer(&out, "o", "O.", MetricType::Gauge);
-    FamilyBuilder inner(&out, "i", "I.", MetricType::Gauge);
+    FamilyBuilder outer(&out, MetricName("o"), "O.", MetricType::Gauge);
+    FamilyBuilder inner(&out, MetricName("i"), "I.", MetricType::Gauge);
     inner.Add(round);
     outer.Add(round);
   }

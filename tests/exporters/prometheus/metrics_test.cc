@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <filesystem>
 #include <map>
+#include <regex>
 #include <set>
 
 #include "daemon/daemon.h"
@@ -61,6 +64,51 @@ TEST(Metrics, NamesAreValidAndFollowConventions) {
 TEST(Metrics, EveryExportedNameIsDocumented) {
   std::string doc = testing::ReadFileOrDie(std::string(BOTTLENECKD_SOURCE_DIR) + "/docs/metrics.md");
   for (const std::string& n : ExportedMetricNames()) EXPECT_NE(doc.find("`" + n), std::string::npos) << n;
+}
+
+// The names the project uses outside the exporter (the shipped alert and
+// recording rules, the Grafana dashboards, the fleet report's queries, the
+// docs) are names the exporter emits: the one list, metric_names.def. A
+// histogram's series add _bucket, _sum and _count; a recording rule's own
+// name (level:metric:operations) is not a metric and is left out.
+TEST(Metrics, EveryNameUsedElsewhereIsOnTheList) {
+  std::set<std::string> known(ExportedMetricNames().begin(), ExportedMetricNames().end());
+  const std::regex name(R"((?:^|[^\w:])(bottleneckd_[a-z0-9_]+)(?![\w:]))");
+  const std::string src = BOTTLENECKD_SOURCE_DIR;
+  std::vector<std::string> files = {"etc/prometheus/bottleneckd-alerts.yml",
+                                    "etc/prometheus/bottleneckd-recording.yml",
+                                    "etc/grafana/bottleneckd-host.json",
+                                    "etc/grafana/bottleneckd-fleet.json",
+                                    "fleet/fleet_fetch.cc",
+                                    "README.md"};
+  // Every page of docs/ but the performance notebook, which quotes history.
+  for (const auto& e : std::filesystem::directory_iterator(src + "/docs"))
+    if (e.path().extension() == ".md" && e.path().filename() != "performance.md")
+      files.push_back("docs/" + e.path().filename().string());
+  int used = 0;
+  for (const std::string& file : files) {
+    const std::string text = testing::ReadFileOrDie(src + "/" + file);
+    for (std::sregex_iterator it(text.begin(), text.end(), name), end; it != end; ++it) {
+      std::string n = (*it)[1];
+      for (const char* suffix : {"_bucket", "_sum", "_count"}) {
+        const std::string sx = suffix;
+        if (!known.count(n) && n.size() > sx.size() && n.ends_with(sx) &&
+            known.count(n.substr(0, n.size() - sx.size())))
+          n = n.substr(0, n.size() - sx.size());
+      }
+      if (n.ends_with("_")) continue;  // a prefix in prose: "bottleneckd_cpu_*"
+      // Not metrics: the package's file names (bottleneckd_0.1_amd64.deb) and
+      // the stages' libraries (bottleneckd_window: window/; bottleneckd_http:
+      // exporters/http/).
+      const std::string stem = n.substr(std::string("bottleneckd_").size());
+      if (std::isdigit(static_cast<unsigned char>(stem[0])) || std::filesystem::is_directory(src + "/" + stem) ||
+          std::filesystem::is_directory(src + "/exporters/" + stem))
+        continue;
+      ++used;
+      EXPECT_TRUE(known.count(n)) << file << " names " << n << ", which the exporter does not emit";
+    }
+  }
+  EXPECT_GT(used, 50);
 }
 
 TEST(Metrics, NoSnapshotGivesOnlyBuildInfo) {
