@@ -50,8 +50,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   ControlRequest req;
   if (ParseControlRequest(text, &req).ok()) {
-    if (req.verb != "start" && req.verb != "stop" && req.verb != "status") __builtin_trap();
+    if (req.verb != "start" && req.verb != "stop" && req.verb != "discard" && req.verb != "status") __builtin_trap();
     if (req.verb == "status" && !req.args.empty()) __builtin_trap();
+    if (req.verb == "discard" && req.args.size() != 1) __builtin_trap();
     if (req.verb != "status" && (req.args.empty() || req.args.size() > 2)) __builtin_trap();
     if (!req.args.empty() && (req.args[0].empty() || req.args[0].size() > kControlMaxName)) __builtin_trap();
     std::string line = FormatControlRequest(req);
