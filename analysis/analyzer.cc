@@ -24,7 +24,7 @@ Analyzer::Analyzer(const VerdictThresholds& t, const PlateauOptions& p, const Li
     : thresholds_(t), plateau_options_(p), step_options_(l), tracker_(t) {}
 
 Analysis Analyzer::Analyze(const WindowInput& in) {
-  signals_ = ExtractSignals(in.window, in.prev, in.cur, in.bus_paths, in.bus, thresholds_.signal_options());
+  signals_ = ExtractSignals(in.window, in.cur, in.bus_paths, in.bus, thresholds_.signal_options());
   waits_.Record(&signals_);
   delivery_.Observe(signals_);
   delivery_.Apply(&signals_);

@@ -30,9 +30,8 @@ struct LiveStepOptions {
 // NICs' bus paths with the bus model's estimate for the window (both null
 // without the pci collector). Borrowed for the call only.
 struct WindowInput {
-  const Window& window;
-  const Sample& prev;
-  const Sample& cur;
+  const Window& window;  // every difference the analysis needs (window/)
+  const Sample& cur;     // the devices' attributes, the profile
   const std::vector<BusPath>* bus_paths = nullptr;
   const BusEstimate* bus = nullptr;
 };

@@ -107,36 +107,6 @@ CpuSignal MakeCpu(const Window& w, const CpuWindow& c, const SoakerCpuWindow* so
   return s;
 }
 
-// interface -> the CPUs on which the per-CPU count of one of its IRQs moved
-// between prev and cur (lines matched by name, columns by CPU id).
-std::map<std::string, std::set<int>> QueueCpus(const Sample& prev, const Sample& cur) {
-  std::map<std::string, std::set<int>> out;
-  if (!prev.interrupts || !cur.interrupts || cur.nic_irqs.empty()) return out;
-  std::map<uint32_t, const std::string*> nic_of;
-  for (const NicIrq& n : cur.nic_irqs) nic_of[n.irq] = &n.interface;
-  std::map<std::string_view, const IrqLine*> prev_lines;
-  for (const IrqLine& l : prev.interrupts->lines)
-    if (l.irq) prev_lines[l.name] = &l;
-  const std::vector<int>& pc = prev.interrupts->cpus;
-  const std::vector<int>& cc = cur.interrupts->cpus;
-  for (const IrqLine& l : cur.interrupts->lines) {
-    if (!l.irq) continue;
-    auto nic = nic_of.find(*l.irq);
-    if (nic == nic_of.end()) continue;
-    auto p = prev_lines.find(l.name);
-    if (p == prev_lines.end()) continue;  // the IRQ appeared this window
-    for (size_t i = 0; i < l.per_cpu.size() && i < cc.size(); ++i) {
-      auto col = std::find(pc.begin(), pc.end(), cc[i]);
-      if (col == pc.end()) continue;  // the CPU came online
-      size_t j = static_cast<size_t>(col - pc.begin());
-      if (j >= p->second->per_cpu.size()) continue;
-      // Any change counts: a 32-bit count that wrapped moved too.
-      if (l.per_cpu[i] != p->second->per_cpu[j]) out[*nic->second].insert(cc[i]);
-    }
-  }
-  return out;
-}
-
 const NetDev* FindDev(const Sample& cur, const std::string& name) {
   if (!cur.netdev) return nullptr;
   for (const NetDev& d : *cur.netdev)
@@ -200,8 +170,8 @@ const char* RungName(Rung r) {
   return "none";
 }
 
-Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, const std::vector<BusPath>* paths,
-                       const BusEstimate* bus, const SignalOptions& o) {
+Signals ExtractSignals(const Window& w, const Sample& cur, const std::vector<BusPath>* paths, const BusEstimate* bus,
+                       const SignalOptions& o) {
   const LossTolerance& loss = o.loss;
   Signals s;
   s.seconds = std::max(0.0, Finite(w.seconds));
@@ -233,7 +203,6 @@ Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, c
   for (const CpuSignal& c : s.cpus)
     if (rx_total > 0 && c.rx_packets_per_second >= kRxCpuShare * rx_total) rx.insert(c.cpu);
 
-  std::map<std::string, std::set<int>> queue_cpus = QueueCpus(prev, cur);
   std::vector<NicSignal> physical, virtual_nics;
   double busiest_off_path = 0;
   for (const NicWindow& nw : w.nics) {
@@ -279,11 +248,8 @@ Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, c
     if (nw.packets_per_interrupt && std::isfinite(*nw.packets_per_interrupt))
       n.packets_per_interrupt = *nw.packets_per_interrupt;
     n.nic_drops_per_second = std::max(0.0, Finite(nw.nic_drops_per_second));
-    auto q = queue_cpus.find(nw.interface);
-    if (q != queue_cpus.end()) {
-      n.queue_cpus.assign(q->second.begin(), q->second.end());
-      rx.insert(q->second.begin(), q->second.end());
-    }
+    n.queue_cpus = nw.irq_cpus;
+    rx.insert(nw.irq_cpus.begin(), nw.irq_cpus.end());
     BusFields(bus, paths, dev, &n);
     s.received_packets_per_second += n.rx_packets_per_second;
     // Physical: the interface has a device (PCI or platform); a missing

@@ -179,14 +179,15 @@ struct Signals {
 // device; both for the per-CPU counts of each NIC's IRQs, which Window does
 // not keep); `paths` and `bus` (the bus model's estimate for the window) may be
 // null (no PCI collector). A CPU serves a NIC's
-// queues when the per-CPU count of one of that NIC's IRQs moved on it between
-// prev and cur. `o.loss` says when a rung counts as losing. Interfaces off
+// queues when the window says one of that NIC's IRQs counted on it
+// (NicWindow::irq_cpus): analysis differences no raw sample; `cur` gives the
+// devices' attributes. `o.loss` says when a rung counts as losing. Interfaces off
 // the packet path (loopback, unless o.packet_path_interfaces names it; any
 // interface it does not name when it names some) are left out of the NICs
 // and the loads: a scrape of the daemon is not offered load. Every rate is
 // finite: a missing or non-finite input counts as 0.
-Signals ExtractSignals(const Window& w, const Sample& prev, const Sample& cur, const std::vector<BusPath>* paths,
-                       const BusEstimate* bus, const SignalOptions& o);
+Signals ExtractSignals(const Window& w, const Sample& cur, const std::vector<BusPath>* paths, const BusEstimate* bus,
+                       const SignalOptions& o);
 
 // The CPU whose utilisation the plateau and the run timeline follow: the
 // busiest (soaker busy when it ran) of the CPUs the target threads ran on,

@@ -328,7 +328,7 @@ void Daemon::Tick() {
     snap->cpu_budget = prev_->cpu_budget;
     snap->delivery_cost = prev_->delivery_cost;
   } else if (prev_) {
-    AnalyzeSnapshot(analyzer_.get(), *prev_, snap.get());
+    AnalyzeSnapshot(analyzer_.get(), snap.get());
     if (++windows_since_kept_ >= kDeliveryStoreWindows) KeepDeliveryCost();
   }
   if (runs_ && snap->verdict && !partial) {
@@ -430,10 +430,10 @@ void CompleteSnapshot(const Snapshot* prev, const BusModelOptions& bus_model, Sn
   ++snap->samples_total;
 }
 
-void AnalyzeSnapshot(Analyzer* analyzer, const Snapshot& prev, Snapshot* snap) {
+void AnalyzeSnapshot(Analyzer* analyzer, Snapshot* snap) {
   if (!snap->window) return;
-  Analysis a = analyzer->Analyze(
-      {*snap->window, prev.sample, snap->sample, snap->bus_paths.get(), snap->bus ? &*snap->bus : nullptr});
+  Analysis a =
+      analyzer->Analyze({*snap->window, snap->sample, snap->bus_paths.get(), snap->bus ? &*snap->bus : nullptr});
   snap->verdict = std::move(a.verdict);
   snap->window_verdict = std::move(a.window);
   snap->plateau = std::move(a.plateau);

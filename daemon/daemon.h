@@ -41,9 +41,9 @@ namespace bottleneckd {
 // (the first tick: no window).
 void CompleteSnapshot(const Snapshot* prev, const BusModelOptions& bus_model, Snapshot* snap);
 
-// Sets snap->verdict and snap->plateau from analyzer over snap's window
-// (prev's sample is where it starts); leaves them unset without a window.
-void AnalyzeSnapshot(Analyzer* analyzer, const Snapshot& prev, Snapshot* snap);
+// Sets snap->verdict and snap->plateau from analyzer over snap's window;
+// leaves them unset without a window.
+void AnalyzeSnapshot(Analyzer* analyzer, Snapshot* snap);
 
 class Daemon {
  public:

@@ -70,7 +70,7 @@ void AnalyzeSample(const Config& config, double interval_seconds, const Snapshot
   snap->interval_seconds = interval_seconds;
   snap->per_cpu_irq_matrix = config.collectors.interrupts.per_cpu_matrix;
   CompleteSnapshot(prev, config.bus_model, snap);
-  if (prev) AnalyzeSnapshot(analyzer, *prev, snap);
+  if (prev) AnalyzeSnapshot(analyzer, snap);
 }
 
 // The /proc tables a collector's successful read must have left in a
@@ -166,10 +166,12 @@ std::string NowRfc3339() {
   return buf;
 }
 
-}  // namespace
-
-Status ReplayRecording(const std::string& dir, const Config& config, const std::function<void(const Snapshot&)>& each,
-                       RecordingInfo* info_out) {
+// ReplayRecording, with each window's signals as the analyzer left them
+// (amended by the wait history and the learned delivery cost: what the live
+// tick's run timeline reads, Daemon::Tick's PointOfWindow); null before the
+// first window.
+Status Replay(const std::string& dir, const Config& config,
+              const std::function<void(const Snapshot&, const Signals*)>& each, RecordingInfo* info_out) {
   RecordingInfo info;
   BN_RETURN_IF_ERROR(OpenRecording(dir, &info));
   if (info_out) *info_out = info;
@@ -186,10 +188,18 @@ Status ReplayRecording(const std::string& dir, const Config& config, const std::
     ReplaySource(fs, &ReplayFs::ReadSoaker, "soaker", &sample.soaker, &sample);
     if (info.irqtime) ReplaySource(fs, &ReplayFs::ReadIrqTime, "irqtime", &sample.irqtime, &sample);
     AnalyzeSample(config, info.interval_seconds, prev.get(), &analyzer, snap.get());
-    each(*snap);
+    each(*snap, snap->window ? &analyzer.last_signals() : nullptr);
     prev = std::move(snap);
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status ReplayRecording(const std::string& dir, const Config& config, const std::function<void(const Snapshot&)>& each,
+                       RecordingInfo* info) {
+  return Replay(
+      dir, config, [&](const Snapshot& snap, const Signals*) { each(snap); }, info);
 }
 
 Status ReplayTimeline(const std::string& dir, const Config& config, ReplayedTimeline* out) {
@@ -197,19 +207,15 @@ Status ReplayTimeline(const std::string& dir, const Config& config, ReplayedTime
   out->dir = dir;
   int64_t first_mono = 0;
   bool first = true;
-  Sample prev;
-  return ReplayRecording(
+  return Replay(
       dir, config,
-      [&](const Snapshot& snap) {
+      [&](const Snapshot& snap, const Signals* signals) {
         if (first) first = false, first_mono = snap.sample.mono_ns;
-        if (snap.window && snap.verdict) {
+        if (signals && snap.verdict) {
           double t = static_cast<double>(snap.window->end_mono_ns - first_mono) / 1e9;
-          Signals s = ExtractSignals(*snap.window, prev, snap.sample, snap.bus_paths.get(),
-                                     snap.bus ? &*snap.bus : nullptr, config.verdict.signal_options());
-          out->points.push_back(PointOfWindow(t, s, *snap.verdict, snap.cpu_budget));
+          out->points.push_back(PointOfWindow(t, *signals, *snap.verdict, snap.cpu_budget));
           out->verdicts.push_back(*snap.verdict);
         }
-        prev = snap.sample;
       },
       &out->info);
 }

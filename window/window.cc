@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 #include <string_view>
 
 #include "base/kernel_units.h"
@@ -78,9 +80,16 @@ CpuWindow* CpuById(Window* w, int cpu) {
 // system) or RTR (APIC read retries, not interrupts).
 bool SystemInterrupt(const IrqLine& l) { return !l.irq && l.name != "ERR" && l.name != "MIS" && l.name != "RTR"; }
 
-// Per-CPU and per-NIC interrupt rates from /proc/interrupts (32-bit counts).
+// What /proc/interrupts says of one NIC's IRQs over the window.
+struct NicIrqWindow {
+  std::optional<double> per_second;  // summed over its IRQs that could be differenced
+  std::set<int> cpus;                // the CPUs where one of them counted
+};
+
+// Per-CPU and per-NIC interrupt rates from /proc/interrupts (32-bit counts),
+// and the CPUs each NIC's IRQs counted on.
 void InterruptRates(const Sample& p, const Sample& c, double secs, Window* w,
-                    std::map<std::string, double>* nic_irq_rate) {
+                    std::map<std::string, NicIrqWindow>* nic_irqs) {
   if (!p.interrupts || !c.interrupts) return;
   std::map<std::string_view, const IrqLine*> prev_lines;
   for (const IrqLine& l : p.interrupts->lines)
@@ -105,12 +114,16 @@ void InterruptRates(const Sample& p, const Sample& c, double secs, Window* w,
     auto it = prev_lines.find(l.name);
     if (it == prev_lines.end()) continue;  // IRQ appeared
     const IrqLine& a = *it->second;
+    auto nic = l.irq ? nic_of.find(*l.irq) : nic_of.end();
+    NicIrqWindow* nw = nic != nic_of.end() ? &(*nic_irqs)[nic->second->interface] : nullptr;
     double irq_total = 0;
     bool reset = false;
     for (size_t i = 0; i < l.per_cpu.size() && i < cc.size(); ++i) {
       if (prev_col[i] < 0 || static_cast<size_t>(prev_col[i]) >= a.per_cpu.size()) continue;
       auto d = CounterDelta(a.per_cpu[static_cast<size_t>(prev_col[i])], l.per_cpu[i], CounterWidth::k32, &w->issues,
                             "interrupts", l.name, cpu_name[i]);
+      // Any change counts as serving the NIC's queue, a reset too.
+      if (nw && (!d || *d > 0)) nw->cpus.insert(cc[i]);
       if (!d) {
         reset = true;
         continue;
@@ -120,9 +133,7 @@ void InterruptRates(const Sample& p, const Sample& c, double secs, Window* w,
       if (cpu_window[i])
         (l.irq ? cpu_window[i]->interrupts_per_second : cpu_window[i]->system_interrupts_per_second) += rate;
     }
-    if (!l.irq) continue;
-    auto n = nic_of.find(*l.irq);
-    if (n != nic_of.end() && !reset) (*nic_irq_rate)[n->second->interface] += irq_total;
+    if (nw && !reset) nw->per_second = nw->per_second.value_or(0) + irq_total;
   }
 }
 
@@ -181,7 +192,8 @@ std::optional<double> Rate(const NetDev& a, const NetDev& b, std::string_view co
   return static_cast<double>(*d) / secs;
 }
 
-void NicRates(const Sample& p, const Sample& c, double secs, const std::map<std::string, double>& irq_rate, Window* w) {
+void NicRates(const Sample& p, const Sample& c, double secs, const std::map<std::string, NicIrqWindow>& nic_irqs,
+              Window* w) {
   if (!p.netdev || !c.netdev) return;
   double nic_drops = 0;
   bool any_drops = false;
@@ -199,11 +211,14 @@ void NicRates(const Sample& p, const Sample& c, double secs, const std::map<std:
     n.tx_packets_per_second = Rate(a, b, "tx_packets", secs, &w->issues);
     if (auto r = Rate(a, b, "rx_bytes", secs, &w->issues)) n.rx_bits_per_second = *r * 8;
     if (auto r = Rate(a, b, "tx_bytes", secs, &w->issues)) n.tx_bits_per_second = *r * 8;
-    auto ir = irq_rate.find(b.name);
-    if (ir != irq_rate.end()) {
-      n.interrupts_per_second = ir->second;
-      if (ir->second > 0 && n.rx_packets_per_second && n.tx_packets_per_second)
-        n.packets_per_interrupt = (*n.rx_packets_per_second + *n.tx_packets_per_second) / ir->second;
+    auto ir = nic_irqs.find(b.name);
+    if (ir != nic_irqs.end()) {
+      n.irq_cpus.assign(ir->second.cpus.begin(), ir->second.cpus.end());
+      if (const std::optional<double>& rate = ir->second.per_second) {
+        n.interrupts_per_second = *rate;
+        if (*rate > 0 && n.rx_packets_per_second && n.tx_packets_per_second)
+          n.packets_per_interrupt = (*n.rx_packets_per_second + *n.tx_packets_per_second) / *rate;
+      }
     }
     auto da = NicRungDrops(a), db = NicRungDrops(b);
     if (da && db) {
@@ -352,10 +367,10 @@ bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out) {
   // Each collector's part over the time it spans (PartSeconds): the same as
   // the window's unless the self-limit watchdog backed the collector off.
   if (auto s = PartSeconds(prev, cur, "cpu")) CpuWindows(prev, cur, *s, &w);
-  std::map<std::string, double> nic_irq_rate;
-  if (auto s = PartSeconds(prev, cur, "interrupts")) InterruptRates(prev, cur, *s, &w, &nic_irq_rate);
+  std::map<std::string, NicIrqWindow> nic_irqs;
+  if (auto s = PartSeconds(prev, cur, "interrupts")) InterruptRates(prev, cur, *s, &w, &nic_irqs);
   if (auto s = PartSeconds(prev, cur, "softirqs")) SoftirqRates(prev, cur, *s, &w);
-  if (auto s = PartSeconds(prev, cur, "netdev")) NicRates(prev, cur, *s, nic_irq_rate, &w);
+  if (auto s = PartSeconds(prev, cur, "netdev")) NicRates(prev, cur, *s, nic_irqs, &w);
   if (auto s = PartSeconds(prev, cur, "sockets")) SocketRates(prev, cur, *s, &w);
   if (auto s = PartSeconds(prev, cur, "threads")) ThreadRates(prev, cur, *s, &w);
   SoakerRates(prev, cur, &w);

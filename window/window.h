@@ -52,6 +52,10 @@ struct NicWindow {
   std::optional<double> interrupts_per_second;  // all IRQs mapped to this NIC
   std::optional<double> packets_per_interrupt;  // (rx+tx packets) / interrupts
   std::optional<double> nic_drops_per_second;   // the driver's loss counters (docs/metrics.md "NIC drops by driver")
+  // The CPUs where the per-CPU count of one of this NIC's IRQs moved over
+  // the window (a wrap or reset too), ascending: the CPUs serving its
+  // queues. Empty when no IRQ of it could be differenced.
+  std::vector<int> irq_cpus;
 };
 
 // Drops per second on each rung of the receive drop ladder (docs/verdict-rules.md section 1, "The drop ladder").

@@ -275,7 +275,7 @@ TEST(DetectPlateau, LiveStepsCountWhatTheApplicationGot) {
     w.drops.nic = 0;
     w.drops.backlog = 0;
     w.drops.socket = offered - 11000;  // the application reads 11 k/s whatever is offered
-    Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{});
+    Signals s = ExtractSignals(w, Sample(), nullptr, nullptr, SignalOptions{});
     steps.push_back(StepOfWindow(s));
     EXPECT_DOUBLE_EQ(steps.back().delivered_packets_per_second, 11000);
     EXPECT_DOUBLE_EQ(steps.back().offered_packets_per_second, offered);
@@ -317,7 +317,7 @@ std::vector<LoadStep> WaitingEchoSteps(bool target_thread) {
       t.cpu_ratio = 0.4;
       w.threads = {t};
     }
-    Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{});
+    Signals s = ExtractSignals(w, Sample(), nullptr, nullptr, SignalOptions{});
     EXPECT_EQ(ApplicationCpu(s)->cpu, target_thread ? 1 : 0);
     steps.push_back(StepOfWindow(s));
   }

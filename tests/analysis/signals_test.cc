@@ -49,27 +49,12 @@ NetDev Dev(const std::string& name, const std::string& pci) {
   return d;
 }
 
-IrqLine Irq(uint32_t n, std::vector<uint64_t> per_cpu) {
-  IrqLine l;
-  l.name = std::to_string(n);
-  l.irq = n;
-  l.per_cpu = std::move(per_cpu);
-  return l;
-}
-
-NicIrq MapIrq(uint32_t irq, const std::string& interface) {
-  NicIrq m;
-  m.irq = irq;
-  m.interface = interface;
-  return m;
-}
-
 TEST(ExtractSignals, BusyFromSoakerWhenItRanElseAccounting) {
   Window w;
   w.seconds = 1;
   w.cpus = {Cpu(0, 0.81, 0.20), Cpu(1, 0.30, 0.06, 0.05)};
   w.soaker = {Soak(0, 0.021, 0.19)};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  Signals s = ExtractSignals(w, Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.cpus.size(), 2u);
   const CpuSignal& c0 = s.cpus[0];
   EXPECT_EQ(c0.cpu, 0);
@@ -99,7 +84,7 @@ TEST(ExtractSignals, OnlyTheHostsCpusAreSignals) {
   w.cpus = {Cpu(0, 1.0, 0.05), Cpu(1, 0.20, 0.01)};
   w.soaker = {Soak(0, 0.0, 0), Soak(1, 0.80, 0)};
   SignalOptions o{{1, 0}, {}, {1}};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, o);
+  Signals s = ExtractSignals(w, Sample(), nullptr, nullptr, o);
   ASSERT_EQ(s.cpus.size(), 1u);
   EXPECT_EQ(s.cpus[0].cpu, 1);
   EXPECT_NEAR(s.cpus[0].busy, 0.20, 1e-12);
@@ -107,7 +92,7 @@ TEST(ExtractSignals, OnlyTheHostsCpusAreSignals) {
   t.cpus = {1};
   EXPECT_EQ(Classify(s, t).label, Bound::kNone);
   // Every CPU (the default): the neighbour's saturation is this host's.
-  Signals all = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  Signals all = ExtractSignals(w, Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(all.cpus.size(), 2u);
   Verdict v = Classify(all, VerdictThresholds{});
   EXPECT_EQ(v.label, Bound::kCpu);
@@ -118,7 +103,7 @@ TEST(ExtractSignals, InterruptShareGuardsZeroBusy) {
   Window w;
   w.seconds = 1;
   w.cpus = {Cpu(0, 0, 0)};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  Signals s = ExtractSignals(w, Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.cpus.size(), 1u);
   EXPECT_EQ(s.cpus[0].interrupt_share, 0);
 }
@@ -130,7 +115,7 @@ TEST(ExtractSignals, InterruptShareCappedAtBusyTime) {
   w.seconds = 1;
   w.cpus = {Cpu(0, 0.5, 0.4)};
   w.soaker = {Soak(0, 0.7, 0)};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  Signals s = ExtractSignals(w, Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_EQ(s.cpus[0].interrupt_share, 1.0);
 }
 
@@ -156,7 +141,7 @@ TEST(ExtractSignals, MeasuredInterruptTimeReplacesTickSamples) {
   IrqTimeQueueWindow q1{"eth0", "TxRx-1", 41, 0, 0.01, 0.02};
   IrqTimeQueueWindow other_cpu{"eth0", "TxRx-1", 41, 1, 0.5, 0.5};
   w.irqtime_queues = {q1, q0, other_cpu};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  Signals s = ExtractSignals(w, Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.cpus.size(), 2u);
   const CpuSignal& c0 = s.cpus[0];
   EXPECT_TRUE(c0.interrupt_measured);
@@ -184,50 +169,29 @@ TEST(ExtractSignals, MeasuredInterruptTimeRaisesSampledBusy) {
   w.seconds = 1;
   w.cpus = {Cpu(0, 0.20, 0.02)};
   w.irqtime = {Measured(0, 0.05, 0.40, 0.40)};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  Signals s = ExtractSignals(w, Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_NEAR(s.cpus[0].busy, 0.45, 1e-12);
   EXPECT_NEAR(s.cpus[0].accounting_busy, 0.20, 1e-12);
   EXPECT_NEAR(s.cpus[0].interrupt_share, 1.0, 1e-12);
 }
 
-TEST(ExtractSignals, QueueCpusFromPerCpuIrqDeltas) {
-  Sample prev, cur;
-  prev.interrupts = Interrupts();
-  prev.interrupts->cpus = {0, 1, 2};
-  prev.interrupts->lines = {Irq(30, {100, 0, 5}), Irq(31, {0, 50, 5}), Irq(40, {10, 10, 10}), Irq(50, {1, 1, 1})};
-  cur.interrupts = Interrupts();
-  cur.interrupts->cpus = {0, 1, 2, 3};  // cpu3 came online: no delta there
-  cur.interrupts->lines = {Irq(30, {200, 0, 5, 7}), Irq(31, {0, 80, 5, 9}), Irq(40, {10, 20, 10, 0}),
-                           Irq(50, {9, 9, 9, 9})};  // 50 is not a NIC's
-  cur.nic_irqs = {MapIrq(30, "em0"), MapIrq(31, "em0"), MapIrq(40, "em1")};
+// The queue CPUs come from the window (NicWindow::irq_cpus, differenced by
+// ComputeWindow: tests/window/window_test.cc); every one counts as a
+// receive CPU.
+TEST(ExtractSignals, QueueCpusAreTheWindowsIrqCpus) {
+  Sample cur;
   cur.netdev = std::vector<NetDev>{Dev("em0", "0000:02:01.0"), Dev("em1", "0000:02:02.0")};
   Window w;
   w.seconds = 1;
   w.nics = {Nic("em0", 1000, 1000), Nic("em1", 10, 10)};
-  Signals s = ExtractSignals(w, prev, cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  w.nics[0].irq_cpus = {0, 1};
+  w.nics[1].irq_cpus = {1};
+  Signals s = ExtractSignals(w, cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.nics.size(), 2u);
   EXPECT_EQ(s.nics[0].interface, "em0");
-  EXPECT_EQ(s.nics[0].queue_cpus, (std::vector<int>{0, 1}));  // 30 moved on cpu0, 31 on cpu1
+  EXPECT_EQ(s.nics[0].queue_cpus, (std::vector<int>{0, 1}));
   EXPECT_EQ(s.nics[1].interface, "em1");
   EXPECT_EQ(s.nics[1].queue_cpus, (std::vector<int>{1}));
-}
-
-TEST(ExtractSignals, QueueCpusMatchColumnsByCpuId) {
-  // cpu1 went offline: the current file's second column is cpu2.
-  Sample prev, cur;
-  prev.interrupts = Interrupts();
-  prev.interrupts->cpus = {0, 1, 2};
-  prev.interrupts->lines = {Irq(30, {5, 5, 5})};
-  cur.interrupts = Interrupts();
-  cur.interrupts->cpus = {0, 2};
-  cur.interrupts->lines = {Irq(30, {5, 6})};  // cpu2: 5 -> 6
-  cur.nic_irqs = {MapIrq(30, "em0")};
-  cur.netdev = std::vector<NetDev>{Dev("em0", "0000:02:01.0")};
-  Window w;
-  w.nics = {Nic("em0", 1, 1)};
-  Signals s = ExtractSignals(w, prev, cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
-  ASSERT_EQ(s.nics.size(), 1u);
-  EXPECT_EQ(s.nics[0].queue_cpus, (std::vector<int>{2}));
 }
 
 TEST(ExtractSignals, PhysicalNicsFirstIdleVirtualLeftOut) {
@@ -239,7 +203,7 @@ TEST(ExtractSignals, PhysicalNicsFirstIdleVirtualLeftOut) {
   w.nics = {Nic("br0", 100, 50), Nic("em0", 1000, 900), Nic("em1", 0, 0), Nic("lo", 0, 0),
             Nic("veth1", std::nullopt, std::nullopt)};
   w.drops.nic = 20;
-  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  Signals s = ExtractSignals(w, cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.nics.size(), 3u);
   EXPECT_EQ(s.nics[0].interface, "em0");
   EXPECT_EQ(s.nics[0].device, "0000:02:01.0");
@@ -255,23 +219,23 @@ TEST(ExtractSignals, LadderFirstRungOverTheFloor) {
   w.drops.nic = 0.5;  // under the floor of 1/s: noise
   w.drops.backlog = 3;
   w.drops.socket = 122;
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  Signals s = ExtractSignals(w, Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_EQ(s.ladder.first_losing, Rung::kBacklog);
   EXPECT_DOUBLE_EQ(s.ladder.nic, 0.5);
   EXPECT_DOUBLE_EQ(s.ladder.backlog, 3);
   EXPECT_DOUBLE_EQ(s.ladder.socket, 122);
 
   w.drops.backlog = 1;  // exactly the floor: not losing
-  s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  s = ExtractSignals(w, Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_EQ(s.ladder.first_losing, Rung::kSocket);
 
   w.drops.nic = 40;
-  s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  s = ExtractSignals(w, Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_EQ(s.ladder.first_losing, Rung::kNic);
 
   Window none;
   none.drops.socket = 1;
-  s = ExtractSignals(none, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  s = ExtractSignals(none, Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_EQ(s.ladder.first_losing, Rung::kNone);
   EXPECT_EQ(s.ladder.nic, 0);  // unset rung: 0
 }
@@ -326,7 +290,7 @@ TEST(ExtractSignals, BusFieldsFromEstimateAndPath) {
   p0.links = {l0};
   std::vector<BusPath> paths = {p0, p2};
 
-  Signals s = ExtractSignals(w, Sample(), cur, &paths, &bus, SignalOptions{{1, 0}, {}, {}});
+  Signals s = ExtractSignals(w, cur, &paths, &bus, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.nics.size(), 2u);
   const NicSignal& n = s.nics[0];
   EXPECT_EQ(n.interface, "em2");
@@ -341,14 +305,14 @@ TEST(ExtractSignals, BusFieldsFromEstimateAndPath) {
   EXPECT_TRUE(s.nics[1].bus_emulated);
 
   // Without paths the utilisation is still known; the link is not.
-  s = ExtractSignals(w, Sample(), cur, nullptr, &bus, SignalOptions{{1, 0}, {}, {}});
+  s = ExtractSignals(w, cur, nullptr, &bus, SignalOptions{{1, 0}, {}, {}});
   ASSERT_TRUE(s.nics[0].bus_utilisation.has_value());
   EXPECT_EQ(s.nics[0].bus_link, "");
   EXPECT_FALSE(s.nics[0].bus_emulated);
 }
 
 TEST(ExtractSignals, EmptyWindowGivesEmptySignals) {
-  Signals s = ExtractSignals(Window(), Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  Signals s = ExtractSignals(Window(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_EQ(s.seconds, 0);
   EXPECT_TRUE(s.cpus.empty());
   EXPECT_TRUE(s.nics.empty());
@@ -378,7 +342,7 @@ TEST(ExtractSignals, NonFiniteInputsBecomeZero) {
   t.cpu_ratio = nan;
   w.threads = {t};
   w.cpu_pressure_some_ratio = nan;
-  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  Signals s = ExtractSignals(w, cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.cpus.size(), 1u);
   for (double x : {s.cpus[0].busy, s.cpus[0].accounting_busy, s.cpus[0].interrupt_share, s.cpus[0].interrupt_ratio,
                    s.cpus[0].hidden, s.cpus[0].steal, *s.cpus[0].soaker_idle})
@@ -407,7 +371,7 @@ TEST(ExtractSignals, ThreadsAndPressureCarried) {
   t.processor = 1;
   w.threads = {t};
   w.cpu_pressure_some_ratio = 0.25;
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  Signals s = ExtractSignals(w, Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.threads.size(), 1u);
   EXPECT_EQ(s.threads[0].process, "udpecho");
   EXPECT_EQ(s.threads[0].thread, "worker");
@@ -429,7 +393,7 @@ TEST(ExtractSignals, LoopbackIsNotOfferedLoad) {
   NetDev lo2 = Dev("lo2", "");
   lo2.is_loopback = true;  // another loopback device, found by its type
   cur.netdev = std::vector<NetDev>{Dev("veth0", ""), lo2};
-  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  Signals s = ExtractSignals(w, cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.nics.size(), 1u);
   EXPECT_EQ(s.nics[0].interface, "veth0");
   EXPECT_DOUBLE_EQ(s.received_packets_per_second, 20000);
@@ -445,7 +409,7 @@ TEST(ExtractSignals, LoadOffThePacketPathIsSaid) {
   w.nics = {Nic("lo", 48000, 48000), Nic("veth0", 20, 20)};
   Sample cur;
   cur.netdev = std::vector<NetDev>{Dev("veth0", "")};
-  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  Signals s = ExtractSignals(w, cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_DOUBLE_EQ(s.offered_packets_per_second, 20);
   EXPECT_DOUBLE_EQ(s.off_path_packets_per_second, 48000);
   EXPECT_EQ(s.off_path_busiest, "lo");
@@ -457,7 +421,7 @@ TEST(ExtractSignals, LoadOffThePacketPathIsSaid) {
   EXPECT_TRUE(said) << ::testing::PrintToString(v.evidence);
   // A daemon's own scrapes over lo beside real load are not worth a sentence.
   w.nics = {Nic("lo", 60, 60), Nic("veth0", 20000, 19000)};
-  Signals quiet = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  Signals quiet = ExtractSignals(w, cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_EQ(OffPathSentence(quiet), "");
 }
 
@@ -469,7 +433,7 @@ TEST(ExtractSignals, PacketPathInterfacesConfigured) {
   w.nics = {Nic("lo", 5000, 5000), Nic("veth0", 20000, 19000)};
   Sample cur;
   cur.netdev = std::vector<NetDev>{Dev("veth0", "")};
-  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}, {}});
+  Signals s = ExtractSignals(w, cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}, {}});
   ASSERT_EQ(s.nics.size(), 1u);
   EXPECT_EQ(s.nics[0].interface, "lo");
   EXPECT_DOUBLE_EQ(s.offered_packets_per_second, 5000);
@@ -497,7 +461,7 @@ TEST(ExtractSignals, AnEchoOverLoopbackCountsOnceWithItsCapture) {
   NetDev lo = Dev("lo", "");
   lo.is_loopback = true;
   cur.netdev = std::vector<NetDev>{lo};
-  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}, {}});
+  Signals s = ExtractSignals(w, cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}, {}});
   ASSERT_EQ(s.nics.size(), 1u);
   EXPECT_TRUE(s.nics[0].loopback_by_capture);
   EXPECT_DOUBLE_EQ(s.received_packets_per_second, 2500);
@@ -512,10 +476,10 @@ TEST(ExtractSignals, AnEchoOverLoopbackCountsOnceWithItsCapture) {
                                                            "2500 requests/s received, 2490 replies/s sent"});
 
   w.captures[0].trusted = false;
-  Signals untrusted = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}, {}});
+  Signals untrusted = ExtractSignals(w, cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}, {}});
   EXPECT_DOUBLE_EQ(untrusted.offered_packets_per_second, 5000);
   w.captures.clear();
-  Signals counters = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}, {}});
+  Signals counters = ExtractSignals(w, cur, nullptr, nullptr, SignalOptions{{1, 0}, {"lo"}, {}});
   EXPECT_DOUBLE_EQ(counters.offered_packets_per_second, 5000);
   EXPECT_FALSE(counters.nics[0].loopback_by_capture);
   Verdict v = Classify(counters, VerdictThresholds{});
@@ -530,7 +494,7 @@ TEST(ExtractSignals, AnEchoOverLoopbackCountsOnceWithItsCapture) {
   c.interface = "eth0";
   w.captures = {c};
   cur.netdev = std::vector<NetDev>{Dev("eth0", "0000:01:00.0")};
-  Signals eth = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  Signals eth = ExtractSignals(w, cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_DOUBLE_EQ(eth.offered_packets_per_second, 5000);
   EXPECT_TRUE(LoopbackSentences(eth).empty());
 }
@@ -546,7 +510,7 @@ TEST(ExtractSignals, DeliveredIsWhatTheApplicationGot) {
   w.drops.socket = 287000;
   Sample cur;
   cur.netdev = std::vector<NetDev>{Dev("veth0", "")};
-  Signals s = ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  Signals s = ExtractSignals(w, cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_DOUBLE_EQ(s.received_packets_per_second, 300000);
   EXPECT_DOUBLE_EQ(s.offered_packets_per_second, 300000);
   EXPECT_DOUBLE_EQ(s.delivered_packets_per_second, 12000);
@@ -562,12 +526,11 @@ TEST(ExtractSignals, LossRatioToleratesBursts) {
   w.drops.socket = 2;
   Sample cur;
   cur.netdev = std::vector<NetDev>{Dev("veth0", "")};
-  EXPECT_EQ(ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0.001}, {}, {}}).ladder.first_losing,
+  EXPECT_EQ(ExtractSignals(w, cur, nullptr, nullptr, SignalOptions{{1, 0.001}, {}, {}}).ladder.first_losing,
             Rung::kNone);
-  EXPECT_EQ(ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}}).ladder.first_losing,
-            Rung::kSocket);
+  EXPECT_EQ(ExtractSignals(w, cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}}).ladder.first_losing, Rung::kSocket);
   w.drops.socket = 3;  // 0.11 %
-  EXPECT_EQ(ExtractSignals(w, Sample(), cur, nullptr, nullptr, SignalOptions{{1, 0.001}, {}, {}}).ladder.first_losing,
+  EXPECT_EQ(ExtractSignals(w, cur, nullptr, nullptr, SignalOptions{{1, 0.001}, {}, {}}).ladder.first_losing,
             Rung::kSocket);
   EXPECT_FALSE(LossTolerance({1, 0.001}).Losing(1, 0));  // at the floor
   EXPECT_TRUE(LossTolerance({1, 0.001}).Losing(2, 0));   // nothing offered: any loss over the floor
@@ -589,7 +552,7 @@ TEST(ExtractSignals, PacketPathCpus) {
   t.cpu_ratio = 0.92;
   t.processor = 1;
   w.threads = {t};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  Signals s = ExtractSignals(w, Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   EXPECT_EQ(s.reader_cpus, std::vector<int>{1});
   EXPECT_EQ(s.rx_cpus, std::vector<int>{1});
   ASSERT_EQ(s.threads.size(), 1u);

@@ -131,7 +131,7 @@ TEST(WaitHistory, MeasuredWaitsNameThePlacesWithTheirShare) {
                                                  {"irqentry_exit", true, 0.01, 40},
                                                  {"__skb_wait_for_more_packets (recvfrom)", false, 0.07, 1800}};
   w.threads = {t};
-  Signals s = ExtractSignals(w, Sample(), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  Signals s = ExtractSignals(w, Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.threads.size(), 1u);
   ASSERT_TRUE(s.threads[0].state.has_value());
   const ThreadState& st = *s.threads[0].state;

@@ -167,6 +167,41 @@ TEST(ComputeWindow, NicRatesInterruptsAndDrops) {
   EXPECT_DOUBLE_EQ(w.cpus[1].interrupts_per_second, 4);
 }
 
+// The CPUs serving a NIC's queues: where the per-CPU count of one of its
+// IRQs moved over the window (moved here from analysis/, which differenced
+// the raw samples itself: issue 48). A CPU that came online has no
+// difference; a line that is not a NIC's counts for none.
+TEST(ComputeWindow, NicIrqCpusFromPerCpuDeltas) {
+  Sample a = At(0), b = At(kSec);
+  a.interrupts =
+      Interrupts{{0, 1, 2}, {Irq(30, {100, 0, 5}), Irq(31, {0, 50, 5}), Irq(40, {10, 10, 10}), Irq(50, {1, 1, 1})}};
+  // cpu3 came online: no difference there
+  b.interrupts = Interrupts{
+      {0, 1, 2, 3}, {Irq(30, {200, 0, 5, 7}), Irq(31, {0, 80, 5, 9}), Irq(40, {10, 20, 10, 0}), Irq(50, {9, 9, 9, 9})}};
+  b.nic_irqs = {NicIrq{30, "em0", "", ""}, NicIrq{31, "em0", "", ""}, NicIrq{40, "em1", "", ""}};
+  b.netdev = a.netdev = std::vector<NetDev>{Dev("em0", 2, 0, 0, 0, 0), Dev("em1", 3, 0, 0, 0, 0)};
+  Window w;
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  ASSERT_EQ(w.nics.size(), 2u);
+  EXPECT_EQ(w.nics[0].interface, "em0");
+  EXPECT_EQ(w.nics[0].irq_cpus, (std::vector<int>{0, 1}));  // 30 moved on cpu0, 31 on cpu1
+  EXPECT_EQ(w.nics[1].interface, "em1");
+  EXPECT_EQ(w.nics[1].irq_cpus, (std::vector<int>{1}));
+}
+
+TEST(ComputeWindow, NicIrqCpusMatchColumnsByCpuId) {
+  // cpu1 went offline: the current file's second column is cpu2.
+  Sample a = At(0), b = At(kSec);
+  a.interrupts = Interrupts{{0, 1, 2}, {Irq(30, {5, 5, 5})}};
+  b.interrupts = Interrupts{{0, 2}, {Irq(30, {5, 6})}};  // cpu2: 5 -> 6
+  b.nic_irqs = {NicIrq{30, "em0", "", ""}};
+  b.netdev = a.netdev = std::vector<NetDev>{Dev("em0", 2, 0, 0, 0, 0)};
+  Window w;
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  ASSERT_EQ(w.nics.size(), 1u);
+  EXPECT_EQ(w.nics[0].irq_cpus, (std::vector<int>{2}));
+}
+
 // The named lines count each CPU's timer and IPIs apart from its device
 // IRQs (the delivery cost is learned against both); ERR, MIS and RTR are not
 // per-CPU interrupts.
