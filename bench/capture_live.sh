@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Live capture: the highest packet rate on a veth pair that bottleneckd
 # captures with zero pcap drops, next to tcpdump on the same traffic (issue 6,
-# docs/performance.md "Capture").
+# docs/performance-history.md "Capture").
 #
 # A network namespace with one end of a veth pair (10.77.X.2/30); the other
 # end (10.77.X.1/30) stays in the root namespace and is the captured

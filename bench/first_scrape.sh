@@ -15,7 +15,7 @@
 # linked, until the first scrape answered 200; and how many packages apt
 # installed. Apt's downloads come from the machine's Debian mirror, so the
 # first phase depends on that mirror's speed: the table in
-# docs/performance.md says which mirror and when.
+# docs/performance-history.md says which mirror and when.
 #
 # usage: bench/first_scrape.sh [RUNS]   (root; needs debootstrap and network
 #        access to the Debian mirror)

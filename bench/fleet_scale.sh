@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fleet at scale (docs/performance.md "Fleet"): SIM_HOSTS simulated hosts
+# The fleet at scale (docs/performance-history.md "Fleet"): SIM_HOSTS simulated hosts
 # (default 1000) over 24 h, a sample every 30 s, a few dozen bound by cpu,
 # interrupt or bus at known times (tests/integration/fleet_data.py, scenario
 # fleet, seed 31), backfilled into the real Prometheus with `promtool tsdb

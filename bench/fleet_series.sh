@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What one host costs a fleet's Prometheus (docs/performance.md "Fleet"):
+# What one host costs a fleet's Prometheus (docs/performance-history.md "Fleet"):
 #   series     the default config's series per host (non-comment lines of one
 #              scrape, `--once` after two samples), by family, on this VM
 #              (live), and on the fixture trees: the seeds' box, the PCIe box,

@@ -18,7 +18,7 @@
 # on; the cost per event is the difference in time per datagram divided by
 # the events per datagram the program counted (each handler run counted once
 # is two tracepoint events: entry and exit).
-# Prints Markdown tables (docs/performance.md "irqtime"); nothing passes or
+# Prints Markdown tables (docs/performance-history.md "irqtime"); nothing passes or
 # fails.
 #
 # usage: bench/irqtime_overhead.sh BUILD_DIR   (the build's bottleneckd and tests/lab_*)

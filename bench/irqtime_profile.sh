@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where irqtime's per-event cost goes (issue 32, docs/performance.md
+# Where irqtime's per-event cost goes (issue 32, docs/performance-history.md
 # "irqtime: where an event's time goes"): a sender pinned to cpu1 sends
 # 64-byte datagrams on loopback as fast as it can for SECONDS (each one runs
 # a NET_RX softirq on cpu1: an entry and an exit event), bottleneckd runs

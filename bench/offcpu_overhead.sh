@@ -17,7 +17,7 @@
 # (kernel.bpf_stats_enabled=1, which add two clock reads per run: an upper
 # bound) the program's runs and nanoseconds per run; and the daemon's own
 # time reading the maps per tick (bottleneckd_collector_duration_seconds of
-# offcpu). Prints Markdown (docs/performance.md "offcpu"); nothing passes or
+# offcpu). Prints Markdown (docs/performance-history.md "offcpu"); nothing passes or
 # fails.
 #
 # usage: bench/offcpu_overhead.sh BUILD_DIR   (the build's bottleneckd)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Offline capture analysis side by side (issue 6, docs/performance.md
+# Offline capture analysis side by side (issue 6, docs/performance-history.md
 # "Capture"): one capture file of PACKETS frames of UDP echo traffic
 # (bench/make_capture.cc: 256 flows, ~1 % of requests unanswered, 64/512/1024
 # byte payloads, snap length 128) read by

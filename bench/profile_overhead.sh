@@ -16,7 +16,7 @@
 # reads per run added: an upper bound) the program's runs and nanoseconds per
 # sample; the daemon's read per tick (bottleneckd_collector_duration_seconds
 # of profile) and its resident memory against `off`; the maps' locked
-# memory (bpftool). Prints Markdown (docs/performance.md "profile"); nothing
+# memory (bpftool). Prints Markdown (docs/performance-history.md "profile"); nothing
 # passes or fails.
 #
 # usage: bench/profile_overhead.sh BUILD_DIR   (the build's bottleneckd)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soaker accuracy (issue 3, docs/performance.md "Soaker"): bottleneckd runs with
+# Soaker accuracy (issue 3, docs/performance-history.md "Soaker"): bottleneckd runs with
 # the soaker at interval WINDOW (10 s) while bench/duty.c loads one CPU at a time
 # with a known duty cycle (busy-spin / sleep, 9.73 ms period). For each CPU and
 # duty one whole window is read from /metrics; reported per cell: soaker

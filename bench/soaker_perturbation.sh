@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soaker perturbation (issue 3, docs/performance.md "Soaker"): does the soaker
+# Soaker perturbation (issue 3, docs/performance-history.md "Soaker"): does the soaker
 # slow a normal-priority workload? A fixed CPU-bound job (bench/duty.c `work`:
 # MILLIONS million rounds of an integer chain, pinned to CPU) runs ROUNDS times
 # with the soaker on (bottleneckd --soaker) and ROUNDS times with it off

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Two builds' idle ticks side by side (issue 32, docs/performance.md "The
+# Two builds' idle ticks side by side (issue 32, docs/performance-history.md "The
 # idle tick's system calls cut"): both daemons run at once, over the same
 # DURATION seconds, with bench/tick_floor.sh's configuration (1 s ticks,
 # collectors only: soaker, irqtime, offcpu and profile off; nobody

@@ -286,7 +286,7 @@ int RunDaemon(Config config, const Flags& flags) {
   // offcpu sources parse, about 5 MB read whole, and its growth copies) is
   // free now but stays resident under TuneMalloc's raised trim threshold:
   // hand it back once (the live daemon at start: 33.4 -> 21.5 MB resident,
-  // docs/performance.md "RSS (issue 32)").
+  // docs/performance-history.md "RSS (issue 32)").
   malloc_trim(0);
 
   // Run control: a Unix socket only, never the network.
@@ -370,7 +370,7 @@ void TuneMalloc() {
   // (sampler, HTTP loop and worker, sources) would otherwise get its own, and
   // each arena keeps its freed memory under that trim threshold (with
   // civetweb's 256 workers: 5 MB more RSS under 50 scrapers + 200 slowloris,
-  // docs/performance.md "HTTP under hostile clients").
+  // docs/performance-history.md "HTTP under hostile clients").
   mallopt(M_ARENA_MAX, 2);
 }
 

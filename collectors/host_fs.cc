@@ -70,7 +70,7 @@ bool Unterminated(std::string_view rel) {
 // The reads land in a buffer on the stack and only what they return is
 // appended: growing `out` with resize() before each read zero-filled 16 KiB,
 // then 32 KiB, for every small /proc file, 3.4 % of an idle tick in memset
-// (docs/performance.md "The idle tick against its floor").
+// (docs/performance-history.md "The idle tick against its floor").
 // `positional`: pread from offset 0 on (a descriptor kept open and read
 // again), else read from where the descriptor stands.
 Status ReadOpen(const UniqueFd& fd, const std::string& path, std::string* out, size_t max_bytes, bool whole, Cap cap,

@@ -63,7 +63,7 @@ class HostFs {
   // call, then read again from offset 0 with pread, which makes procfs write
   // the text afresh; on a failed read it is closed and opened once more. An
   // open, fstat and close per file were 30 of an idle tick's ~157 system
-  // calls (docs/performance.md "The idle tick against its floor"). Where
+  // calls (docs/performance-history.md "The idle tick against its floor"). Where
   // OpenProc refuses (NotSupported: fixture roots, a recorder, a replay, a
   // test that injects faults) it is the virtual ReadProc, and *kept stays
   // closed: the fast path is the door's to offer, never a way around it.

@@ -58,7 +58,7 @@ struct SelfProcess {
 // self/stat and self/limits (HostFs::ReadProcKept), and the descriptor
 // count and limit, read again only every kFdsEveryNanos: listing
 // /proc/self/fd makes a dentry per descriptor, 9 % of an idle tick with the
-// ~110 that netdev keeps open (docs/performance.md "The idle tick against
+// ~110 that netdev keeps open (docs/performance-history.md "The idle tick against
 // its floor"); they stand for at most 10 s in between.
 struct SelfProcessState {
   static constexpr int64_t kFdsEveryNanos = 10'000'000'000;

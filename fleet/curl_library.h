@@ -1,7 +1,7 @@
 // libcurl, loaded (dlopen) when the fleet report first needs it rather than
 // linked: the daemon never makes an HTTP request, and linking libcurl mapped
 // its TLS, Kerberos and LDAP libraries into every daemon, 4.6 MB of its
-// 21.5 MB resident at start on this VM (docs/performance.md "RSS"). Only the
+// 21.5 MB resident at start on this VM (docs/performance-history.md "RSS"). Only the
 // functions prom_client.cc calls, with libcurl's own signatures.
 #pragma once
 

@@ -44,7 +44,7 @@ struct ProfileOptions {
   ProfileMode mode = ProfileMode::kAuto;
   // Samples per second per CPU. Prime, so the samples do not beat with the
   // kernel's tick or a periodic load; 49 is 0.1 % of a CPU at the walk's cost
-  // (docs/performance.md "profile").
+  // (docs/performance-history.md "profile").
   int frequency_hz = 49;
   ProfileStacks stacks = ProfileStacks::kNamed;
   bool operator==(const ProfileOptions&) const = default;

@@ -48,7 +48,7 @@ inline constexpr int kSoakerLoopVersion = 1;
 // host makes the loop's speed vary both ways around its usual rate (5 ms slices
 // spread by several percent), so the 95th is a rate the loop rarely reaches and
 // an idle CPU reads a few points busy; there the median is kept instead
-// (docs/soaker.md "Calibration", docs/performance.md "Soaker").
+// (docs/soaker.md "Calibration", docs/performance-history.md "Soaker").
 inline constexpr int kSoakerBareMetalPercentile = 95;
 inline constexpr int kSoakerVmPercentile = 50;
 

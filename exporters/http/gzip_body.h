@@ -28,7 +28,7 @@ namespace bottleneckd {
 bool AcceptsGzip(std::string_view accept_encoding);
 
 // zlib's fastest and its default level: the two /metrics was measured at
-// (docs/performance.md, "gzip on /metrics").
+// (docs/performance-history.md, "gzip on /metrics").
 inline constexpr int kGzipFastest = 1;
 inline constexpr int kGzipDefault = 6;
 

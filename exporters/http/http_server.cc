@@ -31,7 +31,7 @@ HttpResponse Answer(int status, std::string content_type, std::string body, std:
 }
 
 // zlib level of gzip-coded scrapes: 1 (fastest), not zlib's default 6.
-// Measured by bench/scrape_compare.sh on the fixture trees (docs/performance.md,
+// Measured by bench/scrape_compare.sh on the fixture trees (docs/performance-history.md,
 // "gzip on /metrics"): level 6 makes the body only 10-16 % smaller than level
 // 1 (seed-box 8973 -> 7847 B of 61007) for 2.1-3.1x the compression CPU
 // (seed-box: 0.33-0.44 -> 0.81-1.05 ms a scrape; building the exposition takes

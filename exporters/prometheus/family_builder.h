@@ -11,7 +11,7 @@
 // the exposition text itself (what /metrics serves). Writing the text
 // straight from the builders skips the model's per-sample allocations: a
 // small scrape built that way took about half the CPU of model + serializer
-// (docs/performance.md, "CPU per scrape: the text written directly").
+// (docs/performance-history.md, "CPU per scrape: the text written directly").
 // Builders alive at once (a loop adding to several families) keep their
 // lines apart: the first writes the text, the later ones their own buffers,
 // appended in creation order when the last of them closes.

@@ -25,7 +25,7 @@ struct irqtime_cpu {
 };
 
 // The per-CPU array's one value: the counters and what is running now, in one
-// slot so each handler does one lookup (docs/performance.md "irqtime").
+// slot so each handler does one lookup (docs/performance-history.md "irqtime").
 struct irqtime_cpu_slot {
   struct irqtime_cpu times;
   __u64 hard_start;      // ktime of the current hardirq entry, 0 outside one

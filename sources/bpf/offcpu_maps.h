@@ -21,7 +21,7 @@
 #define OFFCPU_UNSAMPLED (-1000000)
 
 // A followed thread. Walking a kernel stack costs 1.5-2.6 us a switch on this
-// VM (docs/performance.md "offcpu"), so a thread that switches often has a
+// VM (docs/performance-history.md "offcpu"), so a thread that switches often has a
 // random share of its periods walked: each switch away walks it when
 // bpf_get_prandom_u32() < stack_threshold (0xffffffff: always). The periods
 // walked are a random sample, so their sites' shares are the thread's; every

@@ -14,7 +14,8 @@ it (shlex, a trailing `# comment` dropped; a line ending in `\\` goes on):
 - the lines that end by themselves and touch nothing (`--help`,
   `--config.check`, `--once`) are run from SOURCE_DIR, bounded, and must exit
   0. The others start a daemon, a run or a recording, or read a file made
-  earlier in the page: they are checked for their flags only.
+  earlier in the page: checked for their flags, and a NOT RUN line says why
+  (tests/integration/readme_walkthrough.py runs each kind once).
 
 And the figures name where they come from:
 
@@ -84,7 +85,7 @@ def figure_sources(src, files):
             if line.startswith("## "):
                 in_summary = line.strip() == "## Summary against the targets"
                 continue
-            if not in_summary or not line.startswith("| ") or line.startswith("| target |"):
+            if not in_summary or not line.startswith("| ") or line.startswith("| target "):
                 continue
             rows += 1
             code = re.findall(r"`([^`]+)`", line)
@@ -102,6 +103,21 @@ def figure_sources(src, files):
                     if not os.path.exists(os.path.join(src, name)):
                         problems.append("%s:%d: names %s, which is not in the tree" % (rel, n, name))
     return rows, problems
+
+
+def why_not_run(w, cmd, flags):
+    """Why a checked line is not run here (its flags were checked)."""
+    if "--prometheus.url" in flags:
+        return "needs a Prometheus with the fleet's series (fleet_report_test runs it)"
+    if cmd == "run" or "--" in w:
+        return "starts a run of a command or joins one (readme_walkthrough_test runs one)"
+    if cmd == "record":
+        return "records this host for a duration (readme_walkthrough_test runs one)"
+    if cmd in ("replay", "pcap", "report") or {"--replay", "--pcap", "--report"} & set(flags):
+        return "reads a recording, capture or run store made earlier on its page (readme_walkthrough_test reads its own)"
+    if cmd == "calibrate":
+        return "writes the state directory (readme_walkthrough_test runs it in a private one)"
+    return "starts a daemon that runs until stopped (readme_walkthrough_test starts and stops one)"
 
 
 def main():
@@ -146,7 +162,10 @@ def main():
                     rel, n, text, cmd + " " if cmd else "", ", ".join(bad)))
                 failed += 1
                 continue
-            if RUNNABLE & set(flags) and "--" not in w and "|" not in w and ">" not in text:
+            if not (RUNNABLE & set(flags) and "--" not in w and "|" not in w and ">" not in text):
+                print("NOT RUN: %s:%d: %s: %s" % (rel, n, text, why_not_run(w, cmd, flags)))
+                continue
+            if True:
                 run = subprocess.run([binary] + w[1:], cwd=src, capture_output=True, text=True, timeout=60)
                 ran += 1
                 if run.returncode != 0:
