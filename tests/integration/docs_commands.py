@@ -105,6 +105,63 @@ def figure_sources(src, files):
     return rows, problems
 
 
+# The other shell lines of the docs (```sh blocks; in a block that marks its
+# commands with "$ ", only those), by their first word: where each runs, or
+# why it cannot here. A line of a kind not listed fails: give it a place.
+SHELL_KINDS = [
+    (r"^sqlite3 ", "RUN ELSEWHERE: readme_walkthrough_test runs every sqlite3 query of docs/run-store.md against "
+                   "its own run store"),
+    (r"^printf .*\| *(socat|nc) ", "NOT RUN: speaks to the daemon's control socket with socat or netcat (not "
+                                    "dependencies); tests/control/control_socket_test.cc sends the same requests"),
+    (r"^(apt|dpkg-buildpackage|systemctl|adduser|\./scripts/install-deps\.sh) ",
+     "NOT RUN: installs or changes the system; package_test builds, installs and starts the package in overlays"),
+    (r"^curl -s localhost:9858/", "NOT RUN: needs the installed daemon on its default port; readme_walkthrough_test "
+                                  "scrapes one on a private port"),
+    (r"^(\./scripts/(run|test)\.sh|python3 lab/simulate\.py|man -l)",
+     "RUN ELSEWHERE: the README's blocks, walked by readme_walkthrough_test"),
+    (r"""^([A-Z_]+=("[^"]*"|'[^']*'|\S+) +)*(bench/|build[^ ]*/(duty|bench/))""",
+     "NOT RUN: a benchmark (minutes of load, figures in docs/performance.md), not a test"),
+]
+
+
+def shell_lines(path):
+    """(line number, command) of each non-bottleneckd shell command."""
+    out, block, fenced, lang = [], [], False, ""
+    for n, line in enumerate(open(path, encoding="utf-8"), 1):
+        if line.lstrip().startswith("```"):
+            if fenced and lang in ("sh", "bash", "shell"):
+                dollar = any(l.strip().startswith("$ ") for _, l in block)
+                pending, start = "", 0
+                for k, l in block:
+                    t = l.strip()
+                    if not pending:
+                        if dollar and not t.startswith("$ "):
+                            continue
+                        t = re.sub(r"^(\$ |sudo )", "", t)
+                        if not t or t.startswith("#"):
+                            continue
+                        start = k
+                    text = (pending + " " + t) if pending else t
+                    if text.endswith("\\"):
+                        pending = text[:-1]
+                        continue
+                    try:
+                        shlex.split(text, comments=True)
+                    except ValueError:  # an open quote: the command goes on
+                        pending = text
+                        continue
+                    pending = ""
+                    if not text.startswith("bottleneckd "):
+                        out.append((start, text))
+            fenced = not fenced
+            lang = line.strip()[3:] if fenced else ""
+            block = []
+            continue
+        if fenced:
+            block.append((n, line.rstrip("\n")))
+    return out
+
+
 def why_not_run(w, cmd, flags):
     """Why a checked line is not run here (its flags were checked)."""
     if "--prometheus.url" in flags:
@@ -173,6 +230,16 @@ def main():
                     failed += 1
                     continue
                 print("PASS: %s:%d: ran: %s" % (rel, n, text))
+    for path in files:
+        rel = os.path.relpath(path, src)
+        for n, text in shell_lines(path):
+            kind = next((why for pattern, why in SHELL_KINDS if re.search(pattern, text)), None)
+            if kind is None:
+                print("FAIL: %s:%d: a shell line this test cannot place (run it or say why in SHELL_KINDS): %s" % (
+                    rel, n, text[:100]))
+                failed += 1
+            else:
+                print("%s: %s:%d: %s:%s" % (kind.split(":")[0], rel, n, text[:100], kind[kind.index(":") + 1:]))
     rows, f = figure_sources(src, files)
     for problem in f:
         print("FAIL: " + problem)

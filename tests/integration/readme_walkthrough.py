@@ -21,7 +21,8 @@ Reads the two fenced blocks under README.md's "## Quick start" and
 
 --no-quick-start leaves out `./scripts/run.sh` (it builds build/release:
 about 150 s on 2 cores); the entry then fails rather than passing unrun.
-Prints PASS/FAIL/NOT RUN lines and exits 1 on any FAIL.
+Then every sqlite3 query of docs/run-store.md runs against the run store the
+walk made. Prints PASS/FAIL/NOT RUN lines and exits 1 on any FAIL.
 """
 import os
 import re
@@ -223,6 +224,31 @@ class Walk:
                 line, shlex.join(self.argv(words)), port), flush=True)
 
 
+def run_store_queries(w, src):
+    """docs/run-store.md's sqlite3 queries against the store the walk made
+    (its daemon stopped): each must run without an error, so a column the
+    page names and the schema lacks fails here."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import docs_commands  # noqa: E402: the docs' shell lines, read as docs_commands_test reads them
+    db = os.path.join(w.state, "runs.db")
+    queries = [(n, t) for n, t in docs_commands.shell_lines(os.path.join(src, "docs", "run-store.md"))
+               if t.startswith("sqlite3 ")]
+    if not queries:
+        return w.fail("docs/run-store.md", "no sqlite3 query found in its shell blocks")
+    for n, text in queries:
+        where = "docs/run-store.md:%d" % n
+        if "/var/lib/bottleneckd/runs.db" not in text:
+            w.fail(where, "names no /var/lib/bottleneckd/runs.db to point at the walk's store: " + text[:80])
+            continue
+        # As a shell runs it (a redirection to a file lands in WORK_DIR).
+        line = text.replace("/var/lib/bottleneckd/runs.db", shlex.quote(db))
+        r = subprocess.run(["bash", "-c", line], cwd=w.work, capture_output=True, text=True, timeout=60)
+        if r.returncode != 0 or r.stderr.strip():
+            w.fail(where, "sqlite3 exited %d: %s" % (r.returncode, r.stderr.strip()[-300:]))
+        else:
+            print("PASS: %s: ran against the walk's run store: %s" % (where, text[:80]), flush=True)
+
+
 def main():
     binary, src, work = sys.argv[1], sys.argv[2], sys.argv[3]
     quick_start = "--no-quick-start" not in sys.argv[4:]
@@ -246,6 +272,7 @@ def main():
                 w.daemon(line, step[1], step[2])
             elif kind == "daemon-around":
                 w.daemon(line, step[1], 60, then=step[2])
+    run_store_queries(w, src)
     for line in WALK:
         if line not in lines:
             w.fail(line, "in WALK but no longer in the README: drop or update its entry")

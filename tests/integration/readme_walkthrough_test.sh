@@ -4,7 +4,8 @@
 # release tree and serves this host; each line of "Using it" runs from the
 # source directory (daemons on a loopback port the kernel picks, state in a
 # private directory) and must exit 0 or serve /metrics; a line that cannot run
-# here says why. Runs alone (tests/CMakeLists.txt: RUN_SERIAL): run.sh's
+# here says why; then every sqlite3 query of docs/run-store.md runs against
+# the run store the walk made. Runs alone (tests/CMakeLists.txt: RUN_SERIAL): run.sh's
 # build would take both cores from tests that measure.
 #
 # usage: readme_walkthrough_test.sh BOTTLENECKD SOURCE_DIR
