@@ -431,7 +431,8 @@ std::vector<Spec> BuildSpecs() {
                  }});
   };
   for (const CollectorInfo& c : CollectorRegistry()) add_switch(c.name);
-  for (const SourceInfo& c : SourceRegistry()) add_switch(c.name);
+  for (const SourceEntry* c : SourceRegistry())
+    if (c->switchable()) add_switch(std::string(c->name()));
   return s;
 }
 
@@ -465,7 +466,8 @@ std::string CollectorsFooter() {
     u += l + st + help + "\n";
   };
   for (const CollectorInfo& c : CollectorRegistry()) line(c.name, c.default_enabled ? "on" : "off", c.help);
-  for (const SourceInfo& c : SourceRegistry()) line(c.name, c.default_state, c.help);
+  for (const SourceEntry* c : SourceRegistry())
+    if (c->switchable()) line(std::string(c->name()), std::string(c->default_state()), std::string(c->help()));
   return u;
 }
 
@@ -557,7 +559,8 @@ Status Unexpected(const std::string& word, unsigned mode, const std::string& com
     if (!KnownCollectorName(c)) {
       std::vector<std::string> known;
       for (const CollectorInfo& ci : CollectorRegistry()) known.push_back(ci.name);
-      for (const SourceInfo& si : SourceRegistry()) known.push_back(si.name);
+      for (const SourceEntry* si : SourceRegistry())
+        if (si->switchable()) known.push_back(std::string(si->name()));
       std::string near = Nearest(c, known);
       return Status::InvalidArgument(
           "unknown collector '" + c + "' in " + name +
@@ -741,7 +744,9 @@ CliDescription DescribeCli() {
   }
   for (const CollectorInfo& c : CollectorRegistry())
     d.collectors.push_back({c.name, c.default_enabled ? "on" : "off", c.help});
-  for (const SourceInfo& c : SourceRegistry()) d.collectors.push_back({c.name, c.default_state, c.help});
+  for (const SourceEntry* c : SourceRegistry())
+    if (c->switchable())
+      d.collectors.push_back({std::string(c->name()), std::string(c->default_state()), std::string(c->help())});
   return d;
 }
 

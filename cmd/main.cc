@@ -276,8 +276,7 @@ int RunDaemon(Config config, const Flags& flags) {
   RunTracker runs(OpenDaemonRunStore(config), config.runs.tracker);
   config.drop_capabilities = true;  // once the captures are open; no thread exists yet
   Daemon daemon(config, &store, &runs);
-  if (!daemon.irqtime_error().ok()) return 1;  // collectors.irqtime.mode: on, and it could not load (logged)
-  if (!daemon.profile_error().ok()) return 1;  // collectors.profile.mode: on, and it could not load (logged)
+  if (!daemon.source_error().ok()) return 1;  // a source in mode on (irqtime, profile) could not load (logged)
   // Listen first: a soaker with no stored calibration measures it in the
   // background (0.6 s idle, 16 s loaded), said on "/" meanwhile.
   daemon.CalibrateSoakerInBackground();

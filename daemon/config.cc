@@ -69,22 +69,6 @@ Status CheckCaptureInterfaces(const CollectorsSection& c) {
   return Status::OK();
 }
 
-IrqTimeMode IrqTimeWanted(const Config& c) {
-  return CollectorEnabled(c.collectors, "irqtime", true) ? c.irqtime.mode : IrqTimeMode::kOff;
-}
-
-bool IrqTimeToLoad(const Config& c) {
-  const IrqTimeMode m = IrqTimeWanted(c);
-  const bool live = c.roots.procfs == "/proc" && c.roots.sysfs == "/sys";
-  return m == IrqTimeMode::kOn || (m == IrqTimeMode::kAuto && live);
-}
-
-bool ProfileToLoad(const Config& c) {
-  const ProfileMode m = CollectorEnabled(c.collectors, "profile", true) ? c.profile.mode : ProfileMode::kOff;
-  const bool live = c.roots.procfs == "/proc" && c.roots.sysfs == "/sys";
-  return m == ProfileMode::kOn || (m == ProfileMode::kAuto && live);
-}
-
 namespace {
 
 // Where the first tab in a line's leading whitespace is (0-based line and

@@ -62,7 +62,8 @@ struct Config {
   SoakerOptions soaker;
   // Measured interrupt time (collectors.irqtime, sources/irqtime.h). Off also
   // when "irqtime" is disabled (collectors.irqtime.enabled: false,
-  // --no-collector.irqtime): IrqTimeWanted says which.
+  // --no-collector.irqtime): its entry's Wanted says which
+  // (sources/irqtime_entry.cc).
   IrqTimeOptions irqtime;
   // The on-CPU profiler (collectors.profile, sources/profile.h); off also
   // when "profile" is disabled.
@@ -104,18 +105,6 @@ bool CaptureEnabled(const CollectorsSection& c);
 // InvalidArgument when the pcap collector is switched on (--collector.pcap,
 // collectors.pcap.enabled: true) without an interface to capture on.
 Status CheckCaptureInterfaces(const CollectorsSection& c);
-
-// The irqtime mode in effect: config.irqtime.mode, or off when the collector
-// is disabled.
-IrqTimeMode IrqTimeWanted(const Config& c);
-// Whether the daemon and `record` load irqtime under this config: mode on,
-// or auto over the live /proc and /sys (over fixture or recorded trees the
-// live kernel's interrupt time would be mixed into their readings).
-bool IrqTimeToLoad(const Config& c);
-// Whether the daemon loads the profiler: mode on, or auto over the live /proc
-// and /sys (the stacks are this kernel's, not a fixture's), and "profile" not
-// disabled.
-bool ProfileToLoad(const Config& c);
 
 class ConfigReader;
 // Parses the limits section (daemon/config_limits.cc) over *out: cpu_percent,

@@ -17,7 +17,7 @@ void Daemon::RestoreDeliveryCost() {
   delivery_host_ = host;
   if (config_.soaker.state_dir.empty()) return;
   std::string note;
-  s = LoadDeliveryCost(config_.soaker.state_dir, host, &analyzer_->delivery_cost(), &note);
+  s = LoadDeliveryCost(config_.soaker.state_dir, host, &pipeline_->analyzer().delivery_cost(), &note);
   if (!s.ok()) {
     Log(LogLevel::kWarn, "interrupt delivery cost: the kept file is unreadable; learning again",
         {{"err", s.ToString()}});
@@ -29,7 +29,7 @@ void Daemon::RestoreDeliveryCost() {
 void Daemon::KeepDeliveryCost() {
   windows_since_kept_ = 0;
   if (!delivery_host_ || config_.soaker.state_dir.empty()) return;
-  Status s = StoreDeliveryCost(config_.soaker.state_dir, *delivery_host_, analyzer_->delivery_cost());
+  Status s = StoreDeliveryCost(config_.soaker.state_dir, *delivery_host_, pipeline_->analyzer().delivery_cost());
   if (!s.ok()) Log(LogLevel::kWarn, "interrupt delivery cost not kept", {{"err", s.ToString()}});
 }
 

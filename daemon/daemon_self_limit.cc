@@ -51,15 +51,15 @@ void Daemon::CheckSelfLimit(Snapshot* snap) {
   // background calibration a CPU per CPU for a while: CPU time of this
   // process, not the daemon's cost. While either runs, and from the reading
   // after it stopped, CPU is not judged until a window has passed without it.
-  const bool soaker = soaker_ != nullptr || calibrating_.load();
+  const bool soaker = sources_.Find("soaker") != nullptr || Calibrating();
   if (soaker || soaker_at_last_check_) self_limit_.ForgetCpu();
   soaker_at_last_check_ = soaker;
   SelfLimitChange change = self_limit_.Observe({MonotonicNanos(), cpu, self.resident_bytes});
   const SelfLimitState& st = self_limit_.state();
   const SelfLimitOptions& budget = self_limit_.options();
-  std::vector<std::string> names = sampler_->BackoffCollectorNames();
+  std::vector<std::string> names = pipeline_->sampler().BackoffCollectorNames();
   snap->self_limit = Snapshot::SelfLimitReport{budget, st, names};
-  sampler_->SetBackoff(st.backoff);
+  pipeline_->sampler().SetBackoff(st.backoff);
   if (change == SelfLimitChange::kNone) return;
   // Past the memory budget: give freed heap back to the kernel, at most once a step.
   if (st.memory_exceeded && (change == SelfLimitChange::kEntered || change == SelfLimitChange::kDeeper))

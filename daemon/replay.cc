@@ -18,60 +18,12 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/parse_util.h"
-#include "daemon/daemon.h"
-#include "daemon/sampler.h"
+#include "daemon/tick_pipeline.h"
 #include "daemon/tick_schedule.h"
-#include "sources/irqtime.h"
-#include "sources/soaker.h"
+#include "sources/source_registry.h"
 
 namespace bottleneckd {
 namespace {
-
-// A source's file of the selected sample (the soaker's, irqtime's) into
-// *field, as the daemon's tick adds the source's reading and its
-// CollectorResult `name`: none when the sample has no file, a failed result
-// when it is malformed. A reading without its own time gets the sample's.
-template <typename Reading>
-void ReplaySource(const ReplayFs& fs, Status (ReplayFs::*read)(Reading*) const, const char* name,
-                  std::optional<Reading>* field, Sample* sample) {
-  Reading r;
-  Status s = (fs.*read)(&r);
-  if (s.IsNotFound()) return;
-  CollectorResult res;
-  res.name = name;
-  res.success = s.ok();
-  if (s.ok()) {
-    if (r.mono_ns == 0) r.mono_ns = sample->mono_ns;
-    *field = std::move(r);
-  } else {
-    res.error = s.ToString();
-  }
-  sample->results.push_back(std::move(res));
-}
-
-// A source's reading read live (record) into the sample, as ReplaySource
-// reads it back: the field and a successful CollectorResult `name`.
-template <typename Reading>
-void AddSourceReading(const char* name, Reading r, std::optional<Reading>* field, Sample* sample) {
-  if (r.mono_ns == 0) r.mono_ns = sample->mono_ns;
-  *field = std::move(r);
-  CollectorResult res;
-  res.name = name;
-  res.success = true;
-  sample->results.push_back(std::move(res));
-}
-
-// The snapshot of a sample as Daemon::Tick publishes it: bus paths, the
-// window from the previous snapshot with its bus estimate, the verdict. The
-// one path for record and replay, so a recording replays to the windows the
-// recorder computed.
-void AnalyzeSample(const Config& config, double interval_seconds, const Snapshot* prev, Analyzer* analyzer,
-                   Snapshot* snap) {
-  snap->interval_seconds = interval_seconds;
-  snap->per_cpu_irq_matrix = config.collectors.interrupts.per_cpu_matrix;
-  CompleteSnapshot(prev, config.bus_model, snap);
-  if (prev) AnalyzeSnapshot(analyzer, snap);
-}
 
 // The /proc tables a collector's successful read must have left in a
 // recorded sample: a sample without them replays as a CPU at 0 % and
@@ -92,25 +44,6 @@ Status CheckSampleTables(const RecordingFs& capture, const Sample& sample, size_
       return Status::Corruption("sample " + std::to_string(index) + " lacks proc/" + t.rel + ", which the " +
                                 t.collector + " collector read this tick: a read went around the recorder (a bug)");
   }
-  return Status::OK();
-}
-
-// The irqtime source for `bottleneckd record`, as the daemon loads it
-// (IrqTimeToLoad). A refusal in
-// mode auto is one warning and the recording goes on without it (nullptr);
-// in mode on it is the recorder's error.
-Status StartRecordIrqTime(const Config& config, std::unique_ptr<IrqTimeSource>* out) {
-  out->reset();
-  IrqTimeOptions o = config.irqtime;
-  o.mode = IrqTimeWanted(config);
-  if (!IrqTimeToLoad(config)) return Status::OK();
-  auto src = std::make_unique<IrqTimeSource>(o);
-  if (Status s = src->Start(); !s.ok()) {
-    if (o.mode == IrqTimeMode::kOn) return s.WithContext("irqtime (collectors.irqtime.mode on)");
-    Log(LogLevel::kWarn, "irqtime did not start; recording without it", {{"err", s.ToString()}});
-    return Status::OK();
-  }
-  *out = std::move(src);
   return Status::OK();
 }
 
@@ -176,20 +109,14 @@ Status Replay(const std::string& dir, const Config& config,
   BN_RETURN_IF_ERROR(OpenRecording(dir, &info));
   if (info_out) *info_out = info;
   ReplayFs fs(dir);
-  Sampler sampler(&fs, config.collectors);
-  Analyzer analyzer(config.verdict);  // verdicts and plateau, as the live daemon
-  std::shared_ptr<const Snapshot> prev;
+  TickPipeline pipeline(&fs, config);  // one Sampler and Analyzer for the whole recording, as live
   for (size_t i = 0; i < info.samples; ++i) {
     BN_RETURN_IF_ERROR(fs.Select(i));
-    auto snap = std::make_shared<Snapshot>();
-    sampler.Take(&snap->sample);
+    std::shared_ptr<Snapshot> snap = pipeline.Read();
     BN_RETURN_IF_ERROR(ReadSampleTime(dir, i, &snap->sample.mono_ns, &snap->sample.wall_ns));
-    Sample& sample = snap->sample;
-    ReplaySource(fs, &ReplayFs::ReadSoaker, "soaker", &sample.soaker, &sample);
-    if (info.irqtime) ReplaySource(fs, &ReplayFs::ReadIrqTime, "irqtime", &sample.irqtime, &sample);
-    AnalyzeSample(config, info.interval_seconds, prev.get(), &analyzer, snap.get());
-    each(*snap, snap->window ? &analyzer.last_signals() : nullptr);
-    prev = std::move(snap);
+    ReadRecordedSources(fs, info, &snap->sample);
+    pipeline.Finish(snap, info.interval_seconds);
+    each(*snap, snap->window ? &pipeline.analyzer().last_signals() : nullptr);
   }
   return Status::OK();
 }
@@ -236,6 +163,78 @@ uint64_t DiskUsage(const std::string& dir) {
   return total;
 }
 
+void ReadRecordedSources(const ReplayFs& fs, const RecordingInfo& info, Sample* sample) {
+  for (const SourceEntry* e : SourceRegistry()) {
+    // Versions 1 and 2 kept a soaker file whenever the soaker ran, whatever
+    // recording.yaml said.
+    if (!info.HasSource(e->name()) && !(info.version < 3 && e->name() == "soaker")) continue;
+    std::string text, path;
+    Status s = fs.ReadSampleFile(e->name(), e->max_file_bytes(), &text, &path);
+    if (s.IsNotFound()) continue;  // the source did not read this tick
+    if (s.ok()) s = e->Decode(text, sample).WithContext(path);
+    CollectorResult r;
+    r.name = std::string(e->name());
+    r.success = s.ok();
+    if (!s.ok()) r.error = s.ToString();
+    sample->results.push_back(std::move(r));
+  }
+}
+
+Recorder::Recorder(const Config& config, std::string out_dir, SourceSet* sources)
+    : config_(config),
+      out_dir_(std::move(out_dir)),
+      sources_(sources),
+      host_(config.roots),
+      capture_(config.roots, out_dir_),
+      pipeline_(&capture_, config) {}
+
+Status Recorder::Open() {
+  BN_RETURN_IF_ERROR(PrepareOutDir(out_dir_));
+  info_ = RecordingInfo();
+  info_.interval_seconds = config_.interval_seconds;
+  info_.source = "recorded";
+  info_.created = NowRfc3339();
+  info_.hostname = ReadTrimmed(host_, "sys/kernel/hostname");
+  info_.kernel = ReadTrimmed(host_, "sys/kernel/osrelease");
+  return Status::OK();
+}
+
+Status Recorder::Tick(int64_t mono_ns, int64_t wall_ns, std::shared_ptr<const Snapshot>* out) {
+  const size_t index = info_.samples;
+  BN_RETURN_IF_ERROR(capture_.BeginSample(index, mono_ns, wall_ns));
+  std::shared_ptr<Snapshot> snap = pipeline_.Read();
+  Sample& sample = snap->sample;
+  // The sample's time is the time file's (exact to the nanosecond), as a
+  // replay reads it.
+  sample.mono_ns = mono_ns;
+  sample.wall_ns = wall_ns;
+  if (index == 0) first_mono_ = mono_ns;
+  sources_->Read(&sample);
+  for (const SourceEntry* e : sources_->Running()) {
+    std::string text;
+    if (!e->Encode(sample, &text)) continue;                  // no reading this tick
+    capture_.WriteSampleFile(e->name(), text).IgnoreError();  // a failure is kept, returned by EndSample
+    if (!info_.HasSource(e->name())) info_.sources.push_back(std::string(e->name()));
+  }
+  // Registry order, whatever order the sources first read in.
+  std::vector<std::string> ordered;
+  for (const SourceEntry* e : SourceRegistry())
+    if (info_.HasSource(e->name())) ordered.push_back(std::string(e->name()));
+  info_.sources = std::move(ordered);
+  pipeline_.Finish(snap, config_.interval_seconds);
+  // The window, computed here from the live readings and stored with the
+  // sample: a replay must compute the same (--replay says where it does not).
+  if (snap->window) capture_.WriteWindow(WindowSummaryLine(*snap, first_mono_)).IgnoreError();
+  BN_RETURN_IF_ERROR(CheckSampleTables(capture_, sample, index));
+  BN_RETURN_IF_ERROR(capture_.EndSample());
+  if (index == 0 && sample.stat) info_.cpus = static_cast<int>(sample.stat->cpus.size());
+  info_.samples = index + 1;
+  BN_RETURN_IF_ERROR(WriteInfo(out_dir_, info_));
+  SteerProfile(sources_, *snap, config_.profile.stacks == ProfileStacks::kRuns && config_.run_active);
+  if (out) *out = snap;
+  return Status::OK();
+}
+
 Status RecordHost(const Config& config, const std::string& out_dir, double duration_seconds,
                   const std::atomic<bool>* stop, RecordProgress* progress) {
   RecordProgress local;
@@ -243,33 +242,13 @@ Status RecordHost(const Config& config, const std::string& out_dir, double durat
   p = RecordProgress();
   if (!(duration_seconds > 0) || duration_seconds > kMaxRecordSeconds)
     return Status::InvalidArgument("the duration must be more than 0 and at most 24h");
-  BN_RETURN_IF_ERROR(PrepareOutDir(out_dir));
-
-  HostFs host(config.roots);  // facts and the soaker: not part of the recording
-  RecordingFs capture(config.roots, out_dir);
-  Sampler sampler(&capture, config.collectors);
-  std::unique_ptr<Soaker> soaker;
-  const SoakerOptions& so = config.soaker;
-  if (so.mode == SoakerMode::kAlways || (so.mode == SoakerMode::kRuns && config.run_active)) {
-    soaker = std::make_unique<Soaker>(&host, so);
-    if (Status s = soaker->Start(); !s.ok()) {
-      Log(LogLevel::kWarn, "soaker did not start; recording without it", {{"err", s.ToString()}});
-      soaker.reset();
-    }
-  }
-  std::unique_ptr<IrqTimeSource> irqtime;
-  if (Status s = StartRecordIrqTime(config, &irqtime); !s.ok()) {
-    if (soaker) soaker->Stop();
-    return s;
-  }
-  RecordingInfo info;
-  info.interval_seconds = config.interval_seconds;
-  info.source = "recorded";
-  info.created = NowRfc3339();
-  info.hostname = ReadTrimmed(host, "sys/kernel/hostname");
-  info.kernel = ReadTrimmed(host, "sys/kernel/osrelease");
-  info.soaker = soaker != nullptr;
-  info.irqtime = irqtime != nullptr;
+  SourceSet sources;
+  Recorder recorder(config, out_dir, &sources);
+  BN_RETURN_IF_ERROR(recorder.Open());
+  HostFs host(config.roots);  // the soaker's: not part of the recording
+  const SourceConfig source_config = SourceConfigOf(config, &host, config.run_active, false);
+  sources.Sync(source_config);
+  if (Status s = sources.fatal_error(); !s.ok()) return s.WithContext("a source in mode on did not load");
 
   using Clock = TickSchedule::Clock;
   const double interval = config.interval_seconds;
@@ -277,67 +256,24 @@ Status RecordHost(const Config& config, const std::string& out_dir, double durat
   const auto start = schedule.start();
   auto stopped = [&] { return stop != nullptr && stop->load(); };
   const int64_t last_tick = static_cast<int64_t>(std::floor(duration_seconds / interval + 1e-9));
+  std::string running;
+  for (const SourceEntry* e : sources.Running()) running += (running.empty() ? "" : ",") + std::string(e->name());
   Log(LogLevel::kInfo, "recording",
       {{"out", out_dir},
        {"interval", std::to_string(interval) + "s"},
        {"samples", std::to_string(last_tick + 1)},
-       {"soaker", info.soaker ? "on" : "off"},
-       {"irqtime", info.irqtime ? irqtime->attach_note() : "off"}});
+       {"sources", running.empty() ? "none" : running}});
   auto next_progress = start + std::chrono::seconds(5);
   Status result;
-  bool irqtime_failed = false;
-  // The windows and verdicts, computed here from the live readings and
-  // stored with each sample (its `window` file): a replay must compute the
-  // same (--replay says where it does not).
-  Analyzer analyzer(config.verdict);
-  std::shared_ptr<const Snapshot> prev;
-  int64_t first_mono = 0;
   for (int64_t tick = 0; tick <= last_tick;) {
     for (auto now = Clock::now(); now < schedule.Due(tick) && !stopped(); now = Clock::now())
       std::this_thread::sleep_for(std::min<Clock::duration>(schedule.Due(tick) - now, std::chrono::milliseconds(100)));
     if (stopped()) break;
-    const int64_t mono_ns = MonotonicNanos(), wall_ns = WallNanos();
-    result = capture.BeginSample(p.samples, mono_ns, wall_ns);
+    sources.Sync(source_config);  // a soaker that could not start is tried again, as the daemon does
+    result = recorder.Tick(MonotonicNanos(), WallNanos());
     if (!result.ok()) break;
-    auto snap = std::make_shared<Snapshot>();
-    Sample& sample = snap->sample;
-    sampler.Take(&sample);
-    // The sample's time is the time file's (exact to the nanosecond), as a
-    // replay reads it.
-    sample.mono_ns = mono_ns;
-    sample.wall_ns = wall_ns;
-    if (p.samples == 0) first_mono = sample.mono_ns;
-    if (soaker) {
-      SoakerReading reading;
-      soaker->Read(&reading);
-      capture.WriteSoaker(reading).IgnoreError();  // a failure is kept in capture.error(), returned by EndSample
-      AddSourceReading("soaker", std::move(reading), &sample.soaker, &sample);
-    }
-    if (irqtime) {
-      IrqTimeReading reading;
-      Status s = irqtime->Read(&reading);
-      if (s.ok()) {
-        capture.WriteIrqTime(reading).IgnoreError();  // as the soaker's
-        AddSourceReading("irqtime", std::move(reading), &sample.irqtime, &sample);
-      } else if (!irqtime_failed) {  // the sample goes without it; said once
-        Log(LogLevel::kWarn, "irqtime read failed; samples go without it until it reads again",
-            {{"err", s.ToString()}});
-      }
-      irqtime_failed = !s.ok();
-    }
-    AnalyzeSample(config, interval, prev.get(), &analyzer, snap.get());
-    if (snap->window) capture.WriteWindow(WindowSummaryLine(*snap, first_mono)).IgnoreError();  // as the soaker's
-    result = CheckSampleTables(capture, sample, p.samples);
-    if (!result.ok()) break;
-    result = capture.EndSample();
-    if (!result.ok()) break;
-    prev = std::move(snap);
-    ++p.samples;
-    p.bytes = capture.bytes_written();
-    if (p.samples == 1 && prev->sample.stat) info.cpus = static_cast<int>(prev->sample.stat->cpus.size());
-    info.samples = p.samples;
-    result = WriteInfo(out_dir, info);
-    if (!result.ok()) break;
+    p.samples = recorder.samples();
+    p.bytes = recorder.bytes();
     auto now = Clock::now();
     if (now >= next_progress) {
       std::fprintf(stderr, "bottleneckd record: %zu of %lld samples, %.1f MB, %.0f s\n", p.samples,
@@ -347,8 +283,7 @@ Status RecordHost(const Config& config, const std::string& out_dir, double durat
     }
     tick = tick == last_tick ? tick + 1 : schedule.After(tick, now);
   }
-  if (soaker) soaker->Stop();
-  if (irqtime) irqtime->Stop();
+  sources.StopAll();
   p.disk_bytes = DiskUsage(out_dir);
   if (!result.ok()) {
     return result.WithContext("recording stopped after " + std::to_string(p.samples) + " samples (" + out_dir +

@@ -15,14 +15,17 @@
 #include "base/status.h"
 #include "collectors/host_fs.h"
 #include "sources/irqtime.h"
+#include "sources/reading_file.h"
 #include "sources/soaker.h"
 
 namespace bottleneckd {
 
 // The version bottleneckd record writes; readers take kOldestRecordingVersion
 // to kRecordingVersion. 2 added the irqtime file (and recording.yaml's
-// irqtime key); a version 1 recording replays as before, without it.
-inline constexpr int kRecordingVersion = 2;
+// irqtime key); 3 records every continuous source (recording.yaml's
+// `sources` lists them; offcpu, profile and pcap files came with it). Older
+// versions replay as before, without what they lack.
+inline constexpr int kRecordingVersion = 3;
 inline constexpr int kOldestRecordingVersion = 1;
 
 struct RecordingRun {
@@ -39,15 +42,21 @@ struct RecordingInfo {
   std::string created;              // RFC 3339
   std::string hostname, kernel;
   int cpus = 0;
-  bool soaker = false;
-  bool irqtime = false;  // samples carry an irqtime file (version 2 on)
+  // The continuous sources whose readings the samples carry, in registry
+  // order (sources/source_registry.h): each sample has a file named after
+  // the source while it read. Versions 1 and 2 said it as `soaker` and
+  // `irqtime` (read into this list, written back as they were).
+  std::vector<std::string> sources;
+  bool HasSource(std::string_view name) const;
   size_t samples = 0;
   std::vector<RecordingRun> runs;
 };
 
 // Parses recording.yaml text; errors name `filename`:line:column. Unknown
 // keys, a wrong format or an unknown version are InvalidArgument; so is the
-// irqtime key in a version 1 file (it came with version 2).
+// irqtime key in a version 1 file (it came with version 2), `sources` before
+// version 3 or soaker and irqtime from it, and a source this bottleneckd
+// does not know or lists twice.
 Status ParseRecordingInfo(std::string_view yaml, std::string_view filename, RecordingInfo* out);
 // The YAML text of `info`, written by yaml-cpp's emitter (ParseRecordingInfo
 // reads it back unchanged, but for bytes that are not UTF-8 in its strings:
@@ -68,33 +77,8 @@ Status ReadRecordedWindow(const std::string& dir, size_t index, std::string* lin
 // samples/NNNNNN, six digits (more past 999999).
 std::string SampleDirName(size_t index);
 
-// Seconds as written in time files: "12.000000500" (exact, nine decimals) for
-// 12000000500 ns. ParseSecondsNs reads that form exactly and any other
-// non-negative decimal ("12.5", "1e-3") to the nearest nanosecond; false on
-// junk, a sign, or a value past int64 nanoseconds.
-std::string FormatSecondsNs(int64_t ns);
-bool ParseSecondsNs(std::string_view s, int64_t* ns);
-
 // The time file of sample `index`: monotonic and wall clock, nanoseconds.
 Status ReadSampleTime(const std::string& dir, size_t index, int64_t* mono_ns, int64_t* wall_ns);
-
-// The soaker file format (docs/recording-format.md).
-std::string SoakerFileText(const SoakerReading& r);
-Status ParseSoakerFile(std::string_view text, SoakerReading* out);
-
-// The recording's irqtime file (docs/recording-format.md):
-//   format 1
-//   mono_ns 123456789
-//   generation 42
-//   attach tp_btf
-//   cpu 0 hardirq 22319 1 unattributed 0 overflow 0 HI 0 0 TIMER 300750 28 ...
-//   irq 31 1 hardirq 14318 1 net 0 0
-// A cpu line names every vector it has (NAME NS COUNT); vectors it leaves out
-// are 0. Blank lines and '#' comments are skipped. Parse returns Corruption
-// "line N: ..." on a malformed line, a duplicate cpu or (irq, cpu), an unknown
-// vector or format; *out is unspecified on failure.
-std::string IrqTimeFileText(const IrqTimeReading& r);
-Status ParseIrqTimeFile(std::string_view text, IrqTimeReading* out);
 
 // A HostFs over the live host (or any roots) that also writes everything read
 // into a recording directory. Descriptor-kept reads (OpenSys, OpenProc) are refused
@@ -113,10 +97,9 @@ class RecordingFs : public HostFs {
   // its time file; reads from now on are written there (and, during tick 0, to
   // static/). Ends the previous tick first if it is still open.
   Status BeginSample(size_t index, int64_t mono_ns, int64_t wall_ns);
-  // Writes samples/NNNNNN/soaker for the current tick.
-  Status WriteSoaker(const SoakerReading& r);
-  // Writes samples/NNNNNN/irqtime for the current tick.
-  Status WriteIrqTime(const IrqTimeReading& r);
+  // Writes samples/NNNNNN/NAME for the current tick: a source's reading in
+  // its entry's codec (sources/source_entry.h), named after the source.
+  Status WriteSampleFile(std::string_view name, std::string_view content);
   // Writes samples/NNNNNN/window: the window this tick closed as the recorder
   // computed it from the live readings (one summary line, WindowSummaryLine),
   // what a replay of the sample must compute again.
@@ -166,8 +149,6 @@ class RecordingFs : public HostFs {
   std::string LiveRoot(Tree tree) const;
   std::vector<std::string> Roots() const;  // where this tick's files go
   void Fail(const Status& s) const;
-  // Writes `name` (soaker, irqtime) in the current tick's directory.
-  Status WriteSampleFile(const char* name, std::string_view content);
 
   std::string out_dir_;
   std::string sample_dir_;  // current samples/NNNNNN.partial; "" between ticks
@@ -203,19 +184,16 @@ class ReplayFs : public HostFs {
   Status ReadLinkSys(std::string_view rel, std::string* target) const override;
   Status EthtoolStats(const std::string& ifname, NamedCounters* out) const override;
 
-  // The soaker reading of the selected tick; NotFound when it has none.
-  Status ReadSoaker(SoakerReading* out) const;
-  // The irqtime reading of the selected tick; NotFound when it has none.
-  Status ReadIrqTime(IrqTimeReading* out) const;
+  // The selected sample's file `name` (a source's reading), at most
+  // max_bytes; *path receives its path for messages. NotFound when the
+  // sample has none.
+  Status ReadSampleFile(std::string_view name, size_t max_bytes, std::string* text, std::string* path) const;
 
  private:
   // The selected sample's answer, else static/'s when the sample lacks the
   // entry (NotFound; NotSupported for ethtool).
   template <typename Op>
   Status Serve(const Op& op, bool ethtool = false) const;
-  // The selected sample's file `name` (soaker, irqtime), at most max_bytes;
-  // *path receives its path for messages.
-  Status ReadSampleFile(const char* name, size_t max_bytes, std::string* text, std::string* path) const;
 
   std::string dir_;
   size_t index_ = 0;

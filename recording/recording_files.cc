@@ -135,13 +135,6 @@ Status CheckRecordingTree(const std::string& root) {
   return Walk(fd, root, 0);
 }
 
-std::string Quoted(std::string_view s) {
-  std::string o = "'";
-  for (char c : s.substr(0, 80)) o += (static_cast<unsigned char>(c) < 0x20 ? '?' : c);
-  if (s.size() > 80) o += "...";
-  return o + "'";
-}
-
 bool SafeRel(std::string_view rel) {
   std::string unused;
   return CleanRel(rel, &unused);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "sources/reading_file.h"  // Quoted
 
 namespace bottleneckd {
 
@@ -34,10 +35,6 @@ Status ListRecordingDir(const std::string& path, std::vector<DirEntry>* out);
 // whose target is absolute or climbs out of root (see ResolveLinkTarget).
 // NotFound when root is absent.
 Status CheckRecordingTree(const std::string& root);
-
-// "'12 x'" for messages about a file's contents: at most 80 bytes, control
-// characters as '?'.
-std::string Quoted(std::string_view s);
 
 // True when `rel` (a path relative to a root) has no ".." component.
 bool SafeRel(std::string_view rel);

@@ -128,18 +128,14 @@ Status RecordingFs::EndSample() {
   return error_;
 }
 
-Status RecordingFs::WriteSampleFile(const char* name, std::string_view content) {
+Status RecordingFs::WriteSampleFile(std::string_view name, std::string_view content) {
   if (!error_.ok()) return error_;
   if (sample_dir_.empty())
-    return Status::InvalidArgument(std::string("writing the ") + name + " file outside a sample");
-  Status s = WriteWhole(sample_dir_ + "/" + name, content, &bytes_);
+    return Status::InvalidArgument("writing the " + std::string(name) + " file outside a sample");
+  Status s = WriteWhole(sample_dir_ + "/" + std::string(name), content, &bytes_);
   Fail(s);
   return s;
 }
-
-Status RecordingFs::WriteSoaker(const SoakerReading& r) { return WriteSampleFile("soaker", SoakerFileText(r)); }
-
-Status RecordingFs::WriteIrqTime(const IrqTimeReading& r) { return WriteSampleFile("irqtime", IrqTimeFileText(r)); }
 
 Status RecordingFs::WriteWindow(std::string_view line) {
   std::string text(line);

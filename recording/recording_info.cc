@@ -12,6 +12,7 @@
 #include "base/parse_util.h"
 #include "base/verdict_labels.h"
 #include "recording/recording.h"
+#include "sources/source_registry.h"
 
 namespace bottleneckd {
 namespace {
@@ -30,7 +31,7 @@ class InfoParser {
     if (!root.IsMap()) return Error(root, "must be a mapping (format: bottleneckd-recording, version: 2, ...)");
     BN_RETURN_IF_ERROR(Keys(root, "recording.yaml",
                             {"format", "version", "interval_seconds", "source", "created", "host", "soaker", "irqtime",
-                             "samples", "runs"}));
+                             "sources", "samples", "runs"}));
     // What it is first (format, version), then what this version requires.
     if (!root["format"]) return Error(root, "missing required key 'format' (not a bottleneckd recording?)");
     const YAML::Node format = root["format"];
@@ -67,12 +68,29 @@ class InfoParser {
     d = 0;
     BN_RETURN_IF_ERROR(Number(host, "cpus", 0, 1 << 20, true, &d));
     out->cpus = static_cast<int>(d);
-    BN_RETURN_IF_ERROR(r_.Bool(root, "soaker", &out->soaker));
-    if (out->version < 2 && root["irqtime"])
-      return ErrorAtKey(
-          root, "irqtime",
-          "irqtime came with version 2; a version " + Text(root["version"]) + " recording has no irqtime files");
-    BN_RETURN_IF_ERROR(r_.Bool(root, "irqtime", &out->irqtime));
+    BN_RETURN_IF_ERROR(Sources(root, out->version));
+    if (out->version < 3) {
+      bool soaker = false, irqtime = false;
+      BN_RETURN_IF_ERROR(r_.Bool(root, "soaker", &soaker));
+      if (out->version < 2 && root["irqtime"])
+        return ErrorAtKey(
+            root, "irqtime",
+            "irqtime came with version 2; a version " + Text(root["version"]) + " recording has no irqtime files");
+      BN_RETURN_IF_ERROR(r_.Bool(root, "irqtime", &irqtime));
+      out->sources.clear();
+      if (soaker) out->sources.push_back("soaker");
+      if (irqtime) out->sources.push_back("irqtime");
+    } else {
+      BN_RETURN_IF_ERROR(r_.Names(root, "sources", &out->sources));
+      std::set<std::string> seen;
+      for (size_t i = 0; i < out->sources.size(); ++i) {
+        const std::string& name = out->sources[i];
+        if (!FindSourceEntry(name))
+          return Error(root["sources"][i],
+                       "unknown source '" + name + "' (this bottleneckd records " + SourceNames() + ")");
+        if (!seen.insert(name).second) return Error(root["sources"][i], "source '" + name + "' listed twice");
+      }
+    }
     BN_RETURN_IF_ERROR(Number(root, "samples", 0, 1e9, true, &d));
     out->samples = static_cast<size_t>(d);
     return Runs(root["runs"], &out->runs);
@@ -192,6 +210,25 @@ class InfoParser {
     return Status::OK();
   }
 
+  // `sources` came with version 3, replacing soaker and irqtime.
+  Status Sources(YAML::Node root, int version) {
+    if (version < 3 && root["sources"])
+      return ErrorAtKey(
+          root, "sources",
+          "sources came with version 3; a version " + Text(root["version"]) + " recording says soaker and irqtime");
+    for (const char* old : {"soaker", "irqtime"})
+      if (version >= 3 && root[old])
+        return ErrorAtKey(root, old,
+                          std::string(old) + " is said in sources from version 3 on (sources: [" + old + ", ...])");
+    return Status::OK();
+  }
+
+  static std::string SourceNames() {
+    std::string s;
+    for (const SourceEntry* e : SourceRegistry()) s += (s.empty() ? "" : ", ") + std::string(e->name());
+    return s;
+  }
+
   ConfigReader r_;
 };
 
@@ -232,8 +269,14 @@ std::string RecordingInfoYaml(const RecordingInfo& info) {
     if (info.cpus != 0) e << YAML::Key << "cpus" << YAML::Value << info.cpus;
     e << YAML::EndMap;
   }
-  e << YAML::Key << "soaker" << YAML::Value << info.soaker;
-  if (info.version >= 2) e << YAML::Key << "irqtime" << YAML::Value << info.irqtime;
+  if (info.version >= 3) {
+    e << YAML::Key << "sources" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const std::string& s : info.sources) e << s;
+    e << YAML::EndSeq;
+  } else {
+    e << YAML::Key << "soaker" << YAML::Value << info.HasSource("soaker");
+    if (info.version >= 2) e << YAML::Key << "irqtime" << YAML::Value << info.HasSource("irqtime");
+  }
   e << YAML::Key << "samples" << YAML::Value << static_cast<uint64_t>(info.samples);
   if (!info.runs.empty()) {
     e << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;

@@ -79,6 +79,7 @@ struct CaptureReading {
   std::array<uint64_t, kSizeBuckets> sizes{};  // frames by SizeBucket(wirelen)
   LatencyHistogram turnaround;                 // every paired request's turnaround so far
   std::vector<FlowStats> top_flows;            // cumulative, bounded (TrafficOptions::top_flows)
+  bool operator==(const CaptureReading&) const = default;
 };
 
 class CaptureSource : public Source {
@@ -118,6 +119,13 @@ class CaptureSource : public Source {
   bool started_ = false;                            // Start() ran: it opens each interface once, ever
   Status start_status_;                             // what it returned
 };
+
+// The recording's pcap file (docs/recording-format.md, "pcap";
+// sources/capture_reading_file.cc): each interface's reading as counters,
+// histograms and top flows, never a packet. Parse errors are Corruption
+// "pcap line N: ...".
+std::string CaptureFileText(const std::vector<CaptureReading>& readings);
+Status ParseCaptureFile(std::string_view text, std::vector<CaptureReading>* out);
 
 // Compiles `filter` for link type `linktype` without a device (pcap_open_dead),
 // so config checks can reject a bad BPF expression with libpcap's message.

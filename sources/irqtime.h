@@ -132,4 +132,19 @@ class IrqTimeSource : public Source {
   std::string attach_note_;
 };
 
+// The recording's irqtime file (docs/recording-format.md, "irqtime";
+// sources/irqtime_reading_file.cc):
+//   format 1
+//   mono_ns 123456789
+//   generation 42
+//   attach tp_btf
+//   cpu 0 hardirq 22319 1 unattributed 0 overflow 0 HI 0 0 TIMER 300750 28 ...
+//   irq 31 1 hardirq 14318 1 net 0 0
+// A cpu line names every vector it has (NAME NS COUNT); vectors it leaves out
+// are 0. Blank lines and '#' comments are skipped. Parse returns Corruption
+// "line N: ..." on a malformed line, a duplicate cpu or (irq, cpu), an unknown
+// vector or format; *out is unspecified on failure.
+std::string IrqTimeFileText(const IrqTimeReading& r);
+Status ParseIrqTimeFile(std::string_view text, IrqTimeReading* out);
+
 }  // namespace bottleneckd

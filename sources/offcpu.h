@@ -96,4 +96,9 @@ class OffCpuSource : public Source {
   std::unique_ptr<Bpf> bpf_;
 };
 
+// The recording's offcpu file (docs/recording-format.md, "offcpu";
+// sources/offcpu_reading_file.cc). Parse errors are Corruption "offcpu line N: ...".
+std::string OffCpuFileText(const OffCpuReading& r);
+Status ParseOffCpuFile(std::string_view text, OffCpuReading* out);
+
 }  // namespace bottleneckd

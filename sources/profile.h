@@ -130,4 +130,10 @@ class ProfileSource : public Source {
   std::unique_ptr<Bpf> bpf_;
 };
 
+// The recording's profile file (docs/recording-format.md, "profile";
+// sources/profile_reading_file.cc): the frames as named at record time.
+// Parse errors are Corruption "profile line N: ...".
+std::string ProfileFileText(const ProfileReading& r);
+Status ParseProfileFile(std::string_view text, ProfileReading* out);
+
 }  // namespace bottleneckd

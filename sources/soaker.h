@@ -161,6 +161,7 @@ struct SoakerCpu {
   double iterations_per_second = 0;     // calibration in use
   int64_t calibrated_unix_seconds = 0;  // when that calibration was measured
   bool calibration_borrowed = false;    // CPU came online uncalibrated: median of the others
+  bool operator==(const SoakerCpu&) const = default;
 };
 
 struct SoakerReading {
@@ -172,6 +173,7 @@ struct SoakerReading {
   // fallback, CPUs that refused the affinity (not measured), calibration kept
   // in memory only, borrowed calibrations. Changes rarely; log it when it does.
   std::string caveat;
+  bool operator==(const SoakerReading&) const = default;
 };
 
 struct SoakerOptions {
@@ -285,5 +287,10 @@ class Soaker : public Source {
   std::string caveat_text_ GUARDED_BY(mu_);  // caveats_ joined
   std::string online_buf_ GUARDED_BY(mu_);
 };
+
+// The recording's soaker file (docs/recording-format.md, "soaker";
+// sources/soaker_reading_file.cc). Parse errors are InvalidArgument "line N: ...".
+std::string SoakerFileText(const SoakerReading& r);
+Status ParseSoakerFile(std::string_view text, SoakerReading* out);
 
 }  // namespace bottleneckd

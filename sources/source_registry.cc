@@ -5,21 +5,16 @@
 
 namespace bottleneckd {
 
-const std::vector<SourceInfo>& SourceRegistry() {
-  static const std::vector<SourceInfo> kSources = {
-      {"pcap", "off",
-       "libpcap capture of collectors.pcap.interfaces or --capture.interface (CAP_NET_RAW): applied vs echoed "
-       "rate, turnaround"},
-      {"irqtime", "auto",
-       "eBPF hardirq/softirq time per CPU, vector and NIC queue (CAP_BPF, CAP_PERFMON; collectors.irqtime.mode)"},
-      {"offcpu", "auto",
-       "eBPF time the target threads spend off the CPU, per wait site (CAP_BPF, CAP_PERFMON, kernel BTF, kallsyms); "
-       "loaded with collectors.threads.targets"},
-      {"profile", "auto",
-       "eBPF on-CPU stacks at 49 Hz of the CPU the verdict names and the target threads (CAP_BPF, CAP_PERFMON; "
-       "collectors.profile)"},
-  };
+const std::vector<const SourceEntry*>& SourceRegistry() {
+  static const std::vector<const SourceEntry*> kSources = {&CaptureEntry(), &SoakerEntry(), &IrqTimeEntry(),
+                                                           &OffCpuEntry(), &ProfileEntry()};
   return kSources;
+}
+
+const SourceEntry* FindSourceEntry(std::string_view name) {
+  for (const SourceEntry* e : SourceRegistry())
+    if (e->name() == name) return e;
+  return nullptr;
 }
 
 bool ParseLoadMode(std::string_view s, LoadMode* out) {
@@ -47,8 +42,8 @@ const char* LoadModeName(LoadMode m) {
 bool KnownCollectorName(const std::string& name) {
   for (const CollectorInfo& c : CollectorRegistry())
     if (c.name == name) return true;
-  for (const SourceInfo& s : SourceRegistry())
-    if (s.name == name) return true;
+  for (const SourceEntry* s : SourceRegistry())
+    if (s->switchable() && s->name() == name) return true;
   return false;
 }
 

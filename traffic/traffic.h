@@ -24,6 +24,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "traffic/packet.h"
@@ -76,6 +77,7 @@ struct FlowStats {
   // plus what its counter gathered since it last took it over, so they are
   // exact when packets_error is 0.
   uint64_t packets_error = 0;
+  bool operator==(const FlowStats&) const = default;
 };
 
 // Turnaround percentiles from a log-bucketed histogram (1 % relative error,
@@ -101,6 +103,16 @@ class LatencyHistogram {
   // Values at or below `seconds` (by bucket: exact to the 2 % bucket width),
   // for cumulative Prometheus histogram buckets.
   uint64_t CountAtOrBelow(double seconds) const;
+
+  // The histogram's parts, for a file that keeps it whole (a recorded capture
+  // reading, sources/capture.h): the non-empty buckets as (index, count),
+  // ascending. FromParts rebuilds it; false (and *out untouched) when a
+  // bucket index is out of range or repeated, the counts do not add up to
+  // `count`, or min, max and sum are not finite, ordered and non-negative.
+  std::vector<std::pair<uint32_t, uint64_t>> NonEmptyBuckets() const;
+  static bool FromParts(const std::vector<std::pair<uint32_t, uint64_t>>& buckets, uint64_t count, double min,
+                        double max, double sum, LatencyHistogram* out);
+  bool operator==(const LatencyHistogram&) const = default;
 
  private:
   std::vector<uint64_t> buckets_;  // empty until the first Add

@@ -128,6 +128,32 @@ LatencyHistogram LatencyHistogram::Since(const LatencyHistogram& earlier) const 
   return d;
 }
 
+std::vector<std::pair<uint32_t, uint64_t>> LatencyHistogram::NonEmptyBuckets() const {
+  std::vector<std::pair<uint32_t, uint64_t>> out;
+  for (size_t i = 0; i < buckets_.size(); ++i)
+    if (buckets_[i] != 0) out.emplace_back(static_cast<uint32_t>(i), buckets_[i]);
+  return out;
+}
+
+bool LatencyHistogram::FromParts(const std::vector<std::pair<uint32_t, uint64_t>>& buckets, uint64_t count, double min,
+                                 double max, double sum, LatencyHistogram* out) {
+  if (!std::isfinite(min) || !std::isfinite(max) || !std::isfinite(sum) || min < 0 || max < min || sum < 0)
+    return false;
+  LatencyHistogram h;
+  if (count != 0 || !buckets.empty()) h.buckets_.assign(kBuckets, 0);
+  uint64_t total = 0;
+  for (const auto& [i, n] : buckets) {
+    if (i >= kBuckets || h.buckets_[i] != 0 || n == 0 || total + n < total) return false;
+    h.buckets_[i] = n;
+    total += n;
+  }
+  if (total != count) return false;
+  h.count_ = count;
+  if (count != 0) h.min_ = min, h.max_ = max, h.sum_ = sum;
+  *out = std::move(h);
+  return true;
+}
+
 uint64_t LatencyHistogram::CountAtOrBelow(double seconds) const {
   if (count_ == 0 || !(seconds >= 0)) return 0;
   if (seconds >= max_) return count_;

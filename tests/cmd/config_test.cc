@@ -5,10 +5,17 @@
 
 #include "base/parse_util.h"
 #include "cmd/flags.h"
+#include "daemon/tick_pipeline.h"
 #include "tests/support/test_util.h"
 
 namespace bottleneckd::config_test {
 namespace {
+
+// How the source's entry loads under config c (sources/source_entry.h).
+LoadMode Wanted(const SourceEntry& e, const Config& c) {
+  HostFs fs(c.roots);
+  return e.Wanted(SourceConfigOf(c, &fs, false, false));
+}
 
 TEST(ParseConfig, EmptyDocumentGivesDefaults) {
   Config c;
@@ -46,7 +53,7 @@ TEST(ParseConfig, ShippedConfigIsValidAndHoldsTheDefaults) {
   EXPECT_EQ(shipped.soaker.calibration_percentile, defaults.soaker.calibration_percentile);
   EXPECT_EQ(shipped.irqtime.mode, defaults.irqtime.mode);
   EXPECT_EQ(shipped.irqtime.mode, IrqTimeMode::kAuto);
-  EXPECT_EQ(IrqTimeWanted(shipped), IrqTimeMode::kAuto);
+  EXPECT_EQ(Wanted(IrqTimeEntry(), shipped), IrqTimeMode::kAuto);
   EXPECT_EQ(shipped.profile, defaults.profile);
 }
 
@@ -57,13 +64,13 @@ TEST(ParseConfig, Profile) {
   EXPECT_EQ(c.profile.mode, ProfileMode::kOn);
   EXPECT_EQ(c.profile.frequency_hz, 99);
   EXPECT_EQ(c.profile.stacks, ProfileStacks::kAll);
-  EXPECT_TRUE(ProfileToLoad(c));
+  EXPECT_NE(Wanted(ProfileEntry(), c), LoadMode::kOff);
   // Over fixture trees the live kernel's stacks would be mixed in: auto stays off.
   ASSERT_OK(ParseConfig("paths:\n  procfs: /tmp/p\n", "x.yaml", &c));
   EXPECT_EQ(c.profile, ProfileOptions());
-  EXPECT_FALSE(ProfileToLoad(c));
+  EXPECT_EQ(Wanted(ProfileEntry(), c), LoadMode::kOff);
   ASSERT_OK(ParseConfig("collectors:\n  profile:\n    enabled: false\n", "x.yaml", &c));
-  EXPECT_FALSE(ProfileToLoad(c));
+  EXPECT_EQ(Wanted(ProfileEntry(), c), LoadMode::kOff);
 
   Status s = ParseConfig("collectors:\n  profile:\n    frequency: 0\n", "x.yaml", &c);
   EXPECT_NE(s.message().find("x.yaml:3:16"), std::string::npos) << s.ToString();
@@ -83,12 +90,12 @@ TEST(ParseConfig, IrqTime) {
   ASSERT_OK(s);
   EXPECT_EQ(c.irqtime.mode, IrqTimeMode::kOn);
   EXPECT_EQ(c.irqtime.btf_path, "/tmp/vmlinux");
-  EXPECT_EQ(IrqTimeWanted(c), IrqTimeMode::kOn);
+  EXPECT_EQ(Wanted(IrqTimeEntry(), c), IrqTimeMode::kOn);
 
   // Disabling the collector turns it off whatever the mode says.
   ASSERT_OK(ParseConfig("collectors:\n  irqtime:\n    mode: \"on\"\n    enabled: false\n", "x.yaml", &c));
   EXPECT_EQ(c.irqtime.mode, IrqTimeMode::kOn);
-  EXPECT_EQ(IrqTimeWanted(c), IrqTimeMode::kOff);
+  EXPECT_EQ(Wanted(IrqTimeEntry(), c), IrqTimeMode::kOff);
 
   s = ParseConfig("collectors:\n  irqtime:\n    mode: always\n", "x.yaml", &c);
   EXPECT_EQ(s.message(), "x.yaml:3:11: collectors.irqtime.mode must be auto, on or off");

@@ -294,7 +294,7 @@ TEST(ReplayRecording, VersionTwoCarriesTheIrqTimeFileIntoTheSample) {
   RecordingInfo info;
   std::vector<Snapshot> snaps = ReplayAll(d.path(), &info);
   EXPECT_EQ(info.version, 2);
-  EXPECT_TRUE(info.irqtime);
+  EXPECT_TRUE(info.HasSource("irqtime"));
   ASSERT_EQ(snaps.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
     const Sample& sample = snaps[i].sample;
@@ -359,21 +359,27 @@ TEST(RecordingFs, WritesTheIrqTimeFileReplayFsReadsBack) {
   TempDir tmp;
   const std::string rec = tmp.path() + "/rec";
   RecordingFs cap(FixtureRoots("seed-box"), rec);
-  EXPECT_FALSE(cap.WriteIrqTime(HandIrqTime(kSec, 1)).ok());  // outside a sample
+  const std::string text = IrqTimeFileText(HandIrqTime(kSec, 1));
+  EXPECT_FALSE(cap.WriteSampleFile("irqtime", text).ok());  // outside a sample
   ASSERT_OK(cap.BeginSample(0, kSec, kSec));
-  ASSERT_OK(cap.WriteIrqTime(HandIrqTime(kSec, 1)));
+  ASSERT_OK(cap.WriteSampleFile("irqtime", text));
   ASSERT_OK(cap.EndSample());
   ASSERT_OK(cap.BeginSample(1, 2 * kSec, 2 * kSec));  // a tick without it
   ASSERT_OK(cap.EndSample());
   EXPECT_EQ(ReadFileOrDie(rec + "/samples/000000/irqtime"), IrqTimeFileText(HandIrqTime(kSec, 1)));
   ReplayFs replay(rec);
-  IrqTimeReading r;
-  EXPECT_TRUE(replay.ReadIrqTime(&r).IsNotFound());  // nothing selected
+  std::string back, path;
+  EXPECT_TRUE(replay.ReadSampleFile("irqtime", 1 << 20, &back, &path).IsNotFound());  // nothing selected
   ASSERT_OK(replay.Select(0));
-  ASSERT_OK(replay.ReadIrqTime(&r));
+  ASSERT_OK(replay.ReadSampleFile("irqtime", 1 << 20, &back, &path));
+  EXPECT_EQ(path, rec + "/samples/000000/irqtime");
+  IrqTimeReading r;
+  ASSERT_OK(ParseIrqTimeFile(back, &r));
   EXPECT_EQ(r, HandIrqTime(kSec, 1));
+  // A name that would leave the sample is refused.
+  EXPECT_EQ(replay.ReadSampleFile("../000000/irqtime", 1 << 20, &back, &path).code(), Status::Code::kInvalidArgument);
   ASSERT_OK(replay.Select(1));
-  EXPECT_TRUE(replay.ReadIrqTime(&r).IsNotFound());
+  EXPECT_TRUE(replay.ReadSampleFile("irqtime", 1 << 20, &back, &path).IsNotFound());
 }
 
 TEST(RecordingFs, FullDiskKeepsTheErrorAndTheReads) {
@@ -463,8 +469,8 @@ TEST(OpenRecording, RefusesMalformedRecordingsNamingTheFile) {
   const std::vector<Broken> cases = {
       {"no recording.yaml", [](const TempDir& d) { fs::remove(d.path() + "/recording.yaml"); },
        "/recording.yaml: missing: not a bottleneckd recording"},
-      {"bad yaml", [](const TempDir& d) { d.Write("recording.yaml", "format: bottleneckd-recording\nversion: 3\n"); },
-       "/recording.yaml:2:10: version 3 is newer than this bottleneckd reads (1-2)"},
+      {"bad yaml", [](const TempDir& d) { d.Write("recording.yaml", "format: bottleneckd-recording\nversion: 4\n"); },
+       "/recording.yaml:2:10: version 4 is newer than this bottleneckd reads (1-3)"},
       {"garbled time", [](const TempDir& d) { d.Write("samples/000001/time", "soon\n"); },
        "/samples/000001/time: expected '<monotonic seconds> <unix seconds>', got 'soon'"},
       {"truncated time", [](const TempDir& d) { d.Write("samples/000001/time", "102."); },
@@ -588,7 +594,7 @@ TEST(RecordHost, RecordsTheFixtureAndReplaysIt) {
   EXPECT_EQ(info.version, kRecordingVersion);
   // irqtime mode auto (the default) loads only over the live /proc and /sys:
   // the live kernel's interrupt time is not the fixture's.
-  EXPECT_FALSE(info.irqtime);
+  EXPECT_FALSE(info.HasSource("irqtime"));
   EXPECT_FALSE(fs::exists(d.path() + "/rec/samples/000000/irqtime"));
 }
 
@@ -608,14 +614,14 @@ TEST(RecordHost, IrqTimeModeOnLoadsOrRefusesToRecord) {
   }
   RecordingInfo info;
   std::vector<Snapshot> snaps = ReplayAll(d.path() + "/rec", &info, c);
-  EXPECT_TRUE(info.irqtime);
+  EXPECT_TRUE(info.HasSource("irqtime"));
   ASSERT_FALSE(snaps.empty());
   ASSERT_TRUE(snaps[0].sample.irqtime.has_value());
   EXPECT_FALSE(snaps[0].sample.irqtime->cpus.empty());
   c.irqtime.mode = IrqTimeMode::kOff;  // and off is off
   ASSERT_OK(RecordHost(c, d.path() + "/rec2", 0.25, nullptr, &p));
   ASSERT_OK(OpenRecording(d.path() + "/rec2", &info));
-  EXPECT_FALSE(info.irqtime);
+  EXPECT_FALSE(info.HasSource("irqtime"));
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     bottleneckd::RecordingInfo again;
     if (!bottleneckd::ParseRecordingInfo(bottleneckd::RecordingInfoYaml(info), "again.yaml", &again).ok() ||
         again.samples != info.samples || again.runs.size() != info.runs.size() || again.version != info.version ||
-        again.irqtime != info.irqtime)
+        again.sources != info.sources)
       std::abort();
   }
   bottleneckd::SoakerReading r;

@@ -21,7 +21,10 @@ SRC=${2:?usage: record_reads_test.sh BOTTLENECKD SOURCE_DIR}
 integ_bound_time 120 "$@"
 integ_init
 integ_require_tools strace python3
-printf 'collectors:\n  irqtime:\n    mode: "off"\n' >"$INTEG_TMP/rec.yaml"
+# The collectors' reads only: the eBPF sources' own (kallsyms, the profiled
+# processes' maps and binaries) are not replayed, their readings are
+# (record_sources_test.sh).
+printf 'collectors:\n  irqtime:\n    mode: "off"\n  profile:\n    mode: "off"\n' >"$INTEG_TMP/rec.yaml"
 if ! strace -f -qq -y -e trace=openat,read,pread64 -o "$INTEG_TMP/trace" \
   "$BIN" record --out "$INTEG_TMP/rec" --duration 2s --config.file="$INTEG_TMP/rec.yaml" >"$INTEG_TMP/out" 2>&1; then
   integ_die "record under strace failed: $(tail -n 3 "$INTEG_TMP/out")"

@@ -38,7 +38,7 @@ TEST(RecordingInfo, ParsesTheDocumentedExample) {
   EXPECT_EQ(r.hostname, "box1");
   EXPECT_EQ(r.kernel, "6.1.0-13-amd64");
   EXPECT_EQ(r.cpus, 2);
-  EXPECT_FALSE(r.soaker);
+  EXPECT_FALSE(r.HasSource("soaker"));
   EXPECT_EQ(r.samples, 31u);
   ASSERT_EQ(r.runs.size(), 1u);
   EXPECT_EQ(r.runs[0].name, "echo-550");
@@ -58,8 +58,7 @@ TEST(RecordingInfo, YamlRoundTripsEveryField) {
   in.hostname = "box \"one\": #1\\ null";  // quotes, colon, comment and escape characters
   in.kernel = "6.1.0\ttab\nnewline\x01";
   in.cpus = 64;
-  in.soaker = true;
-  in.irqtime = true;
+  in.sources = {"pcap", "soaker", "irqtime", "offcpu", "profile"};
   in.samples = 1234567;
   RecordingRun a;
   a.name = "echo 550 +32 copies";
@@ -83,9 +82,8 @@ TEST(RecordingInfo, YamlRoundTripsEveryField) {
   EXPECT_EQ(out.hostname, in.hostname);
   EXPECT_EQ(out.kernel, in.kernel);
   EXPECT_EQ(out.cpus, 64);
-  EXPECT_TRUE(out.soaker);
   EXPECT_EQ(out.version, kRecordingVersion);
-  EXPECT_TRUE(out.irqtime);
+  EXPECT_EQ(out.sources, in.sources);
   EXPECT_EQ(out.samples, 1234567u);
   ASSERT_EQ(out.runs.size(), 2u);
   EXPECT_EQ(out.runs[0].name, a.name);
@@ -142,7 +140,7 @@ TEST(RecordingInfo, ReadsFileOfTheHandWrittenWriter) {
   EXPECT_EQ(r.hostname, "box\x01 \"one\"\n");
   EXPECT_EQ(r.interval_seconds, 0.5);
   EXPECT_EQ(r.cpus, 4);
-  EXPECT_TRUE(r.irqtime);
+  EXPECT_EQ(r.sources, std::vector<std::string>{"irqtime"});
   EXPECT_EQ(r.samples, 7u);
   ASSERT_EQ(r.runs.size(), 1u);
   EXPECT_EQ(r.runs[0].end, 3);
@@ -159,7 +157,7 @@ TEST(RecordingInfo, ReadsVersionOneAndTwo) {
   RecordingInfo r;
   ASSERT_OK(ParseRecordingInfo(kBase, "r.yaml", &r));  // version 1: no irqtime
   EXPECT_EQ(r.version, 1);
-  EXPECT_FALSE(r.irqtime);
+  EXPECT_FALSE(r.HasSource("irqtime"));
   // A version 1 file is written back as version 1 (no irqtime key), so a tool
   // that rewrites recording.yaml does not promise files the samples lack.
   EXPECT_EQ(RecordingInfoYaml(r).find("irqtime"), std::string::npos);
@@ -170,13 +168,35 @@ TEST(RecordingInfo, ReadsVersionOneAndTwo) {
   const std::string v2 = "format: bottleneckd-recording\nversion: 2\ninterval_seconds: 1\nsamples: 2\n";
   ASSERT_OK(ParseRecordingInfo(v2, "r.yaml", &r));
   EXPECT_EQ(r.version, 2);
-  EXPECT_FALSE(r.irqtime);  // absent: false
-  ASSERT_OK(ParseRecordingInfo(v2 + "irqtime: true\n", "r.yaml", &r));
-  EXPECT_TRUE(r.irqtime);
-  EXPECT_NE(RecordingInfoYaml(r).find("\nirqtime: true\n"), std::string::npos) << RecordingInfoYaml(r);
+  EXPECT_FALSE(r.HasSource("irqtime"));  // absent: false
+  ASSERT_OK(ParseRecordingInfo(v2 + "irqtime: true\nsoaker: true\n", "r.yaml", &r));
+  EXPECT_EQ(r.sources, (std::vector<std::string>{"soaker", "irqtime"}));
+  // Written back as version 2 said it, not as a sources list.
+  EXPECT_NE(RecordingInfoYaml(r).find("\nsoaker: true\nirqtime: true\n"), std::string::npos) << RecordingInfoYaml(r);
   ASSERT_OK(ParseRecordingInfo(v2 + "irqtime: false\n", "r.yaml", &r));
-  EXPECT_FALSE(r.irqtime);
-  EXPECT_EQ(RecordingInfo().version, 2);  // what bottleneckd record writes
+  EXPECT_FALSE(r.HasSource("irqtime"));
+  EXPECT_EQ(RecordingInfo().version, 3);  // what bottleneckd record writes
+}
+
+TEST(RecordingInfo, VersionThreeListsItsSources) {
+  const std::string v3 = "format: bottleneckd-recording\nversion: 3\ninterval_seconds: 1\nsamples: 2\n";
+  RecordingInfo r;
+  ASSERT_OK(ParseRecordingInfo(v3 + "sources: [pcap, offcpu, profile]\n", "r.yaml", &r));
+  EXPECT_EQ(r.sources, (std::vector<std::string>{"pcap", "offcpu", "profile"}));
+  EXPECT_NE(RecordingInfoYaml(r).find("\nsources: [pcap, offcpu, profile]\n"), std::string::npos)
+      << RecordingInfoYaml(r);
+  ASSERT_OK(ParseRecordingInfo(v3, "r.yaml", &r));
+  EXPECT_TRUE(r.sources.empty());
+  // Each way of getting it wrong names the line and column.
+  EXPECT_EQ(ParseRecordingInfo(v3 + "sources: [pcap, nic]\n", "r.yaml", &r).message(),
+            "r.yaml:5:17: unknown source 'nic' (this bottleneckd records pcap, soaker, irqtime, offcpu, profile)");
+  EXPECT_EQ(ParseRecordingInfo(v3 + "sources: [soaker, soaker]\n", "r.yaml", &r).message(),
+            "r.yaml:5:19: source 'soaker' listed twice");
+  EXPECT_EQ(ParseRecordingInfo(v3 + "soaker: true\n", "r.yaml", &r).message(),
+            "r.yaml:5:1: soaker is said in sources from version 3 on (sources: [soaker, ...])");
+  const std::string v2 = "format: bottleneckd-recording\nversion: 2\ninterval_seconds: 1\nsamples: 2\n";
+  EXPECT_EQ(ParseRecordingInfo(v2 + "sources: [soaker]\n", "r.yaml", &r).message(),
+            "r.yaml:5:1: sources came with version 3; a version 2 recording says soaker and irqtime");
 }
 
 struct BadInfo {
@@ -201,10 +221,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadInfo{"", "r.yaml: empty: not a bottleneckd recording"}, BadInfo{"- a\n", "r.yaml:1:1: must be a mapping"},
         BadInfo{"format: other\nversion: 1\ninterval_seconds: 1\nsamples: 2\n",
                 "r.yaml:1:9: format must be 'bottleneckd-recording', got 'other'"},
-        BadInfo{"format: bottleneckd-recording\nversion: 3\ninterval_seconds: 1\nsamples: 2\n",
-                "r.yaml:2:10: version 3 is newer than this bottleneckd reads (1-2)"},
+        BadInfo{"format: bottleneckd-recording\nversion: 4\ninterval_seconds: 1\nsamples: 2\n",
+                "r.yaml:2:10: version 4 is newer than this bottleneckd reads (1-3)"},
         BadInfo{"format: bottleneckd-recording\nversion: 0\ninterval_seconds: 1\nsamples: 2\n",
-                "r.yaml:2:10: version 0 is not a recording version (this bottleneckd reads 1-2)"},
+                "r.yaml:2:10: version 0 is not a recording version (this bottleneckd reads 1-3)"},
         BadInfo{std::string(kBase) + "irqtime: true\n",
                 "r.yaml:5:1: irqtime came with version 2; a version 1 recording has no irqtime files"},
         BadInfo{"format: bottleneckd-recording\nversion: 2\ninterval_seconds: 1\nsamples: 2\nirqtime: 1.5\n",

@@ -8,8 +8,9 @@
 #include <utility>
 
 #include "base/parse_util.h"
-#include "recording/recording.h"
-#include "recording/recording_files.h"
+#include "sources/irqtime.h"
+#include "sources/reading_file.h"
+#include "sources/soaker.h"
 
 namespace bottleneckd {
 namespace {
