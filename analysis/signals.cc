@@ -11,13 +11,12 @@
 namespace bottleneckd {
 namespace {
 
-// A rate or ratio the rules can compare: NaN and infinities (a hand-built or
-// corrupt window) count as 0.
-double Finite(double x) { return std::isfinite(x) ? x : 0.0; }
-double Finite(const std::optional<double>& x) { return x ? Finite(*x) : 0.0; }
-
-std::optional<double> FiniteOrNull(const std::optional<double>& x) {
-  if (!x || !std::isfinite(*x)) return std::nullopt;
+// The window's numbers are finite (window/window_numbers.h: ComputeWindow's
+// last step makes them so), so they are read here as they are: held to
+// their range (a ratio to [0, 1], a rate to >= 0), an unset one as 0 where
+// the rules need a number.
+std::optional<double> NonNegative(const std::optional<double>& x) {
+  if (!x) return std::nullopt;
   return std::max(0.0, *x);
 }
 
@@ -25,11 +24,11 @@ std::optional<double> FiniteOrNull(const std::optional<double>& x) {
 std::optional<ThreadState> StateOf(const ThreadWindow& t) {
   if (!t.running_ratio || !t.runnable_ratio || !t.waiting_ratio) return std::nullopt;
   ThreadState st;
-  st.running = std::clamp(Finite(*t.running_ratio), 0.0, 1.0);
-  st.runnable = std::clamp(Finite(*t.runnable_ratio), 0.0, 1.0);
-  st.waiting = std::clamp(Finite(*t.waiting_ratio), 0.0, 1.0);
-  st.voluntary_per_second = FiniteOrNull(t.voluntary_per_second);
-  st.involuntary_per_second = FiniteOrNull(t.involuntary_per_second);
+  st.running = std::clamp(*t.running_ratio, 0.0, 1.0);
+  st.runnable = std::clamp(*t.runnable_ratio, 0.0, 1.0);
+  st.waiting = std::clamp(*t.waiting_ratio, 0.0, 1.0);
+  st.voluntary_per_second = NonNegative(t.voluntary_per_second);
+  st.involuntary_per_second = NonNegative(t.involuntary_per_second);
   st.wchan = t.wait.wchan;
   if (t.wait.syscall) st.syscall = SyscallName(*t.wait.syscall);
   if (t.measured_waits) {
@@ -63,17 +62,17 @@ const IrqTimeCpuWindow* IrqTimeFor(const Window& w, int cpu) {
 // samples: the handlers' own time, whichever task they interrupted.
 void UseMeasuredInterrupts(const Window& w, const IrqTimeCpuWindow& m, CpuSignal* s) {
   s->interrupt_measured = true;
-  s->hardirq_ratio = std::clamp(Finite(m.hardirq_ratio), 0.0, 1.0);
-  s->softirq_ratio = std::clamp(Finite(m.softirq_ratio), 0.0, 1.0);
+  s->hardirq_ratio = std::clamp(m.hardirq_ratio, 0.0, 1.0);
+  s->softirq_ratio = std::clamp(m.softirq_ratio, 0.0, 1.0);
   s->interrupt_ratio = std::min(1.0, s->hardirq_ratio + s->softirq_ratio);
-  s->net_rx_ratio = std::clamp(Finite(m.vector_ratio[kSoftirqNetRx]), 0.0, 1.0);
-  s->net_unattributed_ratio = std::clamp(Finite(m.net_unattributed_ratio), 0.0, 1.0);
+  s->net_rx_ratio = std::clamp(m.vector_ratio[kSoftirqNetRx], 0.0, 1.0);
+  s->net_unattributed_ratio = std::clamp(m.net_unattributed_ratio, 0.0, 1.0);
   // Without a soaker, accounting busy is tick-sampled too: the CPU was busy
   // at least for the interrupt time measured on it.
   if (!s->busy_from_soaker) s->busy = std::max(s->busy, s->interrupt_ratio);
   std::map<std::pair<std::string, std::string>, double> by_queue;
   for (const IrqTimeQueueWindow& q : w.irqtime_queues)
-    if (q.cpu == s->cpu) by_queue[{q.interface, q.queue}] += Finite(q.ratio());
+    if (q.cpu == s->cpu) by_queue[{q.interface, q.queue}] += q.ratio();
   for (const auto& [name, ratio] : by_queue)
     if (ratio > 0) s->queues.push_back({name.first, name.second, std::clamp(ratio, 0.0, 1.0)});
   std::stable_sort(s->queues.begin(), s->queues.end(),
@@ -83,27 +82,27 @@ void UseMeasuredInterrupts(const Window& w, const IrqTimeCpuWindow& m, CpuSignal
 CpuSignal MakeCpu(const Window& w, const CpuWindow& c, const SoakerCpuWindow* soak) {
   CpuSignal s;
   s.cpu = c.cpu;
-  s.accounting_busy = std::clamp(Finite(c.busy_ratio), 0.0, 1.0);
+  s.accounting_busy = std::clamp(c.busy_ratio, 0.0, 1.0);
   s.busy = s.accounting_busy;
   if (soak) {
-    s.busy = std::clamp(Finite(soak->busy_ratio), 0.0, 1.0);
+    s.busy = std::clamp(soak->busy_ratio, 0.0, 1.0);
     s.busy_from_soaker = true;
-    s.soaker_idle = std::clamp(Finite(soak->delivered_idle_ratio), 0.0, 1.0);
-    s.hidden = std::clamp(Finite(soak->hidden_ratio), 0.0, 1.0);
+    s.soaker_idle = std::clamp(soak->delivered_idle_ratio, 0.0, 1.0);
+    s.hidden = std::clamp(soak->hidden_ratio, 0.0, 1.0);
   }
-  s.interrupt_ratio = std::clamp(Finite(c.interrupt_ratio), 0.0, 1.0);
+  s.interrupt_ratio = std::clamp(c.interrupt_ratio, 0.0, 1.0);
   s.accounting_interrupt_ratio = s.interrupt_ratio;
-  s.softirq_ratio = std::clamp(Finite(c.softirq_ratio), 0.0, 1.0);
+  s.softirq_ratio = std::clamp(c.softirq_ratio, 0.0, 1.0);
   if (const IrqTimeCpuWindow* m = IrqTimeFor(w, c.cpu)) UseMeasuredInterrupts(w, *m, &s);
   // Interrupt time comes from accounting or irqtime while busy may come from
   // the soaker; the share is capped at all of the busy time.
   s.interrupt_share = s.busy > 0 ? std::min(1.0, s.interrupt_ratio / s.busy) : 0.0;
-  s.steal = std::clamp(Finite(c.steal_ratio), 0.0, 1.0);
-  s.time_squeeze_per_second = std::max(0.0, Finite(c.time_squeeze_per_second));
-  s.backlog_drops_per_second = std::max(0.0, Finite(c.backlog_drops_per_second));
-  s.interrupts_per_second = std::max(0.0, Finite(c.interrupts_per_second));
-  s.system_interrupts_per_second = std::max(0.0, Finite(c.system_interrupts_per_second));
-  s.rx_packets_per_second = std::max(0.0, Finite(c.rx_packets_per_second));
+  s.steal = std::clamp(c.steal_ratio, 0.0, 1.0);
+  s.time_squeeze_per_second = std::max(0.0, c.time_squeeze_per_second);
+  s.backlog_drops_per_second = std::max(0.0, c.backlog_drops_per_second);
+  s.interrupts_per_second = std::max(0.0, c.interrupts_per_second);
+  s.system_interrupts_per_second = std::max(0.0, c.system_interrupts_per_second);
+  s.rx_packets_per_second = std::max(0.0, c.rx_packets_per_second);
   return s;
 }
 
@@ -133,7 +132,7 @@ void BusFields(const BusEstimate* bus, const std::vector<BusPath>* paths, const 
   if (!bus) return;
   const BusNicEstimate* e = bus->FindNic(n->interface);
   if (!e || e->bottleneck_device.empty()) return;
-  n->bus_utilisation = std::max(0.0, Finite(e->path_utilisation));
+  n->bus_utilisation = std::isfinite(e->path_utilisation) ? std::max(0.0, e->path_utilisation) : 0.0;  // bus/'s
   n->bus_bottleneck = e->bottleneck_device;
   if (const BusLinkEstimate* le = bus->FindLink(e->bottleneck_device))
     n->bus_link_nics = static_cast<int>(le->interfaces.size());
@@ -174,15 +173,14 @@ Signals ExtractSignals(const Window& w, const Sample& cur, const std::vector<Bus
                        const SignalOptions& o) {
   const LossTolerance& loss = o.loss;
   Signals s;
-  s.seconds = std::max(0.0, Finite(w.seconds));
+  s.seconds = std::max(0.0, w.seconds);
   s.captures = w.captures;
   for (CaptureWindow& c : s.captures) c.top_flows.clear();
   for (const CpuWindow& c : w.cpus)
     if (o.cpus.empty() || std::binary_search(o.cpus.begin(), o.cpus.end(), c.cpu))
       s.cpus.push_back(MakeCpu(w, c, SoakerFor(w, c.cpu)));
   std::sort(s.cpus.begin(), s.cpus.end(), [](const CpuSignal& a, const CpuSignal& b) { return a.cpu < b.cpu; });
-  if (w.cpu_pressure_some_ratio && std::isfinite(*w.cpu_pressure_some_ratio))
-    s.cpu_pressure_some = std::clamp(*w.cpu_pressure_some_ratio, 0.0, 1.0);
+  if (w.cpu_pressure_some_ratio) s.cpu_pressure_some = std::clamp(*w.cpu_pressure_some_ratio, 0.0, 1.0);
 
   std::set<int> readers, rx;
   for (const ThreadWindow& t : w.threads) {
@@ -191,7 +189,7 @@ Signals ExtractSignals(const Window& w, const Sample& cur, const std::vector<Bus
     ts.thread = t.thread;
     ts.tid = t.tid;
     ts.state = StateOf(t);
-    ts.cpu_share = ts.state ? ts.state->running : std::max(0.0, Finite(t.cpu_ratio));
+    ts.cpu_share = ts.state ? ts.state->running : std::max(0.0, t.cpu_ratio);
     ts.cpu = t.processor;
     for (const CpuSignal& c : s.cpus)
       if (c.cpu == ts.cpu) ts.cpu_interrupt_share = c.interrupt_share;
@@ -210,7 +208,7 @@ Signals ExtractSignals(const Window& w, const Sample& cur, const std::vector<Bus
     n.interface = nw.interface;
     const NetDev* dev = FindDev(cur, nw.interface);
     if (!OnPacketPath(o, nw.interface, dev)) {
-      double rx_off = std::max(0.0, Finite(nw.rx_packets_per_second));
+      double rx_off = std::max(0.0, nw.rx_packets_per_second.value_or(0));
       if (s.off_path_busiest.empty() || rx_off > busiest_off_path) {
         s.off_path_busiest = nw.interface;
         busiest_off_path = rx_off;
@@ -219,10 +217,10 @@ Signals ExtractSignals(const Window& w, const Sample& cur, const std::vector<Bus
       continue;
     }
     if (dev) n.device = dev->pci_device;
-    n.rx_packets_per_second = std::max(0.0, Finite(nw.rx_packets_per_second));
-    n.tx_packets_per_second = std::max(0.0, Finite(nw.tx_packets_per_second));
-    n.rx_bits_per_second = std::max(0.0, Finite(nw.rx_bits_per_second));
-    n.tx_bits_per_second = std::max(0.0, Finite(nw.tx_bits_per_second));
+    n.rx_packets_per_second = std::max(0.0, nw.rx_packets_per_second.value_or(0));
+    n.tx_packets_per_second = std::max(0.0, nw.tx_packets_per_second.value_or(0));
+    n.rx_bits_per_second = std::max(0.0, nw.rx_bits_per_second.value_or(0));
+    n.tx_bits_per_second = std::max(0.0, nw.tx_bits_per_second.value_or(0));
     if (dev ? dev->is_loopback : nw.interface == "lo") {
       // Over loopback the host is both ends: an echo's request and its reply
       // are each sent and received on lo, so its counters count every echo
@@ -237,17 +235,16 @@ Signals ExtractSignals(const Window& w, const Sample& cur, const std::vector<Bus
           // alike: its filter may keep other traffic out that the counters
           // count (bits scaled from the counters read 2880 bytes per 1 KiB
           // datagram with other traffic on lo; docs/runs.md).
-          n.rx_packets_per_second = std::max(0.0, Finite(c.requests_per_second));
-          n.tx_packets_per_second = std::max(0.0, Finite(c.replies_per_second));
-          n.rx_bits_per_second = std::max(0.0, Finite(c.request_bits_per_second));
-          n.tx_bits_per_second = std::max(0.0, Finite(c.reply_bits_per_second));
+          n.rx_packets_per_second = std::max(0.0, c.requests_per_second);
+          n.tx_packets_per_second = std::max(0.0, c.replies_per_second);
+          n.rx_bits_per_second = std::max(0.0, c.request_bits_per_second);
+          n.tx_bits_per_second = std::max(0.0, c.reply_bits_per_second);
           n.loopback_by_capture = true;
         }
     }
-    n.interrupts_per_second = std::max(0.0, Finite(nw.interrupts_per_second));
-    if (nw.packets_per_interrupt && std::isfinite(*nw.packets_per_interrupt))
-      n.packets_per_interrupt = *nw.packets_per_interrupt;
-    n.nic_drops_per_second = std::max(0.0, Finite(nw.nic_drops_per_second));
+    n.interrupts_per_second = std::max(0.0, nw.interrupts_per_second.value_or(0));
+    n.packets_per_interrupt = nw.packets_per_interrupt;
+    n.nic_drops_per_second = std::max(0.0, nw.nic_drops_per_second.value_or(0));
     n.queue_cpus = nw.irq_cpus;
     rx.insert(nw.irq_cpus.begin(), nw.irq_cpus.end());
     BusFields(bus, paths, dev, &n);
@@ -268,9 +265,9 @@ Signals ExtractSignals(const Window& w, const Sample& cur, const std::vector<Bus
   for (NicSignal& n : virtual_nics) s.nics.push_back(std::move(n));
 
   LadderSignal& l = s.ladder;
-  l.nic = std::max(0.0, Finite(w.drops.nic));
-  l.backlog = std::max(0.0, Finite(w.drops.backlog));
-  l.socket = std::max(0.0, Finite(w.drops.socket));
+  l.nic = std::max(0.0, w.drops.nic.value_or(0));
+  l.backlog = std::max(0.0, w.drops.backlog.value_or(0));
+  l.socket = std::max(0.0, w.drops.socket.value_or(0));
   s.offered_packets_per_second = s.received_packets_per_second + l.nic;
   s.delivered_packets_per_second = std::max(0.0, s.received_packets_per_second - l.backlog - l.socket);
   if (loss.Losing(l.nic, s.offered_packets_per_second)) {

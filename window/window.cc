@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "base/kernel_units.h"
+#include "window/window_numbers.h"
 
 namespace bottleneckd {
 namespace {
@@ -379,6 +380,8 @@ bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out) {
     for (ThreadWindow& t : w.threads) t.measured_waits = ComputeThreadWaits(*prev.offcpu, *cur.offcpu, t.tid);
   if (prev.capture && cur.capture)
     ComputeCaptureWindows(*prev.capture, *cur.capture, w.seconds, w.nics, &w.issues, &w.captures);
+  // The contract with analysis/: every number handed on is finite.
+  MakeWindowFinite(&w);
   *out = std::move(w);
   return true;
 }

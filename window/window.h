@@ -108,7 +108,8 @@ struct Window {
 };
 
 // Computes the window from prev to cur. Returns false (and leaves *out alone)
-// when cur is not later than prev.
+// when cur is not later than prev. Every number in *out is finite
+// (window/window_numbers.h): analysis/ reads them as they are.
 bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out);
 
 // Whether some collector's part of s was carried from an earlier tick (the

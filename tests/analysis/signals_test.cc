@@ -11,6 +11,7 @@
 
 #include "analysis/rules.h"
 #include "analysis/verdict.h"
+#include "window/window_numbers.h"
 
 namespace bottleneckd::signals_test {
 namespace {
@@ -322,6 +323,9 @@ TEST(ExtractSignals, EmptyWindowGivesEmptySignals) {
   EXPECT_EQ(s.offered_packets_per_second, 0);
 }
 
+// A window of no numbers (NaN, infinities), as window/ hands it on
+// (MakeWindowFinite, ComputeWindow's last step): the rules read zeros and
+// unset values, never NaN.
 TEST(ExtractSignals, NonFiniteInputsBecomeZero) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
@@ -342,6 +346,8 @@ TEST(ExtractSignals, NonFiniteInputsBecomeZero) {
   t.cpu_ratio = nan;
   w.threads = {t};
   w.cpu_pressure_some_ratio = nan;
+  EXPECT_GT(MakeWindowFinite(&w), 10);
+  EXPECT_TRUE(WindowIsFinite(w));
   Signals s = ExtractSignals(w, cur, nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
   ASSERT_EQ(s.cpus.size(), 1u);
   for (double x : {s.cpus[0].busy, s.cpus[0].accounting_busy, s.cpus[0].interrupt_share, s.cpus[0].interrupt_ratio,
