@@ -1,8 +1,9 @@
-// Socket I/O helpers shared by the control socket's server and client
-// (control/control_socket.cc); not an interface for other code. Sockets are
-// non-blocking: the server calls the one-pass SendSome and RecvSome from its
-// poll loop, the client waits with WriteAll and ReadToEof, each bounded by a
-// deadline. Writes never raise SIGPIPE.
+// Socket I/O helpers of the control socket's client (ControlCall,
+// control/control_socket.cc; the server is a line service of the event
+// loop, exporters/http/event_server.h); not an interface for other code.
+// The socket is non-blocking: WriteAll and ReadToEof wait, each bounded by a
+// deadline, over the one-pass SendSome and RecvSome. Writes never raise
+// SIGPIPE.
 #pragma once
 
 #include <sys/un.h>
@@ -37,11 +38,9 @@ enum class Io {
   kOversize,  // `max` bytes are in *out
 };
 
-// One non-blocking pass each, for the server's poll loop and the client's
-// waits below. SendSome sends what the socket takes now of *data and removes
-// it from *data: kDone when all is sent, kAgain when the socket is full.
-// RecvSome appends what has arrived to *out: kAgain when nothing more is
-// there now, kEof, kOversize once *out holds `max` bytes.
+// One non-blocking pass each, for the client's waits below. SendSome sends what the socket takes now of *data and
+// removes it from *data: kDone when all is sent, kAgain when the socket is full. RecvSome appends what has arrived to
+// *out: kAgain when nothing more is there now, kEof, kOversize once *out holds `max` bytes.
 Io SendSome(int fd, std::string_view* data);
 Io RecvSome(int fd, std::string* out, size_t max);
 

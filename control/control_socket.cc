@@ -1,11 +1,10 @@
-// The control socket's server (one thread, connections multiplexed with
-// poll()) and client. The wire format is in control_protocol.cc.
+// The control socket's server (its socket file, the peer check and the
+// handler; a line service of the event loop, exporters/http/event_server.h)
+// and client. The wire format is in control_protocol.cc.
 #include "control/control_socket.h"
 
 #include <fcntl.h>
 #include <grp.h>
-#include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -36,28 +35,16 @@ using control_io::Clock;
 using control_io::Io;
 using control_io::MakeAddress;
 using control_io::ReadToEof;
-using control_io::RecvSome;
 using control_io::Seconds;
-using control_io::SendSome;
 using control_io::WriteAll;
 
 constexpr size_t kMaxAnswer = 4 << 20;  // the client's cap on an answer
-constexpr size_t kMaxDrain = 64 << 10;  // bytes the server discards after an error
 constexpr int kListenBacklog = static_cast<int>(kControlMaxConnections);
-constexpr double kAcceptPauseSeconds = 0.1;  // after EMFILE and the like: do not spin
 
-std::vector<gid_t> PeerGroups(int fd) {
-  std::vector<gid_t> groups(64);
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    socklen_t len = static_cast<socklen_t>(groups.size() * sizeof(gid_t));
-    if (::getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups.data(), &len) == 0) {
-      groups.resize(len / sizeof(gid_t));
-      return groups;
-    }
-    if (errno != ERANGE) break;
-    groups.resize(len / sizeof(gid_t) + 1);
-  }
-  return {};
+std::string Refusal(const std::string& message) {
+  ControlResponse r;
+  r.error = message;
+  return FormatControlResponse(r);
 }
 
 // mkdir -p of the socket's directory; directories it creates are 0755.
@@ -137,228 +124,67 @@ Status ControlServer::Start(const ControlServerOptions& o, ControlHandler handle
   struct stat st {};
   if (::lstat(o.path.c_str(), &st) != 0) return fail(errno, "cannot stat");
   if (::listen(fd.get(), kListenBacklog) != 0) return fail(errno, "cannot listen on");
-  int wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (wake < 0) return fail(errno, "cannot create the wake-up eventfd for");
 
   s->path_ = o.path;
   s->socket_dev_ = st.st_dev;
   s->socket_ino_ = st.st_ino;
-  s->listen_fd_ = fd.release();
-  s->wake_fd_ = wake;
-  s->read_timeout_ = o.read_timeout_seconds;
   s->handler_ = std::move(handler);
-  s->thread_ = std::thread([srv = s.get()] { srv->Serve(); });
+  ControlServer* srv = s.get();
+  LineService service;
+  service.name = "control socket";
+  service.max_line = kControlMaxRequest;
+  service.max_connections = kControlMaxConnections;
+  service.timeout_ms = static_cast<int>(std::ceil(o.read_timeout_seconds * 1000));
+  service.admit = [srv](const LinePeer& p) { return srv->Admit(p); };
+  service.handle = [srv](std::string_view line, const LinePeer& p) { return srv->Handle(line, p); };
+  service.busy = Refusal("busy: " + std::to_string(kControlMaxConnections) + " connections are open; try again later");
+  service.timed_out = Refusal("request timed out: no complete line within " + Seconds(o.read_timeout_seconds));
+  service.oversize = Refusal("request longer than " + std::to_string(kControlMaxRequest) + " bytes");
+  service.incomplete = Refusal("incomplete request: the connection closed before the newline");
+  Status started = EventServer::StartLines(std::move(fd), std::move(service), &s->loop_);
+  if (!started.ok()) {
+    ::unlink(o.path.c_str());
+    return started.WithContext("the control socket " + o.path);
+  }
   Log(LogLevel::kDebug, "control socket listening", {{"path", o.path}, {"group", s->group_name_}});
   *out = std::move(s);
   return Status::OK();
 }
 
 ControlServer::~ControlServer() {
-  stop_.store(true);
-  if (wake_fd_ >= 0) {
-    uint64_t one = 1;
-    ssize_t n = ::write(wake_fd_, &one, sizeof(one));
-    (void)n;
-  }
-  if (thread_.joinable()) thread_.join();
-  if (listen_fd_ >= 0) ::close(listen_fd_);
-  if (wake_fd_ >= 0) ::close(wake_fd_);
+  loop_.reset();  // stops the loop and its worker, closes the connections still open
   struct stat st {};
   if (!path_.empty() && ::lstat(path_.c_str(), &st) == 0 && st.st_dev == socket_dev_ && st.st_ino == socket_ino_)
     ::unlink(path_.c_str());
 }
 
-// One client from accept to close. kRead: its request is arriving; kWrite:
-// its answer is going out; kDrain: after the answer (SHUT_WR), what it still
-// sends is read and discarded, so that closing does not reset a connection
-// whose answer the peer has not read yet. Each phase ends by its deadline.
-struct ControlServer::Connection {
-  enum class Phase { kRead, kWrite, kDrain, kDone };
-  // After the answer: close, discard what has arrived already, or discard up
-  // to kMaxDrain bytes until EOF or the answer's deadline.
-  enum class Then { kClose, kDrainArrived, kDrainUntilDeadline };
-
-  explicit Connection(int f) : fd(f) {}
-  short events() const { return phase == Phase::kWrite ? POLLOUT : POLLIN; }
-
-  void Answer(const ControlResponse& r, Clock::time_point by, Then after) {
-    out = FormatControlResponse(r);
-    unsent = out;
-    deadline = by;
-    then = after;
-    phase = Phase::kWrite;
-    Write();
-  }
-  void Refuse(const std::string& message, Clock::time_point by, Then after) {
-    ControlResponse r;
-    r.error = message;
-    Answer(r, by, after);
-  }
-  void Write() {
-    Io w = SendSome(fd.get(), &unsent);
-    if (w == Io::kAgain) return;
-    if (w != Io::kDone || then == Then::kClose) {
-      if (w == Io::kDone) ::shutdown(fd.get(), SHUT_WR);
-      phase = Phase::kDone;
-      return;
-    }
-    ::shutdown(fd.get(), SHUT_WR);  // the client's read ends here
-    phase = Phase::kDrain;
-    if (then == Then::kDrainArrived) deadline = Clock::now();
-    Drain();
-  }
-  void Drain() {
-    std::string sink;
-    Io r = RecvSome(fd.get(), &sink, drain_left);
-    drain_left -= sink.size();
-    if (r != Io::kAgain) phase = Phase::kDone;  // EOF, kMaxDrain bytes, or an error
-  }
-
-  UniqueFd fd;
-  ucred cred{};
-  Phase phase = Phase::kRead;
-  Clock::time_point deadline;  // of the current phase
-  std::string in;              // kRead: what has arrived of the request
-  std::string out;             // the answer
-  std::string_view unsent;     // what of `out` is still to be sent
-  Then then = Then::kClose;
-  size_t drain_left = kMaxDrain;
-};
-
-void ControlServer::Serve() {
-  std::vector<std::unique_ptr<Connection>> open;  // closed on return, unanswered
-  std::vector<pollfd> p;
-  Clock::time_point accept_paused_until{};
-  while (!stop_.load()) {
-    Clock::time_point now = Clock::now();
-    bool accepting = now >= accept_paused_until;
-    Clock::time_point wake_by = accepting ? Clock::time_point::max() : accept_paused_until;
-    p.assign({{wake_fd_, POLLIN, 0}, {accepting ? listen_fd_ : -1, POLLIN, 0}});
-    for (const auto& c : open) {
-      p.push_back({c->fd.get(), c->events(), 0});
-      wake_by = std::min(wake_by, c->deadline);
-    }
-    int timeout = -1;
-    if (wake_by != Clock::time_point::max())
-      timeout = static_cast<int>(
-          std::clamp<long long>(std::chrono::ceil<std::chrono::milliseconds>(wake_by - now).count(), 0, 1 << 30));
-    if (::poll(p.data(), p.size(), timeout) < 0) {
-      if (errno == EINTR) continue;
-      Log(LogLevel::kError, "control socket: poll failed", {{"err", std::strerror(errno)}});
-      return;
-    }
-    if (p[0].revents) return;
-    if (p[1].revents & (POLLERR | POLLNVAL)) {
-      Log(LogLevel::kError, "control socket: listening socket failed", {{"path", path_}});
-      return;
-    }
-    // Bytes first, deadlines after: what arrived while the handler ran for
-    // another connection still counts as in time.
-    for (size_t i = 0; i < open.size(); ++i) {
-      if (!p[i + 2].revents) continue;
-      Connection* c = open[i].get();
-      switch (c->phase) {
-        case Connection::Phase::kRead: OnRequestBytes(c); break;
-        case Connection::Phase::kWrite: c->Write(); break;
-        case Connection::Phase::kDrain: c->Drain(); break;
-        case Connection::Phase::kDone: break;
-      }
-    }
-    now = Clock::now();
-    for (const auto& c : open)
-      if (c->phase != Connection::Phase::kDone && now >= c->deadline) OnDeadline(c.get());
-    open.erase(
-        std::remove_if(open.begin(), open.end(), [](const auto& c) { return c->phase == Connection::Phase::kDone; }),
-        open.end());
-    if (open.size() < kControlMaxConnections) warned_busy_ = false;
-    if ((p[1].revents & POLLIN) && !Accept(&open)) accept_paused_until = After(kAcceptPauseSeconds);
-  }
+std::string ControlServer::Admit(const LinePeer& p) const {
+  if (PeerAllowed(p.uid, p.gid, p.groups, ::geteuid(), group_)) return "";
+  Log(LogLevel::kWarn, "control socket refused a peer",
+      {{"uid", std::to_string(p.uid)}, {"pid", std::to_string(p.pid)}, {"group", group_name_}});
+  return Refusal("permission denied: uid " + std::to_string(p.uid) +
+                 " is neither root nor the daemon's user and is not in group " + group_name_);
 }
 
-bool ControlServer::Accept(std::vector<std::unique_ptr<Connection>>* open) {
-  // A bounded round, so that a flood of connects cannot starve the open ones.
-  for (size_t round = 0; round < kControlMaxConnections; ++round) {
-    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (fd < 0) {
-      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-        Log(LogLevel::kWarn, "control socket: cannot accept", {{"err", std::strerror(errno)}});
-        return false;
-      }
-      return true;  // EAGAIN: none left; ECONNABORTED and the like: the next one
-    }
-    auto c = std::make_unique<Connection>(fd);
-    if (open->size() >= kControlMaxConnections) {
-      if (!warned_busy_)
-        Log(LogLevel::kWarn, "control socket: connection cap reached; answering busy",
-            {{"connections", std::to_string(open->size())}});
-      warned_busy_ = true;
-      c->Refuse("busy: " + std::to_string(kControlMaxConnections) + " connections are open; try again later",
-                Clock::now(), Connection::Then::kDrainArrived);
-      continue;  // closed here, whatever is left of its answer
-    }
-    socklen_t len = sizeof(c->cred);
-    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) != 0) continue;
-    const ucred& cred = c->cred;
-    c->deadline = After(read_timeout_);
-    if (!PeerAllowed(cred.uid, cred.gid, PeerGroups(fd), ::geteuid(), group_)) {
-      Log(LogLevel::kWarn, "control socket refused a peer",
-          {{"uid", std::to_string(cred.uid)}, {"pid", std::to_string(cred.pid)}, {"group", group_name_}});
-      c->Refuse("permission denied: uid " + std::to_string(cred.uid) +
-                    " is neither root nor the daemon's user and is not in group " + group_name_,
-                c->deadline, Connection::Then::kDrainUntilDeadline);
-    }
-    if (c->phase != Connection::Phase::kDone) open->push_back(std::move(c));
-  }
-  return true;
-}
-
-void ControlServer::OnRequestBytes(Connection* c) {
-  Io r = RecvSome(c->fd.get(), &c->in, kControlMaxRequest + 1);
-  size_t len = 0;
-  switch (FrameControlRequest(c->in, &len)) {
-    case RequestFrame::kOversize:
-      c->Refuse("request longer than " + std::to_string(kControlMaxRequest) + " bytes", After(read_timeout_),
-                Connection::Then::kDrainUntilDeadline);
-      return;
-    case RequestFrame::kPartial:
-      if (r == Io::kEof && !c->in.empty())
-        c->Refuse("incomplete request: the connection closed before the newline", Clock::now(),
-                  Connection::Then::kClose);
-      else if (r != Io::kAgain)
-        c->phase = Connection::Phase::kDone;  // closed before sending anything, or failed
-      return;
-    case RequestFrame::kLine: break;
-  }
+std::string ControlServer::Handle(std::string_view line, const LinePeer& p) const {
   ControlRequest req;
   ControlResponse resp;
-  Status st = ParseControlRequest(std::string_view(c->in).substr(0, len), &req);  // the rest is ignored
+  Status st = ParseControlRequest(line, &req);
   if (!st.ok()) {
     resp.error = st.message();
   } else {
-    req.pid = c->cred.pid;
-    req.uid = c->cred.uid;
-    req.gid = c->cred.gid;
-    // The handler runs here, on the poll thread. The daemon's
-    // (HandleControlRequest) can block: it takes RunTracker's mutex, which
-    // the tick thread holds while it writes a window to the SQLite run store,
-    // and a stop finishes the run in the store (an fsync; a store locked by
-    // another process waits up to its 5 s busy timeout). Meanwhile other
-    // connections wait, their deadlines running. Handler threads would not
-    // help: the tracker's mutex serialises the requests anyway.
+    req.pid = p.pid;
+    req.uid = p.uid;
+    req.gid = p.gid;
+    // On the loop's line worker, never the loop thread: the daemon's handler
+    // (HandleControlRequest) takes RunTracker's mutex, which the tick thread
+    // holds while it writes a window to the SQLite run store, and a stop
+    // finishes the run in the store (an fsync; a store locked by another
+    // process waits up to its 5 s busy timeout). Meanwhile the loop goes on
+    // reading, answering and timing out the other connections.
     resp = handler_(req);
   }
-  c->in.clear();
-  c->Answer(resp, After(read_timeout_), Connection::Then::kDrainArrived);
-}
-
-void ControlServer::OnDeadline(Connection* c) {
-  if (c->phase != Connection::Phase::kRead) {
-    c->phase = Connection::Phase::kDone;  // its answer or drain ran out of time
-    return;
-  }
-  Log(LogLevel::kDebug, "control socket: dropped a silent client", {{"pid", std::to_string(c->cred.pid)}});
-  c->Refuse("request timed out: no complete line within " + Seconds(read_timeout_), Clock::now(),
-            Connection::Then::kClose);
+  return FormatControlResponse(resp);
 }
 
 Status ControlCall(const std::string& path, const ControlRequest& req, ControlResponse* out, double timeout_seconds) {

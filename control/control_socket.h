@@ -16,25 +16,27 @@
 // do not include that group is refused (SO_PEERCRED / SO_PEERGROUPS), in case
 // the file's mode was loosened.
 //
-// One thread serves up to kControlMaxConnections connections at once,
-// multiplexed with poll(): each has its own deadline from its accept (the
-// read timeout) to send its line, and a fresh one to take its answer, so a
-// client that is silent, trickles its bytes or never reads holds up nobody
-// but itself; it is answered "request timed out" and dropped. A connection
-// beyond the cap is answered "busy" at once and closed.
+// The server is a line service of the event loop that serves HTTP
+// (exporters/http/event_server.h, StartLines): up to kControlMaxConnections
+// connections at once, each with its own deadline from its accept (the read
+// timeout) to send its line and a fresh one to take its answer, so a client
+// that is silent, trickles its bytes or never reads holds up nobody but
+// itself; it is answered "request timed out" and dropped. A connection
+// beyond the cap is answered "busy" at once and closed. The handler runs on
+// the service's own worker thread, never the loop's and never behind the
+// HTTP endpoint's report workers.
 #pragma once
 
 #include <sys/types.h>
 
-#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "base/status.h"
+#include "exporters/http/event_server.h"
 
 namespace bottleneckd {
 
@@ -93,38 +95,33 @@ class ControlServer {
  public:
   // Binds and listens; a stale socket file (nobody listening) is replaced, a
   // live one is an error (another daemon). Errors name the path.
-  // The handler runs on the server's thread, one call at a time, as soon as
-  // a connection's line is in; while it runs no other connection is read or
-  // written (their deadlines still run), so it should not block for long.
+  // The handler runs on the service's worker thread, one call at a time, as
+  // soon as a connection's line is in; meanwhile the loop goes on reading,
+  // answering and timing out the other connections.
   // The read timeout bounds, per connection, reading its request and,
   // afresh, writing its answer.
   static Status Start(const ControlServerOptions& o, ControlHandler handler, std::unique_ptr<ControlServer>* out);
-  // Stops the thread (after the handler call in progress, if any), closes
-  // the connections still open, unanswered, and removes the socket file
-  // unless another server has replaced it since.
+  // Stops the loop (after the handler call in progress, if any), closes the
+  // connections still open, unanswered, and removes the socket file unless
+  // another server has replaced it since.
   ~ControlServer();
   ControlServer(const ControlServer&) = delete;
   ControlServer& operator=(const ControlServer&) = delete;
   const std::string& path() const { return path_; }
 
  private:
-  struct Connection;
   ControlServer() = default;
-  void Serve();
-  bool Accept(std::vector<std::unique_ptr<Connection>>* open);  // false: pause accepting
-  void OnRequestBytes(Connection* c);
-  void OnDeadline(Connection* c);
+  // The line service's halves: the peer check at accept ("" admits), and a
+  // request line's answer.
+  std::string Admit(const LinePeer& p) const;
+  std::string Handle(std::string_view line, const LinePeer& p) const;
   std::string path_;
   std::string group_name_;  // for messages
   dev_t socket_dev_ = 0;    // the socket file we bound, so that the
   ino_t socket_ino_ = 0;    // destructor removes ours only
-  int listen_fd_ = -1, wake_fd_ = -1;
   gid_t group_ = 0;
-  double read_timeout_ = 2;
   ControlHandler handler_;
-  bool warned_busy_ = false;  // the server thread's: the cap was logged
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
+  std::unique_ptr<EventServer> loop_;
 };
 
 // Client: one request, the answer. NotFound when nothing listens at

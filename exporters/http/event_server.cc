@@ -14,6 +14,8 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <memory>
+#include <optional>
 #include <queue>
 #include <thread>
 #include <unordered_map>
@@ -24,6 +26,10 @@
 #include "base/mutex.h"
 #include "base/unique_fd.h"
 #include "exporters/http/request_head.h"
+
+#ifndef SO_PEERGROUPS
+#define SO_PEERGROUPS 59  // Linux 4.13
+#endif
 
 namespace bottleneckd {
 namespace {
@@ -85,6 +91,13 @@ class EventServer::Loop {
     stats_.max_connections = options_.max_connections;
   }
 
+  // A loop serving a line protocol only (StartLines).
+  Loop(LineService service, std::string address) : address_(std::move(address)), line_(std::move(service)) {
+    options_.max_connections = line_->max_connections;
+    MutexLock l(&stats_mu_);
+    stats_.max_connections = options_.max_connections;
+  }
+
   Status Init(UniqueFd listen_fd) {
     listen_ = std::move(listen_fd);
     epoll_ = UniqueFd(::epoll_create1(EPOLL_CLOEXEC));
@@ -135,6 +148,8 @@ class EventServer::Loop {
     size_t lingered = 0;
     uint64_t seq = 0;  // bumped on every deadline or idle-queue entry; older entries are stale
     uint32_t events = 0;
+    LinePeer peer;              // line protocol: who connected
+    bool linger_until = false;  // line protocol: after the answer, drop what it sends until the deadline
   };
 
   struct Deadline {
@@ -153,6 +168,17 @@ class EventServer::Loop {
   struct Done {
     uint64_t id;
     HttpResponse response;
+  };
+
+  struct LineJob {
+    uint64_t id;
+    std::string line;
+    LinePeer peer;
+  };
+
+  struct LineDone {
+    uint64_t id;
+    std::string answer;
   };
 
   bool Watch(int fd, uint64_t id, uint32_t events, int op) {
@@ -257,6 +283,10 @@ class EventServer::Loop {
         return;  // EAGAIN, or a connection reset before it was accepted
       }
       UniqueFd conn_fd(fd);
+      if (line_) {
+        AcceptLine(std::move(conn_fd));
+        continue;
+      }
       if (conns_.size() >= options_.max_connections && !EvictIdle()) {
         Refuse(std::move(conn_fd));
         continue;
@@ -276,6 +306,147 @@ class EventServer::Loop {
       // paused VM: the 3 s stall of issue 47's load) is not closed unanswered.
       Idle(raw);
       Count([](Stats* s) { ++s->accepted; });
+    }
+  }
+
+  // A line-protocol newcomer: busy past the cap; its credentials read and
+  // judged (admit); the line due within timeout_ms of now.
+  void AcceptLine(UniqueFd fd) {
+    if (conns_.size() >= line_->max_connections) {
+      SendAndClose(std::move(fd), line_->busy);
+      Count([](Stats* s) { ++s->refused; });
+      int64_t now = MonotonicNanos();
+      if (now - last_refusal_log_ns_ > 60 * 1000 * kNanosPerMs) {
+        last_refusal_log_ns_ = now;
+        Log(LogLevel::kWarn, line_->name + ": connection cap reached; answering busy",
+            {{"connections", std::to_string(conns_.size())}});
+      }
+      return;
+    }
+    ucred cred{};
+    socklen_t len = sizeof(cred);
+    if (::getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return;
+    auto c = std::make_unique<Conn>();
+    c->peer.pid = cred.pid;
+    c->peer.uid = cred.uid;
+    c->peer.gid = cred.gid;
+    c->peer.groups = PeerGroups(fd.get());
+    c->fd = std::move(fd);
+    c->id = next_id_++;
+    c->events = EPOLLIN;
+    if (!Watch(c->fd.get(), c->id, c->events, EPOLL_CTL_ADD)) return;
+    Conn* raw = c.get();
+    conns_.emplace(raw->id, std::move(c));
+    raw->state = State::kHead;
+    SetDeadline(raw, line_->timeout_ms);
+    Count([](Stats* s) { ++s->accepted; });
+    if (std::string refusal = line_->admit ? line_->admit(raw->peer) : ""; !refusal.empty())
+      AnswerLine(raw, std::move(refusal), /*linger_until_deadline=*/true, /*fresh_deadline=*/false);
+  }
+
+  // Writes `text` to a socket that gets nothing else (best effort: a fresh
+  // socket's buffer takes it), drops what the peer already sent (so the
+  // close does not reset the answer away), and closes it.
+  static void SendAndClose(UniqueFd fd, const std::string& text) {
+    ssize_t n = ::send(fd.get(), text.data(), text.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)n;
+    ::shutdown(fd.get(), SHUT_WR);
+    char buf[kReadChunk];
+    while (::recv(fd.get(), buf, sizeof(buf), MSG_DONTWAIT) > 0) {
+    }
+  }
+
+  static std::vector<gid_t> PeerGroups(int fd) {
+    std::vector<gid_t> groups(64);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      socklen_t len = static_cast<socklen_t>(groups.size() * sizeof(gid_t));
+      if (::getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups.data(), &len) == 0) {
+        groups.resize(len / sizeof(gid_t));
+        return groups;
+      }
+      if (errno != ERANGE) break;
+      groups.resize(len / sizeof(gid_t) + 1);
+    }
+    return {};
+  }
+
+  // The answer to a line-protocol connection; it closes after it (at once,
+  // or once the deadline has passed or the peer closed when
+  // linger_until_deadline: a refusal the peer must get to read).
+  // fresh_deadline: the answer and what follows get timeout_ms from now;
+  // else the deadline already set stands (a refusal at accept).
+  void AnswerLine(Conn* c, std::string text, bool linger_until_deadline, bool fresh_deadline = true) {
+    c->out_head = std::move(text);
+    c->out_body.reset();
+    c->out_sent = 0;
+    c->close_after = true;
+    c->linger_until = linger_until_deadline;
+    c->state = State::kWriting;
+    if (fresh_deadline) SetDeadline(c, line_->timeout_ms);
+    SetInterest(c, EPOLLOUT);
+    Write(c);
+  }
+
+  // Reads what has arrived on c, handing each chunk to `take` (false: stop
+  // reading now); *eof at the peer's end. False when the socket failed and
+  // c is closed.
+  template <typename Take>
+  bool ReadAvailable(Conn* c, bool* eof, Take take) {
+    char buf[kReadChunk];
+    for (;;) {
+      ssize_t n = ::recv(c->fd.get(), buf, sizeof(buf), 0);
+      if (n == 0) {
+        *eof = true;
+        return true;
+      }
+      if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
+        if (errno == EINTR) continue;
+        Close(c->id);
+        return false;
+      }
+      if (!take(buf, static_cast<size_t>(n)) || static_cast<size_t>(n) < sizeof(buf)) return true;
+    }
+  }
+
+  // What a line-protocol connection sent: its line goes to the worker.
+  void ReadLine(Conn* c) {
+    bool eof = false;
+    const size_t cap = line_->max_line + 1;  // one byte past: oversize
+    if (!ReadAvailable(c, &eof, [&](const char* buf, size_t n) {
+          c->in.append(buf, std::min(n, cap - std::min(c->in.size(), cap)));
+          return c->in.size() < cap;
+        }))
+      return;
+    const size_t nl = c->in.find('\n');
+    if (nl != std::string::npos && nl < line_->max_line) {
+      std::string line = c->in.substr(0, nl);
+      c->in.erase(0, nl + 1);  // anything after the line is not a request
+      Count([](Stats* s) { ++s->requests; });
+      {
+        MutexLock l(&mu_);
+        line_jobs_.push_back({c->id, std::move(line), c->peer});
+        jobs_cv_.NotifyOne();
+      }
+      c->state = State::kWorking;
+      SetDeadline(c, 0);
+      SetInterest(c, 0);
+      return;
+    }
+    if (c->in.size() > line_->max_line) {
+      Count([](Stats* s) { ++s->bad; });
+      c->in.clear();
+      AnswerLine(c, line_->oversize, /*linger_until_deadline=*/true);
+      return;
+    }
+    if (eof) {
+      if (c->in.empty()) {
+        Close(c->id);  // closed before sending anything
+        return;
+      }
+      c->in.clear();
+      c->peer_closed = true;
+      AnswerLine(c, line_->incomplete, false);
     }
   }
 
@@ -356,7 +527,7 @@ class EventServer::Loop {
     }
     switch (c->state) {
       case State::kHead:
-      case State::kIdle: Read(c); break;
+      case State::kIdle: line_ ? ReadLine(c) : Read(c); break;
       case State::kWriting: Write(c); break;
       case State::kLinger: Drain(c); break;
       case State::kWorking: break;  // nothing is watched; an error or hang-up closed it above
@@ -364,32 +535,22 @@ class EventServer::Loop {
   }
 
   void Read(Conn* c) {
-    char buf[kReadChunk];
-    bool newline = false;
-    for (;;) {
-      ssize_t n = ::recv(c->fd.get(), buf, sizeof(buf), 0);
-      if (n == 0) {
-        c->peer_closed = true;
-        newline = true;  // answer a complete request sent before the close
-        break;
-      }
-      if (n < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK) break;
-        if (errno == EINTR) continue;
-        Close(c->id);
-        return;
-      }
-      if (c->state == State::kIdle) {
-        c->state = State::kHead;
-        SetDeadline(c, options_.head_timeout_ms);
-      }
-      c->in.append(buf, static_cast<size_t>(n));
-      if (std::memchr(buf, '\n', static_cast<size_t>(n)) != nullptr) newline = true;
-      if (c->in.size() >= options_.max_head) {
-        newline = true;  // parse now: 431 unless the head is already in
-        break;
-      }
-      if (static_cast<size_t>(n) < sizeof(buf)) break;
+    bool newline = false, eof = false;
+    if (!ReadAvailable(c, &eof, [&](const char* buf, size_t n) {
+          if (c->state == State::kIdle) {
+            c->state = State::kHead;
+            SetDeadline(c, options_.head_timeout_ms);
+          }
+          c->in.append(buf, n);
+          if (std::memchr(buf, '\n', n) != nullptr) newline = true;
+          if (c->in.size() < options_.max_head) return true;
+          newline = true;  // parse now: 431 unless the head is already in
+          return false;
+        }))
+      return;
+    if (eof) {
+      c->peer_closed = true;
+      newline = true;  // answer a complete request sent before the close
     }
     if (newline) Process(c);
   }
@@ -450,9 +611,16 @@ class EventServer::Loop {
 
   void FinishJobs() {
     std::deque<Done> done;
+    std::deque<LineDone> lines;
     {
       MutexLock l(&mu_);
       done.swap(done_);
+      lines.swap(line_done_);
+    }
+    for (LineDone& d : lines) {
+      auto it = conns_.find(d.id);
+      if (it == conns_.end() || it->second->state != State::kWorking) continue;
+      AnswerLine(it->second.get(), std::move(d.answer), false);
     }
     for (Done& d : done) {
       auto it = conns_.find(d.id);
@@ -462,21 +630,34 @@ class EventServer::Loop {
     }
   }
 
+  // The worker: a slow route's request, or a line service's line, off the
+  // loop thread (a control request may wait on the run store's fsync), one
+  // at a time; the loop is woken with the answer.
   void Work() {
-    pthread_setname_np(pthread_self(), "bnd-http-work");
+    pthread_setname_np(pthread_self(), line_ ? "bnd-line-work" : "bnd-http-work");
     for (;;) {
-      Job job;
+      std::optional<Job> job;
+      std::optional<LineJob> line;
       {
         MutexLock l(&mu_);
-        while (jobs_.empty() && !stopping_) jobs_cv_.Wait(&mu_);
+        while (jobs_.empty() && line_jobs_.empty() && !stopping_) jobs_cv_.Wait(&mu_);
         if (stopping_) return;
-        job = std::move(jobs_.front());
-        jobs_.pop_front();
+        if (!jobs_.empty()) {
+          job = std::move(jobs_.front());
+          jobs_.pop_front();
+        } else {
+          line = std::move(line_jobs_.front());
+          line_jobs_.pop_front();
+        }
       }
-      HttpResponse r = job.route->handler(job.request);
-      {
+      if (job) {
+        HttpResponse r = job->route->handler(job->request);
         MutexLock l(&mu_);
-        done_.push_back({job.id, std::move(r)});
+        done_.push_back({job->id, std::move(r)});
+      } else {
+        std::string answer = line_->handle(line->line, line->peer);
+        MutexLock l(&mu_);
+        line_done_.push_back({line->id, std::move(answer)});
       }
       Wake();
     }
@@ -542,14 +723,14 @@ class EventServer::Loop {
     }
     c->out_body.reset();
     if (c->close_after) {
-      if (c->in.empty() || c->peer_closed) {
+      if ((c->in.empty() && !c->linger_until) || c->peer_closed) {
         Close(c->id);
         return;
       }
       ::shutdown(c->fd.get(), SHUT_WR);
       c->state = State::kLinger;
       c->in.clear();
-      SetDeadline(c, kLingerMs);
+      if (!c->linger_until) SetDeadline(c, kLingerMs);  // else the deadline set before the answer stands
       SetInterest(c, EPOLLIN);
       Drain(c);
       return;
@@ -594,9 +775,15 @@ class EventServer::Loop {
         // VM) would otherwise close a connection whose request is waiting in
         // its socket buffer (the client sees a reset).
         Conn* c = it->second.get();
-        Read(c);
+        line_ ? ReadLine(c) : Read(c);
         it = conns_.find(d.id);
         if (it == conns_.end() || it->second->seq != d.seq) continue;  // answered, closed, or a new deadline
+        if (line_) {                                                   // no line in time: said, then closed
+          Count([](Stats* s) { ++s->timed_out; });
+          it->second->in.clear();
+          AnswerLine(it->second.get(), line_->timed_out, false);
+          continue;
+        }
       }
       if (it->second->state != State::kLinger) Count([](Stats* s) { ++s->timed_out; });  // before the close
       if (it->second->state == State::kWriting) {
@@ -614,6 +801,7 @@ class EventServer::Loop {
   std::vector<HttpRoute> routes_;
   EventServerOptions options_;
   std::string address_;
+  std::optional<LineService> line_;  // StartLines: the only protocol of this loop
   UniqueFd listen_;
   UniqueFd epoll_;
   UniqueFd wake_;
@@ -631,6 +819,8 @@ class EventServer::Loop {
   bool stopping_ GUARDED_BY(mu_) = false;
   std::deque<Job> jobs_ GUARDED_BY(mu_);
   std::deque<Done> done_ GUARDED_BY(mu_);
+  std::deque<LineJob> line_jobs_ GUARDED_BY(mu_);
+  std::deque<LineDone> line_done_ GUARDED_BY(mu_);
 
   mutable Mutex stats_mu_;
   Stats stats_ GUARDED_BY(stats_mu_);
@@ -652,6 +842,17 @@ Status EventServer::Start(const ListenAddress& address, std::vector<HttpRoute> r
   bound.port = port;
   auto loop = std::make_unique<Loop>(std::move(routes), options, bound.ToString());
   s = loop->Init(std::move(fd));
+  if (!s.ok()) return s;
+  out->reset(new EventServer(std::move(loop)));
+  return Status::OK();
+}
+
+Status EventServer::StartLines(UniqueFd listener, LineService service, std::unique_ptr<EventServer>* out) {
+  if (!listener.valid()) return Status::InvalidArgument(service.name + ": no listening socket");
+  if (!service.handle) return Status::InvalidArgument(service.name + ": no handler");
+  std::string name = service.name;
+  auto loop = std::make_unique<Loop>(std::move(service), std::move(name));
+  Status s = loop->Init(std::move(listener));
   if (!s.ok()) return s;
   out->reset(new EventServer(std::move(loop)));
   return Status::OK();

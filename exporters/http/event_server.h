@@ -32,20 +32,37 @@
 //   - Fast routes run on the loop thread; slow routes (`HttpRoute::slow`) on
 //     one worker thread behind a queue of `worker_queue` requests (503 when
 //     full), so a page that reads the run store never delays a scrape.
+// The same loop serves a line protocol on a listener of its own
+// (StartLines: the control socket, control/control_socket.h), one request
+// line per connection: the peer's credentials are checked at accept, the
+// line must end within `timeout_ms` of it (else the `timed_out` answer), it
+// is answered by `handle` on a worker thread of the service's own (never
+// behind the HTTP worker's queue, never on the loop thread), and the
+// connection closes after the answer. Past `max_connections` a newcomer is
+// answered `busy` at once. One loop, one set of deadlines, limits and
+// buffered writes for both protocols; one fuzzer drives it
+// (tests/fuzz/http_connection_fuzz.cc). The daemon runs the control socket
+// on an instance of its own (its own loop thread): the HTTP endpoint's
+// connection limit and hostile clients never stand between a `stop` and
+// the run it closes.
 // Thread-safety: handlers of fast routes are called on the loop thread only,
 // of slow routes on the worker thread only. Start and the destructor from one
 // thread; BoundAddress and GetStats from any.
 #pragma once
+
+#include <sys/types.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/listen_address.h"
 #include "base/status.h"
+#include "base/unique_fd.h"
 
 namespace bottleneckd {
 
@@ -78,6 +95,33 @@ struct EventServerOptions {
   int listen_backlog = 512;  // capped by net.core.somaxconn
 };
 
+// A line-protocol peer, from SO_PEERCRED and SO_PEERGROUPS at accept.
+struct LinePeer {
+  pid_t pid = 0;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;  // supplementary
+};
+
+// A line protocol served by the loop (StartLines). Each answer is the whole
+// text written to the peer.
+struct LineService {
+  std::string name;  // in log lines ("control socket")
+  size_t max_line = 4096;
+  size_t max_connections = 64;
+  int timeout_ms = 2000;  // from accept to the newline; afresh to take the answer
+  // At accept: "" admits the peer; anything else is written to it, and what
+  // it sends is read and dropped until the timeout, then it is closed.
+  std::function<std::string(const LinePeer&)> admit;
+  // The answer to one request line (its newline and anything after it
+  // dropped), called on the service's worker thread.
+  std::function<std::string(std::string_view line, const LinePeer&)> handle;
+  std::string busy;        // past max_connections
+  std::string timed_out;   // no newline within timeout_ms
+  std::string oversize;    // no newline within max_line bytes
+  std::string incomplete;  // the peer closed before its newline
+};
+
 class EventServer {
  public:
   // What the loop has done, for tests and the debug log.
@@ -100,6 +144,9 @@ class EventServer {
   // An address that cannot be bound returns ListenOn's error.
   static Status Start(const ListenAddress& address, std::vector<HttpRoute> routes, const EventServerOptions& options,
                       std::unique_ptr<EventServer>* out);
+  // Serves `service` on `listener` (bound, listening; a Unix socket: its
+  // peers' credentials are read at accept) and nothing else.
+  static Status StartLines(UniqueFd listener, LineService service, std::unique_ptr<EventServer>* out);
 
   // The address bound, with the kernel's port when 0 was asked.
   std::string BoundAddress() const;

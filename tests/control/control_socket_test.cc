@@ -6,6 +6,7 @@
 
 #include <grp.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -15,12 +16,15 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/listen_address.h"
+#include "exporters/http/event_server.h"
 #include "tests/support/test_util.h"
 
 namespace bottleneckd::control_socket_test {
@@ -575,6 +579,89 @@ TEST_F(ControlSocketTest, PeersOutsideUserAndGroupAreRefused) {
                      "\t0\tpermission denied: uid 65534 is neither root nor the daemon's user and is not in group " +
                      EgidName() + " (" + SockPath() + ")");
   EXPECT_EQ(rec_.requests().size(), 1u);
+}
+
+// One loop, two protocols (issue 48): each listener speaks its own. An HTTP
+// request on the control socket is a control request that does not parse,
+// answered as one; the handler never sees it.
+TEST_F(ControlSocketTest, HttpOnTheControlSocketIsAControlError) {
+  auto server = StartServer();
+  int fd = ConnectRaw(SockPath());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(SendAll(fd, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const std::string answer = ReadToEof(fd);
+  ::close(fd);
+  EXPECT_EQ(answer.rfind("error\t", 0), 0u) << answer;
+  EXPECT_EQ(answer.find("HTTP/1.1"), std::string::npos) << answer;
+  EXPECT_TRUE(rec_.requests().empty());
+}
+
+// ... and a control verb on the HTTP endpoint is a bad HTTP request (400),
+// never a control request.
+TEST(OneLoop, AControlVerbOnTheHttpPortIsABadRequest) {
+  int served = 0;
+  std::vector<HttpRoute> routes = {{"/metrics", false, [&](const HttpRequest&) {
+                                      ++served;
+                                      return HttpResponse();
+                                    }}};
+  ListenAddress addr;
+  ASSERT_OK(ParseListenAddress("127.0.0.1:0", &addr));
+  std::unique_ptr<EventServer> http;
+  ASSERT_OK(EventServer::Start(addr, std::move(routes), EventServerOptions(), &http));
+  const std::string bound = http->BoundAddress();
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(std::stoi(bound.substr(bound.rfind(':') + 1))));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  timeval tv{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  ASSERT_TRUE(SendAll(fd, "stop\tnightly\t0\n\n"));
+  const std::string answer = ReadToEof(fd);
+  ::close(fd);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 400 ", 0), 0u) << answer;
+  EXPECT_EQ(served, 0);
+}
+
+// The handler runs off the loop thread: while it is held (a stop waiting on
+// the run store's fsync), the loop still times out and answers a silent
+// client. On a loop that ran the handler itself, the silent client's answer
+// waited for the handler. Ordering only: the handler is released after the
+// silent client has its answer.
+TEST(OneLoop, ALongHandlerHoldsUpNoOtherConnection) {
+  testing::TempDir dir;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  ControlServerOptions o;
+  o.path = dir.path() + "/control.sock";
+  o.read_timeout_seconds = 0.2;
+  std::unique_ptr<ControlServer> server;
+  ASSERT_OK(ControlServer::Start(
+      o,
+      [&](const ControlRequest&) {
+        std::unique_lock<std::mutex> l(mu);
+        cv.wait_for(l, std::chrono::seconds(20), [&] { return release; });
+        ControlResponse r;
+        r.ok = true;
+        return r;
+      },
+      &server));
+  int held = ConnectRaw(o.path);
+  ASSERT_GE(held, 0);
+  ASSERT_TRUE(SendAll(held, "status\n"));
+  int silent = ConnectRaw(o.path);
+  ASSERT_GE(silent, 0);
+  EXPECT_EQ(ReadToEof(silent), "error\trequest timed out: no complete line within 0.2 s\n");
+  ::close(silent);
+  {
+    std::lock_guard<std::mutex> l(mu);
+    release = true;
+  }
+  cv.notify_all();
+  EXPECT_EQ(ReadToEof(held), "ok\n");
+  ::close(held);
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
-// Fuzz target: whole connections through the HTTP server's loop
-// (exporters/http/event_server.h), on 127.0.0.1. The input is a script of up to
-// four clients' operations, one byte each with its operands after it:
-//   0 connect a client (up to 4 at once)
+// Fuzz target: whole connections through the event loop
+// (exporters/http/event_server.h), both of its protocols: HTTP on 127.0.0.1
+// and the line service (the control socket's) on a Unix socket. The input is
+// a script of up to four clients' operations, one byte each with its
+// operands after it:
+//   0 connect a client (up to 4 at once): HTTP, or the line service when the
+//     next byte is odd
 //   1 send the next N bytes of the script on client C (N = next byte % 64)
 //   2 send a whole request line for a route or a bad path on client C
 //   3 half-close client C (shutdown SHUT_WR)
@@ -11,13 +14,14 @@
 //     some pauses pass it)
 //   7 reset client C (SO_LINGER 0, then close: an RST)
 // After the script every client is closed, and a fresh client must be
-// answered 200 on /a within 2 s: no script may wedge the loop, leak a
-// connection past its deadlines, or trip a sanitizer. The server is started
-// once (deadlines short, at most 8 connections, so the limit and eviction are
-// reached too).
+// answered 200 on /a, and a fresh line client its line, within 2 s: no script
+// may wedge either loop, leak a connection past its deadlines, or trip a
+// sanitizer. The servers are started once (deadlines short, at most 8 HTTP
+// and 3 line connections, so the limits and eviction are reached too).
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
@@ -76,6 +81,70 @@ EventServer* Server() {
   return server.get();
 }
 
+std::string g_line_path;
+
+EventServer* LineServer() {
+  static std::unique_ptr<EventServer> server = [] {
+    g_line_path = "/tmp/bn-fuzz-line-" + std::to_string(::getpid()) + ".sock";
+    ::unlink(g_line_path.c_str());
+    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strncpy(a.sun_path, g_line_path.c_str(), sizeof(a.sun_path) - 1);
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 || ::listen(fd, 8) != 0) std::abort();
+    bottleneckd::LineService l;
+    l.name = "fuzz line";
+    l.max_line = 64;
+    l.max_connections = 3;
+    l.timeout_ms = 20;
+    l.admit = [](const bottleneckd::LinePeer&) { return std::string(); };
+    l.handle = [](std::string_view line, const bottleneckd::LinePeer&) {
+      return "ok\n" + std::string(line.substr(0, 8)) + "\n";
+    };
+    l.busy = "error\tbusy\n";
+    l.timed_out = "error\ttimed out\n";
+    l.oversize = "error\ttoo long\n";
+    l.incomplete = "error\tincomplete\n";
+    std::unique_ptr<EventServer> s;
+    if (!EventServer::StartLines(bottleneckd::UniqueFd(fd), std::move(l), &s).ok()) std::abort();
+    std::atexit([] { ::unlink(g_line_path.c_str()); });
+    return s;
+  }();
+  return server.get();
+}
+
+int ConnectLine() {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return -1;
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::strncpy(a.sun_path, g_line_path.c_str(), sizeof(a.sun_path) - 1);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// A fresh line client's "status" answered "ok" (or busy, said) within 2 s.
+bool LineAnswered() {
+  int fd = ConnectLine();
+  if (fd < 0) return false;
+  bool sent = ::send(fd, "status\n", 7, MSG_NOSIGNAL) == 7;
+  std::string in;
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (sent && std::chrono::steady_clock::now() < end) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    char buf[256];
+    ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
+    if (n <= 0) break;
+    in.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return in == "ok\nstatus\n" || in == "error\tbusy\n";
+}
+
 int Connect() {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return -1;
@@ -122,6 +191,7 @@ bool Answered() {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Server();
+  LineServer();
   if (size > 512) return 0;  // scripts stay short: each op is a system call or a pause
   std::vector<int> clients;
   int pause_left_ms = 60;  // pauses of one script, together
@@ -139,12 +209,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       "GET /nope HTTP/1.1\r\n\r\n",
       "GET /a HTTP/2.0\r\n\r\n",
       "GET /a HTTP/1.1\r\nConnection: close\r\n\r\n",
+      "status\n",
+      "start\tfuzz\n",
   };
   for (size_t i = 0; i < size;) {
     const uint8_t op = data[i++] % 8;
     if (op == 0) {
+      const bool line = i < size && (data[i++] & 1);
       if (clients.size() < 4) {
-        int fd = Connect();
+        int fd = line ? ConnectLine() : Connect();
         if (fd >= 0) clients.push_back(fd);
       }
       continue;
@@ -159,7 +232,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       }
       case 2: {
-        const char* r = kRequests[(i < size ? data[i++] : 0) % 8];
+        const char* r = kRequests[(i < size ? data[i++] : 0) % 10];
         if (fd >= 0) (void)::send(fd, r, std::char_traits<char>::length(r), MSG_NOSIGNAL | MSG_DONTWAIT);
         break;
       }
@@ -189,12 +262,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   for (int fd : clients) ::close(fd);
-  // Every connection of the script is gone within its deadlines (at most
-  // 50 ms each, here 1 s), and the loop answers a newcomer.
-  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-  while (Server()->GetStats().open > 0 && std::chrono::steady_clock::now() < end)
+  // The loop answers a newcomer on each listener, and then every connection
+  // of the script is gone within its deadlines (50 ms each, the linger after
+  // a closing answer 1 s; here 3 s). The newcomers go first: the backlog is
+  // accepted in order, so once they are answered no connection of the
+  // script is still waiting to be accepted (checked before them, the count
+  // raced one accepted after it first read 0, and failed after 7 to 200 s
+  // of fuzzing, before the line service came too).
+  if (!Answered() || !LineAnswered()) std::abort();
+  auto open = [] { return Server()->GetStats().open + LineServer()->GetStats().open; };
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  while (open() > 0 && std::chrono::steady_clock::now() < end)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  if (Server()->GetStats().open > 0) std::abort();
-  if (!Answered()) std::abort();
+  if (open() > 0) std::abort();
   return 0;
 }
