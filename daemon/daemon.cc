@@ -133,7 +133,13 @@ void Daemon::Tick() {
   }
   std::shared_ptr<Snapshot> snap = pipeline_->Read();
   sources_.Read(&snap->sample);  // after the collectors: offcpu follows the threads collector's threads
-  if (Calibrating()) snap->soaker_state = calibration_->note();
+  if (Calibrating()) {
+    snap->soaker_state = calibration_->note();
+    // Its spin is the daemon's, not the host's: the first windows named the
+    // calibrated CPUs saturated (lab.echo's light run walked the stacks of
+    // the lab's shell tools on the CPU they named).
+    if (!snap->sample.soaker) calibration_->Read(&snap->sample.soaker.emplace());
+  }
   pipeline_->Finish(snap, config_.interval_seconds);
   if (pipeline_->analysed() && ++windows_since_kept_ >= kDeliveryStoreWindows) KeepDeliveryCost();
   if (runs_ && snap->verdict && pipeline_->analysed()) {

@@ -18,7 +18,8 @@
 
 namespace bottleneckd {
 
-Soaker::Soaker(const HostFs* fs, SoakerOptions options) : fs_(fs), options_(std::move(options)) {}
+Soaker::Soaker(const HostFs* fs, SoakerOptions options)
+    : fs_(fs), options_(std::move(options)), calibration_generation_(NextSoakerGeneration()) {}
 
 Soaker::~Soaker() { Stop(); }
 
@@ -112,6 +113,16 @@ void Soaker::Read(SoakerReading* out) {
       out->calibration_unix_seconds = cal.measured_unix_seconds;
     }
   }
+  // The calibrations' time: on the CPU's thread, or a CPU of its own while
+  // no thread runs there (a calibration before Start).
+  for (const auto& [cpu, ns] : calibration_ns_) {
+    auto it =
+        std::lower_bound(out->cpus.begin(), out->cpus.end(), cpu, [](const SoakerCpu& c, int k) { return c.cpu < k; });
+    if (it == out->cpus.end() || it->cpu != cpu) it = out->cpus.insert(it, SoakerCpu{.cpu = cpu});
+    it->calibration_cpu_ns = ns->load(std::memory_order_relaxed);
+  }
+  out->running = running_;
+  out->calibration_generation = calibration_generation_;
   out->sched_idle = sched_idle_;
   out->caveat = caveat_text_;  // reuses out's buffer
 }

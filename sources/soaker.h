@@ -161,6 +161,12 @@ struct SoakerCpu {
   double iterations_per_second = 0;     // calibration in use
   int64_t calibrated_unix_seconds = 0;  // when that calibration was measured
   bool calibration_borrowed = false;    // CPU came online uncalibrated: median of the others
+  // CPU time this Soaker's calibrations spent on the CPU (at normal priority,
+  // so it preempts the loop and reads as busy in /proc/stat) since the Soaker
+  // was made: the daemon's own work, never the CPU's (SoakerReading::
+  // calibration_generation). A CPU only calibrated so far has no thread:
+  // generation, iterations and thread_cpu_ns 0.
+  uint64_t calibration_cpu_ns = 0;
   bool operator==(const SoakerCpu&) const = default;
 };
 
@@ -169,6 +175,13 @@ struct SoakerReading {
   std::vector<SoakerCpu> cpus;           // sorted by cpu
   bool sched_idle = true;                // false: running at nice 19 (SCHED_IDLE refused or disabled)
   int64_t calibration_unix_seconds = 0;  // oldest calibration in use
+  // False while the Soaker's threads do not run (a calibration in the
+  // background before it starts): the reading then carries only the
+  // calibration's CPU time.
+  bool running = true;
+  // Unique per Soaker in the process: calibration_cpu_ns counts from 0 again
+  // when it changes.
+  uint64_t calibration_generation = 0;
   // "" or what limits the figures, for the metric help and the log: nice-19
   // fallback, CPUs that refused the affinity (not measured), calibration kept
   // in memory only, borrowed calibrations. Changes rarely; log it when it does.
@@ -235,7 +248,9 @@ class Soaker : public Source {
   // Every later calibration of this Soaker fails at once. Thread-safe.
   void CancelCalibration() { cancel_calibration_.store(true); }
 
-  // Fills *out with the counters of every running thread. Also notices CPU
+  // Fills *out with the counters of every running thread, and the CPU time
+  // the calibrations spent on each CPU (also before Start: a calibration in
+  // another thread is read while it runs). Also notices CPU
   // hotplug (re-reads the online list at most every hotplug_check_seconds): a
   // CPU that went offline loses its thread, one that came online gets a thread
   // with a new generation (Read waits for the new thread's set-up, normally
@@ -258,6 +273,8 @@ class Soaker : public Source {
   bool LoadUsable(const SoakerCalibrationKey& key, const std::vector<int>& cpus, SoakerCalibrationFile* f) const;
   Status MeasureAndStore(const std::vector<int>& cpus, const SoakerCalibrationKey& key, SoakerCalibrationFile* out)
       EXCLUSIVE_LOCKS_REQUIRED(calibrate_mu_) LOCKS_EXCLUDED(mu_);
+  // The counter of cpu's calibration time, made on first use.
+  std::atomic<uint64_t>* CalibrationCounter(int cpu) LOCKS_EXCLUDED(mu_);
   // Online CPUs this process may pin to; the others go in the "affinity" caveat.
   Status ListCpus(std::vector<int>* cpus) EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Status SyncThreads() EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -286,6 +303,9 @@ class Soaker : public Source {
   std::map<std::string, std::string> caveats_ GUARDED_BY(mu_);
   std::string caveat_text_ GUARDED_BY(mu_);  // caveats_ joined
   std::string online_buf_ GUARDED_BY(mu_);
+  // Each CPU's calibration CPU time (CalibrateCpu adds to it as it runs).
+  std::map<int, std::unique_ptr<std::atomic<uint64_t>>> calibration_ns_ GUARDED_BY(mu_);
+  const uint64_t calibration_generation_;
 };
 
 // The recording's soaker file (docs/recording-format.md, "soaker";

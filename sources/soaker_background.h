@@ -26,6 +26,10 @@ class SoakerBackgroundCalibration {
   SoakerBackgroundCalibration& operator=(const SoakerBackgroundCalibration&) = delete;
 
   bool running() const { return running_.load(); }
+  // The calibration's CPU time on each CPU so far (SoakerReading::running
+  // false): the tick's soaker reading until the soaker starts, so the
+  // window takes the daemon's own spin out of each CPU's busy time.
+  void Read(SoakerReading* out) { calibrator_.Read(out); }
   // What "/" says while it runs: since when, how long it takes, what the
   // daemon does meanwhile.
   const std::string& note() const { return note_; }

@@ -120,7 +120,7 @@ Status Soaker::MeasureAndStore(const std::vector<int>& cpus, const SoakerCalibra
     results[i].cpu = cpus[i];
     try {
       threads.emplace_back(CalibrateCpu, options_.calibration_seconds, key.percentile, &cancel_calibration_,
-                           &results[i]);
+                           CalibrationCounter(cpus[i]), &results[i]);
     } catch (const std::system_error& e) {
       results[i].error = "cannot start a thread: " + std::string(e.what());
     }
@@ -149,7 +149,8 @@ Status Soaker::MeasureAndStore(const std::vector<int>& cpus, const SoakerCalibra
   for (size_t k = 0; k < redo.size() && !cancel_calibration_.load(); ++k) {
     again[k].error.clear();
     try {
-      threads.emplace_back(CalibrateCpu, options_.calibration_seconds, key.percentile, &cancel_calibration_, &again[k]);
+      threads.emplace_back(CalibrateCpu, options_.calibration_seconds, key.percentile, &cancel_calibration_,
+                           CalibrationCounter(again[k].cpu), &again[k]);
     } catch (const std::system_error& e) {
       again[k].error = "cannot start a thread: " + std::string(e.what());
     }
@@ -189,6 +190,13 @@ Status Soaker::MeasureAndStore(const std::vector<int>& cpus, const SoakerCalibra
                                                  "start, or now with 'bottleneckd calibrate' on quiet CPUs");
   SetCaveat("store", s.ok() ? "" : "calibration kept in memory only (" + s.message() + ")");
   return s.WithContext("storing the soaker calibration");
+}
+
+std::atomic<uint64_t>* Soaker::CalibrationCounter(int cpu) {
+  MutexLock l(&mu_);
+  std::unique_ptr<std::atomic<uint64_t>>& n = calibration_ns_[cpu];
+  if (!n) n = std::make_unique<std::atomic<uint64_t>>(0);
+  return n.get();  // stable: the map's values are never removed
 }
 
 void Soaker::SetCalibration(const SoakerCalibrationFile& f) {

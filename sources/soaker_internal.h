@@ -71,6 +71,12 @@ void JudgeCalibrations(const std::vector<double>& ran_share, std::vector<SoakerC
 // calling thread's (normal) priority, over `cpu_seconds` of its CPU time (at
 // most 8x that + 1 s of wall time). Sets r->error instead when it cannot,
 // or when *cancel turns true (checked every batch, well under a millisecond).
-void CalibrateCpu(double cpu_seconds, int percentile, const std::atomic<bool>* cancel, CpuCalibration* r);
+// Adds the thread's CPU time to *spent_ns as it runs (read each tick, so the
+// window takes the daemon's own calibration out of the CPU's busy time).
+void CalibrateCpu(double cpu_seconds, int percentile, const std::atomic<bool>* cancel, std::atomic<uint64_t>* spent_ns,
+                  CpuCalibration* r);
+
+// A generation unique in the process (soaker threads, Soakers' calibrations).
+uint64_t NextSoakerGeneration();
 
 }  // namespace bottleneckd

@@ -69,7 +69,8 @@ int PinSelf(int cpu) {
 
 }  // namespace
 
-void CalibrateCpu(double cpu_seconds, int percentile, const std::atomic<bool>* cancel, CpuCalibration* r) {
+void CalibrateCpu(double cpu_seconds, int percentile, const std::atomic<bool>* cancel, std::atomic<uint64_t>* spent_ns,
+                  CpuCalibration* r) {
   pthread_setname_np(pthread_self(), kSoakerThreadName);
   if (int err = PinSelf(r->cpu); err != 0) {
     r->error = "affinity refused: " + std::string(std::strerror(err));
@@ -85,10 +86,13 @@ void CalibrateCpu(double cpu_seconds, int percentile, const std::atomic<bool>* c
   const int64_t deadline = wall_start + 8 * budget_ns + 1'000'000'000;
   const int64_t start = ClockNanos(CLOCK_THREAD_CPUTIME_ID);
   int64_t slice_start = start;
+  int64_t counted = start;  // of the thread's time, what *spent_ns holds
   uint64_t slice_units = 0;
   while (true) {
     RunBatch(&counter, &sink, &stop, kBatchUnits);
     int64_t now = ClockNanos(CLOCK_THREAD_CPUTIME_ID);
+    spent_ns->fetch_add(static_cast<uint64_t>(now - counted), std::memory_order_relaxed);
+    counted = now;
     uint64_t units = counter.load(std::memory_order_relaxed);
     if (now - slice_start >= kSliceNs) {
       rates.push_back(static_cast<double>(units - slice_units) * 1e9 / static_cast<double>(now - slice_start));

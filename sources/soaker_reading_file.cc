@@ -27,6 +27,8 @@ std::string SoakerFileText(const SoakerReading& r) {
   if (r.mono_ns > 0) t += "mono_seconds " + FormatSecondsNs(r.mono_ns) + "\n";
   t += std::string("sched_idle ") + (r.sched_idle ? "1" : "0") + "\n";
   t += "calibration_unix_seconds " + std::to_string(r.calibration_unix_seconds) + "\n";
+  if (!r.running) t += "running 0\n";
+  if (r.calibration_generation != 0) t += "calibration_generation " + std::to_string(r.calibration_generation) + "\n";
   if (!r.caveat.empty()) {
     std::string c = r.caveat;
     std::replace(c.begin(), c.end(), '\n', ' ');
@@ -38,6 +40,7 @@ std::string SoakerFileText(const SoakerReading& r) {
     t += " generation=" + std::to_string(c.generation);
     t += " calibrated_unix_seconds=" + std::to_string(c.calibrated_unix_seconds);
     if (c.calibration_borrowed) t += " borrowed=1";
+    if (c.calibration_cpu_ns != 0) t += " calibration_cpu_ns=" + std::to_string(c.calibration_cpu_ns);
     t += "\n";
   }
   return t;
@@ -59,15 +62,18 @@ Status ParseSoakerFile(std::string_view text, SoakerReading* out) {
       r.caveat.assign(Trim(rest));
       continue;
     }
-    if (first == "mono_seconds" || first == "sched_idle" || first == "calibration_unix_seconds") {
+    if (first == "mono_seconds" || first == "sched_idle" || first == "calibration_unix_seconds" || first == "running" ||
+        first == "calibration_generation") {
       std::string_view v = NextToken(&rest);
       int64_t i = 0;
       if (!NextToken(&rest).empty()) return bad("one value expected");
       if (first == "mono_seconds") {
         if (!ParseSecondsNs(v, &r.mono_ns)) return bad("mono_seconds must be seconds");
-      } else if (first == "sched_idle") {
-        if (v != "0" && v != "1") return bad("sched_idle must be 0 or 1");
-        r.sched_idle = v == "1";
+      } else if (first == "sched_idle" || first == "running") {
+        if (v != "0" && v != "1") return bad(std::string(first) + " must be 0 or 1");
+        (first == "running" ? r.running : r.sched_idle) = v == "1";
+      } else if (first == "calibration_generation") {
+        if (!ParseU64(v, &r.calibration_generation)) return bad("calibration_generation must be a whole number");
       } else {
         if (!ParseI64(v, &i)) return bad("calibration_unix_seconds must be a whole number");
         r.calibration_unix_seconds = i;
@@ -92,6 +98,8 @@ Status ParseSoakerFile(std::string_view text, SoakerReading* out) {
       } else if (key == "calibrated_unix_seconds") {
         if (!ParseI64(value, &v)) return bad("calibrated_unix_seconds must be a whole number");
         c.calibrated_unix_seconds = v;
+      } else if (key == "calibration_cpu_ns") {
+        if (!ParseU64(value, &c.calibration_cpu_ns)) return bad("calibration_cpu_ns must be a whole number");
       } else if (key == "borrowed") {
         if (value != "0" && value != "1") return bad("borrowed must be 0 or 1");
         c.calibration_borrowed = value == "1";

@@ -26,6 +26,8 @@ std::atomic<uint64_t> next_generation{1};
 
 }  // namespace
 
+uint64_t NextSoakerGeneration() { return next_generation.fetch_add(1, std::memory_order_relaxed); }
+
 std::vector<int> AllowedCpus() {
   std::vector<int> out;
   size_t size = CPU_ALLOC_SIZE(kMaxCpuId + 1);
@@ -81,7 +83,7 @@ Status Soaker::SyncThreads() {
 void Soaker::StartWorker(int cpu) {
   auto w = std::make_unique<Worker>();
   w->cpu = cpu;
-  w->generation = next_generation.fetch_add(1, std::memory_order_relaxed);
+  w->generation = NextSoakerGeneration();
   std::promise<WorkerSetup> promise;
   std::future<WorkerSetup> future = promise.get_future();
   try {

@@ -38,6 +38,15 @@ void ForEachCpuInBoth(const SoakerReading& a, const SoakerReading& b, Fn fn) {
   }
 }
 
+// The CPU time the soaker's calibrations spent on the CPU between a and b:
+// all of b's when the Soaker changed (it was made after a was read), none
+// when a counter went backwards.
+double CalibrationSeconds(const SoakerReading& a, const SoakerReading& b, const SoakerCpu& ca, const SoakerCpu& cb) {
+  if (a.calibration_generation != b.calibration_generation) return static_cast<double>(cb.calibration_cpu_ns) / 1e9;
+  if (cb.calibration_cpu_ns < ca.calibration_cpu_ns) return 0;
+  return static_cast<double>(cb.calibration_cpu_ns - ca.calibration_cpu_ns) / 1e9;
+}
+
 }  // namespace
 
 void ComputeSoakerWindows(const SoakerReading& a, const SoakerReading& b, double window_seconds,
@@ -45,7 +54,16 @@ void ComputeSoakerWindows(const SoakerReading& a, const SoakerReading& b, double
   out->clear();
   ForEachCpuInBoth(a, b, [&](const SoakerCpu& ca, const SoakerCpu& cb) {
     SoakerCpuWindow w;
-    if (ComputeSoakerCpuWindow(ca, cb, window_seconds, &w)) out->push_back(w);
+    if (!ComputeSoakerCpuWindow(ca, cb, window_seconds, &w)) return;
+    // A calibration preempts the loop: the time it took was idle to
+    // everything but the daemon ('bottleneckd calibrate' during a run).
+    const double calibration = CalibrationSeconds(a, b, ca, cb) / window_seconds;
+    if (calibration > 0) {
+      w.delivered_idle_unclamped += calibration;
+      w.delivered_idle_ratio = Clamp01(w.delivered_idle_unclamped);
+      w.busy_ratio = 1.0 - w.delivered_idle_ratio;
+    }
+    out->push_back(w);
   });
 }
 
@@ -56,7 +74,8 @@ void ComputeSoakerCpuSeconds(const SoakerReading& a, const SoakerReading& b, std
     // time lies in the window; the old thread's last moments are not known.
     const bool same = ca.generation == cb.generation;
     if (same && cb.thread_cpu_ns < ca.thread_cpu_ns) return;
-    out->push_back({cb.cpu, static_cast<double>(cb.thread_cpu_ns - (same ? ca.thread_cpu_ns : 0)) / 1e9});
+    out->push_back({cb.cpu, static_cast<double>(cb.thread_cpu_ns - (same ? ca.thread_cpu_ns : 0)) / 1e9 +
+                                CalibrationSeconds(a, b, ca, cb)});
   });
 }
 

@@ -7,7 +7,10 @@
 //   hidden         = max(0, d_thread_cpu - d_iterations / rate) / window, clamped to [0, 1]
 //
 // `rate` is the calibration of the later reading: a recalibration during the
-// window ("bottleneckd calibrate") applies to the whole window.
+// window ("bottleneckd calibrate") applies to the whole window, and the CPU
+// time the calibration took (SoakerCpu::calibration_cpu_ns, at normal
+// priority, so the loop ran less) counts as delivered idle
+// (ComputeSoakerWindows).
 #pragma once
 
 #include <vector>
@@ -47,8 +50,9 @@ void ComputeSoakerWindows(const SoakerReading& a, const SoakerReading& b, double
 
 // The soaker thread's CPU time over the window on each CPU present in both
 // readings, whether or not its delivered idle can be computed there (no
-// calibration yet, a thread restarted): what /proc/stat charged to the soaker
-// itself, never the CPU's own work. A restarted thread counts from its start
+// calibration yet, a thread restarted), and its calibrations' (the daemon's
+// background calibration at start, `bottleneckd calibrate`): what /proc/stat
+// charged to the soaker itself, never the CPU's own work. A restarted thread counts from its start
 // (a lower bound); counters that went backwards leave the CPU out. Replaces
 // *out, in cpu order.
 struct SoakerCpuSeconds {

@@ -91,7 +91,7 @@ void AddCpuFamilies(const Snapshot& s, MetricsOut* out) {
 }
 
 void AddSoakerFamilies(const Snapshot& s, MetricsOut* out) {
-  if (!s.sample.soaker) return;
+  if (!s.sample.soaker || !s.sample.soaker->running) return;  // not while it only calibrates
   const SoakerReading& r = *s.sample.soaker;
   {
     std::string help =

@@ -294,11 +294,18 @@ TEST(SoakerFile, RoundTripsEveryField) {
   in.sched_idle = false;
   in.calibration_unix_seconds = 1764500000;
   in.caveat = "cpu3: affinity refused\nsecond line";
-  in.cpus = {{0, 10, 20, 7, 2087512.25, 1764500001, false}, {5, UINT64_MAX, 0, 1, 1.0 / 3, -1, true}};
+  in.running = false;
+  in.calibration_generation = 42;
+  in.cpus = {{0, 10, 20, 7, 2087512.25, 1764500001, false, 0}, {5, UINT64_MAX, 0, 1, 1.0 / 3, -1, true, 612345678}};
   SoakerReading out;
   ASSERT_TRUE(ParseSoakerFile(SoakerFileText(in), &out).ok()) << SoakerFileText(in);
+  SoakerReading want = in;
+  want.caveat = "cpu3: affinity refused second line";  // one line in the file
+  EXPECT_TRUE(out == want) << SoakerFileText(in);      // every field
   EXPECT_EQ(out.mono_ns, in.mono_ns);
   EXPECT_FALSE(out.sched_idle);
+  EXPECT_FALSE(out.running);
+  EXPECT_EQ(out.calibration_generation, 42u);
   EXPECT_EQ(out.calibration_unix_seconds, 1764500000);
   EXPECT_EQ(out.caveat, "cpu3: affinity refused second line");  // one line in the file
   ASSERT_EQ(out.cpus.size(), 2u);
@@ -310,6 +317,7 @@ TEST(SoakerFile, RoundTripsEveryField) {
     EXPECT_EQ(out.cpus[i].iterations_per_second, in.cpus[i].iterations_per_second);
     EXPECT_EQ(out.cpus[i].calibrated_unix_seconds, in.cpus[i].calibrated_unix_seconds);
     EXPECT_EQ(out.cpus[i].calibration_borrowed, in.cpus[i].calibration_borrowed);
+    EXPECT_EQ(out.cpus[i].calibration_cpu_ns, in.cpus[i].calibration_cpu_ns);
   }
 }
 
@@ -326,6 +334,9 @@ TEST(SoakerFile, MalformedLinesNameTheLine) {
       {"idle 1\n", "line 1: expected a CPU number or a known key"},
       {"sched_idle 2\n", "line 1: sched_idle must be 0 or 1"},
       {"sched_idle 1 1\n", "line 1: one value expected"},
+      {"running yes\n", "line 1: running must be 0 or 1"},
+      {"calibration_generation -1\n", "line 1: calibration_generation must be a whole number"},
+      {"0 1 2 3 calibration_cpu_ns=x\n", "line 1: calibration_cpu_ns must be a whole number"},
       {"calibration_unix_seconds soon\n", "line 1: calibration_unix_seconds must be a whole number"},
       {"mono_seconds -5\n", "line 1: mono_seconds must be seconds"},
       {"0 1 2 3 generation=x\n", "line 1: generation must be a whole number"},

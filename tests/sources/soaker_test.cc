@@ -587,7 +587,12 @@ TEST_F(SoakerLive, StartReadStop) {
   EXPECT_FALSE(soaker.running());
   EXPECT_TRUE(Eventually([&] { return Tasks().size() == base_tasks_; })) << Tasks().size();
   soaker.Read(&r2);
-  EXPECT_TRUE(r2.cpus.empty());
+  EXPECT_FALSE(r2.running);
+  for (const SoakerCpu& c : r2.cpus) {  // only what its start's calibration spent
+    EXPECT_EQ(c.generation, 0u);
+    EXPECT_EQ(c.iterations, 0u);
+    EXPECT_GT(c.calibration_cpu_ns, 0u);
+  }
   soaker.Stop();  // idempotent
 }
 
@@ -786,6 +791,43 @@ TEST_F(SoakerLive, CalibrateOnDemand) {
   ASSERT_EQ(f.cpus.size(), 2u);
   EXPECT_EQ(f.cpus[1].iterations_per_second, out.cpus[1].iterations_per_second);
   EXPECT_TRUE(Eventually([&] { return Tasks().size() == base_tasks_; })) << Tasks().size();
+}
+
+// The calibration's CPU time is the daemon's own: Read gives it per CPU
+// while a calibration runs in another thread before Start (the daemon's
+// background calibration), with no thread counters and running false, so
+// the window can take it out of each CPU's busy time.
+TEST_F(SoakerLive, ReadGivesTheCalibrationsCpuTimeBeforeStart) {
+  Soaker soaker(&fs_, Options());
+  SoakerReading before;
+  soaker.Read(&before);
+  EXPECT_TRUE(before.cpus.empty());
+  EXPECT_FALSE(before.running);
+  SoakerCalibrationFile out;
+  ASSERT_OK(soaker.Calibrate(&out));
+  SoakerReading after;
+  soaker.Read(&after);
+  EXPECT_FALSE(after.running);
+  EXPECT_EQ(after.calibration_generation, before.calibration_generation);
+  ASSERT_EQ(after.cpus.size(), 2u);
+  for (const SoakerCpu& c : after.cpus) {
+    EXPECT_EQ(c.generation, 0u);
+    EXPECT_EQ(c.thread_cpu_ns, 0u);
+    // calibration_seconds 0.1 of thread CPU time per CPU, at least.
+    EXPECT_GE(c.calibration_cpu_ns, 100'000'000u) << c.cpu;
+    EXPECT_LT(c.calibration_cpu_ns, 10'000'000'000u) << c.cpu;
+  }
+  EXPECT_EQ(after.cpus[0].cpu, a_);
+  EXPECT_EQ(after.cpus[1].cpu, b_);
+  // Started, its threads' readings carry the calibration's time alongside.
+  ASSERT_OK(soaker.Start());
+  SoakerReading running;
+  soaker.Read(&running);
+  EXPECT_TRUE(running.running);
+  ASSERT_EQ(running.cpus.size(), 2u);
+  EXPECT_NE(running.cpus[0].generation, 0u);
+  EXPECT_EQ(running.cpus[0].calibration_cpu_ns, after.cpus[0].calibration_cpu_ns);
+  soaker.Stop();
 }
 
 TEST_F(SoakerLive, HotplugStartsAndEndsThreads) {

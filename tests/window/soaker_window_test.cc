@@ -194,6 +194,53 @@ TEST(ComputeSoakerCpuSeconds, EveryCpuTheThreadRanOn) {
   EXPECT_DOUBLE_EQ(out[1].seconds, 0.25);
 }
 
+// The daemon's own calibration spins each CPU at normal priority: its time
+// is the soaker's (taken out of accounting busy, like the loop's), and
+// where the loop runs it counts as delivered idle (the loop ran less).
+// Before the soaker runs, a reading has only the calibration's time (the
+// first windows after start named a calibrated CPU saturated).
+TEST(ComputeSoakerCpuSeconds, TheCalibrationsTimeIsTheSoakers) {
+  SoakerReading a, b;
+  a.calibration_generation = b.calibration_generation = 7;
+  a.cpus = {At(0, 0, 0, 0, 0), At(1, 0, 0, 0, 0)};
+  b.cpus = {At(0, 0, 0, 0, 0), At(1, 0, 0, 0, 0)};
+  a.cpus[0].calibration_cpu_ns = kSec / 10;
+  b.cpus[0].calibration_cpu_ns = kSec / 10 + kSec * 6 / 10;
+  b.cpus[1].calibration_cpu_ns = kSec / 2;
+  std::vector<SoakerCpuSeconds> out;
+  ComputeSoakerCpuSeconds(a, b, &out);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_DOUBLE_EQ(out[0].seconds, 0.6);
+  EXPECT_DOUBLE_EQ(out[1].seconds, 0.5);
+  std::vector<SoakerCpuWindow> windows;
+  ComputeSoakerWindows(a, b, 1.0, &windows);
+  EXPECT_TRUE(windows.empty());  // no loop, no delivered idle
+
+  // Another Soaker (a reload, the soaker's start after the background
+  // calibration): its count starts at 0, all of it in the window.
+  b.calibration_generation = 8;
+  b.cpus[0].calibration_cpu_ns = kSec / 4;
+  ComputeSoakerCpuSeconds(a, b, &out);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_DOUBLE_EQ(out[0].seconds, 0.25);
+}
+
+TEST(ComputeSoakerWindows, CalibrationTimeIsDeliveredIdle) {
+  // The loop delivered 40 % idle in a 1 s window while a calibration took
+  // 0.3 s of the CPU at normal priority: 70 % was idle to the host.
+  SoakerReading a, b;
+  a.calibration_generation = b.calibration_generation = 3;
+  a.cpus = {At(0, 0, 0, 1000)};
+  b.cpus = {At(0, 400, kSec * 4 / 10, 1000)};
+  b.cpus[0].calibration_cpu_ns = kSec * 3 / 10;
+  std::vector<SoakerCpuWindow> w;
+  ComputeSoakerWindows(a, b, 1.0, &w);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NEAR(w[0].delivered_idle_ratio, 0.7, 1e-12);
+  EXPECT_NEAR(w[0].busy_ratio, 0.3, 1e-12);
+  EXPECT_NEAR(w[0].hidden_ratio, 0.0, 1e-12);
+}
+
 TEST(SoakerWindowSeconds, FromTheReadingsClock) {
   SoakerReading a, b;
   a.mono_ns = 1 * static_cast<int64_t>(kSec);
