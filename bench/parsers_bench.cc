@@ -23,6 +23,7 @@
 
 #include "analysis/delivery_cost.h"
 #include "analysis/signals.h"
+#include "analysis/snapshot.h"
 #include "base/log.h"
 #include "collectors/cpu.h"
 #include "collectors/host_fs.h"
@@ -33,7 +34,6 @@
 #include "daemon/config.h"
 #include "daemon/daemon.h"
 #include "daemon/sampler.h"
-#include "daemon/snapshot.h"
 #include "exporters/prometheus/metrics.h"
 #include "exporters/prometheus/text_format.h"
 #include "tests/support/fake_fs.h"

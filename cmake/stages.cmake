@@ -3,7 +3,7 @@
 # build/stages/<stage>/<folder> -> the source folder, and a library sees only
 # the roots of the stages it links (PUBLIC, so transitively: the stages before
 # it). An #include against the flow therefore fails to compile:
-#   collectors/cpu.cc: fatal error: daemon/snapshot.h: No such file or directory
+#   collectors/cpu.cc: fatal error: analysis/snapshot.h: No such file or directory
 # tests/layering/ keeps one such include building and failing.
 #
 # bottleneckd_stage(NAME FOLDER [SOURCES f.cc...] [LINKS target...])

@@ -11,10 +11,10 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/snapshot.h"
 #include "cmd/flags.h"
 #include "control/control_handler.h"
 #include "daemon/config.h"
-#include "daemon/snapshot.h"
 #include "runs/run_store.h"
 #include "runs/run_tracker.h"
 

@@ -30,7 +30,7 @@ struct CollectorResult {
   uint64_t read_errors_total = 0;  // since the daemon started
   // When its part of the sample was read (CLOCK_MONOTONIC), set only when
   // `carried`; otherwise it is the sample's own time. A collector backed off by the self-limit watchdog
-  // (daemon/self_limit.h) is not read every tick: on a tick it skips, its
+  // (collectors/self_limit.h) is not read every tick: on a tick it skips, its
   // last reading is carried into the sample (`carried`) with its old time,
   // and window/ differences it over the time it really spans.
   int64_t read_mono_ns = 0;

@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "analysis/loss_tolerance.h"
+#include "analysis/snapshot.h"
 #include "control/control_socket.h"
-#include "daemon/snapshot.h"
 #include "runs/run_tracker.h"
 
 namespace bottleneckd {

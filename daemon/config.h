@@ -17,7 +17,7 @@
 #include "bus/bus_model.h"
 #include "collectors/collectors_config.h"
 #include "collectors/host_fs.h"
-#include "daemon/self_limit.h"
+#include "collectors/self_limit.h"
 #include "runs/run_tracker.h"
 #include "sources/capture.h"
 #include "sources/irqtime.h"
@@ -77,7 +77,7 @@ struct Config {
   // Thresholds of the verdict rules (docs/verdict-rules.md).
   VerdictThresholds verdict;
   RunsConfig runs;
-  // The self-limit watchdog's budgets (the `limits` section, daemon/self_limit.h).
+  // The self-limit watchdog's budgets (the `limits` section, collectors/self_limit.h).
   SelfLimitOptions limits;
   // Drop CAP_NET_RAW and CAP_NET_ADMIN once the live captures are open (the
   // daemon itself; not `bottleneckd run`, whose command inherits them).

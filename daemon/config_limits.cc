@@ -1,4 +1,4 @@
-// The limits section: the self-limit watchdog's budgets (daemon/self_limit.h,
+// The limits section: the self-limit watchdog's budgets (collectors/self_limit.h,
 // docs/architecture.md "Self-limit watchdog").
 //   limits:
 //     cpu_percent: 10     # of one CPU, averaged over cpu_window

@@ -11,7 +11,7 @@
 // capabilities it needs are dropped from the whole process right after it
 // opened. Every analysed window goes to the RunTracker, when there is one.
 // Each tick the daemon reads its own usage from the real /proc/self and feeds
-// the self-limit watchdog (daemon/self_limit.h), whose back-off factor says
+// the self-limit watchdog (collectors/self_limit.h), whose back-off factor says
 // how often the expensive collectors are read from the next tick.
 #pragma once
 
@@ -21,11 +21,11 @@
 #include <string>
 
 #include "analysis/analyzer.h"
+#include "analysis/snapshot.h"
 #include "base/log.h"
 #include "base/mutex.h"
 #include "daemon/config.h"
 #include "daemon/delivery_cost_file.h"
-#include "daemon/snapshot.h"
 #include "daemon/tick_pipeline.h"
 #include "runs/run_tracker.h"
 #include "sources/soaker_background.h"

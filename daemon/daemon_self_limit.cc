@@ -1,4 +1,4 @@
-// The daemon's self-limit watchdog step (daemon/self_limit.h): its own usage
+// The daemon's self-limit watchdog step (collectors/self_limit.h): its own usage
 // read from the live /proc/self each tick, the policy stepped, the back-off
 // handed to the sampler, and one log line per change of the factor.
 #include <malloc.h>

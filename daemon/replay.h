@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/snapshot.h"
 #include "analysis/verdict.h"
 #include "base/status.h"
 #include "daemon/config.h"
-#include "daemon/snapshot.h"
 #include "daemon/tick_pipeline.h"
 #include "recording/recording.h"
 #include "runs/run_summary.h"
@@ -34,17 +34,7 @@ namespace bottleneckd {
 Status ReplayRecording(const std::string& dir, const Config& config, const std::function<void(const Snapshot&)>& each,
                        RecordingInfo* info = nullptr);
 
-// A recording replayed into what a run keeps of each window: the point and
-// the verdict (with its evidence) of every window that had one, t in seconds
-// since the first sample.
-struct ReplayedTimeline {
-  std::string dir;
-  RecordingInfo info;
-  std::vector<TimelinePoint> points;
-  std::vector<Verdict> verdicts;  // points[i]'s
-};
-
-// Replays `dir` (ReplayRecording) into *out. Errors are ReplayRecording's.
+// Replays `dir` (ReplayRecording) into *out (runs/run_summary.h). Errors are ReplayRecording's.
 Status ReplayTimeline(const std::string& dir, const Config& config, ReplayedTimeline* out);
 
 struct RecordProgress {

@@ -1,7 +1,7 @@
 // Sampler: runs every enabled collector once per tick, timing each, and turns
 // failures into CollectorResult entries (success 0 + one log line when a
 // collector's state changes) so one broken kernel file never stops sampling.
-// Under the self-limit watchdog's back-off (daemon/self_limit.h) the expensive
+// Under the self-limit watchdog's back-off (collectors/self_limit.h) the expensive
 // collectors (CollectorInfo::carry) are read only every backoff-th tick; on
 // the others their last reading is carried from the previous sample.
 #pragma once

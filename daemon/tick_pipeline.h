@@ -15,11 +15,11 @@
 #include <memory>
 
 #include "analysis/analyzer.h"
+#include "analysis/snapshot.h"
 #include "bus/bus_model.h"
 #include "collectors/host_fs.h"
 #include "daemon/config.h"
 #include "daemon/sampler.h"
-#include "daemon/snapshot.h"
 #include "sources/source_set.h"
 
 namespace bottleneckd {

@@ -18,6 +18,7 @@
 #include "analysis/plateau.h"
 #include "analysis/signals.h"
 #include "analysis/verdict.h"
+#include "recording/recording.h"
 #include "sources/profile_fold.h"
 #include "window/capture_window.h"
 
@@ -64,6 +65,16 @@ struct TimelinePoint {
   // CPU order, at most kPointBudgetCpus of them (PointOfWindow); empty when
   // unknown (a run store row written before schema version 5).
   std::vector<CpuBudget> cpu_budget;
+};
+
+// A recording replayed into what a run keeps of each window (daemon/
+// replay.h ReplayTimeline): the point and the verdict (with its evidence) of
+// every window that had one, t in seconds since the first sample.
+struct ReplayedTimeline {
+  std::string dir;
+  RecordingInfo info;
+  std::vector<TimelinePoint> points;
+  std::vector<Verdict> verdicts;  // points[i]'s
 };
 
 // A flow of a run, from the live capture's window top flows, summed over

@@ -28,9 +28,9 @@
 #include <string>
 
 #include "analysis/loss_tolerance.h"
+#include "analysis/snapshot.h"
 #include "base/listen_address.h"
 #include "base/status.h"
-#include "daemon/snapshot.h"
 #include "exporters/http/event_server.h"
 
 namespace bottleneckd {

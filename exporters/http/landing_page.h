@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/snapshot.h"
+#include "analysis/snapshot.h"
 #include "exporters/prometheus/metrics.h"
 #include "exporters/report/html_escape.h"
 #include "runs/run_summary.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/snapshot.h"
+#include "analysis/snapshot.h"
 
 namespace bottleneckd {
 

@@ -1,7 +1,7 @@
 // Per-area builders of metric families, shared by exporters/prometheus/metrics*.cc only.
 #pragma once
 
-#include "daemon/snapshot.h"
+#include "analysis/snapshot.h"
 #include "exporters/prometheus/family_builder.h"
 
 namespace bottleneckd::internal {

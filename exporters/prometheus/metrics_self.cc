@@ -1,7 +1,7 @@
 // The daemon's own cost: the process_* families every Prometheus client library
 // exports (client_golang's process collector; from the real /proc/self, never
 // the configured procfs root), and the self-limit watchdog's budgets, state
-// and back-off factor per collector (daemon/self_limit.h).
+// and back-off factor per collector (collectors/self_limit.h).
 #include "exporters/prometheus/family_builder.h"
 #include "exporters/prometheus/metric_names.h"
 #include "exporters/prometheus/metrics_internal.h"

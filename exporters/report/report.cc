@@ -9,7 +9,6 @@
 #include "analysis/rules.h"
 #include "analysis/segments.h"
 #include "analysis/signals.h"
-#include "daemon/replay.h"
 #include "exporters/report/json_writer.h"
 #include "exporters/report/report_budget.h"
 #include "exporters/report/report_profile.h"

@@ -16,7 +16,6 @@
 #include "analysis/segments.h"
 #include "analysis/verdict.h"
 #include "base/status.h"
-#include "daemon/replay.h"
 #include "recording/recording.h"
 #include "runs/run_store.h"
 #include "runs/run_summary.h"

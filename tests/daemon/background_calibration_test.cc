@@ -10,8 +10,8 @@
 #include <memory>
 #include <thread>
 
+#include "analysis/snapshot.h"
 #include "daemon/daemon.h"
-#include "daemon/snapshot.h"
 #include "tests/support/test_util.h"
 
 namespace bottleneckd::background_calibration_test {

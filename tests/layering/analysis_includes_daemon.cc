@@ -1,3 +1,4 @@
-// Wrong way: analysis/ takes a Window and returns a verdict; it must not know
-// the Snapshot the daemon publishes. Must not compile.
-#include "daemon/snapshot.h"
+// Wrong way: analysis/ takes a Window and returns a verdict (and the
+// Snapshot the daemon publishes); it must not know the daemon's Config.
+// Must not compile.
+#include "daemon/config.h"

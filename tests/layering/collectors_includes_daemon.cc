@@ -1,2 +1,2 @@
 // Wrong way: a collector reaching into the daemon. Must not compile.
-#include "daemon/snapshot.h"
+#include "daemon/config.h"

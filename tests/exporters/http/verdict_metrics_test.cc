@@ -5,7 +5,7 @@
 // verdict's.
 #include <gtest/gtest.h>
 
-#include "daemon/snapshot.h"
+#include "analysis/snapshot.h"
 #include "exporters/http/landing_page.h"
 #include "exporters/prometheus/metrics.h"
 #include "tests/support/metric_families.h"

@@ -14,9 +14,9 @@
 #include <regex>
 #include <sstream>
 
+#include "analysis/snapshot.h"
 #include "bus/bus_model.h"
 #include "daemon/sampler.h"
-#include "daemon/snapshot.h"
 #include "exporters/prometheus/metrics.h"
 #include "exporters/prometheus/text_format.h"
 #include "sources/sample.h"

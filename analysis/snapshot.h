@@ -1,6 +1,8 @@
 // Snapshot: what the exporters read — the latest Sample, the Window ending at
-// it, and cumulative daemon facts. Published whole by the sampling loop and read
-// by scrapes without blocking it (a shared_ptr swap under a mutex).
+// it, the analysis of that window, and cumulative daemon facts. Published
+// whole by the sampling loop and read by scrapes without blocking it (a
+// shared_ptr swap under a mutex). Here, with the stage whose answer it
+// completes, so exporters/ and control/ read it without knowing daemon/.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +20,8 @@
 #include "base/mutex.h"
 #include "bus/bus_model.h"
 #include "bus/bus_path.h"
+#include "collectors/self_limit.h"
 #include "collectors/self_process.h"
-#include "daemon/self_limit.h"
 #include "sources/sample.h"
 #include "window/window.h"
 

@@ -1,4 +1,4 @@
-#include "daemon/self_limit.h"
+#include "collectors/self_limit.h"
 
 namespace bottleneckd {
 

@@ -1,7 +1,7 @@
 // The self-limit watchdog's policy with injected usage (no real time): no
 // judgement before a whole window, entering, deepening at most once a
 // window, the cap, hysteresis on the way back, memory, and refused samples.
-#include "daemon/self_limit.h"
+#include "collectors/self_limit.h"
 
 #include <gtest/gtest.h>
 
