@@ -281,7 +281,7 @@ Status RecordHost(const Config& config, const std::string& out_dir, double durat
                    std::chrono::duration<double>(now - start).count());
       next_progress = now + std::chrono::seconds(5);
     }
-    tick = tick == last_tick ? tick + 1 : schedule.After(tick, now);
+    tick = tick == last_tick ? tick + 1 : schedule.After(tick, now, last_tick);
   }
   sources.StopAll();
   p.disk_bytes = DiskUsage(out_dir);

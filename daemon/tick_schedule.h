@@ -23,8 +23,9 @@ class TickSchedule {
   Clock::time_point Due(int64_t n) const;
   // The tick to take after tick k, at `now`: k + 1, or, when k + 1 is already
   // past due, the first tick still ahead (the ticks between are skipped, and
-  // logged).
-  int64_t After(int64_t k, Clock::time_point now) const;
+  // logged: those up to `last` only, the last tick a recording takes, so the
+  // count is what the recording lacks).
+  int64_t After(int64_t k, Clock::time_point now, int64_t last = INT64_MAX) const;
 
  private:
   double interval_;

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace bottleneckd::tick_schedule_test {
 namespace {
 
@@ -33,6 +35,27 @@ TEST(TickSchedule, AnOverrunSkipsToTheFirstTickStillAhead) {
   EXPECT_EQ(s.After(0, start + milliseconds(3500)), 4);
   // Exactly on tick 1's time counts as past due.
   EXPECT_EQ(s.After(0, start + milliseconds(1000)), 2);
+}
+
+// A recording of ticks 0..3 whose tick 2 ran until 4.2 s: it lacks tick 3
+// only, and the log says 1, not the 2 ticks past due (tick 4 was never to
+// be taken). A fresh-clone CI under ASan logged "skipped=2" beside 3 of 4
+// samples (RecordE2e counts the recording's samples and its skips).
+TEST(TickSchedule, SkipsPastTheLastTickAreNotCounted) {
+  const Clock::time_point start{};
+  TickSchedule s(1.0, start);
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(s.After(2, start + milliseconds(4200), 3), 5);
+  std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("skipped=1"), std::string::npos) << log;
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(s.After(2, start + milliseconds(4200)), 5);  // the daemon: no last tick
+  log = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("skipped=2"), std::string::npos) << log;
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(s.After(3, start + milliseconds(4200), 3), 5);  // past the last: nothing skipped
+  log = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(log.find("skipping"), std::string::npos) << log;
 }
 
 }  // namespace
