@@ -44,14 +44,28 @@ constexpr std::string_view kInputWait = "__skb_wait_for_more_packets";
 constexpr double kSampledInputLow = 0.6, kSampledInputFull = 0.9;
 constexpr int kSampledInputMin = 3;
 
+// Of a receive wait's resolved samples, the share on a socket connected to
+// one peer: waiting there is waiting for the peer's answer, the thread's own
+// wait, however its input fares (one synchronous DNS, memcached or RPC call
+// per request). The kernel function is the same for both (a datagram
+// receive sleeps in kInputWait on any socket); the object tells them apart.
+// 0 when no sample of the place resolved its object: the input, as before
+// objects were resolved.
+double PeerShare(const ThreadState::Place& p) {
+  return p.object_samples > 0 ? static_cast<double>(p.peer_samples) / p.object_samples : 0;
+}
+
+bool IsReceiveWait(const ThreadState::Place& p) { return p.where.substr(0, kInputWait.size()) == kInputWait; }
+
 // The share of the thread's waiting spent waiting for its input: measured by
-// offcpu, or sampled as above; 0 when neither says.
+// offcpu, or sampled as above; 0 when neither says. A receive on a peer's
+// socket is not the input (PeerShare).
 double InputShare(const ThreadState& st) {
   double input = 0, all = 0;
   for (const ThreadState::Place& p : st.places) {
     double weight = st.places_measured ? p.ratio : p.samples;
     all += weight;
-    if (p.where.substr(0, kInputWait.size()) == kInputWait) input += weight;
+    if (IsReceiveWait(p)) input += weight * (1 - PeerShare(p));
   }
   if (all <= 0) return 0;
   double share = input / all;
@@ -95,6 +109,21 @@ double WaitScore(const Signals& s, const ThreadSignal& th, const VerdictThreshol
   return Ramp(OwnWaiting(*th.state), t.thread_wait_min - 0.15, t.thread_wait_min) * free * own;
 }
 
+// " on peer udp 10.0.0.1:40000 -> 10.0.0.2:7000 (12 of 14 resolved samples
+// on a peer)", " on udp 0.0.0.0:7000 (unconnected)": the object its samples
+// in the place waited on, the one seen most (from the descriptor of
+// /proc/PID/task/TID/syscall); "" when none resolved.
+std::string ObjectNote(const ThreadState::Place& p) {
+  if (p.object.empty()) return "";
+  std::string s = " on ";
+  if (p.peer_samples * 2 > p.object_samples) s += "peer ";
+  s += p.object;
+  if (p.peer_samples > 0)
+    s += " (" + std::to_string(p.peer_samples) + " of " + std::to_string(p.object_samples) +
+         " resolved samples on a peer)";
+  return s;
+}
+
 // "thread udpecho: 58.0 % of the window off the CPU in its own waits (running
 // 40.1 %, runnable 1.9 %, schedstat; 14.2 k voluntary, 3.0 involuntary
 // switches/s), sampled in hrtimer_nanosleep (system call clock_nanosleep)"
@@ -111,19 +140,19 @@ std::string WaitPlacesSentence(const ThreadSignal& th) {
     if (st.places.empty()) return s + "; measured by eBPF (sched_switch): no wait of its own this window";
     s += "; measured by eBPF (sched_switch) in ";
     for (size_t i = 0; i < st.places.size() && i < kPlacesShown; ++i)
-      s += (i ? ", " : "") + st.places[i].where + " " + FormatPercent(st.places[i].ratio);
+      s += (i ? ", " : "") + st.places[i].where + ObjectNote(st.places[i]) + " " + FormatPercent(st.places[i].ratio);
     return s + " of its time off the CPU";
   }
   if (!st.places.empty()) {
     // The recent windows' samples (Analyzer's WaitHistory), most first.
     s += "; sampled in ";
     for (size_t i = 0; i < st.places.size() && i < kPlacesShown; ++i)
-      s += (i ? ", " : "") + st.places[i].where + " " + std::to_string(st.places[i].samples);
+      s += (i ? ", " : "") + st.places[i].where + ObjectNote(st.places[i]) + " " + std::to_string(st.places[i].samples);
     return s + " of its last " + std::to_string(st.place_samples) + " samples (one a window)";
   }
   std::string where = WaitPlace(st.wchan, st.syscall);
   if (where.empty()) return s + "; where it waits was not seen (running when sampled, or no ptrace access)";
-  return s + ", sampled in " + where;
+  return s + ", sampled in " + where + (st.object.empty() ? "" : " on " + st.object);
 }
 
 // WaitPlacesSentence, and how much of the waiting was for the thread's input
@@ -134,6 +163,10 @@ std::string WaitSentence(const ThreadSignal& th) {
   if (input > 0)
     s += "; " + FormatPercent(input) + " of the window waiting for its input (" + std::string(kInputWait) +
          (th.state->places_measured ? "" : ", by its samples") + "), which is no limit and not counted";
+  for (const ThreadState::Place& p : th.state->places)
+    if (IsReceiveWait(p) && PeerShare(p) > 0)
+      s += "; its receive waits on a socket connected to one peer (" + p.object +
+           ") wait for that peer's answer: its own waits, counted";
   return s;
 }
 

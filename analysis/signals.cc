@@ -31,6 +31,8 @@ std::optional<ThreadState> StateOf(const ThreadWindow& t) {
   st.involuntary_per_second = NonNegative(t.involuntary_per_second);
   st.wchan = t.wait.wchan;
   if (t.wait.syscall) st.syscall = SyscallName(*t.wait.syscall);
+  st.object = t.wait.object.Describe();
+  st.object_peer = t.wait.object.peer();
   if (t.measured_waits) {
     // Shares of its time off the CPU as the program measured it, not of the
     // window: the program's clock (switch to switch) and schedstat's (pick to

@@ -81,10 +81,21 @@ struct ThreadState {
     std::string where;  // "hrtimer_nanosleep (clock_nanosleep)"
     int samples = 0;
     double ratio = 0;
+    // Of the sampled waits in this kernel function (the history's, also
+    // when the places are measured): those whose object was resolved, those
+    // on a socket connected to one peer, and the object seen most.
+    int object_samples = 0, peer_samples = 0;
+    std::string object{};
   };
   std::vector<Place> places;
   int place_samples = 0;
   bool places_measured = false;
+  // What the window-end sample's system call waited on, resolved from its
+  // descriptor (collectors/wait_object.h): "udp 10.0.0.1:40000 ->
+  // 10.0.0.2:7000"; "" when none or unknown. object_peer: a socket
+  // connected to one peer.
+  std::string object{};
+  bool object_peer = false;
 };
 
 struct ThreadSignal {

@@ -18,27 +18,49 @@ void WaitHistory::Record(Signals* s) {
   for (ThreadSignal& th : s->threads) {
     if (!th.state) continue;
     seen.insert(th.tid);
-    std::deque<std::string>& h = by_tid_[th.tid];
-    h.push_back(WaitPlace(th.state->wchan, th.state->syscall));
+    std::deque<Sampled>& h = by_tid_[th.tid];
+    h.push_back({WaitPlace(th.state->wchan, th.state->syscall), th.state->object, th.state->object_peer});
     while (h.size() > static_cast<size_t>(kWaitSamples)) h.pop_front();
     // Samples of one kernel function count together: wchan and syscall are
     // two reads, and the thread may wake between them ("hrtimer_nanosleep"
     // beside "hrtimer_nanosleep (clock_nanosleep)"); the place keeps the
-    // longest name it was seen with.
+    // longest name it was seen with, and the object seen most in it.
     std::map<std::string, ThreadState::Place> by_function;
-    for (const std::string& p : h) {
-      if (p.empty()) continue;
-      ThreadState::Place& place = by_function[p.substr(0, p.find(" ("))];
-      if (p.size() > place.where.size()) place.where = p;
+    std::map<std::string, std::map<std::string, int>> objects;  // function -> object -> samples
+    for (const Sampled& p : h) {
+      if (p.place.empty()) continue;
+      const std::string function = p.place.substr(0, p.place.find(" ("));
+      ThreadState::Place& place = by_function[function];
+      if (p.place.size() > place.where.size()) place.where = p.place;
       ++place.samples;
+      if (!p.object.empty()) {
+        ++place.object_samples;
+        ++objects[function][p.object];
+      }
+      if (p.peer) ++place.peer_samples;
     }
-    if (th.state->places_measured) continue;  // the window's measured waits say more
+    for (auto& [function, place] : by_function) {
+      int most = 0;
+      for (const auto& [object, n] : objects[function])
+        if (n > most) most = n, place.object = object;
+    }
+    th.state->place_samples = static_cast<int>(h.size());
+    if (th.state->places_measured) {
+      // The window's measured waits say how long; the samples say on what.
+      for (ThreadState::Place& m : th.state->places) {
+        auto it = by_function.find(m.where.substr(0, m.where.find(" (")));
+        if (it == by_function.end()) continue;
+        m.object_samples = it->second.object_samples;
+        m.peer_samples = it->second.peer_samples;
+        m.object = it->second.object;
+      }
+      continue;
+    }
     std::vector<ThreadState::Place> places;
     for (auto& [function, place] : by_function) places.push_back(std::move(place));
     std::stable_sort(places.begin(), places.end(),
                      [](const ThreadState::Place& a, const ThreadState::Place& b) { return a.samples > b.samples; });
     th.state->places = std::move(places);
-    th.state->place_samples = static_cast<int>(h.size());
   }
   std::erase_if(by_tid_, [&](const auto& e) { return !seen.count(e.first); });
 }

@@ -18,12 +18,18 @@ inline constexpr int kWaitSamples = 30;
 class WaitHistory {
  public:
   // Adds each target thread's sample of this window (ThreadState::wchan,
-  // syscall) to its history and writes the history's places into
-  // ThreadState::places. Threads gone from the window are forgotten.
+  // syscall, object) to its history and writes the history's places into
+  // ThreadState::places (measured places keep their shares and gain the
+  // samples' objects). Threads gone from the window are forgotten.
   void Record(Signals* s);
 
  private:
-  std::map<int, std::deque<std::string>> by_tid_;  // "" for a sample on the CPU or hidden
+  struct Sampled {
+    std::string place;   // WaitPlace; "" for a sample on the CPU or hidden
+    std::string object;  // ThreadState::object
+    bool peer = false;
+  };
+  std::map<int, std::deque<Sampled>> by_tid_;
 };
 
 // "hrtimer_nanosleep (clock_nanosleep)", "futex_do_wait", "(recvfrom)"; ""

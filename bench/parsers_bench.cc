@@ -6,8 +6,11 @@
 // AppendTextFormat as the daemon now serves it).
 // Run by bench/run.sh; targets and results are in docs/performance.md.
 // Nothing here asserts a time: a parse failure aborts the run instead.
+#include <arpa/inet.h>
 #include <benchmark/benchmark.h>
+#include <netinet/in.h>
 #include <prometheus/text_serializer.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -213,6 +216,63 @@ void BM_ThreadsCollectLive(benchmark::State& state) {
       static_cast<double>(threads) * 1e-6, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_ThreadsCollectLive)->ArgName("stat_only")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// The same collector with the 8 threads blocked in recv on 10 UDP sockets
+// (8 connected to a ninth, one unconnected), so each tick resolves the
+// object every thread waits on (collectors/wait_object.h): the descriptor's
+// link each time, the socket tables once per (pid, fd, inode). Against
+// BM_ThreadsCollectLive's sleepers, whose clock_nanosleep names no
+// descriptor: the difference is the object's cost per thread per tick.
+void BM_ThreadsCollectLiveOnSockets(benchmark::State& state) {
+  std::atomic<bool> stop{false};
+  auto udp = [] {
+    int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    timeval tv{0, 5000};  // 5 ms: the threads look at `stop` again
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+        ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
+      std::abort();
+    return fd;
+  };
+  const int backend = udp(), spare = udp();
+  sockaddr_in to{};
+  socklen_t len = sizeof to;
+  if (::getsockname(backend, reinterpret_cast<sockaddr*>(&to), &len) != 0) std::abort();
+  std::vector<int> fds;
+  std::vector<std::thread> waiters;
+  for (int i = 0; i < 8; ++i) {
+    fds.push_back(udp());
+    if (::connect(fds.back(), reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) std::abort();
+    waiters.emplace_back([&stop, fd = fds.back()] {
+      char b[8];
+      while (!stop.load()) (void)::recv(fd, b, sizeof b, 0);
+    });
+  }
+  HostFs fs(HostRoots{});
+  ThreadsOptions o;
+  o.targets.push_back(ThreadTarget{"", static_cast<int>(::getpid())});
+  ThreadsCollector c(o);
+  Sample sample;
+  size_t threads = 0, resolved = 0;
+  for (auto _ : state) {
+    if (!c.Collect(fs, &sample).ok()) std::abort();
+    threads = sample.threads->size();
+    resolved = 0;
+    for (const ThreadSample& t : *sample.threads) resolved += t.wait.object.kind == WaitObject::Kind::kSocket;
+  }
+  stop = true;
+  for (std::thread& t : waiters) t.join();
+  for (int fd : fds) ::close(fd);
+  ::close(backend);
+  ::close(spare);
+  state.counters["threads"] = static_cast<double>(threads);
+  state.counters["resolved"] = static_cast<double>(resolved);
+  state.counters["us_per_thread"] = benchmark::Counter(
+      static_cast<double>(threads) * 1e-6, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_ThreadsCollectLiveOnSockets)->Unit(benchmark::kMicrosecond);
 
 // Daemon::Tick: Take + ComputeWindow + publishing the Snapshot, the whole
 // per-second cost of the sampling thread.

@@ -244,6 +244,23 @@ Status HostFs::ListSys(std::string_view rel, std::vector<std::string>* names) co
   return ListDir(SysPath(rel), names);
 }
 
+namespace {
+
+Status ReadLinkAt(const std::string& path, std::string* target) {
+  char buf[4096];
+  ssize_t n = ::readlink(path.c_str(), buf, sizeof(buf));
+  if (n < 0) return Status::FromErrno(errno, path);
+  if (static_cast<size_t>(n) == sizeof(buf)) return Status::IOError(path + ": link target too long");
+  target->assign(buf, static_cast<size_t>(n));
+  return Status::OK();
+}
+
+}  // namespace
+
+Status HostFs::ReadLinkProc(std::string_view rel, std::string* target) const {
+  return ReadLinkAt(ProcPath(rel), target);
+}
+
 Status HostFs::ReadLinkSys(std::string_view rel, std::string* target) const {
   std::string path = SysPath(rel);
   char buf[4096];

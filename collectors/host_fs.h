@@ -116,6 +116,9 @@ class HostFs {
   // Target of the symlink `rel` under the sysfs root, as stored (often relative,
   // "../../devices/pci0000:00/0000:00:03.0/virtio0/net/eth0").
   virtual Status ReadLinkSys(std::string_view rel, std::string* target) const;
+  // Target of the symlink `rel` under the procfs root ("socket:[123]" for
+  // PID/fd/N), as stored.
+  virtual Status ReadLinkProc(std::string_view rel, std::string* target) const;
 
   // The driver's ethtool statistics of `ifname`: from the file <ethtool root>/IF
   // when roots().ethtool is set, from SIOCETHTOOL otherwise. NotSupported when the

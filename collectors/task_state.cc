@@ -47,9 +47,10 @@ std::string ParseTaskWchan(std::string_view text) {
   return w == "0" ? std::string() : std::string(w);
 }
 
-Status ParseTaskSyscall(std::string_view text, std::optional<int64_t>* out) {
+Status ParseTaskSyscall(std::string_view text, std::optional<int64_t>* out, std::vector<uint64_t>* args) {
   std::string_view rest = Trim(text);
   std::string_view nr = NextToken(&rest);
+  if (args) args->clear();
   if (nr == "running") {
     *out = std::nullopt;
     return Status::OK();
@@ -57,6 +58,18 @@ Status ParseTaskSyscall(std::string_view text, std::optional<int64_t>* out) {
   int64_t v = 0;
   if (!ParseI64(nr, &v) || v < -1) return Status::Corruption("syscall: bad number '" + std::string(nr) + "'");
   *out = v;
+  // "NR ARG1 ... ARG6 SP PC" in a call; "-1 SP PC" outside one.
+  if (args && v >= 0) {
+    for (int i = 0; i < 6; ++i) {
+      std::string_view tok = NextToken(&rest);
+      uint64_t a = 0;
+      if (tok.substr(0, 2) != "0x" || !ParseHexU64(tok.substr(2), &a)) {
+        args->clear();
+        return Status::Corruption("syscall: bad argument '" + std::string(tok) + "'");
+      }
+      args->push_back(a);
+    }
+  }
   return Status::OK();
 }
 

@@ -7,8 +7,9 @@
 //   /proc/PID/task/TID/wchan      the kernel function it sleeps in
 //                                 ("hrtimer_nanosleep"), "0" when running or
 //                                 when the reader may not ptrace it
-//   /proc/PID/task/TID/syscall    "230 0x0 ... SP PC" blocked in a system call,
-//                                 "-1 SP PC" blocked outside one, "running"
+//   /proc/PID/task/TID/syscall    "230 0x0 ... SP PC" blocked in a system call
+//                                 (its six arguments), "-1 SP PC" blocked
+//                                 outside one, "running"
 // schedstat and status are cumulative counters; wchan and syscall are one
 // sample, taken when the tick reads them.
 #pragma once
@@ -17,8 +18,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
+#include "collectors/wait_object.h"
 
 namespace bottleneckd {
 
@@ -39,6 +42,11 @@ struct TaskWait {
   // The system call it is blocked in: its number (-1: blocked outside a system
   // call); nullopt when running or unreadable.
   std::optional<int64_t> syscall;
+  // Its six arguments as the kernel printed them (empty outside a call).
+  std::vector<uint64_t> args{};
+  // What its first argument names when the call blocks on a descriptor
+  // (collectors/wait_object.h); kNone otherwise or when it cannot be read.
+  WaitObject object{};
 };
 
 // Corruption unless the text is three unsigned decimal numbers.
@@ -48,8 +56,10 @@ Status ParseTaskStatusSwitches(std::string_view text, TaskSwitches* out);
 // wchan as the kernel prints it: "0" and "" are "" (running or hidden).
 std::string ParseTaskWchan(std::string_view text);
 // nullopt for "running"; Corruption for anything else that does not start
-// with a decimal number (-1 included).
-Status ParseTaskSyscall(std::string_view text, std::optional<int64_t>* out);
+// with a decimal number (-1 included). *args (optional) gets the six
+// arguments of a call ("0x..." each; Corruption when one is missing or not
+// hex), none outside one.
+Status ParseTaskSyscall(std::string_view text, std::optional<int64_t>* out, std::vector<uint64_t>* args = nullptr);
 
 // The name of system call `nr` on this machine's architecture (libseccomp's
 // table): "clock_nanosleep"; "syscall NR" when the table does not know it,

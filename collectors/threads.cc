@@ -168,7 +168,9 @@ void ThreadsCollector::ReadTaskState(const HostFs& fs, const std::string& pid, c
     if (parsed(ParseTaskStatusSwitches(buf_, &sw))) t->switches = sw;
   }
   if (ReadTaskFile(fs, pid, tid, "wchan", true)) t->wait.wchan = ParseTaskWchan(buf_);
-  if (ReadTaskFile(fs, pid, tid, "syscall", true)) parsed(ParseTaskSyscall(buf_, &t->wait.syscall));
+  if (ReadTaskFile(fs, pid, tid, "syscall", true) && parsed(ParseTaskSyscall(buf_, &t->wait.syscall, &t->wait.args)) &&
+      t->wait.syscall && *t->wait.syscall >= 0)
+    objects_.Resolve(fs, t->pid, SyscallName(*t->wait.syscall), t->wait.args, &t->wait.object);
 }
 
 bool ThreadsCollector::TaskExists(const HostFs& fs, const std::string& pid, const std::string& tid) {
@@ -210,6 +212,7 @@ Status ThreadsCollector::Collect(const HostFs& fs, HostReadings* out) {
       need_scan_ = true;  // the next call finds its successor, if any
     }
   }
+  objects_.Keep(pids_);
   return Status::OK();
 }
 

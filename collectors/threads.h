@@ -80,7 +80,8 @@ class ThreadsCollector : public Collector {
   std::vector<int> pids_;           // this call's pids, sorted, unique
   std::vector<int> name_pids_;      // cached pids of name targets, sorted
   int calls_since_scan_ = 0;
-  bool need_scan_ = true;  // set by Rescan, a vanished target, and at start
+  bool need_scan_ = true;       // set by Rescan, a vanished target, and at start
+  WaitObjectResolver objects_;  // what a blocked thread's descriptor names
 };
 
 }  // namespace bottleneckd

@@ -179,6 +179,11 @@ Status ReplayFs::ReadLinkSys(std::string_view rel, std::string* target) const {
   return Serve([&](const HostFs& t) { return t.ReadLinkSys(rel, target); });
 }
 
+Status ReplayFs::ReadLinkProc(std::string_view rel, std::string* target) const {
+  if (!SafeRel(rel)) return Status::NotFound(std::string(rel) + ": not a path inside the recording");
+  return Serve([&](const HostFs& t) { return t.ReadLinkProc(rel, target); });
+}
+
 Status ReplayFs::EthtoolStats(const std::string& ifname, NamedCounters* out) const {
   if (ifname.empty() || ifname == "." || ifname == ".." || ifname.find('/') != std::string::npos)
     return Status::NotSupported(ifname + ": not an interface name");

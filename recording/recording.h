@@ -123,6 +123,7 @@ class RecordingFs : public HostFs {
   Status ListProc(std::string_view rel, std::vector<std::string>* names) const override;
   Status ListSys(std::string_view rel, std::vector<std::string>* names) const override;
   Status ReadLinkSys(std::string_view rel, std::string* target) const override;
+  Status ReadLinkProc(std::string_view rel, std::string* target) const override;
   Status EthtoolStats(const std::string& ifname, NamedCounters* out) const override;
 
  private:
@@ -133,13 +134,13 @@ class RecordingFs : public HostFs {
   void Record(Tree tree, std::string_view rel, std::string_view content, bool truncated) const;
   // Creates the entries of a listing (see docs/recording-format.md).
   void RecordListing(Tree tree, std::string_view rel, const std::vector<std::string>& names) const;
-  void RecordLink(std::string_view rel, std::string_view target) const;
+  void RecordLink(Tree tree, std::string_view rel, std::string_view target) const;
   // Per recording root (current sample, static/): the work itself.
   Status WriteIn(const std::string& root, Tree tree, const std::string& rel, std::string_view content,
                  bool truncated) const;
   Status ListIn(const std::string& root, Tree tree, const std::string& rel,
                 const std::vector<std::string>& names) const;
-  Status LinkIn(const std::string& root, const std::string& rel, std::string_view target) const;
+  Status LinkIn(const std::string& root, Tree tree, const std::string& rel, std::string_view target) const;
   // Makes <root>/<tree>/<rel> a directory, recreating the live tree's
   // symlinks on the way (a path read through class/net/IF keeps the link).
   Status MirrorDir(const std::string& root, Tree tree, const std::string& rel, int depth) const;
@@ -182,6 +183,7 @@ class ReplayFs : public HostFs {
   Status ListProc(std::string_view rel, std::vector<std::string>* names) const override;
   Status ListSys(std::string_view rel, std::vector<std::string>* names) const override;
   Status ReadLinkSys(std::string_view rel, std::string* target) const override;
+  Status ReadLinkProc(std::string_view rel, std::string* target) const override;
   Status EthtoolStats(const std::string& ifname, NamedCounters* out) const override;
 
   // The selected sample's file `name` (a source's reading), at most

@@ -193,7 +193,16 @@ Status RecordingFs::ListSys(std::string_view rel, std::vector<std::string>* name
 
 Status RecordingFs::ReadLinkSys(std::string_view rel, std::string* target) const {
   Status s = HostFs::ReadLinkSys(rel, target);
-  if (s.ok()) RecordLink(rel, *target);
+  if (s.ok()) RecordLink(Tree::kSys, rel, *target);
+  return s;
+}
+
+// A descriptor's link ("socket:[123]", "pipe:[9]") is recorded as the link
+// it is; one to a file outside the tree (an absolute path) is not: replay
+// then resolves no object for it (docs/recording-format.md).
+Status RecordingFs::ReadLinkProc(std::string_view rel, std::string* target) const {
+  Status s = HostFs::ReadLinkProc(rel, target);
+  if (s.ok()) RecordLink(Tree::kProc, rel, *target);
   return s;
 }
 
@@ -229,11 +238,11 @@ void RecordingFs::RecordListing(Tree tree, std::string_view rel, const std::vect
   }
 }
 
-void RecordingFs::RecordLink(std::string_view rel, std::string_view target) const {
+void RecordingFs::RecordLink(Tree tree, std::string_view rel, std::string_view target) const {
   std::string clean;
   if (!CleanRel(rel, &clean) || clean.empty()) return;
   for (const std::string& root : Roots()) {
-    Status s = LinkIn(root, clean, target);
+    Status s = LinkIn(root, tree, clean, target);
     if (!s.ok()) return Fail(s);
   }
 }
@@ -358,12 +367,12 @@ Status RecordingFs::ListIn(const std::string& root, Tree tree, const std::string
   return Status::OK();
 }
 
-Status RecordingFs::LinkIn(const std::string& root, const std::string& rel, std::string_view target) const {
-  BN_RETURN_IF_ERROR(MirrorDir(root, Tree::kSys, std::string(Dirname(rel)), 0));
+Status RecordingFs::LinkIn(const std::string& root, Tree tree, const std::string& rel, std::string_view target) const {
+  BN_RETURN_IF_ERROR(MirrorDir(root, tree, std::string(Dirname(rel)), 0));
   struct stat st;
-  const std::string path = Join(Join(root, "sys"), rel);
+  const std::string path = Join(Join(root, TreeDir(static_cast<int>(tree))), rel);
   if (::lstat(path.c_str(), &st) == 0) return Status::OK();  // recorded already (by a listing)
-  Status s = MakeLink(root, Tree::kSys, rel, target);
+  Status s = MakeLink(root, tree, rel, target);
   return s.IsNotSupported() ? Status::OK() : s;
 }
 

@@ -831,6 +831,67 @@ TEST(Classify, SampledPlacesAllInTheReceiveAreAWaitForInput) {
   EXPECT_DOUBLE_EQ(Score(Classify(SampledWaiter(18, 2), kT), Bound::kWait), 0.0);
 }
 
+// Issue 49's server waiting on a peer: before each reply the echo asks a
+// backend over UDP and blocks until it answers; throughput flat near 6.8 k/s,
+// 79 % lost at the echo's input socket, the echo 90.2 % off the CPU, all of
+// it measured in the datagram receive, and the run was `undetermined` with
+// "waiting for its input ... which is no limit". The receive was on the
+// socket connected to the backend: the thread's own wait. The kernel
+// function is the same as a reader waiting on its empty input; the object
+// (its samples' descriptor) tells them apart.
+TEST(Classify, AReceiveOnAPeersSocketIsTheThreadsOwnWait) {
+  Signals s = WaitingEcho();
+  s.offered_packets_per_second = 32000;
+  ThreadState st{0.095, 0.003, 0.902, 6800, 3, "__skb_wait_for_more_packets", "recvfrom", {}, 0};
+  st.places = {{"__skb_wait_for_more_packets (recvfrom)", 0, 1.0}};
+  st.places[0].object_samples = 14;
+  st.places[0].peer_samples = 14;
+  st.places[0].object = "udp 10.0.0.1:40000 -> 10.0.0.7:5432";
+  st.places_measured = true;
+  s.threads[0].state = st;
+  Lose(&s, Rung::kSocket, 0, 0, 25300);  // 79 %
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kWait);
+  EXPECT_EQ(v.resource, "thread udpecho");
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kWait), 1.0);
+  EXPECT_TRUE(HasSubstring(v.evidence,
+                           "__skb_wait_for_more_packets (recvfrom) on peer udp 10.0.0.1:40000 -> 10.0.0.7:5432 "
+                           "(14 of 14 resolved samples on a peer) 100.0 % of its time off the CPU"))
+      << ::testing::PrintToString(v.evidence);
+  EXPECT_TRUE(HasSubstring(v.evidence, "wait for that peer's answer: its own waits, counted"));
+  EXPECT_FALSE(HasSubstring(v.evidence, "which is no limit"));
+
+  // The same receive on its unconnected input socket: a reader waiting for
+  // its input, however much is lost (another limit's business).
+  st.places[0].peer_samples = 0;
+  st.places[0].object = "udp 0.0.0.0:7000 (unconnected)";
+  s.threads[0].state = st;
+  v = Classify(s, kT);
+  EXPECT_NE(v.label, Bound::kWait);
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kWait), 0.0);
+  // Half the resolved samples on the peer: half the receive is its own wait
+  // (45 % of the window, under thread_wait_min 50 %: ramp(0.45, 0.35, 0.5)).
+  st.places[0].peer_samples = 7;
+  s.threads[0].state = st;
+  EXPECT_NEAR(Score(Classify(s, kT), Bound::kWait), (0.902 * 0.5 - 0.35) / 0.15, 1e-9);
+}
+
+// Without eBPF: the sampled receive waits, resolved to the peer's socket.
+TEST(Classify, SampledReceivesOnAPeerAreTheThreadsOwnWait) {
+  Signals s = SampledWaiter(18, 2);
+  EXPECT_DOUBLE_EQ(Score(Classify(s, kT), Bound::kWait), 0.0);  // the input, as far as it knows
+  s.threads[0].state->places[0].object_samples = 18;
+  s.threads[0].state->places[0].peer_samples = 18;
+  s.threads[0].state->places[0].object = "udp 10.0.0.1:40000 -> 10.0.0.7:5432";
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kWait);
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kWait), 1.0);
+  EXPECT_TRUE(HasSubstring(v.evidence,
+                           "sampled in __skb_wait_for_more_packets (recvfrom) on peer udp 10.0.0.1:40000 "
+                           "-> 10.0.0.7:5432 (18 of 18 resolved samples on a peer) 18"))
+      << ::testing::PrintToString(v.evidence);
+}
+
 TEST(Classify, SampledPlacesMostlyInTheReceiveDiscountPartly) {
   // 12 of 16: share 0.75, counted 0.75 x ramp(0.75, 0.6, 0.9) = 0.375 of
   // the 90 % waiting (33.8 % of the window); 56.3 % own waiting is still wait.

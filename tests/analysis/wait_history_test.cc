@@ -186,5 +186,38 @@ TEST(WaitHistory, MeasuredWithoutWaitsSaysSo) {
       << v.evidence[0];
 }
 
+// The object each sample's descriptor named rides with its place: the
+// receive samples on the peer's socket and on the input are counted apart,
+// the object seen most is kept, and measured places (eBPF) gain them too.
+TEST(WaitHistory, PlacesCountTheirSamplesObjects) {
+  WaitHistory h;
+  Signals s;
+  for (int i = 0; i < 6; ++i) {
+    s = OneThread(812, "__skb_wait_for_more_packets", "recvfrom");
+    s.threads[0].state->object = i < 4 ? "udp 10.0.0.1:40000 -> 10.0.0.7:5432" : "udp 0.0.0.0:7000 (unconnected)";
+    s.threads[0].state->object_peer = i < 4;
+    if (i == 5) s.threads[0].state->object.clear();  // not resolved (closed meanwhile)
+    h.Record(&s);
+  }
+  const ThreadState::Place& p = s.threads[0].state->places.at(0);
+  EXPECT_EQ(p.samples, 6);
+  EXPECT_EQ(p.object_samples, 5);
+  EXPECT_EQ(p.peer_samples, 4);
+  EXPECT_EQ(p.object, "udp 10.0.0.1:40000 -> 10.0.0.7:5432");
+
+  s = OneThread(812, "__skb_wait_for_more_packets", "recvfrom");
+  s.threads[0].state->object = "udp 10.0.0.1:40000 -> 10.0.0.7:5432";
+  s.threads[0].state->object_peer = true;
+  s.threads[0].state->places_measured = true;
+  s.threads[0].state->places = {{"__skb_wait_for_more_packets (recvfrom)", 0, 0.9}, {"futex_do_wait (futex)", 0, 0.1}};
+  h.Record(&s);
+  const ThreadState& st = *s.threads[0].state;
+  ASSERT_EQ(st.places.size(), 2u);
+  EXPECT_DOUBLE_EQ(st.places[0].ratio, 0.9);  // the measured share stays
+  EXPECT_EQ(st.places[0].object_samples, 6);
+  EXPECT_EQ(st.places[0].peer_samples, 5);
+  EXPECT_EQ(st.places[1].object_samples, 0);  // never sampled there
+}
+
 }  // namespace
 }  // namespace bottleneckd::wait_history_test

@@ -31,6 +31,11 @@
 #   handoff   the echo hands every datagram over a mutex to a second thread
 #             that holds it while it echoes and sleeps 50 us, 16 k/s: the
 #             receiver waits in the lock                         -> wait, thread udpecho
+#   peer      the echo asks a backend over a connected UDP socket before
+#             each reply (the backend answers after 50 us), 6 k/s then
+#             21-33 k/s: it waits in the same receive function as a reader
+#             waiting for input, but on its peer   -> wait, thread udpecho,
+#             the evidence naming the connected socket and the backend
 # The live plateau metric stays 0 through light and cpu.
 # Every load loop is bounded (the generator's steps, the server's deadline);
 # namespaces, interfaces and processes are removed on every exit path.
@@ -219,6 +224,9 @@ else
 $(alerts 2>&1 | tr '\n' ';')"
 fi
 lab_scenario_handoff
+# The echo that waits on a peer: its receive waits are on the backend's
+# socket, not its input (lab.sh, docs/verdict-rules.md section 2).
+lab_scenario_peer
 echo "FIGURE: alerts firing after the waiting echoes: $(alerts 2>/dev/null | tr '\n' ';')"
 
 touch "$INTEG_TMP/poller.stop"

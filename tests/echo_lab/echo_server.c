@@ -15,12 +15,18 @@
 //                mutex (a one-slot handoff with two condition variables) to
 //                the thread "udpwork", which echoes it and sleeps WAIT_US
 //                while still holding the mutex: udpecho spends its time
-//                waiting for the lock.
+//                waiting for the lock;
+//       peer     udpecho asks a backend before each reply: it sends the
+//                datagram on a UDP socket connected to ADDR:PORT+1, where
+//                the thread "udpback" answers after sleeping WAIT_US, and
+//                blocks in recv until the answer comes (one synchronous
+//                DNS, memcached or RPC call per request): udpecho waits on
+//                its peer while its own input fills and overflows.
 //     The timer slack is 1 ns, so a wait lasts WAIT_US (0-1000000), not up
 //     to 50 us more. On exit (deadline, SIGTERM or SIGINT) prints
 //     "received=N echoed=M send_errors=E copies=K cpu=C mode=MODE wait_us=W".
 //
-// Bounded in time whatever arrives: the receive has a 100 ms timeout and a
+// Bounded in time whatever arrives: every receive has a 100 ms timeout and a
 // wait is at most 1 s.
 #define _GNU_SOURCE  // before any include: sched_setaffinity, recvmmsg
 #include <arpa/inet.h>
@@ -102,6 +108,44 @@ static void HandOff(const char* buf, size_t n, const struct sockaddr_in* peer, s
   pthread_mutex_unlock(&g_slot.lock);
 }
 
+// The peer: udpback answers each question on the backend socket after
+// WAIT_US; udpecho asks on a socket connected to it and waits for the answer.
+static int g_backend_fd = -1, g_ask_fd = -1;
+
+static void* Backend(void* arg) {
+  (void)arg;
+  static char b[kMaxDatagram];
+  while (!g_stop) {
+    struct sockaddr_in from;
+    socklen_t from_len = sizeof from;
+    ssize_t n = recvfrom(g_backend_fd, b, sizeof b, 0, (struct sockaddr*)&from, &from_len);
+    if (n < 0) continue;  // the 100 ms timeout: look at g_stop again
+    Wait();
+    (void)sendto(g_backend_fd, b, (size_t)n, 0, (struct sockaddr*)&from, from_len);
+  }
+  return NULL;
+}
+
+// Asks the backend and waits for its answer (or the 100 ms timeout).
+static void Ask(char* buf, size_t n) {
+  if (send(g_ask_fd, buf, n, 0) != (ssize_t)n) return;
+  (void)recv(g_ask_fd, buf, kMaxDatagram, 0);
+}
+
+// A UDP socket bound to addr:port with the 100 ms receive timeout; -1 on failure (said).
+static int BoundSocket(const struct in_addr* addr, long port) {
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr = *addr};
+  if (fd < 0 || bind(fd, (struct sockaddr*)&a, sizeof a) != 0) {
+    perror("socket or bind");
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  struct timeval tv = {.tv_sec = 0, .tv_usec = 100000};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  return fd;
+}
+
 static void StopWorker(pthread_t worker) {
   pthread_mutex_lock(&g_slot.lock);
   g_slot.done = 1;
@@ -114,13 +158,14 @@ int main(int argc, char** argv) {
   double port_d, seconds_d, cpu_d, copies_d, wait_d = 0;
   const char* mode = argc == 8 ? argv[6] : "echo";
   const int wait = strcmp(mode, "wait") == 0, handoff = strcmp(mode, "handoff") == 0;
-  const int known = wait || handoff || strcmp(mode, "echo") == 0;
+  const int peer_mode = strcmp(mode, "peer") == 0;
+  const int known = wait || handoff || peer_mode || strcmp(mode, "echo") == 0;
   if ((argc != 6 && !(argc == 8 && known && LabParseDouble(argv[7], 0, 1000000, &wait_d))) ||
       !LabParseDouble(argv[2], 1, 65535, &port_d) || !LabParseDouble(argv[3], 1, 3600, &seconds_d) ||
       !LabParseDouble(argv[4], -1, 4095, &cpu_d) || !LabParseDouble(argv[5], 0, 1000000, &copies_d)) {
     fprintf(stderr,
             "usage: lab_echo_server ADDR PORT SECONDS(1-3600) CPU(-1: any) K(0-1000000) "
-            "[echo|wait|handoff WAIT_US(0-1000000)]\n");
+            "[echo|wait|handoff|peer WAIT_US(0-1000000)]\n");
     return 2;
   }
   const long port = (long)port_d, seconds = (long)seconds_d, cpu = (long)cpu_d, copies = (long)copies_d;
@@ -146,7 +191,28 @@ int main(int argc, char** argv) {
   }
   struct timeval tv = {.tv_sec = 0, .tv_usec = 100000};
   setsockopt(g_fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  pthread_t worker;
+  pthread_t worker, backend;
+  if (peer_mode) {
+    if (port >= 65535) {
+      fprintf(stderr, "lab_echo_server: peer mode needs PORT+1 for the backend\n");
+      return 2;
+    }
+    struct sockaddr_in back = {
+        .sin_family = AF_INET, .sin_port = htons((uint16_t)(port + 1)), .sin_addr = addr.sin_addr};
+    g_backend_fd = BoundSocket(&addr.sin_addr, port + 1);
+    g_ask_fd = BoundSocket(&addr.sin_addr, 0);
+    if (g_backend_fd < 0 || g_ask_fd < 0) return 1;
+    if (connect(g_ask_fd, (struct sockaddr*)&back, sizeof back) != 0) {
+      perror("connect");
+      return 1;
+    }
+    int err = pthread_create(&backend, NULL, Backend, NULL);
+    if (err != 0) {
+      fprintf(stderr, "lab_echo_server: pthread_create: %s\n", strerror(err));
+      return 1;
+    }
+    pthread_setname_np(backend, "udpback");
+  }
   if (handoff) {
     int err = pthread_create(&worker, NULL, Worker, NULL);
     if (err != 0) {
@@ -183,11 +249,16 @@ int main(int argc, char** argv) {
     if (handoff) {
       HandOff(buf, (size_t)n, &peer, peer_len);
     } else {
+      if (peer_mode) Ask(buf, (size_t)n);
       Send(buf, (size_t)n, &peer, peer_len);
       if (wait) Wait();
     }
   }
   if (handoff) StopWorker(worker);
+  if (peer_mode) {
+    g_stop = 1;
+    pthread_join(backend, NULL);  // within its 100 ms receive timeout
+  }
   printf("received=%llu echoed=%llu send_errors=%llu copies=%ld cpu=%ld mode=%s wait_us=%ld\n", received, g_echoed,
          g_send_errors, copies, cpu, mode, g_wait_us);
   return rc;

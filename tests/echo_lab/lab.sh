@@ -347,6 +347,21 @@ lab_scenario_sweep() {
   "$BIN" --report --path.state="$STATE" --last $# | sed 's/^/    /'
   lab_check sweep "${runs[@]}"
 }
+# The server that waits on a peer (issue 49): before each reply udpecho asks
+# the backend thread udpback over a UDP socket connected to LAB_BOX_IP:
+# LAB_PORT+1 and blocks in recv until it answers (after LAB_WAIT_US): its
+# waits sit in the same kernel function as a reader waiting for its input
+# (__skb_wait_for_more_packets), but on the peer's socket while its input
+# overflows. Before the object of a wait was resolved, the run was
+# `undetermined` and the evidence called the wait "waiting for its input,
+# which is no limit". The ground truth of the object is the lab's own: the
+# evidence must name the connected socket and the backend's address.
+lab_scenario_peer() {
+  ECHO_MODE="peer $LAB_WAIT_US" scenario peer 0 1024 8 "6000 21000 27000 33000" -- label=wait \
+    "resources=thread udpecho" socket_loss_min=0.2 thread_share_max=0.5 thread_waiting_min=0.5 \
+    echo_cpu_busy_max=0.8 \
+    "wait_object=on peer udp ${LAB_BOX_IP//./\\.}:[0-9]+ -> ${LAB_BOX_IP//./\\.}:$((LAB_PORT + 1))[ (]"
+}
 # The lock handoff: udpecho makes the copies (K=2500, about 25 us), then waits
 # for the mutex that udpwork holds while it echoes and sleeps LAB_WAIT_US:
 # udpecho spends the time off-CPU in the lock, its CPU mostly idle.

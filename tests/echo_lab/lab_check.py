@@ -186,6 +186,13 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
     thread_state(name, d, echoed, expect)
     if "wait_site" in expect:
         wait_site(name, parent["verdict"]["evidence"], expect["wchan"], expect["wait_site"])
+    if "wait_object" in expect:
+        # The object the lab itself made the echo wait on (the peer
+        # scenario: its socket connected to the backend, ADDR:PORT+1), named
+        # in the run's wait evidence (collectors/wait_object.h).
+        sentence = next((e for e in parent["verdict"]["evidence"] if e.startswith("thread udpecho:")), "")
+        check(re.search(expect["wait_object"], sentence) is not None,
+              "%s: the wait evidence names the object /%s/: %s" % (name, expect["wait_object"], sentence or "none"))
     if "flat_from" in expect:
         plateau_steps(name, steps, int(expect["loaded_from"]), int(expect["flat_from"]))
     profile(name, report, parent, expect)

@@ -1,0 +1,168 @@
+#include "collectors/wait_object.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "base/parse_util.h"
+
+namespace bottleneckd {
+namespace {
+
+// Of the system calls a server blocks in, those whose first argument is the
+// descriptor it blocks on (by libseccomp's names, so every architecture's
+// numbers). poll, select and ppoll take arrays: not resolved here.
+constexpr std::string_view kFdCalls[] = {
+    "accept", "accept4",         "connect",  "epoll_pwait", "epoll_pwait2",    "epoll_wait", "fdatasync", "flock",
+    "fsync",  "pread64",         "preadv",   "preadv2",     "pwrite64",        "pwritev",    "pwritev2",  "read",
+    "readv",  "recvfrom",        "recvmmsg", "recvmsg",     "sendfile",        "sendmmsg",   "sendmsg",   "sendto",
+    "splice", "sync_file_range", "write",    "writev",      "copy_file_range", "tee",        "vmsplice"};
+
+// "socket:[123]" -> 123 when link starts with prefix.
+bool InodeOf(std::string_view link, std::string_view prefix, uint64_t* inode) {
+  if (link.substr(0, prefix.size()) != prefix || link.size() < prefix.size() + 2 || link.back() != ']') return false;
+  return ParseU64(link.substr(prefix.size(), link.size() - prefix.size() - 1), inode);
+}
+
+// "0100000A:1B58" (v4) or 32 hex digits and a port (v6) -> "10.0.0.1:7000",
+// "[::1]:53"; "" for the unset address and port (not connected).
+bool FormatEndpoint(std::string_view text, bool v6, std::string* out) {
+  const size_t colon = text.find(':');
+  if (colon == std::string_view::npos || colon != (v6 ? 32u : 8u)) return false;
+  uint64_t port = 0;
+  if (!ParseHexU64(text.substr(colon + 1), &port) || port > 0xffff) return false;
+  std::array<unsigned char, 16> bytes{};
+  const size_t words = v6 ? 4 : 1;
+  bool zero = port == 0;
+  for (size_t w = 0; w < words; ++w) {
+    uint64_t v = 0;
+    if (!ParseHexU64(text.substr(w * 8, 8), &v)) return false;
+    const uint32_t word = static_cast<uint32_t>(v);  // as the kernel read it from memory
+    std::memcpy(bytes.data() + w * 4, &word, 4);
+    zero = zero && word == 0;
+  }
+  if (zero) {
+    out->clear();
+    return true;
+  }
+  char addr[INET6_ADDRSTRLEN] = {};
+  if (!::inet_ntop(v6 ? AF_INET6 : AF_INET, bytes.data(), addr, sizeof addr)) return false;
+  *out = v6 ? "[" + std::string(addr) + "]:" + std::to_string(port) : std::string(addr) + ":" + std::to_string(port);
+  return true;
+}
+
+}  // namespace
+
+std::string WaitObject::Describe() const {
+  switch (kind) {
+    case Kind::kNone: return "";
+    case Kind::kSocket:
+      if (local.empty()) return "socket:[" + std::to_string(inode) + "]";
+      if (!remote.empty()) return protocol + " " + local + " -> " + remote;
+      return protocol + " " + local + (listening ? " (listening)" : " (unconnected)");
+    case Kind::kPipe: return "pipe:[" + std::to_string(inode) + "]";
+    case Kind::kFile: return "file " + path;
+    case Kind::kEpoll: return "epoll";
+    case Kind::kOther: return path;
+  }
+  return "";
+}
+
+bool SyscallWaitsOnFd(std::string_view name) {
+  return std::find(std::begin(kFdCalls), std::end(kFdCalls), name) != std::end(kFdCalls);
+}
+
+void ParseFdLink(std::string_view link, WaitObject* out) {
+  out->path.assign(link);
+  out->inode = 0;
+  if (InodeOf(link, "socket:[", &out->inode)) {
+    out->kind = WaitObject::Kind::kSocket;
+    out->protocol = "socket";
+  } else if (InodeOf(link, "pipe:[", &out->inode)) {
+    out->kind = WaitObject::Kind::kPipe;
+  } else if (link == "anon_inode:[eventpoll]") {
+    out->kind = WaitObject::Kind::kEpoll;
+  } else if (!link.empty() && link.front() == '/') {
+    out->kind = WaitObject::Kind::kFile;
+  } else {
+    out->kind = link.empty() ? WaitObject::Kind::kNone : WaitObject::Kind::kOther;
+  }
+}
+
+Status FindSocket(std::string_view table, bool v6, bool tcp, uint64_t inode, WaitObject* out, bool* found) {
+  *found = false;
+  std::string_view line;
+  bool header = true;
+  while (NextLine(&table, &line)) {
+    if (header) {  // "  sl  local_address rem_address   st ..."
+      header = false;
+      continue;
+    }
+    // sl local rem st tx:rx tr:when retrnsmt uid timeout inode
+    std::string_view rest = line, tok[10];
+    for (std::string_view& t : tok) t = NextToken(&rest);
+    uint64_t ino = 0;
+    if (!ParseU64(tok[9], &ino) || ino != inode) continue;
+    uint64_t state = 0;
+    if (!FormatEndpoint(tok[1], v6, &out->local) || !FormatEndpoint(tok[2], v6, &out->remote) ||
+        !ParseHexU64(tok[3], &state))
+      return Status::Corruption("socket " + std::to_string(inode) + ": cannot read '" + std::string(Trim(line)) + "'");
+    out->listening = tcp && state == 0x0A;  // TCP_LISTEN
+    *found = true;
+    return Status::OK();
+  }
+  return Status::OK();
+}
+
+void WaitObjectResolver::Resolve(const HostFs& fs, int pid, std::string_view syscall, const std::vector<uint64_t>& args,
+                                 WaitObject* out) {
+  *out = WaitObject();
+  if (args.empty() || args[0] > static_cast<uint64_t>(INT32_MAX) || !SyscallWaitsOnFd(syscall)) return;
+  const int fd = static_cast<int>(args[0]);
+  path_.assign(std::to_string(pid)).append("/fd/").append(std::to_string(fd));
+  if (!fs.ReadLinkProc(path_, &link_).ok()) return;  // closed meanwhile, or not ours to read
+  WaitObject now;
+  ParseFdLink(link_, &now);
+  now.fd = fd;
+  auto it = cache_.find({pid, fd});
+  if (it != cache_.end() && it->second.kind == now.kind && it->second.inode == now.inode &&
+      it->second.path == now.path) {
+    *out = it->second;
+    return;
+  }
+  if (now.kind == WaitObject::Kind::kSocket) {
+    // The target's own network namespace: a server in a container binds there.
+    struct Table {
+      const char* name;
+      bool v6, tcp;
+    };
+    for (const Table& t : {Table{"udp", false, false}, Table{"tcp", false, true}, Table{"udp6", true, false},
+                           Table{"tcp6", true, true}}) {
+      path_.assign(std::to_string(pid)).append("/net/").append(t.name);
+      if (!fs.ReadProc(path_, &buf_).ok()) continue;
+      ++table_reads_;
+      bool found = false;
+      if (!FindSocket(buf_, t.v6, t.tcp, now.inode, &now, &found).ok()) break;
+      if (found) {
+        now.protocol = t.name;
+        break;
+      }
+    }
+  }
+  cache_[{pid, fd}] = now;
+  *out = std::move(now);
+}
+
+void WaitObjectResolver::Keep(const std::vector<int>& pids) {
+  for (auto it = cache_.begin(); it != cache_.end();) {
+    if (std::binary_search(pids.begin(), pids.end(), it->first.first)) {
+      ++it;
+    } else {
+      it = cache_.erase(it);
+    }
+  }
+}
+
+}  // namespace bottleneckd

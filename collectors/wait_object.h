@@ -1,0 +1,94 @@
+// What a blocked target thread waits on, resolved from /proc without eBPF
+// (docs/verdict-rules.md section 2, "The object of a wait"): the system call
+// it is blocked in (/proc/PID/task/TID/syscall prints its arguments), the
+// descriptor that call's first argument names (/proc/PID/fd/N: "socket:[I]",
+// "pipe:[I]", "anon_inode:[eventpoll]", a path), and for a socket its
+// addresses from the socket tables of the target's own network namespace
+// (/proc/PID/net/udp, udp6, tcp, tcp6):
+//
+//   sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ...
+//    0: 0100000A:1B58 0200000A:9C40 01 00000000:00000000 00:00000000 00000000     0        0 31337 ...
+//
+// Addresses are the kernel's words printed in hex (%08X of each 32-bit word
+// as it lies in memory: 10.0.0.1 reads 0100000A on a little-endian host),
+// ports in host order. A socket whose remote address is set is connected to
+// one peer; one bound with no remote address (or listening) takes whoever
+// sends: a server's input.
+//
+// Cost: the descriptor link is read each tick a thread is blocked in such a
+// call (one readlink); the tables only when that descriptor's inode is not
+// in the cache of (pid, fd, inode), so a thread that blocks on the same
+// sockets tick after tick costs no table read (docs/performance.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "collectors/host_fs.h"
+
+namespace bottleneckd {
+
+struct WaitObject {
+  enum class Kind { kNone, kSocket, kPipe, kFile, kEpoll, kOther };
+  Kind kind = Kind::kNone;
+  int fd = -1;
+  uint64_t inode = 0;  // sockets and pipes
+  // Sockets: "udp", "udp6", "tcp", "tcp6" (found in the target's tables),
+  // "socket" (not in them: unix, raw, netlink, ...).
+  std::string protocol;
+  std::string local, remote;  // "10.0.0.1:7000", "[::1]:53"; remote "" when not connected
+  bool listening = false;     // tcp LISTEN
+  std::string path;           // a file's path, or the link as the kernel wrote it ("pipe:[123]")
+
+  // Connected to one peer: a receive here waits for that peer's answer.
+  bool peer() const { return kind == Kind::kSocket && !remote.empty(); }
+  // "udp 10.0.0.1:40000 -> 10.0.0.2:7000", "udp 0.0.0.0:7000 (unconnected)",
+  // "tcp 0.0.0.0:80 (listening)", "pipe:[123]", "file /var/lib/x",
+  // "epoll"; "" for kNone.
+  std::string Describe() const;
+  bool operator==(const WaitObject&) const = default;
+};
+
+// Whether the system call named `name` (SyscallName) takes a file
+// descriptor as its first argument and may block on it: read, recvfrom,
+// accept4, fdatasync, epoll_wait, ... (not futex, nanosleep, poll).
+bool SyscallWaitsOnFd(std::string_view name);
+
+// Parses "socket:[123]", "pipe:[123]", "anon_inode:[eventpoll]" or a path
+// (what /proc/PID/fd/N links to) into *out's kind, inode and path.
+void ParseFdLink(std::string_view link, WaitObject* out);
+
+// Finds the socket of `inode` in one socket table (/proc/net/udp, tcp, ...;
+// v6 for the udp6/tcp6 forms) and sets out->local, remote and listening.
+// False when the table has no such inode; Corruption for a line that has
+// the inode but cannot be read.
+Status FindSocket(std::string_view table, bool v6, bool tcp, uint64_t inode, WaitObject* out, bool* found);
+
+// Resolves the object a blocked thread waits on, caching each (pid, fd)'s
+// object by inode. Not thread-safe; one per ThreadsCollector.
+class WaitObjectResolver {
+ public:
+  // Sets *out from the thread's system call (its number's name and
+  // arguments): kNone when the call takes no descriptor, the descriptor's
+  // link cannot be read (closed meanwhile, no ptrace access) or names
+  // nothing known. Reads /proc/PID/fd/FD each call; the tables on a cache
+  // miss only.
+  void Resolve(const HostFs& fs, int pid, std::string_view syscall, const std::vector<uint64_t>& args, WaitObject* out);
+  // Forgets the processes not in `pids` (sorted): gone, their fds reused.
+  void Keep(const std::vector<int>& pids);
+  // Socket-table reads so far (each a cache miss): for tests and the
+  // performance figures.
+  uint64_t table_reads() const { return table_reads_; }
+
+ private:
+  std::map<std::pair<int, int>, WaitObject> cache_;  // (pid, fd)
+  std::string link_, buf_, path_;
+  uint64_t table_reads_ = 0;
+};
+
+}  // namespace bottleneckd
