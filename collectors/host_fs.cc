@@ -261,15 +261,7 @@ Status HostFs::ReadLinkProc(std::string_view rel, std::string* target) const {
   return ReadLinkAt(ProcPath(rel), target);
 }
 
-Status HostFs::ReadLinkSys(std::string_view rel, std::string* target) const {
-  std::string path = SysPath(rel);
-  char buf[4096];
-  ssize_t n = ::readlink(path.c_str(), buf, sizeof(buf));
-  if (n < 0) return Status::FromErrno(errno, path);
-  if (static_cast<size_t>(n) == sizeof(buf)) return Status::IOError(path + ": link target too long");
-  target->assign(buf, static_cast<size_t>(n));
-  return Status::OK();
-}
+Status HostFs::ReadLinkSys(std::string_view rel, std::string* target) const { return ReadLinkAt(SysPath(rel), target); }
 
 Status HostFs::EthtoolStats(const std::string& ifname, NamedCounters* out) const {
   if (roots_.ethtool.empty()) return ReadEthtoolStatsIoctl(ifname, out);
