@@ -1,8 +1,11 @@
 #include "analysis/verdict.h"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 
 #include "analysis/rules.h"
+#include "analysis/saturated_cpu.h"
 #include "base/parse_util.h"
 
 namespace bottleneckd {
@@ -32,18 +35,49 @@ Verdict ClassifyRules(const Signals& s, const VerdictThresholds& t) {
 
   bool weak = best < t.min_score;
   bool close = best - second < t.margin;
-  if (!weak && !close) {
-    v.label = rules[win].bound;
-    v.resource = results[win].resource;
-    v.resource_cpu = results[win].cpu;
-    v.confidence = std::clamp(best - second, 0.0, 1.0);
-    v.evidence = results[win].evidence;
-    // What the other resources showed, so a reader sees why they are not it.
+  // The label of rule `at`, its evidence, and what the other resources
+  // showed, so a reader sees why they are not it.
+  auto publish = [&](size_t at, bool own_evidence) {
+    v.label = rules[at].bound;
+    v.resource = results[at].resource;
+    v.resource_cpu = results[at].cpu;
+    if (own_evidence) v.evidence.insert(v.evidence.end(), results[at].evidence.begin(), results[at].evidence.end());
     for (size_t i : order) {
-      if (i == win || rules[i].bound == Bound::kNone || results[i].evidence.empty()) continue;
+      if (i == at || rules[i].bound == Bound::kNone || results[i].evidence.empty()) continue;
       v.evidence.push_back("not " + std::string(rules[i].name) + " (score " +
                            FormatScore(v.scores[Index(rules[i].bound)]) + "): " + results[i].evidence.front());
     }
+  };
+  if (!weak && !close) {
+    v.confidence = std::clamp(best - second, 0.0, 1.0);
+    publish(win, true);
+    return v;
+  }
+  // A saturated CPU on the packet path is named even where the scores are
+  // close or weak (saturated_cpu.h); its own budget picks the label, and the
+  // confidence is how clearly one part of it beat the other.
+  // Not where the bus scored a verdict too: two resources full together (the
+  // simulator's `ambiguous`: relieving either alone gains nothing) stay
+  // undetermined, the saturated CPU said in the reasons.
+  std::optional<SaturatedCpuCall> call = SaturatedPathCpu(s, t);
+  if (call && !call->full_bus.empty()) {
+    v.reasons.push_back("a saturated CPU beside a full bus (" + call->full_bus + "): " + call->sentence);
+  } else if (call) {
+    size_t at = 0;
+    while (rules[at].bound != call->label) ++at;
+    v.evidence.push_back(call->sentence);
+    v.evidence.push_back("the rules alone: " + std::string(rules[win].name) + " " + FormatScore(best) + ", " +
+                         rules[order[1]].name + " " + FormatScore(second) +
+                         (close ? " within the margin " + FormatScore(t.margin)
+                                : ", under the " + FormatScore(t.min_score) + " a verdict needs"));
+    // The rule's own sentences where it looked at this CPU; where its best
+    // was another CPU, this one is named and the sentence above stands.
+    bool same_cpu = results[at].cpu == call->cpu || results[at].resource == CpuName(call->cpu);
+    publish(at, same_cpu);
+    if (!same_cpu) v.resource = CpuName(call->cpu);
+    v.resource_cpu = call->cpu;
+    double total = call->tasks + call->handlers;
+    v.confidence = total > 0 ? std::clamp(std::abs(call->tasks - call->handlers) / total, 0.0, 1.0) : 0.0;
     return v;
   }
 

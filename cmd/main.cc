@@ -213,10 +213,8 @@ int RunStoreReport(const Config& config, const Flags& flags) {
     return 2;
   }
   if (flags.format == "folded" && report.profile.samples == 0) {
-    std::fprintf(stderr,
-                 "bottleneckd: report: run '%s' has no on-CPU profile (the profiler was not loaded while it ran: "
-                 "collectors.profile, CAP_BPF and CAP_PERFMON)\n",
-                 report.profile_of.c_str());
+    std::fprintf(stderr, "bottleneckd: report: run '%s' has no on-CPU profile (%s)\n", report.profile_of.c_str(),
+                 EmptyProfileReason(report).c_str());
     return 2;
   }
   std::string text = flags.format == "folded" ? WriteFolded(report.profile) : FormatReport(report, flags.format);

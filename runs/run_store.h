@@ -30,7 +30,7 @@ struct sqlite3;
 
 namespace bottleneckd {
 
-inline constexpr int kRunStoreSchemaVersion = 7;
+inline constexpr int kRunStoreSchemaVersion = 8;
 // The oldest schema a read-only open reads (figures a version lacks read as
 // unset, flows and CPU budgets as none); a writable open migrates any older file.
 inline constexpr int kRunStoreOldestReadable = 1;

@@ -126,6 +126,15 @@ const Column<RunReport> kRunColumns[] = {
        r->verdict.scores[BoundIndex(Bound::kWait)] = s.IsNull(i) ? 0.0 : s.Double(i);
      },
      4},
+    BN_COLUMN_SINCE(RunReport, "limited_windows", limited_windows, 8),
+    BN_COLUMN_SINCE(RunReport, "light_windows", light_windows, 8),
+    // NULL on older rows, and a label this build does not know: none.
+    {"light_label", [](Stmt& s, int i, const RunReport& r) { Put(s, i, r.light_label); },
+     [](const Stmt& s, int i, RunReport* r) {
+       if (s.IsNull(i) || !ParseBound(s.Text(i), &r->light_label)) r->light_label = Bound::kNone;
+     },
+     8},
+    BN_COLUMN_SINCE(RunReport, "profile_readings", profile_readings, 8),
 };
 static_assert(kBoundCount == 6, "one score_<label> column per Bound (a new label needs a migration)");
 

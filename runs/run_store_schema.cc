@@ -200,6 +200,17 @@ CREATE TABLE run_profile (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 8: a run judged where it is limited (runs/run_summary.h
+// LimitedPart): its limited and light windows and the light part's label,
+// and how many profiler readings its profile merged. NULL on older rows:
+// judged on every window, the readings unknown.
+constexpr const char* kSchemaV8 = R"sql(
+ALTER TABLE runs ADD COLUMN limited_windows INTEGER;
+ALTER TABLE runs ADD COLUMN light_windows INTEGER;
+ALTER TABLE runs ADD COLUMN light_label TEXT;
+ALTER TABLE runs ADD COLUMN profile_readings INTEGER;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {"create runs, run_evidence and timeline", kSchemaV1},
     {"capture figures on runs and timeline, run_flows", kSchemaV2},
@@ -208,6 +219,7 @@ constexpr Migration kMigrations[] = {
     {"each CPU's budget per window and per run", kSchemaV5},
     {"delivered_* columns of NIC-received figures renamed received_*", kSchemaV6},
     {"run_profile: each run's merged on-CPU profile", kSchemaV7},
+    {"a run's limited and light parts, its profiler readings", kSchemaV8},
 };
 static_assert(std::size(kMigrations) == kRunStoreSchemaVersion,
               "kRunStoreSchemaVersion must equal the number of migrations");

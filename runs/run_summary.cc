@@ -102,6 +102,26 @@ std::vector<RunFlow> RunFlowTable::Top(size_t n) const {
 
 size_t SettleWindows(size_t windows) { return std::min(kSettleWindows, windows / 2); }
 
+std::vector<bool> LimitedPart(const std::vector<TimelinePoint>& settled) {
+  std::vector<bool> limited(settled.size());
+  size_t n = 0;
+  for (size_t i = 0; i < settled.size(); ++i) {
+    limited[i] = settled[i].first_losing_rung != "none" || IsLimit(settled[i].label);
+    n += limited[i];
+  }
+  // A part too small to be one (a blip) judges nothing: the whole run is.
+  if (n < std::min(kMinLimitedWindows, (settled.size() + 1) / 2) || n * 10 < settled.size())
+    limited.assign(settled.size(), false);
+  return limited;
+}
+
+std::string LimitedPartSentence(const RunReport& r) {
+  if (r.limited_windows == 0 || r.light_windows == 0) return "";
+  return "judged where it is limited: " + std::to_string(r.limited_windows) + " of its " +
+         std::to_string(r.limited_windows + r.light_windows) + " windows lose or meet a limit; the light part (" +
+         std::to_string(r.light_windows) + " windows) was " + BoundName(r.light_label);
+}
+
 void Summarise(const std::vector<TimelinePoint>& settled, const VerdictEvidence* evidence, RunReport* r) {
   r->windows = settled.size();
   if (settled.empty()) return;
@@ -128,8 +148,29 @@ void Summarise(const std::vector<TimelinePoint>& settled, const VerdictEvidence*
     if (p.soaker_idle) idle_sum += *p.soaker_idle, ++idle_n;
     if (p.bus_utilisation) r->bus_utilisation = std::max(r->bus_utilisation.value_or(0.0), *p.bus_utilisation);
     ++rungs[p.first_losing_rung];
+  }
+  // The run is judged where it is limited (LimitedPart): its verdict is the
+  // label most of those windows held, the light part's said beside it.
+  std::vector<bool> limited = LimitedPart(settled);
+  size_t limited_n = static_cast<size_t>(std::count(limited.begin(), limited.end(), true));
+  std::map<int, size_t> light;
+  for (size_t i = 0; i < settled.size(); ++i) {
+    const TimelinePoint& p = settled[i];
+    if (limited_n > 0 && !limited[i]) {
+      ++light[static_cast<int>(p.label)];
+      continue;
+    }
     for (WindowTally* t : {&labels[static_cast<int>(p.label)], &resources[{static_cast<int>(p.label), p.resource}]})
       ++t->windows, t->confidence += p.confidence;
+  }
+  r->limited_windows = limited_n;
+  r->light_windows = settled.size() - limited_n;
+  r->light_label = Bound::kNone;
+  if (limited_n > 0 && !light.empty()) {
+    auto most = std::max_element(light.begin(), light.end(), [](auto& a, auto& b) { return a.second < b.second; });
+    r->light_label = static_cast<Bound>(most->first);
+  } else if (limited_n == 0) {
+    r->light_windows = 0;
   }
   r->soaker_idle.reset();
   if (idle_n) r->soaker_idle = idle_sum / static_cast<double>(idle_n);

@@ -174,9 +174,19 @@ struct RunReport {
   // set by the live daemon's runs while the profiler is loaded; written with
   // the run, read back only on request (RunStore::Profile).
   FoldedProfile profile;
-  size_t windows = 0;                             // settled windows the figures average
-  Verdict verdict;                                // label most settled windows held (Summarise), evidence when known
-  size_t verdict_windows = 0;                     // how many held the label (whatever their resource)
+  size_t windows = 0;          // settled windows the figures average
+  Verdict verdict;             // label most settled windows held (Summarise), evidence when known
+  size_t verdict_windows = 0;  // how many held the label (whatever their resource)
+  // The run is judged where it is limited (LimitedPart): the windows of that
+  // part (0: it has none, the verdict is every settled window's), and the
+  // rest of the run, the light part: how many windows and the label most of
+  // them held (kNone when there is no light part).
+  size_t limited_windows = 0, light_windows = 0;
+  Bound light_label = Bound::kNone;
+  // How many of the profiler's readings (one a window while it was loaded)
+  // the run merged into `profile`; nullopt where unknown (a run stored
+  // before the store kept it). 0 with a profile: the profiler was not loaded.
+  std::optional<int> profile_readings;
   std::string expected_label, expected_resource;  // ground truth, simulated recordings
   // Live runs and the store.
   std::string source;             // "command", "control", "window", "segment", "recording"
@@ -192,9 +202,26 @@ struct RunReport {
 inline constexpr size_t kSettleWindows = 5;
 size_t SettleWindows(size_t windows);
 
+// The run's limited part (docs/report.md, "Run verdict"): a settled window
+// is limited when it loses (a rung over the loss tolerance) or its label is
+// a limit (cpu, interrupt, bus, wait). A run's verdict is the verdict of that
+// part, where it stops keeping up, not of the light steps before the knee
+// (issue 49: a lock-bound server's run said `none`, 62 of its 138 windows
+// light). A part of fewer than kMinLimitedWindows windows (half of a shorter
+// run) or under a tenth of the run is a blip, not a part: every element false,
+// and the whole run is judged.
+inline constexpr size_t kMinLimitedWindows = 3;
+std::vector<bool> LimitedPart(const std::vector<TimelinePoint>& settled);
+// "judged where it is limited: 76 of its 138 windows lose or meet a limit;
+// the light part (62 windows) was none"; "" when the run has no limited part
+// or no light part (the verdict is then every window's).
+std::string LimitedPartSentence(const RunReport& r);
+
 // Fills r's figures and verdict label/resource/confidence from the settled
-// points (the caller drops the settling ones). The verdict's label is the
-// one most points hold (ties: the first in Bound order); its resource the
+// points (the caller drops the settling ones). The verdict is judged on the
+// limited part's points when the run has one (LimitedPart), else on all of
+// them; limited_windows, light_windows and light_label say which. The
+// verdict's label is the one most of those points hold (ties: the first in Bound order); its resource the
 // one most of that label's points name (ties: the larger confidence sum,
 // then the first name in byte order); its confidence the mean over all of
 // that label's points, which verdict_windows counts. None of it depends on

@@ -148,7 +148,7 @@ void RunTracker::OnWindow(const TimelinePoint& p, const Verdict& v, const std::v
     live.points.push_back(p);
     live.verdicts.push_back(v);
     live.flows.Add(captures);
-    if (profile) AddReading(*profile, &live.profile);
+    if (profile) AddReading(*profile, &live.profile), ++live.profile_readings;
     AppendPending(&live);
     if (o_.segments)
       if (auto s = live.segments.Add(p.offered_packets_per_second)) EndSegment(&live, *s);
@@ -165,7 +165,7 @@ void RunTracker::OnWindow(const TimelinePoint& p, const Verdict& v, const std::v
   window_.points.push_back(p);
   window_.verdicts.push_back(v);
   window_.flows.Add(captures);
-  if (profile) AddReading(*profile, &window_.profile);
+  if (profile) AddReading(*profile, &window_.profile), ++window_.profile_readings;
   if (p.t >= window_.run.start + o_.window_seconds - 1e-6) {
     // The host's windows carry hysteresis already: no settling.
     RunReport r = window_.run;
@@ -175,6 +175,7 @@ void RunTracker::OnWindow(const TimelinePoint& p, const Verdict& v, const std::v
     r.end = p.t;
     r.flows = window_.flows.Top();
     r.profile = std::move(window_.profile);
+    r.profile_readings = window_.profile_readings;
     window_open_ = false;
     Save(Pending{std::move(r), {}, 0, false, {}, 0});
     if (store_ && p.t - last_prune_ > 3600) {
@@ -242,6 +243,7 @@ Status RunTracker::StopLocked(const std::string& name, std::optional<int> exit_c
   r.state = state;
   r.flows = live.flows.Top();
   r.profile = std::move(live.profile);
+  r.profile_readings = live.profile_readings;
   r.exit_code = exit_code;
   Pending p{r, live.points, live.stored_points, false, live.finished_segments, 0};
   bool stored = Store(&p);

@@ -88,8 +88,9 @@ class RunTracker {
     SegmentTracker segments;
     size_t segment_count = 0;
     std::vector<RunReport> finished_segments;
-    RunFlowTable flows;     // every window's, from the run's start
-    FoldedProfile profile;  // likewise
+    RunFlowTable flows;        // every window's, from the run's start
+    FoldedProfile profile;     // likewise
+    int profile_readings = 0;  // the profiler's readings merged into it (one a window while loaded)
   };
   // A finished run on its way to the store.
   struct Pending {

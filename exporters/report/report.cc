@@ -92,6 +92,7 @@ Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, co
   *out = ReportOfRun(found[0], std::move(segments), loss);
   out->store = store->path();
   out->profile_of = found[0].name;
+  out->profile_readings = found[0].profile_readings;
   BN_RETURN_IF_ERROR(store->Profile(found[0].id, &out->profile));
   return AppendTimeline(store, found[0].id, &out->timeline);
 }
@@ -163,6 +164,7 @@ Report ReportOfRun(const RunReport& run, std::vector<RunReport> segments, const 
   out.flows = true;
   out.profile = run.profile;  // a live run's; the store's report reads it back (RunStore::Profile)
   out.profile_of = run.name;
+  out.profile_readings = run.profile_readings;
   SetSweep(loss, &out);
   return out;
 }
@@ -340,6 +342,9 @@ void WriteRunJson(const RunReport& x, JsonWriter* w) {
   w->Key("resource").String(x.verdict.resource);
   w->Key("confidence").Number(x.verdict.confidence);
   w->Key("windows").Integer(x.verdict_windows);
+  w->Key("limited_windows").Integer(x.limited_windows);
+  w->Key("light_windows").Integer(x.light_windows);
+  w->Key("light_label").String(BoundName(x.light_label));
   w->Key("evidence").BeginArray();
   for (const std::string& e : x.verdict.evidence) w->String(e);
   w->EndArray();

@@ -47,7 +47,15 @@ struct Report {
   // profiled), with the run's name.
   FoldedProfile profile;
   std::string profile_of;
+  // The profiler's readings that run merged (RunReport::profile_readings):
+  // why an empty profile is empty (EmptyProfileReason).
+  std::optional<int> profile_readings;
 };
+
+// Why `r`'s profile has no sample, one sentence: the profiler was not loaded
+// while the run ran (no reading), or it was loaded for N windows and walked
+// no stack (collectors.profile.stacks), or the store is older than the count.
+std::string EmptyProfileReason(const Report& r);
 
 // The runs r's plateau, MLFRR and sensitivity check are over: r.sweep when
 // r.sweep_of says it was chosen, else r.runs.

@@ -75,6 +75,9 @@ void AppendVerdict(const RunReport& x, std::string* o) {
         ", confidence <span class=\"confidence\">" + F("%.2f", x.verdict.confidence) + "</span> (" +
         std::to_string(x.verdict_windows) + " of " + std::to_string(x.windows) +
         " settled windows); first losing rung: " + HtmlEscape(x.first_losing_rung) + "</p>\n";
+  if (std::string part = LimitedPartSentence(x); !part.empty())
+    *o += "<p class=\"parts\" data-limited=\"" + std::to_string(x.limited_windows) + "\" data-light=\"" +
+          std::to_string(x.light_windows) + "\">" + HtmlEscape(part) + "</p>\n";
   if (!x.verdict.evidence.empty() || !x.verdict.reasons.empty()) {
     *o += "<ul class=\"evidence\">\n";
     for (const std::string& e : x.verdict.evidence) *o += "<li>" + HtmlEscape(e) + "</li>\n";
@@ -289,9 +292,7 @@ void AppendProfile(const Report& r, std::string* o) {
         std::to_string(r.profile.samples) + "\"><h2>On-CPU profile of run &#39;" + HtmlEscape(r.profile_of) +
         "&#39;</h2>\n";
   if (r.profile.samples == 0) {
-    *o +=
-        "<p class=\"no-profile\">No samples: the profiler was not loaded while the run ran (collectors.profile, "
-        "CAP_BPF and CAP_PERFMON).</p>\n</section>\n";
+    *o += "<p class=\"no-profile\">No samples: " + HtmlEscape(EmptyProfileReason(r)) + ".</p>\n</section>\n";
     return;
   }
   *o += "<p>" + std::to_string(r.profile.samples) +

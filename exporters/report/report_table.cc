@@ -149,6 +149,7 @@ std::string RunTable(const std::vector<RunReport>& runs, bool flows) {
       if (!x.command.empty()) when += ", command: " + x.command;
       o += "    (" + x.source + " run, " + when + ", " + std::to_string(x.windows) + " windows)\n";
     }
+    if (std::string part = LimitedPartSentence(x); !part.empty()) o += "    = " + part + "\n";
     for (const std::string& e : x.verdict.evidence) o += "    - " + e + "\n";
     for (const std::string& e : x.verdict.reasons) o += "    ? " + e + "\n";
     if (flows) AppendFlows(x, &o), o += BudgetText(x);

@@ -14,6 +14,11 @@
 namespace bottleneckd::run_store_test::run_store_profile_test {
 namespace {
 
+// Schema version 8's step undone, as a version-7 bottleneckd left the file.
+constexpr const char* kUndoVersion8 =
+    "ALTER TABLE runs DROP COLUMN limited_windows; ALTER TABLE runs DROP COLUMN light_windows; "
+    "ALTER TABLE runs DROP COLUMN light_label; ALTER TABLE runs DROP COLUMN profile_readings; ";
+
 FoldedProfile TwoStacks() {
   FoldedProfile p;
   AddFolded("udpecho;main (udpecho);copy_loop (udpecho)", 71, &p);
@@ -62,7 +67,7 @@ TEST_F(RunStoreTest, AVersionSixStoreReadsAsUnprofiledAndMigrates) {
     ASSERT_OK(s->FinishRun(&r, {}));
     id = r.id;
   }
-  ExecOrFail(DbPath(), "DROP TABLE run_profile; PRAGMA user_version = 6;");
+  ExecOrFail(DbPath(), (std::string(kUndoVersion8) + "DROP TABLE run_profile; PRAGMA user_version = 6;").c_str());
   {
     auto ro = OpenOrDie(DbPath(), true);
     ASSERT_NE(ro, nullptr);
@@ -72,10 +77,53 @@ TEST_F(RunStoreTest, AVersionSixStoreReadsAsUnprofiledAndMigrates) {
     EXPECT_EQ(got, FoldedProfile());
   }
   auto rw = OpenOrDie(DbPath());
-  EXPECT_EQ(rw->schema_version(), 7);
+  EXPECT_EQ(rw->schema_version(), kRunStoreSchemaVersion);
   FoldedProfile got;
   ASSERT_OK(rw->Profile(id, &got));
   EXPECT_EQ(got.samples, 0u);
+}
+
+// Version 8: the profiler's readings a run merged, and its limited and light
+// parts. A version-7 row reads them as unknown (readings) and as a run
+// judged whole (no limited part), read-only and after the migration.
+TEST_F(RunStoreTest, AVersionSevenRunReadsItsReadingsAsUnknownAndMigrates) {
+  int64_t id = 0, counted = 0;
+  {
+    auto s = OpenOrDie(DbPath());
+    RunReport r = MakeRun("old", 1700000000);
+    ASSERT_OK(s->BeginRun(&r));
+    ASSERT_OK(s->FinishRun(&r, {}));
+    id = r.id;
+  }
+  ExecOrFail(DbPath(), (std::string(kUndoVersion8) + "PRAGMA user_version = 7;").c_str());
+  auto check_old = [&](RunStore* s) {
+    RunReport got = Fetch(s, id);
+    EXPECT_FALSE(got.profile_readings.has_value());
+    EXPECT_EQ(got.limited_windows, 0u);
+    EXPECT_EQ(got.light_windows, 0u);
+    EXPECT_EQ(got.light_label, Bound::kNone);
+  };
+  {
+    auto ro = OpenOrDie(DbPath(), true);
+    EXPECT_EQ(ro->schema_version(), 7);
+    check_old(ro.get());
+  }
+  auto rw = OpenOrDie(DbPath());
+  EXPECT_EQ(rw->schema_version(), 8);
+  check_old(rw.get());
+  // A run written now keeps them.
+  RunReport r = MakeRun("new", 1700000100);
+  ASSERT_OK(rw->BeginRun(&r));
+  r.profile_readings = 0;
+  r.limited_windows = 12;
+  r.light_windows = 9;
+  r.light_label = Bound::kNone;
+  ASSERT_OK(rw->FinishRun(&r, {}));
+  counted = r.id;
+  RunReport got = Fetch(rw.get(), counted);
+  EXPECT_EQ(got.profile_readings, std::optional<int>(0));
+  EXPECT_EQ(got.limited_windows, 12u);
+  EXPECT_EQ(got.light_windows, 9u);
 }
 
 }  // namespace

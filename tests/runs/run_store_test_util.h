@@ -99,6 +99,10 @@ inline void ExpectSameRun(const RunReport& a, const RunReport& b) {
   EXPECT_EQ(a.verdict.reasons, b.verdict.reasons);
   EXPECT_EQ(a.verdict.scores, b.verdict.scores);
   EXPECT_EQ(a.verdict_windows, b.verdict_windows);
+  EXPECT_EQ(a.limited_windows, b.limited_windows);
+  EXPECT_EQ(a.light_windows, b.light_windows);
+  EXPECT_EQ(a.light_label, b.light_label);
+  EXPECT_EQ(a.profile_readings, b.profile_readings);
   EXPECT_EQ(a.expected_label, b.expected_label);
   EXPECT_EQ(a.expected_resource, b.expected_resource);
 }

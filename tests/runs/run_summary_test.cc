@@ -191,6 +191,56 @@ TimelinePoint Point(double t, double offered, double busy, Bound label, std::str
   return p;
 }
 
+// Issue 49's lock-bound server: light steps below the knee (none, nothing
+// lost) were most of the run's windows and the run said `none`, though every
+// loaded window lost at the socket and said `wait`. The run is judged where
+// it is limited; the light part is said beside it.
+TEST(RunSummary, ARunIsJudgedWhereItIsLimited) {
+  std::vector<TimelinePoint> pts;
+  for (int i = 0; i < 62; ++i) pts.push_back(Point(i, 3000 + 10 * i, 0.2, Bound::kNone, "", 0.9));
+  for (int i = 62; i < 138; ++i) {
+    // The loaded part: mostly wait, some windows still settling to it.
+    bool settled = i % 4 != 0;
+    pts.push_back(Point(i, 9000, 0.35, settled ? Bound::kWait : Bound::kUndetermined, settled ? "thread udpecho" : "",
+                        settled ? 0.6 : 0));
+    pts.back().first_losing_rung = "socket";
+  }
+  RunReport r;
+  Summarise(pts, nullptr, &r);
+  EXPECT_EQ(r.verdict.label, Bound::kWait);  // 57 of the 76 limited windows; none held 62 of all 138
+  EXPECT_EQ(r.verdict.resource, "thread udpecho");
+  EXPECT_EQ(r.verdict_windows, 57u);
+  EXPECT_EQ(r.limited_windows, 76u);
+  EXPECT_EQ(r.light_windows, 62u);
+  EXPECT_EQ(r.light_label, Bound::kNone);
+  EXPECT_EQ(r.windows, 138u);  // the figures stay the whole run's
+  EXPECT_EQ(LimitedPartSentence(r),
+            "judged where it is limited: 76 of its 138 windows lose or meet a limit; the light part (62 windows) "
+            "was none");
+
+  // A limit that loses nothing is limited too (a CPU saturated outright).
+  for (TimelinePoint& p : pts)
+    if (p.label == Bound::kWait) p.label = Bound::kCpu, p.resource = "cpu1", p.first_losing_rung = "none";
+  Summarise(pts, nullptr, &r);
+  EXPECT_EQ(r.verdict.label, Bound::kCpu);
+  EXPECT_EQ(r.limited_windows, 57u + 19u);  // the undetermined windows still lose
+
+  // No limited part: every window judges, none.
+  std::vector<TimelinePoint> light(pts.begin(), pts.begin() + 62);
+  Summarise(light, nullptr, &r);
+  EXPECT_EQ(r.verdict.label, Bound::kNone);
+  EXPECT_EQ(r.limited_windows, 0u);
+  EXPECT_EQ(r.light_windows, 0u);
+  EXPECT_EQ(LimitedPartSentence(r), "");
+
+  // A blip is not a part: two losing windows of 62 (under a tenth).
+  light[10].first_losing_rung = light[11].first_losing_rung = "socket";
+  light[10].label = light[11].label = Bound::kCpu;
+  Summarise(light, nullptr, &r);
+  EXPECT_EQ(r.verdict.label, Bound::kNone);
+  EXPECT_EQ(r.limited_windows, 0u);
+}
+
 TEST(RunSummary, DropsPerRungAreMeansOverTheWindowsThatHaveThem) {
   std::vector<TimelinePoint> pts = {Point(1, 1, 0.5, Bound::kNone, "", 1), Point(2, 1, 0.5, Bound::kNone, "", 1),
                                     Point(3, 1, 0.5, Bound::kNone, "", 1)};

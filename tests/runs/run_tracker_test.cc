@@ -101,6 +101,44 @@ TEST(RunTracker, StopReturnsTheVerdictAndStoresTheRun) {
   EXPECT_DOUBLE_EQ(tl.back().t, 1012);
 }
 
+// A run counts the profiler's readings it merged, so its report can tell a
+// profiler that was not loaded from one that walked nothing (issue 49: the
+// report said "not loaded" while the daemon's log said it loaded).
+TEST(RunTracker, ARunCountsTheProfilerReadingsItMerged) {
+  TempDir dir;
+  RunTracker t(OpenStore(dir), NoWindows());
+  ASSERT_OK(t.Start("walked nothing", "control", "", 1000.5));
+  ASSERT_OK(t.Start("not loaded", "control", "", 1000.5));
+  ProfileReading empty;  // loaded, no stack walked
+  for (int i = 1; i <= 4; ++i) {
+    TimelinePoint p = At(1000 + i, 4000);
+    t.OnWindow(p, VerdictOf(p), {}, &empty);
+  }
+  RunReport walked, unloaded;
+  ASSERT_OK(t.Stop("walked nothing", 0, 1004.5, &walked));
+  EXPECT_EQ(walked.profile_readings, std::optional<int>(4));
+  for (int i = 5; i <= 8; ++i) Feed(&t, At(1000 + i, 4000));  // no reading: not loaded
+  ASSERT_OK(t.Stop("not loaded", 0, 1008.5, &unloaded));
+  EXPECT_EQ(unloaded.profile_readings, std::optional<int>(4));  // the first four windows were its too
+  EXPECT_EQ(unloaded.profile.samples, 0u);
+
+  std::unique_ptr<RunStore> ro;
+  ASSERT_OK(RunStore::Open(dir.path() + "/runs.db", true, &ro));
+  std::vector<RunReport> runs;
+  RunQuery q;
+  q.name = "walked nothing";
+  ASSERT_OK(ro->ListRuns(q, &runs));
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].profile_readings, std::optional<int>(4));
+
+  RunTracker u(OpenStore(dir), NoWindows());
+  ASSERT_OK(u.Start("never loaded", "control", "", 2000.5));
+  for (int i = 1; i <= 3; ++i) Feed(&u, At(2000 + i, 4000));
+  RunReport never;
+  ASSERT_OK(u.Stop("never loaded", 0, 2003.5, &never));
+  EXPECT_EQ(never.profile_readings, std::optional<int>(0));
+}
+
 // A run whose command never started is discarded: gone from the active runs
 // and from the store (it stayed in --report and /report as an empty run).
 TEST(RunTracker, DiscardForgetsTheRunAndDeletesItFromTheStore) {

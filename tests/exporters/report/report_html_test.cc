@@ -345,11 +345,24 @@ TEST(ReportHtml, ProfileSectionWithTopFunctionsAndFlameGraph) {
     EXPECT_NE(html.find("<g class=\"frame\" data-name=\"" + name + "\"", flame), std::string::npos) << name;
   EXPECT_EQ(html.find("<&>"), std::string::npos);
 
+  // An empty profile says why: no reading (not loaded), readings that
+  // walked no stack, or a store too old to tell.
   r.profile = FoldedProfile();
+  r.profile_readings = 0;
   html = ReportHtml(r);
   section = html.find("<section id=\"profile\"");
   ASSERT_NE(section, std::string::npos);
   EXPECT_NE(html.find("the profiler was not loaded while the run ran", section), std::string::npos);
+  r.profile_readings = 12;
+  EXPECT_NE(ReportHtml(r).find("No samples: the profiler was loaded for 12 of the run&#39;s windows and walked no "
+                               "stack: collectors.profile.stacks"),
+            std::string::npos);
+  EXPECT_NE(ReportJson(r).find("\"readings\":12,\"empty_because\":\"the profiler was loaded for 12"),
+            std::string::npos);
+  r.profile_readings.reset();
+  EXPECT_NE(ReportHtml(r).find("it cannot tell whether the profiler was loaded"), std::string::npos);
+  r.profile_readings = 0;
+  html = ReportHtml(r);
   EXPECT_EQ(html.find("<svg class=\"flame\""), std::string::npos);
   EXPECT_EQ(html.find("<table class=\"top-functions\""), std::string::npos);
 
