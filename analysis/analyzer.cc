@@ -32,6 +32,7 @@ Analysis Analyzer::Analyze(const WindowInput& in) {
   out.window = Classify(signals_, thresholds_);
   out.verdict = tracker_.Update(out.window);
   out.cpu_budget = CpuBudgets(signals_);
+  out.thread_waits = ThreadWaits(signals_);
   for (std::string& e : CaptureEvidence(signals_.captures)) {
     out.window.evidence.push_back(e);
     out.verdict.evidence.push_back(std::move(e));

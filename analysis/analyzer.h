@@ -13,6 +13,7 @@
 #include "analysis/plateau.h"
 #include "analysis/signals.h"
 #include "analysis/verdict.h"
+#include "analysis/wait_class.h"
 #include "analysis/wait_history.h"
 #include "bus/bus_model.h"
 #include "bus/bus_path.h"
@@ -45,7 +46,8 @@ struct Analysis {
   // pending.
   Verdict window;
   Plateau plateau;
-  std::vector<CpuBudget> cpu_budget;  // each CPU's time over the window
+  std::vector<CpuBudget> cpu_budget;           // each CPU's time over the window
+  std::vector<ThreadWaitShares> thread_waits;  // each target thread's waits by class
 };
 
 class Analyzer {

@@ -7,6 +7,7 @@
 
 #include "analysis/cpu_budget.h"
 #include "analysis/rules.h"
+#include "analysis/wait_class.h"
 #include "analysis/wait_history.h"
 
 namespace bottleneckd {
@@ -167,6 +168,8 @@ std::string WaitSentence(const ThreadSignal& th) {
     if (IsReceiveWait(p) && PeerShare(p) > 0)
       s += "; its receive waits on a socket connected to one peer (" + p.object +
            ") wait for that peer's answer: its own waits, counted";
+  if (std::string by = WaitSharesSentence(WaitShares(*th.state)); !by.empty())
+    s += "; by what it waited on (analysis/wait_class.h): " + by + " of the window";
   return s;
 }
 

@@ -17,6 +17,7 @@
 #include "analysis/delivery_cost.h"
 #include "analysis/plateau.h"
 #include "analysis/verdict.h"
+#include "analysis/wait_class.h"
 #include "base/mutex.h"
 #include "bus/bus_model.h"
 #include "bus/bus_path.h"
@@ -56,6 +57,9 @@ struct Snapshot {
   // Each CPU's time budget over the window (analysis/cpu_budget.h); empty
   // until there is an analysed window.
   std::vector<CpuBudget> cpu_budget;
+  // Each target thread's time off the CPU by wait class (analysis/
+  // wait_class.h); empty until there is an analysed window.
+  std::vector<ThreadWaitShares> thread_waits;
   // The host's learned interrupt delivery cost after the window
   // (analysis/delivery_cost.h); unset until there is an analysed window.
   std::optional<DeliveryCost> delivery_cost;

@@ -99,6 +99,7 @@ void AnalyzeSnapshot(Analyzer* analyzer, Snapshot* snap) {
   snap->window_verdict = std::move(a.window);
   snap->plateau = std::move(a.plateau);
   snap->cpu_budget = std::move(a.cpu_budget);
+  snap->thread_waits = std::move(a.thread_waits);
   snap->delivery_cost = analyzer->delivery_cost();
 }
 
@@ -160,6 +161,7 @@ void TickPipeline::Finish(const std::shared_ptr<Snapshot>& snap, double interval
     snap->window_verdict = prev_->window_verdict;
     snap->plateau = prev_->plateau;
     snap->cpu_budget = prev_->cpu_budget;
+    snap->thread_waits = prev_->thread_waits;
     snap->delivery_cost = prev_->delivery_cost;
   } else if (prev_) {
     AnalyzeSnapshot(analyzer_.get(), snap.get());

@@ -138,6 +138,24 @@ void AddThreadFamilies(const Snapshot& s, MetricsOut* out) {
     for (const auto& [name, v] : states)
       state.Add(v, {{"process", t.process}, {"pid", pid}, {"thread", t.thread}, {"tid", tid}, {"state", name}});
   }
+  if (s.thread_waits.empty()) return;
+  FamilyBuilder waits(out, metric::kThreadWaitRatio,
+                      "Share of the last window each target thread spent off the CPU in its own waits, by what "
+                      "it waited on (analysis/wait_class.h): input, peer, lock, disk, sleep, other, unseen; they "
+                      "sum to its waiting state ratio.",
+                      MetricType::Gauge);
+  for (const ThreadWindow& t : s.window->threads) {
+    auto w = std::find_if(s.thread_waits.begin(), s.thread_waits.end(),
+                          [&](const ThreadWaitShares& x) { return x.tid == t.tid; });
+    if (w == s.thread_waits.end()) continue;
+    std::string pid = std::to_string(t.pid), tid = std::to_string(t.tid);
+    for (size_t c = 0; c < kWaitClassCount; ++c)
+      waits.Add(w->shares[c], {{"process", t.process},
+                               {"pid", pid},
+                               {"thread", t.thread},
+                               {"tid", tid},
+                               {"class", WaitClassName(static_cast<WaitClass>(c))}});
+  }
 }
 
 }  // namespace bottleneckd::internal

@@ -832,7 +832,7 @@ TEST(Classify, ThreadWaitingWhileTheSocketLosesIsWait) {
   EXPECT_TRUE(HasLine(v.evidence,
                       "thread udpecho: 58.0 % of the window off the CPU in its own waits (running 40.0 %, runnable "
                       "2.0 %, schedstat; 14.2 k voluntary, 3.0 involuntary switches/s), sampled in hrtimer_nanosleep "
-                      "(clock_nanosleep)"));
+                      "(clock_nanosleep); by what it waited on (analysis/wait_class.h): sleep 58.0 % of the window"));
   EXPECT_TRUE(HasLine(v.evidence, "losses at the socket rung: 10.0 k datagrams/s"));
   EXPECT_TRUE(HasLine(v.evidence, "the socket loses 41.7 % of the offered 24.0 k packets/s"));
   EXPECT_TRUE(HasSubstring(v.evidence, "cpu1: 55.0 % delivered idle (soaker)"));

@@ -163,6 +163,39 @@ TEST(Metrics, SeedBoxValuesComeFromTheFixtureFiles) {
   for (const auto& m : ok->metric) EXPECT_EQ(m.gauge.value, 1) << Label(m, "collector");
 }
 
+// bottleneckd_thread_wait_ratio: a target thread's waiting split by what it
+// waited on (analysis/wait_class.h), one series per class, matched to its
+// window row by tid; a thread the analysis had no shares for has none.
+TEST(Metrics, ThreadWaitsAreExportedByClass) {
+  auto snap = std::make_shared<Snapshot>(*TwoTicks("seed-box"));
+  Snapshot* s = snap.get();
+  ASSERT_TRUE(s->window);
+  ASSERT_FALSE(s->window->threads.empty());
+  ThreadWindow other = s->window->threads[0];
+  other.tid += 1000;  // no shares
+  s->window->threads.push_back(other);
+  ThreadWaitShares w;
+  w.tid = s->window->threads[0].tid;
+  w.shares[static_cast<size_t>(WaitClass::kPeer)] = 0.56;
+  w.shares[static_cast<size_t>(WaitClass::kInput)] = 0.30;
+  s->thread_waits = {w};
+  auto fams = BuildMetricFamilies(s, GetBuildInfo());
+  const auto* waits = Find(fams, "bottleneckd_thread_wait_ratio");
+  ASSERT_NE(waits, nullptr);
+  ASSERT_EQ(waits->metric.size(), kWaitClassCount);
+  std::map<std::string, double> by_class;
+  for (const auto& m : waits->metric) {
+    EXPECT_EQ(Label(m, "tid"), std::to_string(w.tid));
+    EXPECT_EQ(Label(m, "process"), "udpecho");
+    by_class[Label(m, "class")] = m.gauge.value;
+  }
+  EXPECT_EQ(by_class,
+            (std::map<std::string, double>{
+                {"input", 0.30}, {"peer", 0.56}, {"lock", 0}, {"disk", 0}, {"sleep", 0}, {"other", 0}, {"unseen", 0}}));
+  s->thread_waits.clear();
+  EXPECT_EQ(Find(BuildMetricFamilies(s, GetBuildInfo()), "bottleneckd_thread_wait_ratio"), nullptr);
+}
+
 // irqtime (sources/irqtime.h): two CPUs, eth0's TxRx-0 (IRQ 30) on both,
 // TxRx-1 (IRQ 31) on cpu1, and IRQ 99 that is no NIC's.
 Snapshot IrqTimeSnapshot() {

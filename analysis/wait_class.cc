@@ -1,0 +1,122 @@
+#include "analysis/wait_class.h"
+
+#include <algorithm>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "analysis/rules.h"
+#include "analysis/wait_history.h"
+
+namespace bottleneckd {
+namespace {
+
+constexpr const char* kNames[kWaitClassCount] = {"input", "peer", "lock", "disk", "sleep", "other", "unseen"};
+
+// The system call of a place: "recvfrom" of "__skb_wait_for_more_packets
+// (recvfrom)", "" when it names none.
+std::string_view SyscallOf(std::string_view where) {
+  size_t open = where.rfind('(');
+  if (open == std::string_view::npos || where.back() != ')') return "";
+  return where.substr(open + 1, where.size() - open - 2);
+}
+
+bool Among(std::string_view x, std::initializer_list<std::string_view> names) {
+  return std::find(names.begin(), names.end(), x) != names.end();
+}
+
+// Kernel functions a task sleeps in for block I/O or the page cache.
+bool DiskFunction(std::string_view fn) {
+  for (std::string_view k : {"io_schedule", "blk_", "jbd2", "folio_wait", "wait_on_page", "bit_wait_io",
+                             "filemap_fault", "ext4_sync", "xfs_", "btrfs_"})
+    if (fn.find(k) != std::string_view::npos) return true;
+  return false;
+}
+
+// collectors/wait_object.h's Describe of a socket: "udp ...", "tcp6 ...",
+// "socket:[N]" when its table row was not found.
+bool SocketObject(std::string_view object) {
+  for (std::string_view k : {"udp", "tcp", "socket:[", "raw", "unix"})
+    if (object.substr(0, k.size()) == k) return true;
+  return false;
+}
+
+}  // namespace
+
+const char* WaitClassName(WaitClass c) { return kNames[static_cast<size_t>(c)]; }
+
+WaitClass ClassOfPlace(const ThreadState::Place& p) {
+  std::string_view where = p.where;
+  std::string_view call = SyscallOf(where);
+  std::string_view fn = where.substr(0, where.find(' '));
+  if (Among(call, {"clock_nanosleep", "nanosleep"})) return WaitClass::kSleep;
+  if (Among(call, {"futex", "futex_waitv"})) return WaitClass::kLock;
+  if (Among(call, {"fsync", "fdatasync", "sync_file_range", "msync", "syncfs", "sync"}) || DiskFunction(fn) ||
+      p.object.rfind("file ", 0) == 0)
+    return WaitClass::kDisk;
+  // A receive: in a socket's wait function, or a receive call on a socket.
+  bool socket_wait = fn == "__skb_wait_for_more_packets" || fn == "sk_wait_data" || fn == "inet_csk_accept";
+  bool socket_call = Among(call, {"recvfrom", "recvmsg", "recvmmsg", "read", "readv", "accept", "accept4"}) &&
+                     p.object_samples > 0 && SocketObject(p.object);
+  if (!socket_wait && !socket_call) return WaitClass::kOther;
+  return p.object_samples > 0 && p.peer_samples * 2 > p.object_samples ? WaitClass::kPeer : WaitClass::kInput;
+}
+
+std::array<double, kWaitClassCount> WaitShares(const ThreadState& st) {
+  std::array<double, kWaitClassCount> out{};
+  double all = 0;
+  for (const ThreadState::Place& p : st.places) all += st.places_measured ? p.ratio : p.samples;
+  if (all <= 0) {
+    // No history of places: the window-end sample alone, when it saw one.
+    std::string where = WaitPlace(st.wchan, st.syscall);
+    if (where.empty()) {
+      out[static_cast<size_t>(WaitClass::kUnseen)] = st.waiting;
+    } else {
+      ThreadState::Place p;
+      p.where = where;
+      p.object = st.object;
+      p.object_samples = st.object.empty() ? 0 : 1;
+      p.peer_samples = st.object_peer ? 1 : 0;
+      out[static_cast<size_t>(ClassOfPlace(p))] = st.waiting;
+    }
+    return out;
+  }
+  if (!st.places_measured) {
+    // Sampled places are instants: they share the waiting among themselves.
+    for (const ThreadState::Place& p : st.places)
+      out[static_cast<size_t>(ClassOfPlace(p))] += st.waiting * p.samples / all;
+    return out;
+  }
+  // Measured places are shares of the time off the CPU (waiting and
+  // runnable: preemptions count in it but are no place); scaled down where
+  // the two clocks claim more than the waiting, and what they leave unseen.
+  const double off = st.waiting + st.runnable;
+  const double scale = all * off > st.waiting && all > 0 ? st.waiting / (all * off) : 1.0;
+  double placed = 0;
+  for (const ThreadState::Place& p : st.places) {
+    double t = p.ratio * off * scale;
+    out[static_cast<size_t>(ClassOfPlace(p))] += t;
+    placed += t;
+  }
+  out[static_cast<size_t>(WaitClass::kUnseen)] += std::max(0.0, st.waiting - placed);
+  return out;
+}
+
+std::vector<ThreadWaitShares> ThreadWaits(const Signals& s) {
+  std::vector<ThreadWaitShares> out;
+  for (const ThreadSignal& th : s.threads)
+    if (th.state) out.push_back({th.tid, WaitShares(*th.state)});
+  return out;
+}
+
+std::string WaitSharesSentence(const std::array<double, kWaitClassCount>& shares) {
+  std::vector<std::pair<double, size_t>> order;
+  for (size_t i = 0; i < kWaitClassCount; ++i)
+    if (shares[i] >= 0.0005) order.push_back({shares[i], i});
+  std::stable_sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  std::string s;
+  for (const auto& [v, i] : order) s += (s.empty() ? "" : ", ") + std::string(kNames[i]) + " " + FormatPercent(v);
+  return s;
+}
+
+}  // namespace bottleneckd

@@ -1,0 +1,56 @@
+// What a target thread's time off the CPU waits on, by class
+// (docs/verdict-rules.md section 2, "Wait classes"), from each wait place's
+// system call and resolved object, not its kernel function alone (one
+// kernel function, __skb_wait_for_more_packets, serves a thread with nothing
+// to do and one blocked on a peer):
+//   input   a receive on a socket not connected to one peer: its input,
+//           waiting for work (no limit while the input is empty)
+//   peer    a receive on a socket connected to one peer: its answer
+//   lock    futex (a mutex, a condition variable, a handoff)
+//   disk    fsync, fdatasync, sync_file_range, msync; a wait on a regular
+//           file; block I/O and page-cache waits in the kernel function
+//   sleep   clock_nanosleep, nanosleep
+//   other   any other place (epoll, poll, select, a pipe, ...)
+//   unseen  waiting no place accounts for (running when sampled, no ptrace
+//           access, too few samples)
+// The shares split the thread's waiting share of the window
+// (ThreadState::waiting) by its places' weights: measured time when offcpu
+// measured them, else the recent windows' sample counts.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "analysis/signals.h"
+
+namespace bottleneckd {
+
+enum class WaitClass { kInput, kPeer, kLock, kDisk, kSleep, kOther, kUnseen };
+inline constexpr size_t kWaitClassCount = 7;
+// "input", "peer", "lock", "disk", "sleep", "other", "unseen": the metric's
+// `class` label values and the evidence's words.
+const char* WaitClassName(WaitClass c);
+
+// The class of one wait place ("__skb_wait_for_more_packets (recvfrom)"
+// with its object counts).
+WaitClass ClassOfPlace(const ThreadState::Place& p);
+
+// Each class's share of the window, indexed by WaitClass; they sum to
+// st.waiting.
+std::array<double, kWaitClassCount> WaitShares(const ThreadState& st);
+
+// Each target thread's shares (the threads with schedstat), for the
+// metrics: bottleneckd_thread_wait_ratio{class}.
+struct ThreadWaitShares {
+  int tid = 0;
+  std::array<double, kWaitClassCount> shares{};
+};
+std::vector<ThreadWaitShares> ThreadWaits(const Signals& s);
+
+// "peer 88.0 %, sleep 2.0 %": the classes over 0.05 % of the window, most
+// first; "" when none.
+std::string WaitSharesSentence(const std::array<double, kWaitClassCount>& shares);
+
+}  // namespace bottleneckd
