@@ -60,6 +60,7 @@ std::string WaitObject::Describe() const {
     case Kind::kNone: return "";
     case Kind::kSocket:
       if (local.empty()) return "socket:[" + std::to_string(inode) + "]";
+      if (accepted) return protocol + " " + local + " <- " + remote + " (accepted)";
       if (!remote.empty()) return protocol + " " + local + " -> " + remote;
       return protocol + " " + local + (listening ? " (listening)" : " (unconnected)");
     case Kind::kPipe: return "pipe:[" + std::to_string(inode) + "]";
@@ -91,7 +92,38 @@ void ParseFdLink(std::string_view link, WaitObject* out) {
   }
 }
 
+// "7000" of "10.0.0.1:7000" or "[::1]:7000".
+std::string_view PortOf(std::string_view endpoint) {
+  size_t colon = endpoint.rfind(':');
+  return colon == std::string_view::npos ? std::string_view() : endpoint.substr(colon + 1);
+}
+
+// Whether a row of a TCP table listens on `port` (hexadecimal in the table:
+// "0100007F:1F40 ... 0A").
+bool Listens(std::string_view table, std::string_view port) {
+  uint64_t want = 0;
+  if (port.empty() || !ParseU64(port, &want)) return false;
+  std::string_view line;
+  bool header = true;
+  while (NextLine(&table, &line)) {
+    if (header) {
+      header = false;
+      continue;
+    }
+    std::string_view rest = line, tok[4];
+    for (std::string_view& t : tok) t = NextToken(&rest);
+    uint64_t state = 0, local_port = 0;
+    size_t colon = tok[1].rfind(':');
+    if (colon == std::string_view::npos || !ParseHexU64(tok[3], &state) ||
+        !ParseHexU64(tok[1].substr(colon + 1), &local_port))
+      continue;
+    if (state == 0x0A && local_port == want) return true;
+  }
+  return false;
+}
+
 Status FindSocket(std::string_view table, bool v6, bool tcp, uint64_t inode, WaitObject* out, bool* found) {
+  const std::string_view all = table;
   *found = false;
   std::string_view line;
   bool header = true;
@@ -110,6 +142,7 @@ Status FindSocket(std::string_view table, bool v6, bool tcp, uint64_t inode, Wai
         !ParseHexU64(tok[3], &state))
       return Status::Corruption("socket " + std::to_string(inode) + ": cannot read '" + std::string(Trim(line)) + "'");
     out->listening = tcp && state == 0x0A;  // TCP_LISTEN
+    out->accepted = tcp && !out->listening && !out->remote.empty() && Listens(all, PortOf(out->local));
     *found = true;
     return Status::OK();
   }

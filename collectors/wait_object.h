@@ -43,11 +43,17 @@ struct WaitObject {
   std::string protocol;
   std::string local, remote;  // "10.0.0.1:7000", "[::1]:53"; remote "" when not connected
   bool listening = false;     // tcp LISTEN
-  std::string path;           // a file's path, or the link as the kernel wrote it ("pipe:[123]")
+  // A TCP connection whose local port a socket of the same namespace listens
+  // on: accepted by a server, its remote a client. A receive here waits for
+  // the client's next request: the server's input, not a peer.
+  bool accepted = false;
+  std::string path;  // a file's path, or the link as the kernel wrote it ("pipe:[123]")
 
-  // Connected to one peer: a receive here waits for that peer's answer.
-  bool peer() const { return kind == Kind::kSocket && !remote.empty(); }
+  // Connected to one peer (and not accepted from a listener): a receive
+  // here waits for that peer's answer.
+  bool peer() const { return kind == Kind::kSocket && !remote.empty() && !accepted; }
   // "udp 10.0.0.1:40000 -> 10.0.0.2:7000", "udp 0.0.0.0:7000 (unconnected)",
+  // "tcp 10.0.0.2:8000 <- 10.0.0.1:40000 (accepted)",
   // "tcp 0.0.0.0:80 (listening)", "pipe:[123]", "file /var/lib/x",
   // "epoll"; "" for kNone.
   std::string Describe() const;

@@ -98,6 +98,42 @@ TEST(FindSocket, ConnectedUnconnectedAndV6) {
   EXPECT_NE(s.message().find("socket 77"), std::string::npos) << s.ToString();
 }
 
+// Recorded on this VM (kernel 6.18.44): a listener on 127.0.0.1:49951, a
+// client connected to it from :41534, and the connection the listener
+// accepted. The client's receive waits on a peer (the server's answer); the
+// accepted socket's receive waits for the client's next request, the
+// server's input (issue 49: a TCP backend thread, waiting for its
+// requests, must not read as a thread blocked on a peer).
+constexpr const char* kTcp =
+    "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+    "   1: 0100007F:C31F 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 18067402 1 "
+    "000000009b972303 100 0 0 10 0\n"
+    "   2: 0100007F:C31F 0100007F:A23E 01 00000000:00000000 00:00000000 00000000     0        0 18067404 1 "
+    "000000005ed98aaf 20 0 0 10 -1\n"
+    "   3: 0100007F:A23E 0100007F:C31F 01 00000000:00000000 00:00000000 00000000     0        0 18067403 2 "
+    "0000000083279dd4 20 0 0 10 -1\n";
+
+TEST(FindSocket, AnAcceptedConnectionIsTheServersInputNotAPeer) {
+  WaitObject o;
+  o.kind = WaitObject::Kind::kSocket;
+  o.protocol = "tcp";
+  bool found = false;
+  ASSERT_TRUE(FindSocket(kTcp, false, true, 18067403, &o, &found).ok());
+  ASSERT_TRUE(found);
+  EXPECT_FALSE(o.accepted);
+  EXPECT_TRUE(o.peer());
+  EXPECT_EQ(o.Describe(), "tcp 127.0.0.1:41534 -> 127.0.0.1:49951");
+  ASSERT_TRUE(FindSocket(kTcp, false, true, 18067404, &o, &found).ok());
+  ASSERT_TRUE(found);
+  EXPECT_TRUE(o.accepted);
+  EXPECT_FALSE(o.peer());
+  EXPECT_EQ(o.Describe(), "tcp 127.0.0.1:49951 <- 127.0.0.1:41534 (accepted)");
+  ASSERT_TRUE(FindSocket(kTcp, false, true, 18067402, &o, &found).ok());
+  EXPECT_TRUE(o.listening);
+  EXPECT_FALSE(o.accepted);
+  EXPECT_FALSE(o.peer());
+}
+
 TEST(ParseFdLink, Kinds) {
   WaitObject o;
   ParseFdLink("socket:[17336028]", &o);

@@ -227,6 +227,7 @@ lab_scenario_handoff
 # The echo that waits on a peer: its receive waits are on the backend's
 # socket, not its input (lab.sh, docs/verdict-rules.md section 2).
 lab_scenario_peer
+lab_scenario_tcppeer
 echo "FIGURE: alerts firing after the waiting echoes: $(alerts 2>/dev/null | tr '\n' ';')"
 
 touch "$INTEG_TMP/poller.stop"

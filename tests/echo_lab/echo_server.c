@@ -21,7 +21,12 @@
 //                the thread "udpback" answers after sleeping WAIT_US, and
 //                blocks in recv until the answer comes (one synchronous
 //                DNS, memcached or RPC call per request): udpecho waits on
-//                its peer while its own input fills and overflows.
+//                its peer while its own input fills and overflows;
+//       tcppeer  the same over TCP: udpecho sends the datagram on a TCP
+//                connection to ADDR:PORT+1, where the thread "tcpback"
+//                reads it whole, sleeps WAIT_US and writes it back, and
+//                reads the whole answer before its reply (a database or
+//                RPC call on a kept-alive connection).
 //     The timer slack is 1 ns, so a wait lasts WAIT_US (0-1000000), not up
 //     to 50 us more. On exit (deadline, SIGTERM or SIGINT) prints
 //     "received=N echoed=M send_errors=E copies=K cpu=C mode=MODE wait_us=W".
@@ -31,10 +36,12 @@
 #define _GNU_SOURCE  // before any include: sched_setaffinity, recvmmsg
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "lab_common.h"
@@ -132,6 +139,62 @@ static void Ask(char* buf, size_t n) {
   (void)recv(g_ask_fd, buf, kMaxDatagram, 0);
 }
 
+// Over TCP, a message is a 4-byte length and its bytes; each side reads a
+// whole one (every read bounded by the 100 ms timeout).
+static int ReadAll(int fd, char* p, size_t n) {
+  while (n > 0) {
+    ssize_t got = recv(fd, p, n, 0);
+    if (got <= 0) return -1;
+    p += got;
+    n -= (size_t)got;
+  }
+  return 0;
+}
+
+static int Message(int fd, char* buf, uint32_t* n) {
+  if (ReadAll(fd, (char*)n, sizeof *n) != 0 || *n > kMaxDatagram) return -1;
+  return ReadAll(fd, buf, *n);
+}
+
+// One send per message (length and bytes together): two would wait on
+// Nagle's algorithm for the first one's delayed ACK (40 ms a message).
+static int SendMessage(int fd, const char* buf, uint32_t n) {
+  struct iovec iov[2] = {{.iov_base = &n, .iov_len = sizeof n}, {.iov_base = (void*)buf, .iov_len = n}};
+  struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 2};
+  return sendmsg(fd, &msg, MSG_NOSIGNAL) == (ssize_t)(sizeof n + n) ? 0 : -1;
+}
+
+static int g_listen_fd = -1;
+
+static void* TcpBackend(void* arg) {
+  (void)arg;
+  static char b[kMaxDatagram];
+  int fd = -1;
+  while (!g_stop && fd < 0) fd = accept(g_listen_fd, NULL, NULL);  // the 100 ms timeout: look again
+  struct timeval tv = {.tv_sec = 0, .tv_usec = 100000};
+  int one = 1;
+  if (fd >= 0) {
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
+  while (!g_stop && fd >= 0) {
+    uint32_t n = 0;
+    if (Message(fd, b, &n) != 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) continue;
+      break;  // the connection closed
+    }
+    Wait();
+    if (SendMessage(fd, b, n) != 0) break;
+  }
+  if (fd >= 0) close(fd);
+  return NULL;
+}
+
+static void AskTcp(char* buf, size_t n) {
+  uint32_t got = 0;
+  if (SendMessage(g_ask_fd, buf, (uint32_t)n) == 0) (void)Message(g_ask_fd, buf, &got);
+}
+
 // A UDP socket bound to addr:port with the 100 ms receive timeout; -1 on failure (said).
 static int BoundSocket(const struct in_addr* addr, long port) {
   int fd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -158,14 +221,14 @@ int main(int argc, char** argv) {
   double port_d, seconds_d, cpu_d, copies_d, wait_d = 0;
   const char* mode = argc == 8 ? argv[6] : "echo";
   const int wait = strcmp(mode, "wait") == 0, handoff = strcmp(mode, "handoff") == 0;
-  const int peer_mode = strcmp(mode, "peer") == 0;
-  const int known = wait || handoff || peer_mode || strcmp(mode, "echo") == 0;
+  const int peer_mode = strcmp(mode, "peer") == 0, tcp_peer = strcmp(mode, "tcppeer") == 0;
+  const int known = wait || handoff || peer_mode || tcp_peer || strcmp(mode, "echo") == 0;
   if ((argc != 6 && !(argc == 8 && known && LabParseDouble(argv[7], 0, 1000000, &wait_d))) ||
       !LabParseDouble(argv[2], 1, 65535, &port_d) || !LabParseDouble(argv[3], 1, 3600, &seconds_d) ||
       !LabParseDouble(argv[4], -1, 4095, &cpu_d) || !LabParseDouble(argv[5], 0, 1000000, &copies_d)) {
     fprintf(stderr,
             "usage: lab_echo_server ADDR PORT SECONDS(1-3600) CPU(-1: any) K(0-1000000) "
-            "[echo|wait|handoff|peer WAIT_US(0-1000000)]\n");
+            "[echo|wait|handoff|peer|tcppeer WAIT_US(0-1000000)]\n");
     return 2;
   }
   const long port = (long)port_d, seconds = (long)seconds_d, cpu = (long)cpu_d, copies = (long)copies_d;
@@ -213,6 +276,36 @@ int main(int argc, char** argv) {
     }
     pthread_setname_np(backend, "udpback");
   }
+  if (tcp_peer) {
+    if (port >= 65535) {
+      fprintf(stderr, "lab_echo_server: tcppeer mode needs PORT+1 for the backend\n");
+      return 2;
+    }
+    struct sockaddr_in back = {
+        .sin_family = AF_INET, .sin_port = htons((uint16_t)(port + 1)), .sin_addr = addr.sin_addr};
+    g_listen_fd = socket(AF_INET, SOCK_STREAM, 0);
+    g_ask_fd = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    if (g_listen_fd < 0 || g_ask_fd < 0 ||
+        setsockopt(g_listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(g_listen_fd, (struct sockaddr*)&back, sizeof back) != 0 || listen(g_listen_fd, 1) != 0) {
+      perror("tcp backend socket, bind or listen");
+      return 1;
+    }
+    setsockopt(g_listen_fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(g_ask_fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(g_ask_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    int err = pthread_create(&backend, NULL, TcpBackend, NULL);
+    if (err != 0) {
+      fprintf(stderr, "lab_echo_server: pthread_create: %s\n", strerror(err));
+      return 1;
+    }
+    pthread_setname_np(backend, "tcpback");
+    if (connect(g_ask_fd, (struct sockaddr*)&back, sizeof back) != 0) {
+      perror("connect");
+      return 1;
+    }
+  }
   if (handoff) {
     int err = pthread_create(&worker, NULL, Worker, NULL);
     if (err != 0) {
@@ -250,12 +343,13 @@ int main(int argc, char** argv) {
       HandOff(buf, (size_t)n, &peer, peer_len);
     } else {
       if (peer_mode) Ask(buf, (size_t)n);
+      if (tcp_peer) AskTcp(buf, (size_t)n);
       Send(buf, (size_t)n, &peer, peer_len);
       if (wait) Wait();
     }
   }
   if (handoff) StopWorker(worker);
-  if (peer_mode) {
+  if (peer_mode || tcp_peer) {
     g_stop = 1;
     pthread_join(backend, NULL);  // within its 100 ms receive timeout
   }

@@ -188,6 +188,7 @@ lab_scenario_cpu
 lab_scenario_wait
 lab_scenario_handoff
 lab_scenario_peer
+lab_scenario_tcppeer
 # The K sweep's two ends (lab.echo runs K = 0, 3000 and 20000): every step of
 # K=0 none, K=20000's top step cpu on the echo thread, one segment per step.
 lab_scenario_sweep 0 20000

@@ -331,7 +331,8 @@ lab_scenario_softirq() {
 lab_scenario_wait() {
   ECHO_MODE="wait $LAB_WAIT_US" scenario wait 0 1024 8 "6000 21000 24000 27000 30000 33000" -- label=wait \
     "resources=thread udpecho" socket_loss_min=0.2 loaded_from=1 flat_from=2 thread_share_min=0.05 thread_share_max=0.5 \
-    thread_waiting_min=0.5 voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8 "wait_site=$LAB_WAIT_SITE"
+    thread_waiting_min=0.5 voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8 "wait_site=$LAB_WAIT_SITE" \
+    wait_class=sleep
 }
 # The seeds' experiment: the same offered steps (4, 8 and 16 k/s, 7 s each)
 # with more copies per datagram, one run per K given (the first must leave
@@ -360,7 +361,21 @@ lab_scenario_peer() {
   ECHO_MODE="peer $LAB_WAIT_US" scenario peer 0 1024 8 "6000 21000 27000 33000" -- label=wait \
     "resources=thread udpecho" socket_loss_min=0.2 thread_share_max=0.5 thread_waiting_min=0.5 \
     echo_cpu_busy_max=0.8 \
-    "wait_object=on peer udp ${LAB_BOX_IP//./\\.}:[0-9]+ -> ${LAB_BOX_IP//./\\.}:$((LAB_PORT + 1))[ (]"
+    "wait_object=on peer udp ${LAB_BOX_IP//./\\.}:[0-9]+ -> ${LAB_BOX_IP//./\\.}:$((LAB_PORT + 1))[ (]" \
+    wait_class=peer
+}
+# The same over TCP (issue 49): udpecho sends each datagram on a kept-alive
+# TCP connection to the thread tcpback (LAB_BOX_IP:LAB_PORT+1), which answers
+# after LAB_WAIT_US; udpecho reads the whole answer before its reply. Its
+# waits sit in the TCP receive (wait_woken or sk_wait_data, not the datagram
+# receive) on the connected socket: the object and class must say the peer,
+# from the box's own /proc/PID/net/tcp.
+lab_scenario_tcppeer() {
+  ECHO_MODE="tcppeer $LAB_WAIT_US" scenario tcppeer 0 1024 8 "6000 21000 27000 33000" -- label=wait \
+    "resources=thread udpecho" socket_loss_min=0.2 thread_share_max=0.5 thread_waiting_min=0.5 \
+    echo_cpu_busy_max=0.8 \
+    "wait_object=on peer tcp ${LAB_BOX_IP//./\\.}:[0-9]+ -> ${LAB_BOX_IP//./\\.}:$((LAB_PORT + 1))[ (]" \
+    wait_class=peer
 }
 # The lock handoff: udpecho makes the copies (K=2500, about 25 us), then waits
 # for the mutex that udpwork holds while it echoes and sleeps LAB_WAIT_US:
@@ -368,5 +383,6 @@ lab_scenario_peer() {
 lab_scenario_handoff() {
   ECHO_MODE="handoff $LAB_WAIT_US" scenario handoff 2500 1024 10 "16000" -- label=wait \
     "resources=thread udpecho" socket_loss_min=0.2 thread_share_min=0.05 thread_share_max=0.5 \
-    thread_waiting_min=0.5 voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8 "wait_site=$LAB_WAIT_SITE"
+    thread_waiting_min=0.5 voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8 "wait_site=$LAB_WAIT_SITE" \
+    wait_class=lock
 }

@@ -193,6 +193,20 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
         sentence = next((e for e in parent["verdict"]["evidence"] if e.startswith("thread udpecho:")), "")
         check(re.search(expect["wait_object"], sentence) is not None,
               "%s: the wait evidence names the object /%s/: %s" % (name, expect["wait_object"], sentence or "none"))
+    if "wait_class" in expect:
+        # The class the lab's own mechanism waits in (analysis/wait_class.h):
+        # the largest of the thread's own waits in the run's wait evidence
+        # ("by what it waited on (analysis/wait_class.h): input 49.2 %, sleep
+        # 24.6 % of the window"; most first). Input and unseen are not its
+        # own: sampled places span the recent windows, and the light step
+        # before the overload left receive samples among them (the waiting
+        # echo read input 49 %, sleep 25 % here).
+        sentence = next((e for e in parent["verdict"]["evidence"] if e.startswith("thread udpecho:")), "")
+        m = re.search(r"by what it waited on \(analysis/wait_class\.h\): ([^;]*) of the window", sentence)
+        own = [c for c in re.findall(r"(\w+) [0-9.]+ %", m.group(1)) if c not in ("input", "unseen")] if m else []
+        check(own[:1] == [expect["wait_class"]],
+              "%s: the largest of the thread's own wait classes is %s: %s" % (
+                  name, expect["wait_class"], sentence or "none"))
     if "flat_from" in expect:
         plateau_steps(name, steps, int(expect["loaded_from"]), int(expect["flat_from"]))
     profile(name, report, parent, expect)
