@@ -26,11 +26,11 @@ constexpr double kWaitLossLow = 0.01, kWaitLossFull = 0.05;
 // Wait places named in the evidence, most first.
 constexpr size_t kPlacesShown = 3;
 
-// A blocking datagram receive sleeps here for the next datagram: a reader
-// waiting for its input keeps up, its wait is no limit (the echo lab's K=0
-// top step with irqtime on: 97.5 % of the window off the CPU, all of it here,
-// beside 1.2 % lost at the socket in bursts).
-constexpr std::string_view kInputWait = "__skb_wait_for_more_packets";
+// A blocking datagram receive sleeps in __skb_wait_for_more_packets for the
+// next datagram: a reader waiting for its input keeps up, its wait is no
+// limit (the echo lab's K=0 top step with irqtime on: 97.5 % of the window
+// off the CPU, all of it there, beside 1.2 % lost at the socket in bursts).
+// Which waits are the input is ClassOfPlace's (analysis/wait_class.h).
 
 // Sampled places (no eBPF: one wchan sample a window, the last 30) are
 // instants, not time, and discount only when nearly all of them say so. In
@@ -49,24 +49,26 @@ constexpr int kSampledInputMin = 3;
 // one peer: waiting there is waiting for the peer's answer, the thread's own
 // wait, however its input fares (one synchronous DNS, memcached or RPC call
 // per request). The kernel function is the same for both (a datagram
-// receive sleeps in kInputWait on any socket); the object tells them apart.
+// receive sleeps in __skb_wait_for_more_packets on any socket); the object tells them apart.
 // 0 when no sample of the place resolved its object: the input, as before
 // objects were resolved.
 double PeerShare(const ThreadState::Place& p) {
   return p.object_samples > 0 ? static_cast<double>(p.peer_samples) / p.object_samples : 0;
 }
 
-bool IsReceiveWait(const ThreadState::Place& p) { return p.where.substr(0, kInputWait.size()) == kInputWait; }
-
 // The share of the thread's waiting spent waiting for its input: measured by
-// offcpu, or sampled as above; 0 when neither says. A receive on a peer's
-// socket is not the input (PeerShare).
+// offcpu, or sampled as above; 0 when neither says. The input is what
+// ClassOfPlace calls it (analysis/wait_class.h): a receive on a socket not
+// connected to one peer, or on a TCP connection a listener accepted (the
+// lab's tcpback waits there for udpecho's next request: 85 % of its window,
+// which counted as its own before and tied it with udpecho's 93 %); of
+// those, the samples on a peer's socket are not (PeerShare).
 double InputShare(const ThreadState& st) {
   double input = 0, all = 0;
   for (const ThreadState::Place& p : st.places) {
     double weight = st.places_measured ? p.ratio : p.samples;
     all += weight;
-    if (IsReceiveWait(p)) input += weight * (1 - PeerShare(p));
+    if (ClassOfPlace(p) == WaitClass::kInput) input += weight * (1 - PeerShare(p));
   }
   if (all <= 0) return 0;
   double share = input / all;
@@ -161,11 +163,14 @@ std::string WaitPlacesSentence(const ThreadSignal& th) {
 std::string WaitSentence(const ThreadSignal& th) {
   std::string s = WaitPlacesSentence(th);
   const double input = th.state->waiting * InputShare(*th.state);
+  std::string where;
+  for (const ThreadState::Place& p : th.state->places)
+    if (where.empty() && ClassOfPlace(p) == WaitClass::kInput) where = p.where.substr(0, p.where.find(' '));
   if (input > 0)
-    s += "; " + FormatPercent(input) + " of the window waiting for its input (" + std::string(kInputWait) +
+    s += "; " + FormatPercent(input) + " of the window waiting for its input (" + where +
          (th.state->places_measured ? "" : ", by its samples") + "), which is no limit and not counted";
   for (const ThreadState::Place& p : th.state->places)
-    if (IsReceiveWait(p) && PeerShare(p) > 0)
+    if (ClassOfPlace(p) != WaitClass::kOther && PeerShare(p) > 0)
       s += "; its receive waits on a socket connected to one peer (" + p.object +
            ") wait for that peer's answer: its own waits, counted";
   if (std::string by = WaitSharesSentence(WaitShares(*th.state)); !by.empty())

@@ -973,6 +973,42 @@ TEST(Classify, AReceiveOnAPeersSocketIsTheThreadsOwnWait) {
   EXPECT_NEAR(Score(Classify(s, kT), Bound::kWait), (0.902 * 0.5 - 0.35) / 0.15, 1e-9);
 }
 
+// The lab's tcppeer (lab.echo, this VM): udpecho asks tcpback over a kept-
+// alive TCP connection per datagram. tcpback waits for udpecho's next
+// request in the TCP receive (wait_woken, recvfrom) on the connection its
+// listener accepted: its input, though the socket is connected. Counted as
+// its own wait it scores in full beside udpecho, and the larger waiting
+// share breaks the tie: the lab's tcpback waited 85 % against udpecho's
+// 93 %; a backend that waits more than its client (here 94 %) would be
+// named. The accepted connection is its input.
+TEST(Classify, AServerWaitingOnAnAcceptedConnectionWaitsForItsInput) {
+  Signals s = WaitingEcho();
+  s.offered_packets_per_second = 21500;
+  ThreadState echo{0.062, 0.011, 0.927, 10300, 0, "wait_woken", "recvfrom", {}, 0};
+  echo.places = {{"wait_woken (recvfrom)", 20, 0}};
+  echo.places[0].object_samples = 20;
+  echo.places[0].peer_samples = 20;
+  echo.places[0].object = "tcp 10.198.44.2:42070 -> 10.198.44.2:8";
+  echo.place_samples = 30;
+  ThreadState back{0.055, 0.005, 0.94, 12000, 10, "wait_woken", "recvfrom", {}, 0};
+  back.places = {{"wait_woken (recvfrom)", 25, 0}};
+  back.places[0].object_samples = 25;
+  back.places[0].object = "tcp 10.198.44.2:8 <- 10.198.44.2:42070 (accepted)";
+  back.place_samples = 30;
+  s.threads = {Thread("udpecho", 0.062, 1), Thread("tcpback", 0.055, 1)};
+  s.threads[0].state = echo;
+  s.threads[1].state = back;
+  Lose(&s, Rung::kSocket, 0, 0, 10900);  // 51 %
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kWait);
+  EXPECT_EQ(v.resource, "thread udpecho");
+  EXPECT_TRUE(HasSubstring(v.evidence, "by what it waited on (analysis/wait_class.h): peer 92.7 % of the window"));
+  // Were tcpback's connection a peer's (not accepted), the tie would go to
+  // its larger waiting share: the backend.
+  s.threads[1].state->places[0].peer_samples = 25;
+  EXPECT_EQ(Classify(s, kT).resource, "thread tcpback");
+}
+
 // Without eBPF: the sampled receive waits, resolved to the peer's socket.
 TEST(Classify, SampledReceivesOnAPeerAreTheThreadsOwnWait) {
   Signals s = SampledWaiter(18, 2);

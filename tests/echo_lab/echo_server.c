@@ -286,8 +286,7 @@ int main(int argc, char** argv) {
     g_listen_fd = socket(AF_INET, SOCK_STREAM, 0);
     g_ask_fd = socket(AF_INET, SOCK_STREAM, 0);
     int one = 1;
-    if (g_listen_fd < 0 || g_ask_fd < 0 ||
-        setsockopt(g_listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+    if (g_listen_fd < 0 || g_ask_fd < 0 || setsockopt(g_listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
         bind(g_listen_fd, (struct sockaddr*)&back, sizeof back) != 0 || listen(g_listen_fd, 1) != 0) {
       perror("tcp backend socket, bind or listen");
       return 1;
