@@ -104,10 +104,13 @@ poller() {
 poller >"$INTEG_TMP/poller.log" 2>&1 &
 INTEG_PIDS+=("$!")
 
-timeline() {  # NAME LABEL RESOURCES: time to verdict and changes in the scenario's span
+# NAME LABEL RESOURCES [FROM]: time to verdict and changes in the scenario's
+# span, from FROM s in (the start of its first loaded step; default 0).
+timeline() {
   local span
   read -r -a span <"$INTEG_TMP/$1/span" || return
-  lab_check timeline "$INTEG_TMP/verdicts.log" "${span[0]}" "${span[1]}" "$2" "$3"
+  lab_check timeline "$INTEG_TMP/verdicts.log" "$(awk -v s="${span[0]}" -v f="${4:-0}" 'BEGIN { printf "%.3f", s + f }')" \
+    "${span[1]}" "$2" "$3"
 }
 plateau() {  # NAME 0|1 [FROM]: the live plateau metric in the scenario's span, from FROM s in
   local span
@@ -213,7 +216,7 @@ $(prom_value 'max_over_time(bottleneckd_utilisation_plateau[90s])')"
 # its CPU mostly idle, and its socket drops the rest: the seeds' plateau with
 # nothing saturated (docs/verdict-rules.md section 9). Its steps: lab.sh.
 lab_scenario_wait
-timeline wait wait "thread udpecho"
+timeline wait wait "thread udpecho" 8  # from the first loaded step (21 k/s), after the 8 s light one
 plateau wait 1 8
 plateau_alert wait 8
 # The bound alert counts wait as a bound (etc/prometheus/bottleneckd-alerts.yml).
@@ -227,7 +230,9 @@ lab_scenario_handoff
 # The echo that waits on a peer: its receive waits are on the backend's
 # socket, not its input (lab.sh, docs/verdict-rules.md section 2).
 lab_scenario_peer
+timeline peer wait "thread udpecho" 8
 lab_scenario_tcppeer
+timeline tcppeer wait "thread udpecho" 8
 echo "FIGURE: alerts firing after the waiting echoes: $(alerts 2>/dev/null | tr '\n' ';')"
 
 touch "$INTEG_TMP/poller.stop"

@@ -204,6 +204,37 @@ lab_kernel_state() {
   printf 'echo_voluntary_switches %s\necho_involuntary_switches %s\n' "${switches[@]}"
 }
 
+# lab_skipped_ticks: how many times the lab daemon has logged that sampling
+# overran its interval (daemon/tick_schedule.cc), so far.
+lab_skipped_ticks() {
+  grep -c 'skipping ticks' "$INTEG_TMP/bottleneckd-lab.log" 2>/dev/null || true
+}
+
+# lab_environment NAME DIR SKIPS_BEFORE: one "ENVIRONMENT: NAME: ..." line
+# for each way this machine failed the scenario's load, whatever the daemon
+# said: the echo CPU's steal at 5 % or more of the span (the hypervisor ran
+# something else there), and ticks the lab daemon skipped (a stalled VM or
+# disk: its windows then span the stall). tests/echo_lab/attempts.sh
+# retries a failed attempt only for these, or for a failed ground-truth
+# check of the lab's own (the kernel's counters, the generator's rate).
+lab_environment() {
+  local name="$1" d="$2" skips_before="$3" skips
+  awk -v name="$name" '
+    FNR == NR { before[$1] = $2; next }
+    { after[$1] = $2 }
+    END {
+      ticks = after["echo_cpu_ticks"] - before["echo_cpu_ticks"]
+      steal = after["echo_cpu_steal_ticks"] - before["echo_cpu_steal_ticks"]
+      if (ticks > 0 && steal / ticks >= 0.05)
+        printf "ENVIRONMENT: %s: the echo CPU'"'"'s steal %.1f %% of the span (the hypervisor ran something else)\n", name, 100 * steal / ticks
+    }' "$d/kernel.before" "$d/kernel.after"
+  skips="$(lab_skipped_ticks)"
+  if [ "${skips:-0}" -gt "${skips_before:-0}" ]; then
+    echo "ENVIRONMENT: $name: the lab daemon skipped ticks $((skips - skips_before)) time(s) (sampling overran its interval: a stalled VM or disk)"
+  fi
+  return 0
+}
+
 # [ECHO_MODE="MODE WAIT_US"] scenario NAME K PAYLOAD STEP_SECONDS RATES -- EXPECT...:
 # one run, checked (ECHO_MODE: echo_server.c's wait or handoff). The caller
 # sets BIN, STATE, ECHO_CPU, GEN_CPU and DAEMON_PID (the lab daemon, whose
@@ -213,7 +244,7 @@ scenario() {
   local name="$1" k="$2" payload="$3" step="$4" rates="$5"
   shift 5
   [ "${1:-}" = "--" ] && shift
-  local d="$INTEG_TMP/$name" tid rc start end sampler
+  local d="$INTEG_TMP/$name" tid rc start end sampler skips
   mkdir -p "$d"
   # Earlier tests' dirty pages written back now, not under the load: in a
   # fresh-clone CI, right after the package test, one daemon tick of the
@@ -225,6 +256,7 @@ scenario() {
   [ -n "$tid" ] || integ_die "no udpecho thread"
   sleep 1.5  # the threads collector finds the new target (it rescans every few ticks)
   lab_kernel_state "$tid" >"$d/kernel.before"
+  skips="$(lab_skipped_ticks)"
   lab_wchan "$tid" $(((step * $(wc -w <<<"$rates") + 10) * 5)) "$d/sched" >"$d/wchan" &
   sampler=$!
   start="$(date +%s.%N)"
@@ -235,6 +267,7 @@ scenario() {
   rc=$?
   end="$(date +%s.%N)"
   lab_kernel_state "$tid" >"$d/kernel.after"
+  lab_environment "$name" "$d" "$skips"
   kill "$sampler" 2>/dev/null
   wait "$sampler" 2>/dev/null
   lab_server_stop

@@ -404,7 +404,7 @@ def timeline(log_path, start, end, label, resources):
     check(first is not None, "timeline %s: the verdict %s [%s] appears" % (label, label, "|".join(resources)))
     if first is None:
         return
-    figure("time to verdict " + label, "%.1f s" % (first[0] - start))
+    figure("time to verdict " + label, "%.1f s after the load step" % (first[0] - start))
     held = [p for p in points if p[0] >= first[0]]
     changes = sum(1 for a, b in zip(held, held[1:]) if (a[1], a[2]) != (b[1], b[2]))
     minutes = max(1e-9, (held[-1][0] - held[0][0]) / 60)
