@@ -154,7 +154,12 @@ std::string WaitPlacesSentence(const ThreadSignal& th) {
     return s + " of its last " + std::to_string(st.place_samples) + " samples (one a window)";
   }
   std::string where = WaitPlace(st.wchan, st.syscall);
-  if (where.empty()) return s + "; where it waits was not seen (running when sampled, or no ptrace access)";
+  if (where.empty() && st.hidden)
+    return s +
+           "; what it waits on cannot be seen: the daemon has no ptrace access to it (its wchan and syscall "
+           "were refused: the packaged service runs as user bottleneckd without CAP_SYS_PTRACE; run the "
+           "daemon as the server's user or as root to see the object)";
+  if (where.empty()) return s + "; where it waits was not seen (running when sampled)";
   return s + ", sampled in " + where + (st.object.empty() ? "" : " on " + st.object);
 }
 

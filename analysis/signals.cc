@@ -33,6 +33,7 @@ std::optional<ThreadState> StateOf(const ThreadWindow& t) {
   if (t.wait.syscall) st.syscall = SyscallName(*t.wait.syscall);
   st.object = t.wait.object.Describe();
   st.object_peer = t.wait.object.peer();
+  st.hidden = t.wait.hidden;
   if (t.measured_waits) {
     // Shares of its time off the CPU as the program measured it, not of the
     // window: the program's clock (switch to switch) and schedstat's (pick to

@@ -96,6 +96,8 @@ struct ThreadState {
   // connected to one peer.
   std::string object{};
   bool object_peer = false;
+  // The daemon may not read where it waits (no ptrace access to it).
+  bool hidden = false;
 };
 
 struct ThreadSignal {

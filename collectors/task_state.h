@@ -47,6 +47,11 @@ struct TaskWait {
   // What its first argument names when the call blocks on a descriptor
   // (collectors/wait_object.h); kNone otherwise or when it cannot be read.
   WaitObject object{};
+  // wchan or syscall refused (EACCES): the daemon has no ptrace access to
+  // the task (the packaged service, user bottleneckd without
+  // CAP_SYS_PTRACE, watching another user's server). Where it waits is then
+  // unknown, and said so, not taken for running.
+  bool hidden = false;
 };
 
 // Corruption unless the text is three unsigned decimal numbers.

@@ -144,12 +144,16 @@ Status ThreadsCollector::CollectPid(const HostFs& fs, int pid, std::vector<Threa
 // noted, unless it is an expected absence) when it cannot be read.
 // `private_file`: wchan and syscall, which need ptrace access to the task.
 bool ThreadsCollector::ReadTaskFile(const HostFs& fs, const std::string& pid, const std::string& tid,
-                                    std::string_view name, bool private_file) {
+                                    std::string_view name, bool private_file, bool* hidden) {
   path_.assign(pid).append("/task/").append(tid).append("/").append(name);
   Status s = fs.ReadProc(path_, &buf_);
   if (s.ok()) return true;
-  // Not ours to inspect (no ptrace access): unknown, as the kernel's "0" is.
-  if (!(private_file && s.IsPermissionDenied())) LeftOut(fs.ProcPath(path_), s);
+  // Not ours to inspect (no ptrace access): unknown, and said so.
+  if (private_file && s.IsPermissionDenied()) {
+    if (hidden) *hidden = true;
+  } else {
+    LeftOut(fs.ProcPath(path_), s);
+  }
   return false;
 }
 
@@ -167,9 +171,9 @@ void ThreadsCollector::ReadTaskState(const HostFs& fs, const std::string& pid, c
     TaskSwitches sw;
     if (parsed(ParseTaskStatusSwitches(buf_, &sw))) t->switches = sw;
   }
-  if (ReadTaskFile(fs, pid, tid, "wchan", true)) t->wait.wchan = ParseTaskWchan(buf_);
-  if (ReadTaskFile(fs, pid, tid, "syscall", true) && parsed(ParseTaskSyscall(buf_, &t->wait.syscall, &t->wait.args)) &&
-      t->wait.syscall && *t->wait.syscall >= 0)
+  if (ReadTaskFile(fs, pid, tid, "wchan", true, &t->wait.hidden)) t->wait.wchan = ParseTaskWchan(buf_);
+  if (ReadTaskFile(fs, pid, tid, "syscall", true, &t->wait.hidden) &&
+      parsed(ParseTaskSyscall(buf_, &t->wait.syscall, &t->wait.args)) && t->wait.syscall && *t->wait.syscall >= 0)
     objects_.Resolve(fs, t->pid, SyscallName(*t->wait.syscall), t->wait.args, &t->wait.object);
 }
 

@@ -69,8 +69,9 @@ class ThreadsCollector : public Collector {
   Status CollectPid(const HostFs& fs, int pid, std::vector<ThreadSample>* out, bool* vanished);
   static bool TaskExists(const HostFs& fs, const std::string& pid, const std::string& tid);
   void ReadTaskState(const HostFs& fs, const std::string& pid, const std::string& tid, ThreadSample* t);
+  // *hidden (when given) is set when a private file was refused: no ptrace access.
   bool ReadTaskFile(const HostFs& fs, const std::string& pid, const std::string& tid, std::string_view name,
-                    bool private_file);
+                    bool private_file, bool* hidden = nullptr);
 
   ThreadsOptions options_;
   std::string buf_;

@@ -126,13 +126,18 @@ void Daemon::ApplyPending() {
 }
 
 void Daemon::Tick() {
+  stages_.Start();
   SyncSources();                                       // a run may have started or stopped since the last tick
   if (runs_ && runs_->starts() != run_starts_seen_) {  // its target may be a process just started
     run_starts_seen_ = runs_->starts();
     pipeline_->sampler().Rescan();
   }
+  stages_.Mark("sources' options");
   std::shared_ptr<Snapshot> snap = pipeline_->Read();
+  stages_.Mark("collectors");
   sources_.Read(&snap->sample);  // after the collectors: offcpu follows the threads collector's threads
+  stages_.Mark("continuous sources");
+  for (const CollectorResult& r : snap->sample.results) stages_.Collector(r.name, r.duration_seconds);
   if (Calibrating()) {
     snap->soaker_state = calibration_->note();
     // Its spin is the daemon's, not the host's: the first windows named the
@@ -141,16 +146,20 @@ void Daemon::Tick() {
     if (!snap->sample.soaker) calibration_->Read(&snap->sample.soaker.emplace());
   }
   pipeline_->Finish(snap, config_.interval_seconds);
+  stages_.Mark("analysis");
   if (pipeline_->analysed() && ++windows_since_kept_ >= kDeliveryStoreWindows) KeepDeliveryCost();
+  stages_.Mark("delivery cost file");
   if (runs_ && snap->verdict && pipeline_->analysed()) {
     double t = static_cast<double>(snap->sample.wall_ns) / 1e9;
     runs_->OnWindow(PointOfWindow(t, pipeline_->analyzer().last_signals(), *snap->verdict, snap->cpu_budget),
                     *snap->verdict, snap->window->captures, snap->sample.profile ? &*snap->sample.profile : nullptr);
   }
   if (runs_) snap->active_runs = runs_->ActiveNames();
+  stages_.Mark("runs and their store");
   CheckSelfLimit(snap.get());
   SteerProfile(&sources_, *snap, config_.profile.stacks == ProfileStacks::kRuns && runs_ != nullptr && runs_->active());
   store_->Publish(std::move(snap));
+  stages_.Mark("self limit and publish");
 }
 
 void Daemon::Run() {
@@ -160,7 +169,14 @@ void Daemon::Run() {
   // tick 0 of the schedule.
   bool ticked = pipeline_->previous() != nullptr;
   for (;;) {
-    if (!ticked) Tick();
+    if (!ticked) {
+      Tick();
+      // The skip warning (TickSchedule::After) says that ticks were lost;
+      // this one says where the tick that overran spent its time.
+      if (stages_.total_seconds() > config_.interval_seconds)
+        Log(LogLevel::kWarn, "a tick took longer than its interval",
+            {{"took", std::to_string(stages_.total_seconds()) + "s"}, {"slowest", stages_.Slowest()}});
+    }
     ticked = false;
     k = schedule.After(k, TickSchedule::Clock::now());
     // Wait for the tick; a reload applies at once but keeps the schedule

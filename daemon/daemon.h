@@ -27,6 +27,7 @@
 #include "daemon/config.h"
 #include "daemon/delivery_cost_file.h"
 #include "daemon/tick_pipeline.h"
+#include "daemon/tick_stages.h"
 #include "runs/run_tracker.h"
 #include "sources/soaker_background.h"
 #include "sources/source_set.h"
@@ -108,6 +109,7 @@ class Daemon {
   std::string self_error_;             // last error reading /proc/self, logged once
   SelfProcessState self_state_;        // the live host's boot time (read once), kept descriptors
   bool soaker_at_last_check_ = false;  // the soaker ran at the previous CheckSelfLimit
+  TickStages stages_;                  // where the last tick's time went (said when it overran)
 
   Mutex mu_;
   CondVar cv_;  // waited on with mu_: stop_ set or pending_ filled

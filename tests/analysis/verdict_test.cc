@@ -1113,7 +1113,14 @@ TEST(Classify, WaitPlaceNotSeenIsSaid) {
   s.threads[0].state->syscall.clear();
   Verdict v = Classify(s, kT);
   EXPECT_EQ(v.label, Bound::kWait);
-  EXPECT_TRUE(HasSubstring(v.evidence, "where it waits was not seen (running when sampled, or no ptrace access)"));
+  EXPECT_TRUE(HasSubstring(v.evidence, "where it waits was not seen (running when sampled)"));
+  // Refused, not unseen: the packaged service watching another user's
+  // server says what it cannot see, and how to see it.
+  s.threads[0].state->hidden = true;
+  v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kWait);
+  EXPECT_TRUE(HasSubstring(v.evidence, "what it waits on cannot be seen: the daemon has no ptrace access to it"));
+  EXPECT_TRUE(HasSubstring(v.evidence, "by what it waited on (analysis/wait_class.h): unseen 58.0 % of the window"));
 }
 
 // The echo lab's CPU-bound echo (scenario cpu): the thread holds 91-97 % of

@@ -230,7 +230,9 @@ lab_environment() {
     }' "$d/kernel.before" "$d/kernel.after"
   skips="$(lab_skipped_ticks)"
   if [ "${skips:-0}" -gt "${skips_before:-0}" ]; then
-    echo "ENVIRONMENT: $name: the lab daemon skipped ticks $((skips - skips_before)) time(s) (sampling overran its interval: a stalled VM or disk)"
+    echo "ENVIRONMENT: $name: the lab daemon skipped ticks $((skips - skips_before)) time(s) (sampling overran its" \
+      "interval: a stalled VM or disk; the last overrun: $(grep 'a tick took longer' "$INTEG_TMP/bottleneckd-lab.log" |
+        tail -n 1 | sed -n 's/.*took=\([^ ]*\) slowest=/took \1, /p'))"
   fi
   return 0
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -329,6 +330,46 @@ TEST(ThreadsCollectorTest, LiveSleeperWaitsInClockNanosleep) {
     EXPECT_NE(found->wait.wchan, "");
     EXPECT_EQ(found->wait.syscall.has_value() ? SyscallName(*found->wait.syscall) : "", "clock_nanosleep");
   }
+}
+
+// The packaged service, user bottleneckd without CAP_SYS_PTRACE, watching
+// another user's server: the kernel refuses /proc/PID/task/TID/syscall
+// (EACCES), and the sample says where it waits is hidden rather than
+// leaving it looking like a running thread. Live: a child of this root
+// process drops to user nobody and collects this process's threads.
+TEST(ThreadsCollectorTest, AThreadWithoutPtraceAccessIsHiddenNotRunning) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to drop to another user (CI runs as root)";
+  std::atomic<bool> stop{false};
+  std::thread sleeper([&stop] {
+    while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  });
+  ASSERT_EQ(pthread_setname_np(sleeper.native_handle(), "bn-hidden"), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const int target = static_cast<int>(::getpid());
+  pid_t child = ::fork();
+  if (child == 0) {
+    // 1: collected, hidden; 2: collected, not hidden; 3: not collected.
+    if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0) ::_exit(4);
+    HostFs fs(HostRoots{});
+    ThreadsCollector c(Targets({ByPid(target)}));
+    Sample s;
+    if (!c.Collect(fs, &s).ok() || !s.threads) ::_exit(3);
+    for (const ThreadSample& t : *s.threads)
+      if (t.task.comm == "bn-hidden") ::_exit(t.wait.hidden && !t.wait.syscall ? 1 : 2);
+    ::_exit(3);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  stop = true;
+  sleeper.join();
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1) << "2: not marked hidden; 3: not collected; 4: could not drop to nobody";
+  // As root the same thread is not hidden.
+  HostFs fs(HostRoots{});
+  ThreadsCollector c(Targets({ByPid(target)}));
+  Sample s;
+  ASSERT_OK(c.Collect(fs, &s));
+  for (const ThreadSample& t : *s.threads) EXPECT_FALSE(t.wait.hidden) << t.task.comm;
 }
 
 // BuildHost's tree, a collector following "udpecho" by name, and its sample.
