@@ -15,12 +15,15 @@ std::string WaitPlace(const std::string& wchan, const std::string& syscall) {
 
 void WaitHistory::Record(Signals* s) {
   std::set<int> seen;
+  const bool losing = s->ladder.first_losing != Rung::kNone;
   for (ThreadSignal& th : s->threads) {
     if (!th.state) continue;
     seen.insert(th.tid);
     std::deque<Sampled>& h = by_tid_[th.tid];
-    h.push_back({WaitPlace(th.state->wchan, th.state->syscall), th.state->object, th.state->object_peer});
+    h.push_back({WaitPlace(th.state->wchan, th.state->syscall), th.state->object, th.state->object_peer, losing});
     while (h.size() > static_cast<size_t>(kWaitSamples)) h.pop_front();
+    const auto losing_samples = std::count_if(h.begin(), h.end(), [](const Sampled& x) { return x.losing; });
+    const bool only_losing = losing && losing_samples >= kLosingSamplesMin;
     // Samples of one kernel function count together: wchan and syscall are
     // two reads, and the thread may wake between them ("hrtimer_nanosleep"
     // beside "hrtimer_nanosleep (clock_nanosleep)"); the place keeps the
@@ -28,7 +31,7 @@ void WaitHistory::Record(Signals* s) {
     std::map<std::string, ThreadState::Place> by_function;
     std::map<std::string, std::map<std::string, int>> objects;  // function -> object -> samples
     for (const Sampled& p : h) {
-      if (p.place.empty()) continue;
+      if (p.place.empty() || (only_losing && !p.losing)) continue;
       const std::string function = p.place.substr(0, p.place.find(" ("));
       ThreadState::Place& place = by_function[function];
       if (p.place.size() > place.where.size()) place.where = p.place;
@@ -44,7 +47,7 @@ void WaitHistory::Record(Signals* s) {
       for (const auto& [object, n] : objects[function])
         if (n > most) most = n, place.object = object;
     }
-    th.state->place_samples = static_cast<int>(h.size());
+    th.state->place_samples = static_cast<int>(only_losing ? losing_samples : h.size());
     if (th.state->places_measured) {
       // The window's measured waits say how long; the samples say on what.
       for (ThreadState::Place& m : th.state->places) {

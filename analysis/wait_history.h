@@ -14,13 +14,22 @@
 namespace bottleneckd {
 
 inline constexpr int kWaitSamples = 30;
+// While the window loses, the places are counted over the samples of the
+// losing windows only, once there are this many of them: what the thread
+// waits on while work is lost, not what it waited on in the light load
+// before (lab.echo's peer echo took 5.2 s to its `wait` verdict in a
+// fresh-clone CI, its history still full of the light step's receives on its
+// own input).
+inline constexpr int kLosingSamplesMin = 3;
 
 class WaitHistory {
  public:
   // Adds each target thread's sample of this window (ThreadState::wchan,
   // syscall, object) to its history and writes the history's places into
   // ThreadState::places (measured places keep their shares and gain the
-  // samples' objects). Threads gone from the window are forgotten.
+  // samples' objects): over every sample, or, while the window loses and at
+  // least kLosingSamplesMin samples were taken in losing windows, over
+  // those. Threads gone from the window are forgotten.
   void Record(Signals* s);
 
  private:
@@ -28,6 +37,7 @@ class WaitHistory {
     std::string place;   // WaitPlace; "" for a sample on the CPU or hidden
     std::string object;  // ThreadState::object
     bool peer = false;
+    bool losing = false;  // taken in a window that lost packets
   };
   std::map<int, std::deque<Sampled>> by_tid_;
 };

@@ -15,6 +15,7 @@
 
 #include "base/log.h"
 #include "runs/run_store_internal.h"
+#include "runs/wal_syncer.h"
 
 namespace bottleneckd {
 
@@ -31,15 +32,16 @@ constexpr int kBusyTimeoutMs = 5000;
 // writer; a commit is one append to the -wal file), synchronous=NORMAL (the
 // WAL is synced at checkpoints, not at every commit: a process crash loses
 // nothing committed, a power loss may lose the last commits but never
-// corrupts; FinishRun syncs), foreign keys so deleting a run deletes its
-// timeline, evidence and segments.
+// corrupts), no automatic checkpoint (the writer's thread never syncs: the
+// WalSyncer checkpoints, soon after a finished run), foreign keys so
+// deleting a run deletes its timeline, evidence and segments.
 Status SetWritePragmas(sqlite3* db, const std::string& path) {
   Stmt wal(db, "PRAGMA journal_mode = WAL");
   int rc = wal.Step();
   if (rc != SQLITE_ROW) return SqliteError(db, rc, path, "switching to WAL mode");
   std::string mode = wal.Text(0);
   if (mode != "wal") return Status::IOError(path + ": switching to WAL mode: journal mode stays " + mode);
-  rc = Exec(db, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON");
+  rc = Exec(db, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 0");
   if (rc != SQLITE_OK) return SqliteError(db, rc, path, "setting pragmas");
   return Status::OK();
 }
@@ -156,14 +158,18 @@ Status RunStore::Open(const std::string& path, bool read_only, std::unique_ptr<R
     if (!rec.ok()) Log(LogLevel::kWarn, "run store: recovering interrupted runs failed", {{"err", rec.ToString()}});
   }
   if (s->lock_fd_ >= 0) ::flock(s->lock_fd_, LOCK_SH);  // from exclusive, or join the other writers
+  BN_RETURN_IF_ERROR(WalSyncer::Start(path, &s->syncer_));
   *out = std::move(s);
   return Status::OK();
 }
 
 RunStore::~RunStore() {
+  syncer_.reset();  // its last checkpoint first
   sqlite3_close_v2(db_);
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }
+
+bool RunStore::Sync(double timeout_seconds) { return !syncer_ || syncer_->Flush(timeout_seconds); }
 
 Status RunStore::Migrate() { return run_store::ApplyMigrations(db_, path_, run_store::Migrations(), &schema_version_); }
 
@@ -227,13 +233,6 @@ Status RunStore::AppendPoint(int64_t run_id, const TimelinePoint& p) {
 Status RunStore::FinishRun(RunReport* r, const std::vector<TimelinePoint>& timeline) {
   RunReport row = *r;
   if (row.state.empty() || row.state == "active") row.state = "finished";
-  // A finished run is worth an fsync of the WAL (it also makes every point
-  // before it durable): it survives a power loss too, not only a crash.
-  Exec(db_, "PRAGMA synchronous = FULL");
-  struct RestoreNormal {
-    sqlite3* db;
-    ~RestoreNormal() { Exec(db, "PRAGMA synchronous = NORMAL"); }
-  } restore{db_};
   Transaction tx(db_);
   if (tx.begin_rc() != SQLITE_OK) return SqliteError(db_, tx.begin_rc(), path_, "finishing run '" + r->name + "'");
   if (row.id == 0) {
@@ -248,6 +247,10 @@ Status RunStore::FinishRun(RunReport* r, const std::vector<TimelinePoint>& timel
   if (rc != SQLITE_OK) return SqliteError(db_, rc, path_, "finishing run '" + r->name + "'");
   r->id = row.id;
   r->state = row.state;
+  // A finished run is worth an fsync of the WAL (it also makes every point
+  // before it durable): it survives a power loss too, not only a crash. The
+  // syncer's checkpoint does it, off this thread (runs/wal_syncer.h).
+  if (syncer_) syncer_->Request();
   return Status::OK();
 }
 

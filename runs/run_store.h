@@ -30,6 +30,8 @@ struct sqlite3;
 
 namespace bottleneckd {
 
+class WalSyncer;
+
 inline constexpr int kRunStoreSchemaVersion = 8;
 // The oldest schema a read-only open reads (figures a version lacks read as
 // unset, flows and CPU budgets as none); a writable open migrates any older file.
@@ -79,6 +81,11 @@ class RunStore {
   int schema_version() const { return schema_version_; }
   size_t recovered() const { return recovered_; }  // runs recovered at open
   const std::string& path() const { return path_; }
+  // Blocks until a checkpoint of the WAL that began after the call has
+  // ended (everything committed before it is then on disk: runs/
+  // wal_syncer.h); false after `timeout_seconds`. True at once for a
+  // read-only store.
+  bool Sync(double timeout_seconds);
   // For tests of a full disk: caps the database at `pages` pages
   // (PRAGMA max_page_count), so writes past it fail with SQLITE_FULL.
   Status LimitPagesForTest(int pages);
@@ -92,6 +99,9 @@ class RunStore {
   int schema_version_ = 0;
   size_t recovered_ = 0;
   int lock_fd_ = -1;  // PATH.lock, shared-locked while open for writing
+  // Writable stores: the checkpoints (the fsyncs) off the writer's thread
+  // (runs/wal_syncer.h); destroyed before db_ is closed.
+  std::unique_ptr<WalSyncer> syncer_;
 };
 
 }  // namespace bottleneckd

@@ -219,5 +219,37 @@ TEST(WaitHistory, PlacesCountTheirSamplesObjects) {
   EXPECT_EQ(st.places[1].object_samples, 0);  // never sampled there
 }
 
+// lab.echo's peer echo in a fresh-clone CI (193676a): its light step left
+// receives on its own input in the history, and at the load step the peer's
+// receives were too few of the 30 samples: 5.2 s to its `wait` verdict. While
+// the window loses, the losing windows' samples are counted, once there are
+// kLosingSamplesMin of them; before that, and when nothing is lost, all.
+TEST(WaitHistory, WhileLosingThePlacesAreTheLosingWindowsOnes) {
+  WaitHistory h;
+  Signals s;
+  auto window = [&](bool peer, bool losing) {
+    s = OneThread(812, "__skb_wait_for_more_packets", "recvfrom");
+    s.threads[0].state->object = peer ? "udp 10.0.0.1:40000 -> 10.0.0.7:5432" : "udp 0.0.0.0:7 (unconnected)";
+    s.threads[0].state->object_peer = peer;
+    if (losing) s.ladder.first_losing = Rung::kSocket;
+    h.Record(&s);
+    return s.threads[0].state->places.at(0);
+  };
+  for (int i = 0; i < 20; ++i) window(false, false);  // the light step: its input
+  ThreadState::Place p = window(true, true);          // the load step's first losing window
+  EXPECT_EQ(p.samples, 21);                           // too few losing samples yet: all of them
+  EXPECT_EQ(p.peer_samples, 1);
+  window(true, true);
+  p = window(true, true);
+  EXPECT_EQ(p.samples, 3);  // kLosingSamplesMin losing windows: theirs only
+  EXPECT_EQ(p.object_samples, 3);
+  EXPECT_EQ(p.peer_samples, 3);
+  EXPECT_EQ(s.threads[0].state->place_samples, 3);
+  // A window that loses nothing counts every sample again.
+  p = window(true, false);
+  EXPECT_EQ(p.samples, 24);
+  EXPECT_EQ(p.peer_samples, 4);
+}
+
 }  // namespace
 }  // namespace bottleneckd::wait_history_test
