@@ -1,8 +1,14 @@
 #include "runs/wal_syncer.h"
 
+#include <linux/capability.h>
+#include <pthread.h>
 #include <sqlite3.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 
 #include "base/log.h"
 
@@ -68,6 +74,15 @@ int WalSyncer::Checkpoint() {
 }
 
 void WalSyncer::Loop() {
+  // Capabilities are per thread on Linux, and this one starts with the run
+  // store, before the daemon drops its capture capabilities on its own
+  // thread (capture_live_test checks every thread); it needs none: the
+  // store's files are its user's.
+  pthread_setname_np(pthread_self(), "bn-walsync");
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3]{};
+  if (syscall(SYS_capset, &header, none) != 0)
+    Log(LogLevel::kWarn, "run store: the sync thread could not drop its capabilities", {{"err", std::strerror(errno)}});
   const auto idle =
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(kIdleSeconds));
   for (;;) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <filesystem>
 #include <string>
 
 #include "runs/run_store.h"
@@ -70,6 +71,27 @@ TEST(WalSyncer, AFinishedRunIsCheckpointedOffTheWritersThread) {
   store.reset();  // the last checkpoint, then the close: no hang
   auto ro = OpenOrDie(dir.path() + "/runs.db", true);
   EXPECT_EQ(Fetch(ro.get(), r.id).name, "durable");
+}
+
+// Capabilities are per thread: the sync thread starts with the run store,
+// before the daemon drops its capture capabilities, and drops all of its own
+// (the fresh-clone CI of 144a52c: capture_live_test found a thread still
+// holding CAP_NET_RAW).
+TEST(WalSyncer, ItsThreadHoldsNoCapability) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.path() + "/runs.db");
+  ASSERT_TRUE(store->Sync(10));  // the thread is running
+  int found = 0;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::string comm = testing::ReadFileOrDie(task.path().string() + "/comm");
+    if (comm != "bn-walsync\n") continue;
+    ++found;
+    std::string status = testing::ReadFileOrDie(task.path().string() + "/status");
+    size_t at = status.find("CapEff:\t");
+    ASSERT_NE(at, std::string::npos);
+    EXPECT_EQ(status.substr(at + 8, 16), "0000000000000000") << status.substr(at, 30);
+  }
+  EXPECT_EQ(found, 1);
 }
 
 }  // namespace
