@@ -367,7 +367,7 @@ lab_scenario_wait() {
   ECHO_MODE="wait $LAB_WAIT_US" scenario wait 0 1024 8 "6000 21000 24000 27000 30000 33000" -- label=wait \
     "resources=thread udpecho" socket_loss_min=0.2 loaded_from=1 flat_from=2 thread_share_min=0.05 thread_share_max=0.5 \
     thread_waiting_min=0.5 voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8 "wait_site=$LAB_WAIT_SITE" \
-    wait_class=sleep
+    wait_syscall=clock_nanosleep wait_class=sleep
 }
 # The seeds' experiment: the same offered steps (4, 8 and 16 k/s, 7 s each)
 # with more copies per datagram, one run per K given (the first must leave
@@ -419,5 +419,5 @@ lab_scenario_handoff() {
   ECHO_MODE="handoff $LAB_WAIT_US" scenario handoff 2500 1024 10 "16000" -- label=wait \
     "resources=thread udpecho" socket_loss_min=0.2 thread_share_min=0.05 thread_share_max=0.5 \
     thread_waiting_min=0.5 voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8 "wait_site=$LAB_WAIT_SITE" \
-    wait_class=lock
+    wait_syscall=futex wait_class=lock
 }
