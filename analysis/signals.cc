@@ -44,7 +44,8 @@ std::optional<ThreadState> StateOf(const ThreadWindow& t) {
     for (const WaitSiteWindow& site : *t.measured_waits) off += site.ratio;
     for (const WaitSiteWindow& site : *t.measured_waits)
       if (!site.involuntary && off > 0)
-        st.places.push_back({site.where.empty() ? "an unnamed kernel stack" : site.where, 0, site.ratio / off});
+        st.places.push_back(
+            {site.where.empty() ? "an unnamed kernel stack" : site.where, 0, site.ratio / off, 0, 0, "", site.wakers});
   }
   return st;
 }
@@ -191,6 +192,7 @@ Signals ExtractSignals(const Window& w, const Sample& cur, const std::vector<Bus
     ts.process = t.process;
     ts.thread = t.thread;
     ts.tid = t.tid;
+    ts.pid = t.pid;
     ts.state = StateOf(t);
     ts.cpu_share = ts.state ? ts.state->running : std::max(0.0, t.cpu_ratio);
     ts.cpu = t.processor;

@@ -86,6 +86,13 @@ struct ThreadState {
     // on a socket connected to one peer, and the object seen most.
     int object_samples = 0, peer_samples = 0;
     std::string object{};
+    // Measured places: who ended its waits (offcpu's sched_waking), of the
+    // place's time, largest first (window/offcpu_window.h WakerShare).
+    std::vector<WakerShare> wakers{};
+    // Of the place's time, the share woken by a thread that receives the
+    // work while this one does not (analysis/wait_history.h, receivers): a
+    // handoff of its input. Set for futex places of threads not receiving.
+    double handoff = 0;
   };
   std::vector<Place> places;
   int place_samples = 0;
@@ -98,6 +105,9 @@ struct ThreadState {
   bool object_peer = false;
   // The daemon may not read where it waits (no ptrace access to it).
   bool hidden = false;
+  // The thread has been seen waiting for its input (a receive on a socket
+  // of its own, wait class input) since it was first seen: it receives work.
+  bool receiver = false;
 };
 
 struct ThreadSignal {
@@ -113,6 +123,7 @@ struct ThreadSignal {
   // on exit from an interrupt to the thread it interrupted, so a thread on a
   // CPU that spends most of its time in interrupts is not using its time.
   double cpu_interrupt_share = 0;
+  int pid = 0;  // its process; 0 unknown
 };
 
 struct NicSignal {

@@ -50,7 +50,10 @@ WaitClass ClassOfPlace(const ThreadState::Place& p) {
   std::string_view call = SyscallOf(where);
   std::string_view fn = where.substr(0, where.find(' '));
   if (Among(call, {"clock_nanosleep", "nanosleep"})) return WaitClass::kSleep;
-  if (Among(call, {"futex", "futex_waitv"})) return WaitClass::kLock;
+  // A futex woken mostly by the thread that receives the work, waited on by
+  // one that does not: a pool worker waiting for work handed over (its
+  // input); else a lock (wait_history.h MarkHandoffs).
+  if (Among(call, {"futex", "futex_waitv"})) return p.handoff > 0.5 ? WaitClass::kInput : WaitClass::kLock;
   if (Among(call, {"fsync", "fdatasync", "sync_file_range", "msync", "syncfs", "sync"}) || DiskFunction(fn) ||
       p.object.rfind("file ", 0) == 0)
     return WaitClass::kDisk;

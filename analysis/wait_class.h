@@ -6,7 +6,10 @@
 //   input   a receive on a socket not connected to one peer: its input,
 //           waiting for work (no limit while the input is empty)
 //   peer    a receive on a socket connected to one peer: its answer
-//   lock    futex (a mutex, a condition variable, a handoff)
+//   lock    futex (a mutex, a condition variable): waiting for a sibling
+//           that holds what it needs; but a futex of a thread that does not
+//           receive work, woken mostly by one that does (offcpu's wakers,
+//           analysis/wait_history.h), is a handoff of input: `input`
 //   disk    fsync, fdatasync, sync_file_range, msync; a wait on a regular
 //           file; block I/O and page-cache waits in the kernel function
 //   sleep   clock_nanosleep, nanosleep

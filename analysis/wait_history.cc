@@ -5,7 +5,17 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/wait_class.h"
+
 namespace bottleneckd {
+namespace {
+
+bool FutexPlace(const ThreadState::Place& p) {
+  const std::string& w = p.where;
+  return w.ends_with("(futex)") || w.ends_with("(futex_waitv)");
+}
+
+}  // namespace
 
 std::string WaitPlace(const std::string& wchan, const std::string& syscall) {
   bool in_call = !syscall.empty() && syscall != "none";
@@ -66,6 +76,29 @@ void WaitHistory::Record(Signals* s) {
     th.state->places = std::move(places);
   }
   std::erase_if(by_tid_, [&](const auto& e) { return !seen.count(e.first); });
+  std::erase_if(receiver_, [&](const auto& e) { return !seen.count(e.first); });
+  MarkHandoffs(s);
+}
+
+void WaitHistory::MarkHandoffs(Signals* s) {
+  for (ThreadSignal& th : s->threads) {
+    if (!th.state) continue;
+    bool& receiver = receiver_[th.tid];
+    for (const ThreadState::Place& p : th.state->places)
+      if (ClassOfPlace(p) == WaitClass::kInput) receiver = true;
+    th.state->receiver = receiver;
+  }
+  for (ThreadSignal& th : s->threads) {
+    if (!th.state || th.state->receiver) continue;
+    for (ThreadState::Place& p : th.state->places) {
+      if (!FutexPlace(p)) continue;
+      p.handoff = 0;
+      for (const WakerShare& w : p.wakers) {
+        auto it = receiver_.find(w.tid);
+        if (w.tid > 0 && w.tid != th.tid && it != receiver_.end() && it->second) p.handoff += w.ratio;
+      }
+    }
+  }
 }
 
 }  // namespace bottleneckd

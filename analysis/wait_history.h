@@ -30,9 +30,18 @@ class WaitHistory {
   // samples' objects): over every sample, or, while the window loses and at
   // least kLosingSamplesMin samples were taken in losing windows, over
   // those. Threads gone from the window are forgotten.
+  //
+  // Then, with offcpu's wakers: a thread seen waiting for its input (a place
+  // of class input, analysis/wait_class.h) receives work, from then on
+  // (ThreadState::receiver); a futex place of a thread that does not,
+  // woken by one that does, is that receiver handing work over
+  // (ThreadState::Place::handoff): a pool worker waiting for work, not a
+  // lock, which is a thread that received work waiting for a sibling that
+  // held it (docs/verdict-rules.md section 2, "Wait classes").
   void Record(Signals* s);
 
  private:
+  void MarkHandoffs(Signals* s);
   struct Sampled {
     std::string place;   // WaitPlace; "" for a sample on the CPU or hidden
     std::string object;  // ThreadState::object
@@ -40,6 +49,7 @@ class WaitHistory {
     bool losing = false;  // taken in a window that lost packets
   };
   std::map<int, std::deque<Sampled>> by_tid_;
+  std::map<int, bool> receiver_;  // tid -> seen waiting for its input
 };
 
 // "hrtimer_nanosleep (clock_nanosleep)", "futex_do_wait", "(recvfrom)"; ""

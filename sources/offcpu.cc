@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <map>
 #include <set>
 #include <tuple>
@@ -33,6 +34,33 @@ Status LoadError(std::string_view what, int err, const std::string& libbpf_text)
   return BpfLoadError(what, err, libbpf_text, "sched/sched_switch");
 }
 
+// "Name:\tudpwork\n...Tgid:\t4242\n" (/proc/TID/status): the thread's name and
+// its process; an empty waker for a thread that has exited.
+OffCpuWaker ReadWaker(int tid) {
+  OffCpuWaker w;
+  w.tid = tid;
+  std::string text;
+  if (!ReadStateFile("/proc/" + std::to_string(tid) + "/status", 16 << 10, &text).ok()) return w;
+  auto field = [&](std::string_view key) -> std::string_view {
+    size_t at = text.find(key);
+    if (at != 0 && (at == std::string::npos || text[at - 1] != '\n')) return {};
+    std::string_view v(text);
+    v.remove_prefix(at + key.size());
+    v = v.substr(0, v.find('\n'));
+    while (!v.empty() && (v.front() == '\t' || v.front() == ' ')) v.remove_prefix(1);
+    return v;
+  };
+  w.name = std::string(field("Name:"));
+  std::string_view tgid = field("Tgid:");
+  std::from_chars(tgid.data(), tgid.data() + tgid.size(), w.pid);
+  return w;
+}
+
+// Wakers' names are read once and kept this long (a tid is reused only after
+// the kernel's pid space wraps); at most this many are kept.
+constexpr int64_t kWakerNameNs = 60'000'000'000;
+constexpr size_t kMaxWakerNames = 4096;
+
 }  // namespace
 
 struct OffCpuSource::Bpf {
@@ -46,6 +74,16 @@ struct OffCpuSource::Bpf {
   std::map<int, uint64_t> last_periods;
   int64_t last_read_ns = 0;
   std::vector<offcpu_drops> drop_values;
+  // Wakers' names (ReadWaker) and when each was read.
+  std::map<int, std::pair<OffCpuWaker, int64_t>> waker_names;
+  const OffCpuWaker& Waker(int tid, int64_t now) {
+    auto it = waker_names.find(tid);
+    if (it != waker_names.end() && now - it->second.second < kWakerNameNs) return it->second.first;
+    if (it == waker_names.end() && waker_names.size() >= kMaxWakerNames) waker_names.clear();
+    auto& slot = waker_names[tid];
+    slot = {ReadWaker(tid), now};
+    return slot.first;
+  }
   ~Bpf() {
     if (skel != nullptr) offcpu_bpf::destroy(skel);
   }
@@ -142,16 +180,20 @@ Status OffCpuSource::Read(OffCpuReading* out) {
   out->generation = b.generation;
   out->tids.clear();
   for (const auto& [tid, threshold] : b.targets) out->tids.push_back(tid);
-  std::map<std::tuple<int, bool, bool, std::string>, OffCpuSite> sites;
-  auto add = [&](uint32_t tid, int32_t stack_id, bool involuntary, uint64_t ns, uint64_t count) {
+  std::map<std::tuple<int, bool, bool, std::string, int, bool>, OffCpuSite> sites;
+  auto add = [&](uint32_t tid, int32_t stack_id, bool involuntary, uint32_t waker_key, uint64_t ns, uint64_t count) {
     if (!b.targets.count(static_cast<int>(tid))) return;
     const bool sampled = stack_id != OFFCPU_UNSAMPLED;
     const std::string& where = b.Site(stack_id);
-    OffCpuSite& s = sites[{static_cast<int>(tid), involuntary, sampled, where}];
+    const bool softirq = waker_key != OFFCPU_NO_WAKER && (waker_key & OFFCPU_WAKER_SOFTIRQ) != 0;
+    const int waker = waker_key == OFFCPU_NO_WAKER ? kNoWaker : static_cast<int>(waker_key & ~OFFCPU_WAKER_SOFTIRQ);
+    OffCpuSite& s = sites[{static_cast<int>(tid), involuntary, sampled, where, waker, softirq}];
     s.tid = static_cast<int>(tid);
     s.where = where;
     s.involuntary = involuntary;
     s.sampled = sampled;
+    s.waker = waker;
+    s.waker_softirq = softirq;
     s.ns += ns;
     s.count += count;
   };
@@ -165,7 +207,7 @@ Status OffCpuSource::Read(OffCpuReading* out) {
     // A key deleted between the two calls cannot happen: nothing deletes totals.
     if (bpf_map__lookup_elem(b.skel->maps.totals, &key, sizeof key, &v, sizeof v, 0) != 0)
       return Status::FromErrno(errno, "reading the offcpu totals map");
-    add(key.tid, key.stack_id, key.involuntary != 0, v.ns, v.count);
+    add(key.tid, key.stack_id, key.involuntary != 0, key.waker, v.ns, v.count);
   }
   // A thread off the CPU now: its period so far counts at its site, so a
   // window holds the time spent in it, not whole periods ended in it (the
@@ -175,10 +217,17 @@ Status OffCpuSource::Read(OffCpuReading* out) {
     offcpu_start s{};
     if (bpf_map__lookup_elem(b.skel->maps.starts, &k, sizeof k, &s, sizeof s, 0) != 0) continue;
     const uint64_t now = static_cast<uint64_t>(out->mono_ns);
-    if (now > s.ns) add(k, s.stack_id, s.involuntary != 0, now - s.ns, 0);
+    // Its waker, if one was seen, ends it in the next read: not yet.
+    if (now > s.ns) add(k, s.stack_id, s.involuntary != 0, OFFCPU_NO_WAKER, now - s.ns, 0);
   }
   out->sites.clear();
-  for (auto& [k, s] : sites) out->sites.push_back(std::move(s));
+  out->wakers.clear();
+  std::set<int> wakers;
+  for (auto& [k, s] : sites) {
+    if (s.waker > 0) wakers.insert(s.waker);
+    out->sites.push_back(std::move(s));
+  }
+  for (int tid : wakers) out->wakers.push_back(b.Waker(tid, out->mono_ns));
   AdjustStackSampling(*out);
   const uint32_t zero = 0;
   out->dropped = 0;

@@ -42,7 +42,27 @@ struct OffCpuSite {
   // (tid, involuntary) with where "", so the time is whole and the sampled
   // sites' shares are estimates of the thread's (window/offcpu_window.h).
   bool sampled = true;
+  // Who ended these periods (sched_waking): the thread current when the
+  // wakeup was raised; kWokenByInterrupt (a timer's expiry, or the idle
+  // task: an interrupt on an idle CPU); kNoWaker (preempted, or no wakeup
+  // seen). Another hardware interrupt's wakeup names the task it interrupted.
+  // waker_softirq: raised in a softirq in the waker thread's context (a
+  // datagram it sent over loopback, or a packet whose interrupt came while
+  // it ran).
+  int waker = -1;
+  bool waker_softirq = false;
   bool operator==(const OffCpuSite&) const = default;
+};
+inline constexpr int kNoWaker = -1;
+inline constexpr int kWokenByInterrupt = 0;
+
+// A waker's names, read from /proc/TID/status when first seen: its thread
+// name and its process.
+struct OffCpuWaker {
+  int tid = 0;
+  int pid = 0;       // its process (Tgid); 0 when it had exited
+  std::string name;  // its thread name (comm); "" when it had exited
+  bool operator==(const OffCpuWaker&) const = default;
 };
 
 // Stacks walked per followed thread per second, at most about (the walk's
@@ -54,8 +74,10 @@ struct OffCpuReading {
   int64_t mono_ns = 0;      // CLOCK_MONOTONIC when the maps were read
   uint64_t generation = 0;  // the program's id: a change means the totals restarted
   // Sites of the followed threads, sorted by (tid, involuntary, sampled,
-  // where); two stacks with one site are summed.
+  // where, waker, waker_softirq); two stacks with one site are summed.
   std::vector<OffCpuSite> sites;
+  // The names of every waker tid of `sites` (not the interrupt), sorted by tid.
+  std::vector<OffCpuWaker> wakers;
   std::vector<int> tids;  // the threads followed since the previous Read, sorted
   uint64_t dropped = 0;   // periods not counted (maps full), cumulative
   bool operator==(const OffCpuReading&) const = default;

@@ -5,14 +5,17 @@
 // sources/reading_file.h:
 //   reading MONO_NS GENERATION DROPPED
 //   tids TID...
-//   site TID INVOLUNTARY SAMPLED NS COUNT WHERE
+//   site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE
+//   waker TID PID NAME
+// Format 1 (before wakers were kept) has no WAKER column and no waker line:
+// its sites read as no waker seen.
 #include "sources/offcpu.h"
 #include "sources/reading_file.h"
 
 namespace bottleneckd {
 namespace {
 
-constexpr int kOffCpuFileFormat = 1;
+constexpr int kOffCpuFileFormat = 2;
 constexpr int kMaxTid = 1 << 30;
 
 }  // namespace
@@ -23,7 +26,8 @@ std::string OffCpuFileText(const OffCpuReading& r) {
   w.Line("tids");
   for (int t : r.tids) w.I(t);
   for (const OffCpuSite& s : r.sites)
-    w.Line("site").I(s.tid).B(s.involuntary).B(s.sampled).U(s.ns).U(s.count).S(s.where);
+    w.Line("site").I(s.tid).B(s.involuntary).B(s.sampled).U(s.ns).U(s.count).I(s.waker).B(s.waker_softirq).S(s.where);
+  for (const OffCpuWaker& k : r.wakers) w.Line("waker").I(k.tid).I(k.pid).S(k.name);
   return w.Take();
 }
 
@@ -50,11 +54,20 @@ Status ParseOffCpuFile(std::string_view text, OffCpuReading* out) {
     } else if (r.key() == "site") {
       OffCpuSite s;
       if (!r.Int(&s.tid, 1, kMaxTid) || !r.B(&s.involuntary) || !r.B(&s.sampled) || !r.U(&s.ns) || !r.U(&s.count) ||
-          !r.S(&s.where) || !r.AtEnd())
-        return r.Bad("expected 'site TID INVOLUNTARY SAMPLED NS COUNT WHERE'");
+          (format >= 2 && (!r.Int(&s.waker, kNoWaker, kMaxTid) || !r.B(&s.waker_softirq))) || !r.S(&s.where) ||
+          !r.AtEnd())
+        return r.Bad(format >= 2
+                         ? "expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE' (WAKER from -1)"
+                         : "expected 'site TID INVOLUNTARY SAMPLED NS COUNT WHERE'");
       o.sites.push_back(std::move(s));
+    } else if (r.key() == "waker" && format >= 2) {
+      OffCpuWaker k;
+      if (!r.Int(&k.tid, 1, kMaxTid) || !r.Int(&k.pid, 0, kMaxTid) || !r.S(&k.name) || !r.AtEnd())
+        return r.Bad("expected 'waker TID PID NAME'");
+      if (!o.wakers.empty() && o.wakers.back().tid >= k.tid) return r.Bad("waker lines go by increasing TID");
+      o.wakers.push_back(std::move(k));
     } else {
-      return r.Bad("unknown key '" + std::string(r.key().substr(0, 40)) + "' (expected reading, tids or site)");
+      return r.Bad("unknown key '" + std::string(r.key().substr(0, 40)) + "' (expected reading, tids, site or waker)");
     }
   }
   if (!reading) return Status::Corruption("offcpu: no 'reading' line");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 namespace bottleneckd {
@@ -12,12 +13,33 @@ constexpr double kMinSiteRatio = 0.001;
 
 bool Follows(const OffCpuReading& r, int tid) { return std::binary_search(r.tids.begin(), r.tids.end(), tid); }
 
-const OffCpuSite* Find(const OffCpuReading& r, const OffCpuSite& like) {
-  for (const OffCpuSite& s : r.sites)
-    if (s.tid == like.tid && s.involuntary == like.involuntary && s.sampled == like.sampled && s.where == like.where)
-      return &s;
-  return nullptr;
+// One thread's site: its wakers' totals summed (offcpu_window.h).
+struct SiteTotal {
+  uint64_t ns = 0, count = 0;
+  std::map<std::pair<int, bool>, uint64_t> ns_by_waker;  // (waker, softirq)
+};
+using SiteKey = std::tuple<bool, bool, std::string>;  // involuntary, sampled, where
+
+std::map<SiteKey, SiteTotal> SitesOf(const OffCpuReading& r, int tid) {
+  std::map<SiteKey, SiteTotal> out;
+  for (const OffCpuSite& s : r.sites) {
+    if (s.tid != tid) continue;
+    SiteTotal& t = out[{s.involuntary, s.sampled, s.where}];
+    t.ns += s.ns;
+    t.count += s.count;
+    t.ns_by_waker[{s.waker, s.waker_softirq}] += s.ns;
+  }
+  return out;
 }
+
+const OffCpuWaker* NameOf(const OffCpuReading& r, int tid) {
+  auto it =
+      std::lower_bound(r.wakers.begin(), r.wakers.end(), tid, [](const OffCpuWaker& w, int t) { return w.tid < t; });
+  return it != r.wakers.end() && it->tid == tid ? &*it : nullptr;
+}
+
+// Wakers under this share of a site's time are left out.
+constexpr double kMinWakerRatio = 0.01;
 
 }  // namespace
 
@@ -26,24 +48,32 @@ std::optional<std::vector<WaitSiteWindow>> ComputeThreadWaits(const OffCpuReadin
     return std::nullopt;
   const double window_ns = static_cast<double>(b.mono_ns - a.mono_ns);
   struct Delta {
-    const OffCpuSite* site;
+    const SiteKey* site;
     double ns, periods;
+    std::map<std::pair<int, bool>, double> ns_by_waker;
   };
+  const std::map<SiteKey, SiteTotal> before = SitesOf(a, tid), after = SitesOf(b, tid);
   std::vector<Delta> sampled;
   double sampled_ns = 0, all_ns = 0, unsampled_periods = 0;
-  for (const OffCpuSite& s : b.sites) {
-    if (s.tid != tid) continue;
-    const OffCpuSite* before = Find(a, s);
-    const uint64_t ns0 = before ? before->ns : 0, n0 = before ? before->count : 0;
-    if (s.ns < ns0 || s.count < n0) return std::nullopt;
-    const double ns = static_cast<double>(s.ns - ns0), periods = static_cast<double>(s.count - n0);
+  for (const auto& [key, s] : after) {
+    auto was = before.find(key);
+    const SiteTotal zero;
+    const SiteTotal& s0 = was != before.end() ? was->second : zero;
+    if (s.ns < s0.ns || s.count < s0.count) return std::nullopt;
+    const double ns = static_cast<double>(s.ns - s0.ns), periods = static_cast<double>(s.count - s0.count);
     all_ns += ns;
-    if (s.sampled) {
-      sampled.push_back({&s, ns, periods});
-      sampled_ns += ns;
-    } else {
+    if (!std::get<1>(key)) {
       unsampled_periods += periods;
+      continue;
     }
+    Delta d{&key, ns, periods, {}};
+    for (const auto& [waker, wns] : s.ns_by_waker) {
+      auto w0 = s0.ns_by_waker.find(waker);
+      const uint64_t old = w0 != s0.ns_by_waker.end() ? w0->second : 0;
+      if (wns > old) d.ns_by_waker[waker] = static_cast<double>(wns - old);
+    }
+    sampled.push_back(std::move(d));
+    sampled_ns += ns;
   }
   // The sampled periods stand for all of them: their sites' time scaled to
   // the whole off-CPU time, their periods to all periods.
@@ -53,11 +83,30 @@ std::optional<std::vector<WaitSiteWindow>> ComputeThreadWaits(const OffCpuReadin
   const double period_scale = sampled_periods > 0 ? (sampled_periods + unsampled_periods) / sampled_periods : 1;
   std::map<std::pair<bool, std::string>, WaitSiteWindow> by_site;
   for (const Delta& d : sampled) {
-    WaitSiteWindow& w = by_site[{d.site->involuntary, d.site->where}];
-    w.where = d.site->where;
-    w.involuntary = d.site->involuntary;
+    const auto& [involuntary, walked, where] = *d.site;
+    WaitSiteWindow& w = by_site[{involuntary, where}];
+    w.where = where;
+    w.involuntary = involuntary;
     w.ratio += d.ns * scale / window_ns;
     w.periods_per_second += d.periods * period_scale / (window_ns / 1e9);
+    // The wakers' parts: of the site's own time (each waker's grown total
+    // over their sum: a period moved from "under way" to its waker counts once).
+    double by_wakers = 0;
+    for (const auto& [waker, ns] : d.ns_by_waker) by_wakers += ns;
+    if (by_wakers <= 0 || d.ns <= 0) continue;
+    for (const auto& [waker, ns] : d.ns_by_waker) {
+      const double share = ns / by_wakers;
+      if (share < kMinWakerRatio) continue;
+      WakerShare ws;
+      ws.tid = waker.first;
+      ws.softirq = waker.second;
+      if (const OffCpuWaker* n = waker.first > 0 ? NameOf(b, waker.first) : nullptr) {
+        ws.pid = n->pid;
+        ws.name = n->name;
+      }
+      ws.ratio = share;
+      w.wakers.push_back(std::move(ws));
+    }
   }
   if (sampled_ns == 0 && all_ns > 0) {  // none walked in the window: the time, no place
     WaitSiteWindow& w = by_site[{false, ""}];
@@ -67,6 +116,8 @@ std::optional<std::vector<WaitSiteWindow>> ComputeThreadWaits(const OffCpuReadin
   std::vector<WaitSiteWindow> out;
   for (auto& [key, w] : by_site) {
     w.ratio = std::clamp(w.ratio, 0.0, 1.0);
+    std::stable_sort(w.wakers.begin(), w.wakers.end(),
+                     [](const WakerShare& x, const WakerShare& y) { return x.ratio > y.ratio; });
     if (w.ratio >= kMinSiteRatio) out.push_back(std::move(w));
   }
   std::stable_sort(out.begin(), out.end(),

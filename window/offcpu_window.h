@@ -10,6 +10,11 @@
 // the ratios still sum to its time off the CPU; a window with time but no
 // period walked has one site "" holding it.
 //
+// A site's total is its wakers' sum: a period under way at a reading counts
+// with no waker, and with its waker once it ended, so only the sum is
+// compared between the readings; a waker's part that went down (that period)
+// is none.
+//
 // `window` is the readings' own clock (b.mono_ns - a.mono_ns). A thread counts
 // only when both readings followed it; a site whose total went down (the
 // program reloaded) makes the thread's waits unknown for the window.
@@ -23,11 +28,25 @@
 
 namespace bottleneckd {
 
+// Who ended a site's waits in the window (OffCpuSite::waker): a thread, a
+// hardware interrupt or an idle CPU (tid kWokenByInterrupt), or nobody seen
+// (kNoWaker).
+struct WakerShare {
+  int tid = kNoWaker;
+  int pid = 0;           // the waker's process; 0 unknown
+  std::string name;      // its thread name; "" unknown
+  double ratio = 0;      // of the site's time in the window, in [0, 1]
+  bool softirq = false;  // raised in a softirq in its context (OffCpuSite::waker_softirq)
+};
+
 struct WaitSiteWindow {
   std::string where;  // "hrtimer_nanosleep (clock_nanosleep)"; "" unknown
   bool involuntary = false;
   double ratio = 0;               // of the window, in [0, 1]
   double periods_per_second = 0;  // periods that ended in the window
+  // Its time by waker, largest first (shares under 1 % left out). A period
+  // still under way at the window's end has no waker yet: its part is kNoWaker.
+  std::vector<WakerShare> wakers{};
 };
 
 // The sites of thread `tid` between a and b, largest ratio first, sites

@@ -38,6 +38,7 @@ void ForEachWindowNumber(Window* w, const Plain& p, const Optional& o) {
       for (WaitSiteWindow& s : *t.measured_waits) {
         p(&s.ratio);
         p(&s.periods_per_second);
+        for (WakerShare& k : s.wakers) p(&k.ratio);
       }
   }
   for (SoakerCpuWindow& s : w->soaker)

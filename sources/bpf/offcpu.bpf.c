@@ -3,12 +3,14 @@
 // (sched:sched_switch), a target thread leaving the CPU records when and (for
 // a random share of its periods, offcpu_target) its kernel stack; when it
 // comes back, the time between is added to its
-// (thread, stack, voluntary or not) site in `totals`, which bottleneckd reads
+// (thread, stack, voluntary or not, waker) site in `totals`, which bottleneckd reads
 // once a tick (sources/offcpu.h; docs/offcpu.md says what is measured).
 //
 // Only tp_btf: the switch's `next` task is a pointer, and its pid is read
 // through the kernel's BTF (a CO-RE relocation of task_struct's pid field, the
-// only structure read). Without kernel BTF the program does not load and the
+// only structure read). On every wakeup (sched:sched_waking, raised on the
+// waker's CPU in the waker's context) of a target thread off the CPU, the
+// task raising it is kept as that period's waker. Without kernel BTF the program does not load and the
 // daemon samples /proc's wchan instead.
 // clang-format off
 #include <linux/bpf.h>
@@ -75,7 +77,8 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct* prev, struct task_str
   struct offcpu_target* t = prev_tid != 0 ? bpf_map_lookup_elem(&targets, &prev_tid) : 0;
   if (t) {
     now = bpf_ktime_get_ns();
-    struct offcpu_start s = {.ns = now, .involuntary = preempt ? 1 : 0, .stack_id = OFFCPU_UNSAMPLED};
+    struct offcpu_start s = {
+        .ns = now, .involuntary = preempt ? 1 : 0, .stack_id = OFFCPU_UNSAMPLED, .waker = OFFCPU_NO_WAKER};
     if (t->stack_threshold == 0xffffffffu || bpf_get_prandom_u32() < t->stack_threshold)
       s.stack_id = bpf_get_stackid(ctx, &stacks, 0);
     if (bpf_map_update_elem(&starts, &prev_tid, &s, BPF_ANY) != 0) {
@@ -87,7 +90,7 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct* prev, struct task_str
   struct offcpu_start* s = bpf_map_lookup_elem(&starts, &next_tid);
   if (!s) return 0;
   if (now == 0) now = bpf_ktime_get_ns();
-  struct offcpu_key key = {.tid = next_tid, .stack_id = s->stack_id, .involuntary = s->involuntary};
+  struct offcpu_key key = {.tid = next_tid, .stack_id = s->stack_id, .involuntary = s->involuntary, .waker = s->waker};
   __u64 d = now > s->ns ? now - s->ns : 0;
   bpf_map_delete_elem(&starts, &next_tid);
   struct offcpu_value* v = bpf_map_lookup_elem(&totals, &key);
@@ -105,5 +108,89 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct* prev, struct task_str
     struct offcpu_drops* dr = this_cpu_drops();
     if (dr) dr->no_site += 1;
   }
+  return 0;
+}
+
+// What each CPU runs now, as the timer and softirq tracepoints say: inside
+// an hrtimer's expiry (a sleep's timer: clock_nanosleep, a futex or poll
+// timeout), or serving a softirq (its vector + 1). A wakeup raised in a
+// timer's expiry is the timer's, not the task's it interrupted (on a CPU
+// the soaker keeps busy, that task is the soaker); one raised in a softirq
+// is kept with its task and marked so. (The preempt count would say it for
+// every interrupt, but x86 keeps it in a per-CPU variable kallsyms does not
+// list on every kernel, and a typed ksym needs its kallsyms address.)
+// Flags set at entry and cleared at exit, not counts: the programs attach
+// one after another, and an expiry under way when the entry's program
+// attached and over before the exit's did would leave a count one too high
+// for good (the lab's echo CPU runs 20 k hrtimers a second: every wakeup
+// there read as a timer's). A soft hrtimer's expiry (in a softirq) that a
+// hard one interrupts loses its flag at the inner exit: a rare wakeup left
+// in it then names its task.
+struct offcpu_cpu_context {
+  __u32 in_hrtimer;
+  __u32 softirq;  // vector + 1; 0: none
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct offcpu_cpu_context);
+} cpu_context SEC(".maps");
+
+static __always_inline struct offcpu_cpu_context* this_cpu_context(void) {
+  __u32 k = 0;
+  return bpf_map_lookup_elem(&cpu_context, &k);
+}
+
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(on_hrtimer_entry) {
+  struct offcpu_cpu_context* c = this_cpu_context();
+  if (c) c->in_hrtimer = 1;
+  return 0;
+}
+
+SEC("tp_btf/hrtimer_expire_exit")
+int BPF_PROG(on_hrtimer_exit) {
+  struct offcpu_cpu_context* c = this_cpu_context();
+  if (c) c->in_hrtimer = 0;
+  return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(on_softirq_entry, unsigned int vec) {
+  struct offcpu_cpu_context* c = this_cpu_context();
+  if (c) c->softirq = vec + 1;
+  return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(on_softirq_exit) {
+  struct offcpu_cpu_context* c = this_cpu_context();
+  if (c) c->softirq = 0;
+  return 0;
+}
+
+// The softirq vectors of timers (include/linux/interrupt.h): TIMER, HRTIMER.
+#define OFFCPU_TIMER_SOFTIRQ 1
+#define OFFCPU_HRTIMER_SOFTIRQ 8
+
+// The waker: the task current when a followed thread off the CPU is woken
+// (offcpu_key.waker). One lookup in `starts` (the followed threads off the
+// CPU now) per wakeup on the host; a wakeup of a task already runnable
+// raises no event.
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_waking, struct task_struct* p) {
+  __u32 tid = (__u32)p->pid;
+  if (tid == 0) return 0;
+  struct offcpu_start* s = bpf_map_lookup_elem(&starts, &tid);
+  if (!s || s->involuntary) return 0;
+  __u32 current = (__u32)bpf_get_current_pid_tgid();
+  struct offcpu_cpu_context* c = this_cpu_context();
+  const __u32 vec = c && c->softirq ? c->softirq - 1 : 0xffffffffu;
+  if (current == 0 || (c && c->in_hrtimer) || vec == OFFCPU_TIMER_SOFTIRQ || vec == OFFCPU_HRTIMER_SOFTIRQ)
+    s->waker = 0;
+  else
+    s->waker = c && c->softirq ? current | OFFCPU_WAKER_SOFTIRQ : current;
   return 0;
 }

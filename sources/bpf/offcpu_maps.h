@@ -30,13 +30,25 @@ struct offcpu_target {
   __u32 stack_threshold;
 };
 
-// Where a target thread went off the CPU.
+// The waker of a period no wakeup was seen for: a preempted thread (it was
+// runnable all along), or one that slept before the program was loaded.
+#define OFFCPU_NO_WAKER 0xffffffffu
+
+// Where a target thread went off the CPU, and who ended its wait.
 struct offcpu_key {
   __u32 tid;
   __s32 stack_id;     // in the stacks map; OFFCPU_UNSAMPLED; other < 0: not kept (-errno)
   __u32 involuntary;  // 1: preempted (runnable all along); 0: it blocked
-  __u32 pad;
+  // The task running when the wakeup was raised (sched_waking: on the
+  // waker's CPU, not the woken one's): the thread that released the lock,
+  // wrote the pipe; with OFFCPU_WAKER_SOFTIRQ, raised in a softirq in that
+  // task's context (a datagram it sent over loopback, or a packet whose
+  // interrupt came while it ran); 0: a timer (in an hrtimer's expiry or the
+  // timer softirqs), or the idle task (an interrupt on an idle CPU);
+  // OFFCPU_NO_WAKER.
+  __u32 waker;
 };
+#define OFFCPU_WAKER_SOFTIRQ 0x80000000u
 
 // Cumulative since the program was loaded: time off the CPU from the switch
 // away to the next switch back (run-queue delay after the wakeup included),
@@ -50,6 +62,8 @@ struct offcpu_start {
   __u64 ns;
   __s32 stack_id;
   __u32 involuntary;
+  __u32 waker;  // as offcpu_key's; set by sched_waking
+  __u32 pad;
 };
 
 // What the program could not count (per CPU, cumulative).

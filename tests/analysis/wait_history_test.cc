@@ -10,6 +10,7 @@
 #include <string>
 
 #include "analysis/verdict.h"
+#include "analysis/wait_class.h"
 #include "window/window.h"
 
 namespace bottleneckd::wait_history_test {
@@ -112,20 +113,28 @@ TEST(WaitHistory, TheWaitEvidenceNamesTheRecentPlaces) {
       << v.evidence[0];
 }
 
+// One thread of process udpecho (812) on cpu1 with schedstat's three shares.
+ThreadWindow MeasuredThread(int tid, const std::string& name, double running, double runnable, double waiting) {
+  ThreadWindow t;
+  t.pid = 812;
+  t.tid = tid;
+  t.process = "udpecho";
+  t.thread = name;
+  t.cpu_ratio = running;
+  t.processor = 1;
+  t.running_ratio = running;
+  t.runnable_ratio = runnable;
+  t.waiting_ratio = waiting;
+  return t;
+}
+
 // The same echo measured by offcpu: the window's eBPF totals name the places
 // with their share of its time off the CPU (0.55 of the window of 0.63 off it:
 // 87.3 %), and the samples' history does not replace them.
 TEST(WaitHistory, MeasuredWaitsNameThePlacesWithTheirShare) {
   Window w;
   w.seconds = 1;
-  ThreadWindow t;
-  t.pid = t.tid = 812;
-  t.process = t.thread = "udpecho";
-  t.cpu_ratio = 0.36;
-  t.processor = 1;
-  t.running_ratio = 0.36;
-  t.runnable_ratio = 0.01;
-  t.waiting_ratio = 0.63;
+  ThreadWindow t = MeasuredThread(812, "udpecho", 0.36, 0.01, 0.63);
   t.wait.wchan = "";  // the tick's sample saw it running
   t.measured_waits = std::vector<WaitSiteWindow>{{"hrtimer_nanosleep (clock_nanosleep)", false, 0.55, 9000},
                                                  {"irqentry_exit", true, 0.01, 40},
@@ -249,6 +258,152 @@ TEST(WaitHistory, WhileLosingThePlacesAreTheLosingWindowsOnes) {
   p = window(true, false);
   EXPECT_EQ(p.samples, 24);
   EXPECT_EQ(p.peer_samples, 4);
+}
+
+// A pool worker waiting for work and a thread waiting for a lock sleep in
+// one place, futex_do_wait (futex); who woke them tells them apart (offcpu's
+// sched_waking, issue 49). The dispatcher udpecho (812) receives the load
+// (seen waiting for its input in the light window) and sleeps 60 % of each
+// loaded window per request (its own wait, the limit); the pool worker
+// udppool (815) runs 8 % and waits 90 % on a futex woken by udpecho: it waits
+// for the work udpecho hands over, which is no limit. Before the wakers were
+// read its futex was a lock, it waited longer than udpecho, and the verdict
+// named it.
+Window PoolWindow(bool loaded, bool worker_receives) {
+  Window w;
+  w.seconds = 1;
+  ThreadWindow echo = MeasuredThread(812, "udpecho", 0.3, 0.05, 0.65);
+  echo.measured_waits = std::vector<WaitSiteWindow>{
+      {loaded ? "hrtimer_nanosleep (clock_nanosleep)" : "__skb_wait_for_more_packets (recvfrom)", false, 0.65, 9000}};
+  ThreadWindow pool = MeasuredThread(815, "udppool", 0.08, 0.02, 0.9);
+  WaitSiteWindow futex{"futex_do_wait (futex)", false, 0.9, 9000};
+  futex.wakers = {{812, 812, "udpecho", 0.97}, {kWokenByInterrupt, 0, "", 0.03}};
+  pool.measured_waits = std::vector<WaitSiteWindow>{futex};
+  // A worker that receives too (a convoy: each worker reads the socket,
+  // then takes the lock): seen waiting for its input in the light window.
+  if (worker_receives && !loaded)
+    pool.measured_waits->push_back({"__skb_wait_for_more_packets (recvfrom)", false, 0.05, 100});
+  w.threads = {echo, pool};
+  return w;
+}
+
+// The server's CPU, cpu1, 40 % busy and its reader's; 20 k/s offered; when
+// loaded, 9 k/s lost at the socket.
+void OnCpu1(Signals* s, bool loaded) {
+  CpuSignal cpu;
+  cpu.cpu = 1;
+  cpu.busy = cpu.accounting_busy = 0.40;
+  s->cpus = {cpu};
+  s->reader_cpus = {1};
+  s->offered_packets_per_second = 20000;
+  if (loaded) {
+    s->ladder.first_losing = Rung::kSocket;
+    s->ladder.socket = 9000;
+  }
+}
+
+Signals PoolSignals(WaitHistory* h, bool loaded, bool worker_receives) {
+  Signals s =
+      ExtractSignals(PoolWindow(loaded, worker_receives), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  OnCpu1(&s, loaded);
+  h->Record(&s);
+  return s;
+}
+
+TEST(WaitHistory, APoolWorkerWokenByTheReceiverWaitsForItsInput) {
+  WaitHistory h;
+  PoolSignals(&h, false, false);
+  Signals s = PoolSignals(&h, true, false);
+  ASSERT_EQ(s.threads.size(), 2u);
+  EXPECT_TRUE(s.threads[0].state->receiver);
+  EXPECT_FALSE(s.threads[1].state->receiver);
+  const ThreadState::Place& futex = s.threads[1].state->places.at(0);
+  EXPECT_DOUBLE_EQ(futex.handoff, 0.97);
+  EXPECT_EQ(ClassOfPlace(futex), WaitClass::kInput);
+  Verdict v = Classify(s, VerdictThresholds());
+  ASSERT_EQ(v.label, Bound::kWait);
+  EXPECT_EQ(v.resource, "thread udpecho");
+}
+
+TEST(WaitHistory, AWorkerThatReceivesWaitsOnALockItsWakerHeld) {
+  WaitHistory h;
+  PoolSignals(&h, false, true);
+  Signals s = PoolSignals(&h, true, true);
+  EXPECT_TRUE(s.threads[1].state->receiver);  // from the light window, still
+  const ThreadState::Place& futex = s.threads[1].state->places.at(0);
+  EXPECT_EQ(futex.handoff, 0);
+  EXPECT_EQ(ClassOfPlace(futex), WaitClass::kLock);
+  Verdict v = Classify(s, VerdictThresholds());
+  ASSERT_EQ(v.label, Bound::kWait);
+  EXPECT_EQ(v.resource, "thread udppool");  // it waited longest, on the lock
+  EXPECT_NE(v.evidence[0].find("futex_do_wait (futex) 100.0 % (97.0 % woken by thread udpecho, tid 812 of pid 812; 3.0 "
+                               "% by a timer or an interrupt on an idle CPU)"),
+            std::string::npos)
+      << v.evidence[0];
+}
+
+// Two threads of one server on one CPU, as the lab's echo modes run them:
+// the receiver (udpecho, 812) waits on its own and the other thread runs on
+// its CPU. Sampled over 8 windows, the first 3 light (the receiver waits for
+// its input), the rest losing at the socket.
+struct Sibling {
+  std::string name, wchan, syscall;
+  double running, runnable, waiting;
+};
+Verdict ServerOfTwo(const ThreadState& receiver_loaded, const Sibling& other) {
+  WaitHistory h;
+  Signals s;
+  for (int i = 0; i < 8; ++i) {
+    const bool loaded = i >= 3;
+    s = OneThread(812, loaded ? receiver_loaded.wchan : "__skb_wait_for_more_packets",
+                  loaded ? receiver_loaded.syscall : "recvfrom");
+    s.threads[0].pid = 812;
+    s.threads[0].state->running = receiver_loaded.running;
+    s.threads[0].state->runnable = receiver_loaded.runnable;
+    s.threads[0].state->waiting = receiver_loaded.waiting;
+    if (!loaded) s.threads[0].state->object = "udp 10.0.0.2:7 (unconnected)";
+    ThreadSignal t = OneThread(816, other.wchan, other.syscall).threads[0];
+    t.thread = other.name;
+    t.pid = 812;
+    t.state->running = other.running;
+    t.state->runnable = other.runnable;
+    t.state->waiting = other.waiting;
+    s.threads.push_back(t);
+    OnCpu1(&s, loaded);
+    h.Record(&s);
+  }
+  return Classify(s, VerdictThresholds());
+}
+
+// Sampled (no eBPF: no wakers), the pool worker's futex stays a lock (said
+// in the evidence); the dispatcher receives the work and waits on its own,
+// so it is named before the worker that waits longer downstream of it.
+TEST(WaitHistory, WithoutWakersTheReceiverIsNamedBeforeAPoolWorker) {
+  ThreadState echo{0.3, 0.05, 0.65, 10000, 10, "hrtimer_nanosleep", "clock_nanosleep", {}, 0};
+  Verdict v = ServerOfTwo(echo, {"udppool", "futex_do_wait", "futex", 0.08, 0.02, 0.9});
+  ASSERT_EQ(v.label, Bound::kWait);
+  EXPECT_EQ(v.resource, "thread udpecho");
+  EXPECT_NE(v.evidence[0].find("thread udpecho: "), std::string::npos);
+}
+
+// The lab's pool dispatcher queued behind its own pool thread on its CPU
+// (running 7 %, runnable 16 %, the pool thread running 18 % there): its
+// server's own pipeline, not a CPU that starved it; its wait counts.
+TEST(WaitHistory, QueueingBehindItsOwnServersThreadsIsNotOtherWork) {
+  ThreadState echo{0.07, 0.16, 0.77, 10000, 16000, "hrtimer_nanosleep", "clock_nanosleep", {}, 0};
+  Verdict v = ServerOfTwo(echo, {"udppool", "futex_do_wait", "futex", 0.18, 0.02, 0.8});
+  ASSERT_EQ(v.label, Bound::kWait);
+  EXPECT_EQ(v.resource, "thread udpecho");
+}
+
+// The lab's pipe consumer ran 6 % of the run (its waits on the pipe hold it)
+// beside its producer thread sleeping between tokens: a thread receiving the
+// work is not idle for running little.
+TEST(WaitHistory, AReceiverThatRunsLittleIsNotIdle) {
+  ThreadState echo{0.04, 0.02, 0.94, 10000, 10, "anon_pipe_read", "read", {}, 0};
+  Verdict v = ServerOfTwo(echo, {"udpslow", "hrtimer_nanosleep", "clock_nanosleep", 0.2, 0.1, 0.7});
+  ASSERT_EQ(v.label, Bound::kWait);
+  EXPECT_EQ(v.resource, "thread udpecho");
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ LAB_SERVER=${3:?usage}
 LAB_GEN=${4:?usage}
 # shellcheck source=tests/integration/lib.sh
 . "$SRC/tests/integration/lib.sh"
-integ_bound_time 480 "$@"
+integ_bound_time 600 "$@"
 integ_init
 integ_require_tools python3 ip curl awk pgrep prometheus
 # shellcheck source=tests/echo_lab/lab.sh
@@ -233,6 +233,9 @@ lab_scenario_peer
 timeline peer wait "thread udpecho" 8
 lab_scenario_tcppeer
 timeline tcppeer wait "thread udpecho" 8
+lab_scenario_pool
+lab_scenario_convoy
+lab_scenario_pipe
 echo "FIGURE: alerts firing after the waiting echoes: $(alerts 2>/dev/null | tr '\n' ';')"
 
 touch "$INTEG_TMP/poller.stop"

@@ -18,15 +18,29 @@
 //                waiting for the lock;
 //       peer     udpecho asks a backend before each reply: it sends the
 //                datagram on a UDP socket connected to ADDR:PORT+1, where
-//                the thread "udpback" answers after sleeping WAIT_US, and
+//                the process "udpback" (forked: a server of its own, not a
+//                thread the daemon follows) answers after sleeping WAIT_US, and
 //                blocks in recv until the answer comes (one synchronous
 //                DNS, memcached or RPC call per request): udpecho waits on
 //                its peer while its own input fills and overflows;
 //       tcppeer  the same over TCP: udpecho sends the datagram on a TCP
-//                connection to ADDR:PORT+1, where the thread "tcpback"
+//                connection to ADDR:PORT+1, where the process "tcpback"
 //                reads it whole, sleeps WAIT_US and writes it back, and
 //                reads the whole answer before its reply (a database or
-//                RPC call on a kept-alive connection).
+//                RPC call on a kept-alive connection);
+//       pool     as peer, and udpecho then hands the datagram to a pool of
+//                two threads "udppool" (a queue under one mutex, a condition
+//                variable each way), which make the K copies and echo it:
+//                the pool waits on its futex for the work udpecho hands
+//                over, udpecho on its peer;
+//       convoy   three threads named udpecho read the socket, and each
+//                makes the copies and echoes its datagram holding one
+//                mutex, sleeping WAIT_US under it: each waits for the lock
+//                its siblings hold (a lock convoy);
+//       pipe     udpecho reads a token from a pipe before each reply; the
+//                thread "udpslow" writes one every WAIT_US while the pipe
+//                holds fewer than 16 (a slow producer): udpecho waits on
+//                the pipe while its input overflows.
 //     The timer slack is 1 ns, so a wait lasts WAIT_US (0-1000000), not up
 //     to 50 us more. On exit (deadline, SIGTERM or SIGINT) prints
 //     "received=N echoed=M send_errors=E copies=K cpu=C mode=MODE wait_us=W".
@@ -39,9 +53,11 @@
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lab_common.h"
@@ -63,11 +79,12 @@ static void Copy(const char* buf, size_t n, long copies) {
   }
 }
 
+// Atomic: the pool's and the convoy's threads send too.
 static void Send(const char* buf, size_t n, const struct sockaddr_in* peer, socklen_t peer_len) {
   if (sendto(g_fd, buf, n, 0, (const struct sockaddr*)peer, peer_len) == (ssize_t)n) {
-    ++g_echoed;
+    __atomic_add_fetch(&g_echoed, 1, __ATOMIC_RELAXED);
   } else {
-    ++g_send_errors;
+    __atomic_add_fetch(&g_send_errors, 1, __ATOMIC_RELAXED);
   }
 }
 
@@ -195,6 +212,120 @@ static void AskTcp(char* buf, size_t n) {
   if (SendMessage(g_ask_fd, buf, (uint32_t)n) == 0) (void)Message(g_ask_fd, buf, &got);
 }
 
+// The pool: a queue of datagrams from udpecho to the udppool threads.
+enum { kPoolThreads = 2, kPoolSlots = 64 };
+static long g_copies = 0;
+static struct {
+  pthread_mutex_t lock;
+  pthread_cond_t work, space;
+  int head, count, done;
+  struct {
+    char buf[2048];
+    size_t len;
+    struct sockaddr_in peer;
+    socklen_t peer_len;
+  } slot[kPoolSlots];
+} g_pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER, .space = PTHREAD_COND_INITIALIZER};
+
+static void* PoolWorker(void* arg) {
+  (void)arg;
+  static __thread char b[2048];
+  pthread_mutex_lock(&g_pool.lock);
+  for (;;) {
+    while (g_pool.count == 0 && !g_pool.done) pthread_cond_wait(&g_pool.work, &g_pool.lock);
+    if (g_pool.count == 0) break;
+    int i = g_pool.head;
+    size_t n = g_pool.slot[i].len;
+    struct sockaddr_in peer = g_pool.slot[i].peer;
+    socklen_t peer_len = g_pool.slot[i].peer_len;
+    memcpy(b, g_pool.slot[i].buf, n);
+    g_pool.head = (i + 1) % kPoolSlots;
+    --g_pool.count;
+    pthread_cond_signal(&g_pool.space);
+    pthread_mutex_unlock(&g_pool.lock);
+    Copy(b, n, g_copies);
+    Send(b, n, &peer, peer_len);
+    pthread_mutex_lock(&g_pool.lock);
+  }
+  pthread_mutex_unlock(&g_pool.lock);
+  return NULL;
+}
+
+static void PoolHandOff(const char* buf, size_t n, const struct sockaddr_in* peer, socklen_t peer_len) {
+  if (n > sizeof g_pool.slot[0].buf) n = sizeof g_pool.slot[0].buf;
+  pthread_mutex_lock(&g_pool.lock);
+  while (g_pool.count == kPoolSlots) pthread_cond_wait(&g_pool.space, &g_pool.lock);
+  int i = (g_pool.head + g_pool.count) % kPoolSlots;
+  memcpy(g_pool.slot[i].buf, buf, n);
+  g_pool.slot[i].len = n;
+  g_pool.slot[i].peer = *peer;
+  g_pool.slot[i].peer_len = peer_len;
+  ++g_pool.count;
+  pthread_cond_signal(&g_pool.work);
+  pthread_mutex_unlock(&g_pool.lock);
+}
+
+// The convoy: every udpecho thread echoes under this mutex.
+enum { kConvoyThreads = 3 };
+static pthread_mutex_t g_convoy = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long long g_convoy_received = 0;
+
+static void* ConvoyLoop(void* arg) {
+  static __thread char b[kMaxDatagram];
+  const double deadline = *(const double*)arg;
+  while (!g_stop && LabNow() < deadline) {
+    struct sockaddr_in peer;
+    socklen_t peer_len = sizeof peer;
+    ssize_t n = recvfrom(g_fd, b, sizeof b, 0, (struct sockaddr*)&peer, &peer_len);
+    if (n < 0) continue;  // the 100 ms timeout: look at the clock again
+    __atomic_add_fetch(&g_convoy_received, 1, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&g_convoy);
+    Copy(b, (size_t)n, g_copies);
+    Send(b, (size_t)n, &peer, peer_len);
+    Wait();  // the mutex held
+    pthread_mutex_unlock(&g_convoy);
+  }
+  return NULL;
+}
+
+// The slow producer: a token into the pipe every WAIT_US while it holds
+// fewer than 16 (FIONREAD), so tokens do not pile up in the light steps.
+static int g_pipe[2] = {-1, -1};
+
+static void* SlowProducer(void* arg) {
+  (void)arg;
+  while (!g_stop) {
+    Wait();
+    int queued = 0;
+    if (ioctl(g_pipe[1], FIONREAD, &queued) != 0 || queued < 16) (void)!write(g_pipe[1], "t", 1);
+  }
+  close(g_pipe[1]);  // the reader's read returns 0: no wait past the end
+  return NULL;
+}
+
+// The backend is a process of its own (named NAME), as a DNS server,
+// memcached or a database is: not a thread of the server the daemon
+// follows. It stops on SIGTERM (within its 100 ms receive timeout) and when
+// the server dies (PR_SET_PDEATHSIG). The child's pid, or -1 (said).
+static pid_t StartBackend(const char* name, void* (*serve)(void*)) {
+  const pid_t parent = getpid();
+  pid_t child = fork();
+  if (child < 0) {
+    perror("fork");
+    return -1;
+  }
+  if (child == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+    if (getppid() != parent) _exit(0);  // the server died before the line above
+    prctl(PR_SET_NAME, name, 0, 0, 0);
+    close(g_fd);
+    close(g_ask_fd);
+    serve(NULL);
+    _exit(0);
+  }
+  return child;
+}
+
 // A UDP socket bound to addr:port with the 100 ms receive timeout; -1 on failure (said).
 static int BoundSocket(const struct in_addr* addr, long port) {
   int fd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -221,18 +352,21 @@ int main(int argc, char** argv) {
   double port_d, seconds_d, cpu_d, copies_d, wait_d = 0;
   const char* mode = argc == 8 ? argv[6] : "echo";
   const int wait = strcmp(mode, "wait") == 0, handoff = strcmp(mode, "handoff") == 0;
-  const int peer_mode = strcmp(mode, "peer") == 0, tcp_peer = strcmp(mode, "tcppeer") == 0;
-  const int known = wait || handoff || peer_mode || tcp_peer || strcmp(mode, "echo") == 0;
+  const int pool = strcmp(mode, "pool") == 0, convoy = strcmp(mode, "convoy") == 0,
+            pipe_mode = strcmp(mode, "pipe") == 0;
+  const int peer_mode = strcmp(mode, "peer") == 0 || pool, tcp_peer = strcmp(mode, "tcppeer") == 0;
+  const int known = wait || handoff || peer_mode || tcp_peer || convoy || pipe_mode || strcmp(mode, "echo") == 0;
   if ((argc != 6 && !(argc == 8 && known && LabParseDouble(argv[7], 0, 1000000, &wait_d))) ||
       !LabParseDouble(argv[2], 1, 65535, &port_d) || !LabParseDouble(argv[3], 1, 3600, &seconds_d) ||
       !LabParseDouble(argv[4], -1, 4095, &cpu_d) || !LabParseDouble(argv[5], 0, 1000000, &copies_d)) {
     fprintf(stderr,
             "usage: lab_echo_server ADDR PORT SECONDS(1-3600) CPU(-1: any) K(0-1000000) "
-            "[echo|wait|handoff|peer|tcppeer WAIT_US(0-1000000)]\n");
+            "[echo|wait|handoff|peer|tcppeer|pool|convoy|pipe WAIT_US(0-1000000)]\n");
     return 2;
   }
   const long port = (long)port_d, seconds = (long)seconds_d, cpu = (long)cpu_d, copies = (long)copies_d;
   g_wait_us = (long)wait_d;
+  g_copies = copies;
   if (LabPin((int)cpu) != 0) return 1;  // udpwork inherits the CPU and the timer slack
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   prctl(PR_SET_NAME, "udpecho", 0, 0, 0);
@@ -254,7 +388,8 @@ int main(int argc, char** argv) {
   }
   struct timeval tv = {.tv_sec = 0, .tv_usec = 100000};
   setsockopt(g_fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  pthread_t worker, backend;
+  pthread_t worker;
+  pid_t backend = -1;
   if (peer_mode) {
     if (port >= 65535) {
       fprintf(stderr, "lab_echo_server: peer mode needs PORT+1 for the backend\n");
@@ -269,12 +404,8 @@ int main(int argc, char** argv) {
       perror("connect");
       return 1;
     }
-    int err = pthread_create(&backend, NULL, Backend, NULL);
-    if (err != 0) {
-      fprintf(stderr, "lab_echo_server: pthread_create: %s\n", strerror(err));
-      return 1;
-    }
-    pthread_setname_np(backend, "udpback");
+    if ((backend = StartBackend("udpback", Backend)) < 0) return 1;
+    close(g_backend_fd);
   }
   if (tcp_peer) {
     if (port >= 65535) {
@@ -294,12 +425,8 @@ int main(int argc, char** argv) {
     setsockopt(g_listen_fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     setsockopt(g_ask_fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     setsockopt(g_ask_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    int err = pthread_create(&backend, NULL, TcpBackend, NULL);
-    if (err != 0) {
-      fprintf(stderr, "lab_echo_server: pthread_create: %s\n", strerror(err));
-      return 1;
-    }
-    pthread_setname_np(backend, "tcpback");
+    if ((backend = StartBackend("tcpback", TcpBackend)) < 0) return 1;
+    close(g_listen_fd);
     if (connect(g_ask_fd, (struct sockaddr*)&back, sizeof back) != 0) {
       perror("connect");
       return 1;
@@ -314,13 +441,48 @@ int main(int argc, char** argv) {
     pthread_setname_np(worker, "udpwork");
   }
 
+  pthread_t pool_threads[kPoolThreads], convoy_threads[kConvoyThreads - 1], producer;
+  for (int i = 0; pool && i < kPoolThreads; ++i) {
+    int err = pthread_create(&pool_threads[i], NULL, PoolWorker, NULL);
+    if (err != 0) {
+      fprintf(stderr, "lab_echo_server: pthread_create: %s\n", strerror(err));
+      return 1;
+    }
+    pthread_setname_np(pool_threads[i], "udppool");
+  }
+  if (pipe_mode) {
+    if (pipe(g_pipe) != 0) {
+      perror("pipe");
+      return 1;
+    }
+    int err = pthread_create(&producer, NULL, SlowProducer, NULL);
+    if (err != 0) {
+      fprintf(stderr, "lab_echo_server: pthread_create: %s\n", strerror(err));
+      return 1;
+    }
+    pthread_setname_np(producer, "udpslow");
+  }
+
   static char buf[kMaxDatagram];
   unsigned long long received = 0;
   int rc = 0;
   const double deadline = LabNow() + (double)seconds;
+  // The convoy's other readers (named udpecho, as the main thread is).
+  for (int i = 0; convoy && i < kConvoyThreads - 1; ++i) {
+    int err = pthread_create(&convoy_threads[i], NULL, ConvoyLoop, (void*)&deadline);
+    if (err != 0) {
+      fprintf(stderr, "lab_echo_server: pthread_create: %s\n", strerror(err));
+      return 1;
+    }
+  }
   printf("ready port=%ld cpu=%ld copies=%ld mode=%s wait_us=%ld\n", port, cpu, copies, mode, g_wait_us);
   fflush(stdout);
-  while (!g_stop) {
+  if (convoy) {
+    ConvoyLoop((void*)&deadline);
+    for (int i = 0; i < kConvoyThreads - 1; ++i) pthread_join(convoy_threads[i], NULL);
+    received = g_convoy_received;
+  }
+  while (!g_stop && !convoy) {
     // The clock is read every 256 datagrams (and on every timeout): under
     // load the loop is the work being measured.
     if ((received & 255) == 0 && LabNow() >= deadline) break;
@@ -337,20 +499,39 @@ int main(int argc, char** argv) {
       break;
     }
     ++received;
-    Copy(buf, (size_t)n, copies);
+    if (!pool) Copy(buf, (size_t)n, copies);  // the pool's threads make them
     if (handoff) {
       HandOff(buf, (size_t)n, &peer, peer_len);
     } else {
       if (peer_mode) Ask(buf, (size_t)n);
       if (tcp_peer) AskTcp(buf, (size_t)n);
-      Send(buf, (size_t)n, &peer, peer_len);
+      if (pipe_mode) {
+        char token;
+        if (read(g_pipe[0], &token, 1) != 1) break;  // the producer stopped
+      }
+      if (pool) {
+        PoolHandOff(buf, (size_t)n, &peer, peer_len);
+      } else {
+        Send(buf, (size_t)n, &peer, peer_len);
+      }
       if (wait) Wait();
     }
   }
   if (handoff) StopWorker(worker);
-  if (peer_mode || tcp_peer) {
+  if (pool) {
+    pthread_mutex_lock(&g_pool.lock);
+    g_pool.done = 1;
+    pthread_cond_broadcast(&g_pool.work);
+    pthread_mutex_unlock(&g_pool.lock);
+    for (int i = 0; i < kPoolThreads; ++i) pthread_join(pool_threads[i], NULL);
+  }
+  if (pipe_mode) {
     g_stop = 1;
-    pthread_join(backend, NULL);  // within its 100 ms receive timeout
+    pthread_join(producer, NULL);  // within one WAIT_US
+  }
+  if (peer_mode || tcp_peer) {
+    kill(backend, SIGTERM);
+    waitpid(backend, NULL, 0);  // within its 100 ms receive timeout
   }
   printf("received=%llu echoed=%llu send_errors=%llu copies=%ld cpu=%ld mode=%s wait_us=%ld\n", received, g_echoed,
          g_send_errors, copies, cpu, mode, g_wait_us);

@@ -57,7 +57,7 @@ LAB_SERVER=${3:?usage}
 LAB_GEN=${4:?usage}
 # shellcheck source=tests/integration/lib.sh
 . "$SRC/tests/integration/lib.sh"
-integ_bound_time 420 "$@"
+integ_bound_time 540 "$@"
 integ_init
 integ_require_tools python3 ip curl awk pgrep
 # shellcheck source=tests/echo_lab/lab.sh
@@ -183,12 +183,16 @@ else
   integ_fail "offcpu did not load: $(grep offcpu "$INTEG_TMP/bottleneckd-lab.log")"
 fi
 LAB_WAIT_SITE=measured
+LAB_WAKERS=1
 lab_scenario_light
 lab_scenario_cpu
 lab_scenario_wait
 lab_scenario_handoff
 lab_scenario_peer
 lab_scenario_tcppeer
+lab_scenario_pool
+lab_scenario_convoy
+lab_scenario_pipe
 # The K sweep's two ends (lab.echo runs K = 0, 3000 and 20000): every step of
 # K=0 none, K=20000's top step cpu on the echo thread, one segment per step.
 lab_scenario_sweep 0 20000

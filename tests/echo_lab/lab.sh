@@ -304,6 +304,13 @@ LAB_WAIT_US=50
 # way it must name a function the lab's own wchan sampler saw in at least a
 # quarter of the thread's waiting samples (lab_check.py wait_site).
 LAB_WAIT_SITE=sampled
+# Set (lab.irqtime, offcpu loaded): the evidence names who woke the echo.
+LAB_WAKERS=
+# lab_waker REGEX: the wait_waker check of a futex wait: with offcpu, the
+# evidence names its waker (REGEX); without, it says the waker is not seen.
+lab_waker() {
+  if [ -n "$LAB_WAKERS" ]; then echo "wait_waker=$1"; else echo "wait_waker=seen only with offcpu"; fi
+}
 # The kernel's RcvbufErrors cover the whole `bottleneckd run` (its start and
 # end included), the verdict only its settled windows: a fresh-clone CI run
 # of 89a67b4 (machine otherwise quiet) saw 0.7 % of the sent datagrams lost
@@ -419,5 +426,44 @@ lab_scenario_handoff() {
   ECHO_MODE="handoff $LAB_WAIT_US" scenario handoff 2500 1024 10 "16000" -- label=wait \
     "resources=thread udpecho" socket_loss_min=0.2 thread_share_min=0.05 thread_share_max=0.5 \
     thread_waiting_min=0.5 voluntary_per_datagram_min=0.5 echo_cpu_busy_max=0.8 "wait_site=$LAB_WAIT_SITE" \
-    wait_syscall=futex wait_class=lock
+    wait_syscall=futex wait_class=lock "$(lab_waker 'woken by thread udpwork')"
+}
+# Three of issue 49's mechanisms (echo_server.c's modes), one shorter run
+# each (a light step, where the receiving thread waits for its input, then
+# two steps past capacity). With offcpu (lab.irqtime), the evidence names
+# who ended the echo's waits (sched_waking): wait_waker, a regex on its
+# sentence; without it (lab.echo), that a futex's waker is not seen.
+#
+# The pool: udpecho asks its backend (as peer), then hands each datagram to
+# two threads udppool (a queue under a mutex and condition variables) that
+# make the K=2000 copies (about 20 us) and echo it: the pool runs more than
+# the 5 % that makes a thread idle, and waits on its futex the rest of the
+# time, woken by udpecho handing work over; udpecho, which receives the
+# load, waits on its peer. Before the wakers were read and the receiving
+# thread named first, the pool's futex was a lock and its longer wait named
+# the pool.
+lab_scenario_pool() {
+  ECHO_MODE="pool $LAB_WAIT_US" scenario pool 2000 1024 7 "6000 24000 30000" -- label=wait \
+    "resources=thread udpecho" socket_loss_min=0.2 thread_share_max=0.5 thread_waiting_min=0.5 \
+    "wait_object=on peer udp ${LAB_BOX_IP//./\\.}:[0-9]+ -> ${LAB_BOX_IP//./\\.}:$((LAB_PORT + 1))[ (]" \
+    wait_class=peer ${LAB_WAKERS:+"wait_waker=woken by thread udpback"}
+}
+# The convoy: three threads named udpecho read the socket, and each echoes
+# holding one mutex and sleeps LAB_WAIT_US under it: each waits on the lock
+# its siblings hold, woken by one of them (a sibling named udpecho).
+lab_scenario_convoy() {
+  ECHO_MODE="convoy $LAB_WAIT_US" scenario convoy 0 1024 7 "6000 24000 30000" -- label=wait \
+    "resources=thread udpecho" socket_loss_min=0.2 thread_share_max=0.5 thread_waiting_min=0.5 \
+    "wait_site=$LAB_WAIT_SITE" wait_syscall=futex wait_class=lock \
+    "$(lab_waker 'woken by thread udpecho, tid [0-9]+')"
+}
+# The consumer behind a pipe: udpecho reads a token from a pipe before each
+# reply; the thread udpslow writes one every LAB_WAIT_US (a slow producer,
+# holding at most 16 ahead). udpecho waits on the pipe (its object named:
+# pipe:[inode]), woken by the producer.
+lab_scenario_pipe() {
+  ECHO_MODE="pipe $LAB_WAIT_US" scenario pipe 0 1024 7 "6000 24000 30000" -- label=wait \
+    "resources=thread udpecho" socket_loss_min=0.2 thread_share_max=0.5 thread_waiting_min=0.5 \
+    "wait_site=$LAB_WAIT_SITE" wait_syscall=read "wait_object=on pipe:\[[0-9]+\]" wait_class=other \
+    ${LAB_WAKERS:+"wait_waker=woken by thread udpslow"}
 }

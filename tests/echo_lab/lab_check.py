@@ -208,6 +208,13 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
         check(own[:1] == [expect["wait_class"]],
               "%s: the largest of the thread's own wait classes is %s: %s" % (
                   name, expect["wait_class"], sentence or "none"))
+    if "wait_waker" in expect:
+        # Who ended the echo's waits (offcpu's sched_waking), as the lab made
+        # it: the peer's backend thread, a sibling holding the lock, the
+        # pipe's producer ("(97.0 % woken by thread udpslow, tid N of pid M)").
+        sentence = next((e for e in parent["verdict"]["evidence"] if e.startswith("thread udpecho:")), "")
+        check(re.search(expect["wait_waker"], sentence) is not None,
+              "%s: the wait evidence names who woke it /%s/: %s" % (name, expect["wait_waker"], sentence or "none"))
     if "flat_from" in expect:
         plateau_steps(name, steps, int(expect["loaded_from"]), int(expect["flat_from"]))
     profile(name, report, parent, expect)

@@ -74,35 +74,63 @@ OffCpuReading HandOffCpu() {
   r.generation = 42;
   r.dropped = 3;
   r.tids = {1234, 1240};
-  r.sites = {{1234, "do_nanosleep (clock_nanosleep)", false, 900000000, 1800, true},
+  r.sites = {{1234, "do_nanosleep (clock_nanosleep)", false, 900000000, 1800, true, kWokenByInterrupt},
+             {1234, "futex_do_wait (futex)", false, 400000, 80, true, 1240},
+             {1234, "__skb_wait_for_more_packets (recvfrom)", false, 9000, 3, true, 1240, true},
              {1234, "", false, 12345, 7, false},
              {1240, "schedule_timeout (epoll_wait)", true, 5, 1, true}};
+  r.wakers = {{1240, 1234, "udp\twork%1"}};
   return r;
 }
 
 TEST(OffCpuFile, RoundTrips) {
   const OffCpuReading r = HandOffCpu();
   const std::string text = OffCpuFileText(r);
-  EXPECT_NE(text.find("\nsite\t1234\t0\t1\t900000000\t1800\tdo_nanosleep (clock_nanosleep)\n"), std::string::npos)
+  EXPECT_NE(text.find("\nsite\t1234\t0\t1\t900000000\t1800\t0\t0\tdo_nanosleep (clock_nanosleep)\n"), std::string::npos)
       << text;
+  EXPECT_NE(text.find("\nsite\t1234\t0\t0\t12345\t7\t-1\t0\t\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nwaker\t1240\t1234\tudp%09work%251\n"), std::string::npos) << text;
   Sample s;
   ASSERT_OK(Decode("offcpu", text, &s));
   ASSERT_TRUE(s.offcpu.has_value());
   EXPECT_EQ(*s.offcpu, r);
 }
 
-TEST(OffCpuFile, RefusesMalformedLines) {
-  const std::string head = "format\t1\nreading\t1\t2\t3\n";
+// A recording made before wakers were kept (format 1): its sites read as no
+// waker seen.
+TEST(OffCpuFile, FormatOneReadsWithoutWakers) {
   Sample s;
-  EXPECT_EQ(Decode("offcpu", head + "site\t0\t0\t1\t5\t1\tx\n", &s).message(),
-            "offcpu line 3: expected 'site TID INVOLUNTARY SAMPLED NS COUNT WHERE', got 'site?0?0?1?5?1?x'");
+  ASSERT_OK(
+      Decode("offcpu", "format\t1\nreading\t1\t2\t3\ntids\t7\nsite\t7\t0\t1\t500\t2\tfutex_do_wait (futex)\n", &s));
+  ASSERT_TRUE(s.offcpu.has_value());
+  ASSERT_EQ(s.offcpu->sites.size(), 1u);
+  EXPECT_EQ(s.offcpu->sites[0].waker, kNoWaker);
+  EXPECT_EQ(s.offcpu->sites[0].where, "futex_do_wait (futex)");
+  // A waker line is format 2's.
+  EXPECT_EQ(Decode("offcpu", "format\t1\nreading\t1\t2\t3\nwaker\t7\t7\tx\n", &s).message(),
+            "offcpu line 3: unknown key 'waker' (expected reading, tids, site or waker), got 'waker?7?7?x'");
+}
+
+TEST(OffCpuFile, RefusesMalformedLines) {
+  const std::string head = "format\t2\nreading\t1\t2\t3\n";
+  Sample s;
+  EXPECT_EQ(Decode("offcpu", head + "site\t0\t0\t1\t5\t1\t-1\t0\tx\n", &s).message(),
+            "offcpu line 3: expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE' (WAKER from -1), got "
+            "'site?0?0?1?5?1?-1?0?x'");
+  EXPECT_EQ(Decode("offcpu", head + "site\t7\t0\t1\t5\t1\t-2\t0\tx\n", &s).message(),
+            "offcpu line 3: expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE' (WAKER from -1), got "
+            "'site?7?0?1?5?1?-2?0?x'");
+  EXPECT_EQ(Decode("offcpu", head + "waker\t9\t1\ta\nwaker\t8\t1\tb\n", &s).message(),
+            "offcpu line 4: waker lines go by increasing TID, got 'waker?8?1?b'");
+  EXPECT_EQ(Decode("offcpu", head + "waker\t9\tx\ta\n", &s).message(),
+            "offcpu line 3: expected 'waker TID PID NAME', got 'waker?9?x?a'");
   EXPECT_EQ(Decode("offcpu", head + "tids\t1\tx\n", &s).message(),
             "offcpu line 3: a thread id is a whole number from 1, got 'tids?1?x'");
   EXPECT_EQ(Decode("offcpu", head + "reading\t1\t2\t3\n", &s).message(),
             "offcpu line 3: reading given twice, got 'reading?1?2?3'");
-  EXPECT_EQ(Decode("offcpu", "format\t1\n", &s).message(), "offcpu: no 'reading' line");
+  EXPECT_EQ(Decode("offcpu", "format\t2\n", &s).message(), "offcpu: no 'reading' line");
   EXPECT_EQ(Decode("offcpu", head + "stack\t1\n", &s).message(),
-            "offcpu line 3: unknown key 'stack' (expected reading, tids or site), got 'stack?1'");
+            "offcpu line 3: unknown key 'stack' (expected reading, tids, site or waker), got 'stack?1'");
   EXPECT_FALSE(s.offcpu.has_value());  // nothing half read
 }
 

@@ -8,15 +8,23 @@
 
 #include <gtest/gtest.h>
 #include <linux/capability.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <thread>
 
 #include "base/clock.h"
+#include "base/unique_fd.h"
 #include "sources/capabilities.h"
 #include "sources/sample.h"
 #include "tests/support/test_util.h"
@@ -114,6 +122,11 @@ TEST(OffCpuSource, MeasuresWhereAThreadSleeps) {
   // About 500 ms / (2 ms + the timer's slack) periods a second.
   EXPECT_GT((*waits)[0].periods_per_second, 100);
   EXPECT_LT((*waits)[0].periods_per_second, 550);
+  // Its timer wakes it from a hardware interrupt: no thread is its waker
+  // (the task it interrupted is not named).
+  ASSERT_FALSE((*waits)[0].wakers.empty());
+  EXPECT_EQ((*waits)[0].wakers[0].tid, kWokenByInterrupt);
+  EXPECT_GT((*waits)[0].wakers[0].ratio, 0.9);
 }
 
 TEST(OffCpuSource, AThreadBlockedThroughTheWindowCountsItsTimeSoFar) {
@@ -249,6 +262,159 @@ TEST(OffCpuSource, AFastThreadHasASampleOfItsStacksWalked) {
   EXPECT_EQ((*waits)[0].where, "hrtimer_nanosleep (clock_nanosleep)");
   EXPECT_GT(Ratio(*waits, "(clock_nanosleep)"), 0.6);
   EXPECT_LE(Ratio(*waits, ""), 1.0);
+}
+
+// Follows `tid` and reads twice, 300 ms apart once it settled (50 ms).
+struct TwoReadings {
+  OffCpuReading a, b;
+};
+TwoReadings ReadAWindow(OffCpuSource& src, int tid) {
+  TwoReadings r;
+  EXPECT_OK(src.SetTargets({tid}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_OK(src.Read(&r.a));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_OK(src.Read(&r.b));
+  return r;
+}
+
+// The waker (sched_waking): a thread waiting on a condition variable (a
+// futex) that a thread named "bnwaker" signals every 2 ms is woken by that
+// thread, named with its process; what ended the waits is the test's own.
+TEST(OffCpuSource, NamesTheThreadThatWokeAFutexWait) {
+  OffCpuSource src;
+  ASSERT_OK(src.Start());
+  std::mutex mu;
+  std::condition_variable cv;
+  int turns = 0;
+  bool stop = false;
+  std::atomic<int> waiter_tid{0}, waker_tid{0};
+  std::thread waiter([&] {
+    waiter_tid.store(Tid());
+    std::unique_lock<std::mutex> lock(mu);
+    for (int seen = 0; !stop;) {
+      cv.wait(lock, [&] { return stop || turns != seen; });
+      seen = turns;
+    }
+  });
+  std::thread waker([&] {
+    pthread_setname_np(pthread_self(), "bnwaker");
+    waker_tid.store(Tid());
+    for (int i = 0; i < 400; ++i) {  // 0.8 s at most
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      std::lock_guard<std::mutex> lock(mu);
+      if (stop) break;
+      ++turns;
+      cv.notify_one();
+    }
+  });
+  while (waiter_tid.load() == 0 || waker_tid.load() == 0) std::this_thread::yield();
+  const auto [a, b] = ReadAWindow(src, waiter_tid.load());
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    stop = true;
+    cv.notify_one();
+  }
+  waiter.join();
+  waker.join();
+  auto waits = ComputeThreadWaits(a, b, waiter_tid.load());
+  ASSERT_TRUE(waits.has_value());
+  ASSERT_FALSE(waits->empty());
+  const WaitSiteWindow& futex = (*waits)[0];
+  EXPECT_NE(futex.where.find("(futex)"), std::string::npos) << futex.where;
+  ASSERT_FALSE(futex.wakers.empty());
+  EXPECT_EQ(futex.wakers[0].tid, waker_tid.load());
+  EXPECT_EQ(futex.wakers[0].name, "bnwaker");
+  EXPECT_EQ(futex.wakers[0].pid, getpid());
+  // Each wait but the one under way at the second read ends by the waker's
+  // notify: about 150 of them.
+  EXPECT_GT(futex.wakers[0].ratio, 0.9);
+  ASSERT_NE(
+      std::find_if(b.wakers.begin(), b.wakers.end(), [&](const OffCpuWaker& w) { return w.tid == waker_tid.load(); }),
+      b.wakers.end());
+}
+
+// On a CPU kept busy by another thread, a sleeper's timer interrupt comes
+// while that thread runs: the waker is the timer, not the thread it
+// interrupted (offcpu's hrtimer_expire_entry/exit say the CPU is in it).
+TEST(OffCpuSource, ATimerOnABusyCpuIsAnInterruptNotTheThreadItInterrupted) {
+  OffCpuSource src;
+  ASSERT_OK(src.Start());
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  std::atomic<bool> stop{false};
+  std::atomic<int> spinner_tid{0};
+  std::thread spinner([&] {
+    sched_setaffinity(0, sizeof one, &one);
+    spinner_tid.store(Tid());
+    const int64_t end = MonotonicNanos() + 1'000'000'000;  // 1 s at most
+    while (!stop.load() && MonotonicNanos() < end) {
+    }
+  });
+  std::atomic<int> sleeper_tid{0};
+  std::thread sleeper([&] {
+    sched_setaffinity(0, sizeof one, &one);
+    sleeper_tid.store(Tid());
+    while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  });
+  while (spinner_tid.load() == 0 || sleeper_tid.load() == 0) std::this_thread::yield();
+  const auto [a, b] = ReadAWindow(src, sleeper_tid.load());
+  stop.store(true);
+  spinner.join();
+  sleeper.join();
+  auto waits = ComputeThreadWaits(a, b, sleeper_tid.load());
+  ASSERT_TRUE(waits.has_value());
+  ASSERT_FALSE(waits->empty());
+  ASSERT_FALSE((*waits)[0].wakers.empty());
+  for (const WakerShare& w : (*waits)[0].wakers) EXPECT_NE(w.tid, spinner_tid.load()) << w.ratio;
+  EXPECT_EQ((*waits)[0].wakers[0].tid, kWokenByInterrupt);
+}
+
+// A datagram sent over loopback wakes its reader in a softirq run in the
+// sender's context: the waker is the sender, marked as a softirq's.
+TEST(OffCpuSource, ADatagramOverLoopbackWakesItsReaderInTheSendersSoftirq) {
+  OffCpuSource src;
+  ASSERT_OK(src.Start());
+  UniqueFd rx(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)), tx(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ASSERT_EQ(::bind(rx.get(), reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::getsockname(rx.get(), reinterpret_cast<sockaddr*>(&a), &len), 0);
+  timeval tv{0, 200000};
+  ::setsockopt(rx.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  std::atomic<bool> stop{false};
+  std::atomic<int> reader_tid{0}, sender_tid{0};
+  std::thread reader([&] {
+    reader_tid.store(Tid());
+    char b[16];
+    while (!stop.load()) (void)::recv(rx.get(), b, sizeof b, 0);
+  });
+  std::thread sender([&] {
+    pthread_setname_np(pthread_self(), "bnsender");
+    sender_tid.store(Tid());
+    for (int i = 0; i < 400 && !stop.load(); ++i) {  // 0.8 s at most
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      (void)::sendto(tx.get(), "x", 1, 0, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    }
+  });
+  while (reader_tid.load() == 0 || sender_tid.load() == 0) std::this_thread::yield();
+  const auto [r0, r1] = ReadAWindow(src, reader_tid.load());
+  stop.store(true);
+  sender.join();
+  reader.join();
+  auto waits = ComputeThreadWaits(r0, r1, reader_tid.load());
+  ASSERT_TRUE(waits.has_value());
+  ASSERT_FALSE(waits->empty());
+  const WaitSiteWindow& receive = (*waits)[0];
+  EXPECT_NE(receive.where.find("(recvfrom)"), std::string::npos) << receive.where;
+  ASSERT_FALSE(receive.wakers.empty());
+  EXPECT_EQ(receive.wakers[0].tid, sender_tid.load());
+  EXPECT_EQ(receive.wakers[0].name, "bnsender");
+  EXPECT_TRUE(receive.wakers[0].softirq);
+  EXPECT_GT(receive.wakers[0].ratio, 0.9);
 }
 
 }  // namespace

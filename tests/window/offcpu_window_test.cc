@@ -101,5 +101,32 @@ TEST(ComputeThreadWaits, SampledStacksStandForAllPeriods) {
   EXPECT_DOUBLE_EQ((*none)[0].ratio, 0.4);
 }
 
+TEST(ComputeThreadWaits, WakersSplitASitesTime) {
+  // A futex site woken 0.3 s by thread 9 (named in the reading) and 0.1 s by
+  // an interrupt (a timer) in the window; a period under way at the
+  // first reading (0.05 s, no waker yet) ended by thread 9: the site's sum
+  // moved on, the no-waker part went down and counts for nobody.
+  OffCpuReading a = Reading(1'000'000'000, {{7, "futex_do_wait (futex)", false, 50'000'000, 0, true, kNoWaker},
+                                            {7, "futex_do_wait (futex)", false, 100'000'000, 10, true, 9}});
+  OffCpuReading b = Reading(2'000'000'000, {{7, "futex_do_wait (futex)", false, 450'000'000, 50, true, 9},
+                                            {7, "futex_do_wait (futex)", false, 100'000'000, 20, true, 0}});
+  b.wakers = {{9, 8, "udpwork"}};
+  auto w = ComputeThreadWaits(a, b, 7);
+  ASSERT_TRUE(w.has_value());
+  ASSERT_EQ(w->size(), 1u);
+  EXPECT_DOUBLE_EQ((*w)[0].ratio, 0.4);  // 0.55 s - 0.15 s
+  ASSERT_EQ((*w)[0].wakers.size(), 2u);
+  EXPECT_EQ((*w)[0].wakers[0].tid, 9);
+  EXPECT_EQ((*w)[0].wakers[0].pid, 8);
+  EXPECT_EQ((*w)[0].wakers[0].name, "udpwork");
+  EXPECT_DOUBLE_EQ((*w)[0].wakers[0].ratio, 0.35 / 0.45);  // thread 9's total grew 0.35 s, the interrupt's 0.1 s
+  EXPECT_EQ((*w)[0].wakers[1].tid, kWokenByInterrupt);
+  EXPECT_EQ((*w)[0].wakers[1].name, "");
+  EXPECT_DOUBLE_EQ((*w)[0].wakers[1].ratio, 0.1 / 0.45);
+  // The site's sum going down is another load: unmeasured, as before wakers.
+  OffCpuReading c = Reading(3'000'000'000, {{7, "futex_do_wait (futex)", false, 500'000'000, 60, true, 9}});
+  EXPECT_FALSE(ComputeThreadWaits(b, c, 7).has_value());
+}
+
 }  // namespace
 }  // namespace bottleneckd::offcpu_window_test
