@@ -73,13 +73,18 @@ class Worker:
     """A second thread of the app: the app's thread hands it every datagram over
     one mutex, which it holds while it works (and echoes); the app's thread
     waits on the mutex for that work and for the handoff's two wake-ups (each
-    a futex wake until the woken thread runs on its idle CPU)."""
+    a futex wake until the woken thread runs on its idle CPU).
+
+    pool: a pool worker instead: the app's thread puts each datagram on a
+    queue and goes on (no wait for the work); the worker waits on its
+    condition variable for the next one."""
     comm: str
     tid: int
     cpu: int
     user_per_packet: float    # µs, holding the lock
     kernel_per_packet: float  # µs: the echo's send, the futex calls
     wakeup: float             # µs from a futex wake to the woken thread running
+    pool: bool = False
 
 
 @dataclass
@@ -563,7 +568,7 @@ def _waits_per_packet(m, t):
     worker's CPU) and the handoff's two wake-ups."""
     app, w = m.app, m.app.worker
     waits = {"sleep": app.sleep_per_packet * US} if app.sleep_per_packet else {}
-    if w:
+    if w and not w.pool:
         assert w.cpu != app.cpu
         work = (w.user_per_packet + w.kernel_per_packet) * US / _left(t.cpus[w.cpu])
         waits["lock"] = work + 2 * w.wakeup * US

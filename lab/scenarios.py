@@ -314,8 +314,33 @@ def lock_handoff():
                     "eth0", loads, duration, seed=12000)
 
 
+def pool_server():
+    # udpecho (cpu5) reads each datagram (8 µs: recvfrom, the queue's futex
+    # calls, 2 µs of its own), sleeps 40 µs (a synchronous call to a backend,
+    # modelled as its sleep) and queues it for its pool thread udppool (cpu6),
+    # which echoes it (6 µs) and waits on its condition variable for the next.
+    # One datagram every 8 / 0.97 + 40 = 48.2 µs: 20.7 k/s at most, the reader
+    # asleep 83 % of the time, the pool thread running 12 % (6 µs a datagram)
+    # and waiting 87 % for work.
+    # Before the receiving thread was named first (issue 49), the pool
+    # thread's longer wait on its futex (a lock, sampled) named it.
+    worker = Worker("udppool", 3161, 6, user_per_packet=2.0, kernel_per_packet=4.0, wakeup=12.0,
+                    pool=True)
+    app = App("udpecho", 3160, 5, kernel_per_packet=6.0, user_per_packet=2.0,
+              sleep_per_packet=40.0, worker=worker)
+    machine = _pcie_machine(app, [(0.02, 0.01)] * 8)
+    runs = [_run("pool-8k", 0, 512, "none", pps=8000),
+            _run("pool-28k", 0, 512, "wait", "thread udpecho", pps=28000),
+            _run("pool-36k", 0, 512, "wait", "thread udpecho", pps=36000)]
+    loads, duration = _timeline(runs)
+    return Scenario("pool-server", "the PCIe host, udpecho sleeping 40 µs per datagram and "
+                    "queueing it for its pool thread udppool: delivered stops at 21 k/s, the "
+                    "reader asleep 83 % of the time, the pool thread waiting 87 % of it for work",
+                    machine, pcie_host(), "eth0", loads, duration, seed=20700)
+
+
 SCENARIOS = {"seed-sweep": seed_sweep, "seed-as-written": seed_as_written, "livelock": livelock, "em2-bus": em2_bus, "light": light,
              "hot-core": hot_core, "steal-vm": steal_vm, "ambiguous": ambiguous,
              "generator-same-host": generator_same_host,
              "softirq-charged-to-thread": softirq_charged_to_thread, "burst-loss": burst_loss,
-             "waiting-server": waiting_server, "lock-handoff": lock_handoff}
+             "waiting-server": waiting_server, "lock-handoff": lock_handoff, "pool-server": pool_server}

@@ -234,8 +234,11 @@ timeline peer wait "thread udpecho" 8
 lab_scenario_tcppeer
 timeline tcppeer wait "thread udpecho" 8
 lab_scenario_pool
+timeline pool wait "thread udpecho" 7  # from the first loaded step (24 k/s), after the 7 s light one
 lab_scenario_convoy
+timeline convoy wait "thread udpecho" 7
 lab_scenario_pipe
+timeline pipe wait "thread udpecho" 7
 echo "FIGURE: alerts firing after the waiting echoes: $(alerts 2>/dev/null | tr '\n' ';')"
 
 touch "$INTEG_TMP/poller.stop"

@@ -56,7 +56,8 @@ for s in irqtime offcpu profile; do
   esac
 done
 case ",$sources," in
-  *,offcpu,*) grep -qh $'^site\t'"$WAITER"$'\t0\t1\t[0-9]*\t[0-9]*\t[a-z_]' "$INTEG_TMP"/rec/samples/*/offcpu &&
+  *,offcpu,*) grep -qh $'^site\t'"$WAITER"$'\t0\t1\t[0-9]*\t[0-9]*\t[-0-9]*\t[01]\t[a-z_]' \
+    "$INTEG_TMP"/rec/samples/*/offcpu &&
     integ_pass "offcpu names the waiting shell's wait sites at record time" ||
     integ_fail "no named wait site of the shell ($WAITER) in the offcpu files" ;;
 esac
