@@ -105,8 +105,8 @@ struct ThreadState {
   bool object_peer = false;
   // The daemon may not read where it waits (no ptrace access to it).
   bool hidden = false;
-  // The thread has been seen waiting for its input (a receive on a socket
-  // of its own, wait class input) since it was first seen: it receives work.
+  // The thread has been seen waiting for its input (a receive not on a
+  // peer's socket: WaitedForInput) since it was first seen: it receives work.
   bool receiver = false;
 };
 

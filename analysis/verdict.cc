@@ -6,6 +6,7 @@
 
 #include "analysis/rules.h"
 #include "analysis/saturated_cpu.h"
+#include "analysis/wait_class.h"
 #include "base/parse_util.h"
 
 namespace bottleneckd {
@@ -107,6 +108,12 @@ Verdict ClassifyRules(const Signals& s, const VerdictThresholds& t) {
 
 Verdict Classify(const Signals& s, const VerdictThresholds& t) {
   Verdict v = ClassifyRules(s, t);
+  if (v.label == Bound::kWait)
+    for (const ThreadSignal& th : s.threads)
+      if (th.state && th.thread == ResourceThread(v.resource)) {
+        v.wait_class = LargestOwnClass(*th.state);
+        break;
+      }
   // Whatever the label: load that went where the verdict does not look.
   if (std::string off = OffPathSentence(s); !off.empty()) v.evidence.push_back(std::move(off));
   for (std::string& lo : LoopbackSentences(s)) v.evidence.push_back(std::move(lo));

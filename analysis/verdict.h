@@ -60,6 +60,9 @@ struct Verdict {
   std::vector<std::string> evidence;  // the sentences that fired, with numbers
   std::vector<std::string> reasons;   // undetermined: why no label won
   std::array<double, kBoundCount> scores{};  // per Bound, [0, 1]
+  // A `wait` verdict: the largest of its thread's own wait classes (peer,
+  // lock, disk, sleep, other: analysis/wait_class.h); "" for other labels.
+  std::string wait_class{};
 };
 
 // The CPU a resource names ("cpu1" -> 1); false for any other resource.

@@ -45,6 +45,18 @@ bool SocketObject(std::string_view object) {
 
 const char* WaitClassName(WaitClass c) { return kNames[static_cast<size_t>(c)]; }
 
+namespace {
+
+// A receive: in a socket's wait function, or a receive call on a socket.
+bool SocketReceive(const ThreadState::Place& p, std::string_view fn, std::string_view call) {
+  bool socket_wait = fn == "__skb_wait_for_more_packets" || fn == "sk_wait_data" || fn == "inet_csk_accept";
+  bool socket_call = Among(call, {"recvfrom", "recvmsg", "recvmmsg", "read", "readv", "accept", "accept4"}) &&
+                     p.object_samples > 0 && SocketObject(p.object);
+  return socket_wait || socket_call;
+}
+
+}  // namespace
+
 WaitClass ClassOfPlace(const ThreadState::Place& p) {
   std::string_view where = p.where;
   std::string_view call = SyscallOf(where);
@@ -57,12 +69,14 @@ WaitClass ClassOfPlace(const ThreadState::Place& p) {
   if (Among(call, {"fsync", "fdatasync", "sync_file_range", "msync", "syncfs", "sync"}) || DiskFunction(fn) ||
       p.object.rfind("file ", 0) == 0)
     return WaitClass::kDisk;
-  // A receive: in a socket's wait function, or a receive call on a socket.
-  bool socket_wait = fn == "__skb_wait_for_more_packets" || fn == "sk_wait_data" || fn == "inet_csk_accept";
-  bool socket_call = Among(call, {"recvfrom", "recvmsg", "recvmmsg", "read", "readv", "accept", "accept4"}) &&
-                     p.object_samples > 0 && SocketObject(p.object);
-  if (!socket_wait && !socket_call) return WaitClass::kOther;
+  if (!SocketReceive(p, fn, call)) return WaitClass::kOther;
   return p.object_samples > 0 && p.peer_samples * 2 > p.object_samples ? WaitClass::kPeer : WaitClass::kInput;
+}
+
+bool WaitedForInput(const ThreadState::Place& p) {
+  std::string_view where = p.where;
+  if (!SocketReceive(p, where.substr(0, where.find(' ')), SyscallOf(where))) return false;
+  return p.object_samples == 0 || p.peer_samples < p.object_samples;
 }
 
 std::array<double, kWaitClassCount> WaitShares(const ThreadState& st) {
@@ -110,6 +124,17 @@ std::vector<ThreadWaitShares> ThreadWaits(const Signals& s) {
   for (const ThreadSignal& th : s.threads)
     if (th.state) out.push_back({th.tid, WaitShares(*th.state)});
   return out;
+}
+
+std::string LargestOwnClass(const ThreadState& st) {
+  const std::array<double, kWaitClassCount> shares = WaitShares(st);
+  size_t best = kWaitClassCount;
+  for (size_t i = 0; i < kWaitClassCount; ++i) {
+    const auto c = static_cast<WaitClass>(i);
+    if (c == WaitClass::kInput || c == WaitClass::kUnseen || shares[i] < 0.0005) continue;
+    if (best == kWaitClassCount || shares[i] > shares[best]) best = i;
+  }
+  return best == kWaitClassCount ? "" : kNames[best];
 }
 
 std::string WaitSharesSentence(const std::array<double, kWaitClassCount>& shares) {

@@ -40,6 +40,13 @@ const char* WaitClassName(WaitClass c);
 // with its object counts).
 WaitClass ClassOfPlace(const ThreadState::Place& p);
 
+// Whether any of the place's waits was for the thread's input: a receive
+// whose samples were not all on a peer's socket (one kernel function holds
+// a thread's receives on its input and on its peer: the place's class is
+// the majority's, and a dispatcher that asks a peer per request waits on
+// the peer's socket more than on its own input even in light load).
+bool WaitedForInput(const ThreadState::Place& p);
+
 // Each class's share of the window, indexed by WaitClass; they sum to
 // st.waiting.
 std::array<double, kWaitClassCount> WaitShares(const ThreadState& st);
@@ -51,6 +58,11 @@ struct ThreadWaitShares {
   std::array<double, kWaitClassCount> shares{};
 };
 std::vector<ThreadWaitShares> ThreadWaits(const Signals& s);
+
+// The largest of a thread's own classes (not input, not unseen: what it
+// waited on that is its limit), "" when it has none over 0.05 % of the
+// window: a `wait` verdict's Verdict::wait_class.
+std::string LargestOwnClass(const ThreadState& st);
 
 // "peer 88.0 %, sleep 2.0 %": the classes over 0.05 % of the window, most
 // first; "" when none.

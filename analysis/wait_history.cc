@@ -85,7 +85,7 @@ void WaitHistory::MarkHandoffs(Signals* s) {
     if (!th.state) continue;
     bool& receiver = receiver_[th.tid];
     for (const ThreadState::Place& p : th.state->places)
-      if (ClassOfPlace(p) == WaitClass::kInput) receiver = true;
+      if (WaitedForInput(p)) receiver = true;
     th.state->receiver = receiver;
   }
   for (ThreadSignal& th : s->threads) {

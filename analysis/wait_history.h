@@ -31,8 +31,9 @@ class WaitHistory {
   // least kLosingSamplesMin samples were taken in losing windows, over
   // those. Threads gone from the window are forgotten.
   //
-  // Then, with offcpu's wakers: a thread seen waiting for its input (a place
-  // of class input, analysis/wait_class.h) receives work, from then on
+  // Then, with offcpu's wakers: a thread seen waiting for its input (a
+  // receive not on a peer's socket, analysis/wait_class.h WaitedForInput)
+  // receives work, from then on
   // (ThreadState::receiver); a futex place of a thread that does not,
   // woken by one that does, is that receiver handing work over
   // (ThreadState::Place::handoff): a pool worker waiting for work, not a

@@ -211,6 +211,12 @@ ALTER TABLE runs ADD COLUMN light_label TEXT;
 ALTER TABLE runs ADD COLUMN profile_readings INTEGER;
 )sql";
 
+// Version 9: a `wait` run's wait class (analysis/wait_class.h: what its
+// thread waited on). NULL on older rows: not said.
+constexpr const char* kSchemaV9 = R"sql(
+ALTER TABLE runs ADD COLUMN wait_class TEXT;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {"create runs, run_evidence and timeline", kSchemaV1},
     {"capture figures on runs and timeline, run_flows", kSchemaV2},
@@ -220,6 +226,7 @@ constexpr Migration kMigrations[] = {
     {"delivered_* columns of NIC-received figures renamed received_*", kSchemaV6},
     {"run_profile: each run's merged on-CPU profile", kSchemaV7},
     {"a run's limited and light parts, its profiler readings", kSchemaV8},
+    {"a wait run's wait class", kSchemaV9},
 };
 static_assert(std::size(kMigrations) == kRunStoreSchemaVersion,
               "kRunStoreSchemaVersion must equal the number of migrations");

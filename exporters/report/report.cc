@@ -345,6 +345,7 @@ void WriteRunJson(const RunReport& x, JsonWriter* w) {
   w->Key("limited_windows").Integer(x.limited_windows);
   w->Key("light_windows").Integer(x.light_windows);
   w->Key("light_label").String(BoundName(x.light_label));
+  w->Key("wait_class").String(x.verdict.wait_class);
   w->Key("evidence").BeginArray();
   for (const std::string& e : x.verdict.evidence) w->String(e);
   w->EndArray();

@@ -323,6 +323,7 @@ TEST(WaitHistory, APoolWorkerWokenByTheReceiverWaitsForItsInput) {
   Verdict v = Classify(s, VerdictThresholds());
   ASSERT_EQ(v.label, Bound::kWait);
   EXPECT_EQ(v.resource, "thread udpecho");
+  EXPECT_EQ(v.wait_class, "sleep");  // its own: the pool's handoff is not udpecho's
 }
 
 TEST(WaitHistory, AWorkerThatReceivesWaitsOnALockItsWakerHeld) {
@@ -336,10 +337,36 @@ TEST(WaitHistory, AWorkerThatReceivesWaitsOnALockItsWakerHeld) {
   Verdict v = Classify(s, VerdictThresholds());
   ASSERT_EQ(v.label, Bound::kWait);
   EXPECT_EQ(v.resource, "thread udppool");  // it waited longest, on the lock
+  EXPECT_EQ(v.wait_class, "lock");
   EXPECT_NE(v.evidence[0].find("futex_do_wait (futex) 100.0 % (97.0 % woken by thread udpecho, tid 812 of pid 812; 3.0 "
                                "% by a timer or an interrupt on an idle CPU)"),
             std::string::npos)
       << v.evidence[0];
+}
+
+// A dispatcher that asks its peer per request waits on the peer's socket
+// more than on its own input even in light load: its one receive place is
+// the peer's (the majority of its samples), and it still receives the work
+// (lab.echo's pool, fresh-clone CI of 03b6cc9: never marked, its pool
+// thread was named). A thread whose receives were all on a peer is not a
+// receiver.
+TEST(WaitHistory, AReceiverIsSeenByItsInputSamplesEvenWhereItsPeerSamplesAreMore) {
+  for (bool any_input : {true, false}) {
+    WaitHistory h;
+    Signals s;
+    for (int i = 0; i < 7; ++i) {
+      s = OneThread(812, "__skb_wait_for_more_packets", "recvfrom");
+      const bool input = any_input && (i == 2 || i == 5);
+      s.threads[0].state->object = input ? "udp 10.0.0.2:7 (unconnected)" : "udp 10.0.0.2:40000 -> 10.0.0.2:8";
+      s.threads[0].state->object_peer = !input;
+      h.Record(&s);
+    }
+    const ThreadState& st = *s.threads[0].state;
+    ASSERT_EQ(st.places.size(), 1u);
+    EXPECT_EQ(ClassOfPlace(st.places[0]), WaitClass::kPeer);  // the majority's
+    EXPECT_EQ(WaitedForInput(st.places[0]), any_input);
+    EXPECT_EQ(st.receiver, any_input);
+  }
 }
 
 // Two threads of one server on one CPU, as the lab's echo modes run them:

@@ -70,8 +70,10 @@ static long g_wait_us = 0;
 static unsigned long long g_echoed = 0, g_send_errors = 0;
 
 // The seeds' "additional packet copies": K copies of the datagram; the
-// barrier keeps the compiler from removing copies nobody reads.
-static void Copy(const char* buf, size_t n, long copies) {
+// barrier keeps the compiler from removing copies nobody reads. Not inlined:
+// the profile names it (lab.sh's cpu scenario), and inlined into main the
+// loop's time read as main's once main had more modes to choose from.
+__attribute__((noinline)) static void Copy(const char* buf, size_t n, long copies) {
   static char scratch[kMaxDatagram];
   for (long k = 0; k < copies; ++k) {
     memcpy(scratch, buf, n);

@@ -15,8 +15,10 @@ namespace bottleneckd::run_store_test::run_store_profile_test {
 namespace {
 
 // Schema version 8's step undone, as a version-7 bottleneckd left the file.
+constexpr const char* kUndoVersion9 = "ALTER TABLE runs DROP COLUMN wait_class; ";
 constexpr const char* kUndoVersion8 =
-    "ALTER TABLE runs DROP COLUMN limited_windows; ALTER TABLE runs DROP COLUMN light_windows; "
+    "ALTER TABLE runs DROP COLUMN wait_class; ALTER TABLE runs DROP COLUMN limited_windows; ALTER TABLE runs DROP "
+    "COLUMN light_windows; "
     "ALTER TABLE runs DROP COLUMN light_label; ALTER TABLE runs DROP COLUMN profile_readings; ";
 
 FoldedProfile TwoStacks() {
@@ -109,7 +111,7 @@ TEST_F(RunStoreTest, AVersionSevenRunReadsItsReadingsAsUnknownAndMigrates) {
     check_old(ro.get());
   }
   auto rw = OpenOrDie(DbPath());
-  EXPECT_EQ(rw->schema_version(), 8);
+  EXPECT_EQ(rw->schema_version(), kRunStoreSchemaVersion);
   check_old(rw.get());
   // A run written now keeps them.
   RunReport r = MakeRun("new", 1700000100);
@@ -124,6 +126,40 @@ TEST_F(RunStoreTest, AVersionSevenRunReadsItsReadingsAsUnknownAndMigrates) {
   EXPECT_EQ(got.profile_readings, std::optional<int>(0));
   EXPECT_EQ(got.limited_windows, 12u);
   EXPECT_EQ(got.light_windows, 9u);
+}
+
+// Version 9: a wait run's wait class. A version-8 row reads it as "" (not
+// said), read-only and after the migration; a run written now keeps it.
+TEST_F(RunStoreTest, AVersionEightRunHasNoWaitClassAndMigrates) {
+  int64_t id = 0;
+  {
+    auto s = OpenOrDie(DbPath());
+    RunReport r = MakeRun("old", 1700000000);
+    ASSERT_OK(s->BeginRun(&r));
+    r.verdict.label = Bound::kWait;
+    r.verdict.resource = "thread udpecho";
+    r.verdict.wait_class = "peer";
+    ASSERT_OK(s->FinishRun(&r, {}));
+    id = r.id;
+    EXPECT_EQ(Fetch(s.get(), id).verdict.wait_class, "peer");
+  }
+  ExecOrFail(DbPath(), (std::string(kUndoVersion9) + "PRAGMA user_version = 8;").c_str());
+  {
+    auto ro = OpenOrDie(DbPath(), true);
+    EXPECT_EQ(ro->schema_version(), 8);
+    EXPECT_EQ(Fetch(ro.get(), id).verdict.wait_class, "");
+  }
+  auto rw = OpenOrDie(DbPath());
+  EXPECT_EQ(rw->schema_version(), 9);
+  RunReport old = Fetch(rw.get(), id);
+  EXPECT_EQ(old.verdict.label, Bound::kWait);
+  EXPECT_EQ(old.verdict.wait_class, "");
+  RunReport r = MakeRun("new", 1700000100);
+  ASSERT_OK(rw->BeginRun(&r));
+  r.verdict.label = Bound::kWait;
+  r.verdict.wait_class = "lock";
+  ASSERT_OK(rw->FinishRun(&r, {}));
+  EXPECT_EQ(Fetch(rw.get(), r.id).verdict.wait_class, "lock");
 }
 
 }  // namespace
