@@ -105,8 +105,9 @@ struct ThreadState {
   bool object_peer = false;
   // The daemon may not read where it waits (no ptrace access to it).
   bool hidden = false;
-  // The thread has been seen waiting for its input (a receive not on a
-  // peer's socket: WaitedForInput) since it was first seen: it receives work.
+  // The thread has been seen blocked in a socket receive (its input or a
+  // peer's answer: WaitedForInput) since it was first seen: it takes its
+  // work from the network.
   bool receiver = false;
 };
 

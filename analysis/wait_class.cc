@@ -75,8 +75,7 @@ WaitClass ClassOfPlace(const ThreadState::Place& p) {
 
 bool WaitedForInput(const ThreadState::Place& p) {
   std::string_view where = p.where;
-  if (!SocketReceive(p, where.substr(0, where.find(' ')), SyscallOf(where))) return false;
-  return p.object_samples == 0 || p.peer_samples < p.object_samples;
+  return SocketReceive(p, where.substr(0, where.find(' ')), SyscallOf(where));
 }
 
 std::array<double, kWaitClassCount> WaitShares(const ThreadState& st) {

@@ -40,11 +40,13 @@ const char* WaitClassName(WaitClass c);
 // with its object counts).
 WaitClass ClassOfPlace(const ThreadState::Place& p);
 
-// Whether any of the place's waits was for the thread's input: a receive
-// whose samples were not all on a peer's socket (one kernel function holds
-// a thread's receives on its input and on its peer: the place's class is
-// the majority's, and a dispatcher that asks a peer per request waits on
-// the peer's socket more than on its own input even in light load).
+// Whether the place is a socket receive, on the thread's input or on a
+// peer's answer: the thread takes its work from the network. Not the
+// place's class: one kernel function holds a thread's receives on its input
+// and on its peer, the class is the majority's, and a dispatcher that asks
+// a peer per request waits on the peer's socket more than on its input even
+// in light load; sampled once a tick, its few input waits were missed in
+// two of three fresh-clone CIs (lab.echo's pool).
 bool WaitedForInput(const ThreadState::Place& p);
 
 // Each class's share of the window, indexed by WaitClass; they sum to

@@ -31,9 +31,8 @@ class WaitHistory {
   // least kLosingSamplesMin samples were taken in losing windows, over
   // those. Threads gone from the window are forgotten.
   //
-  // Then, with offcpu's wakers: a thread seen waiting for its input (a
-  // receive not on a peer's socket, analysis/wait_class.h WaitedForInput)
-  // receives work, from then on
+  // Then, with offcpu's wakers: a thread seen blocked in a socket receive
+  // (analysis/wait_class.h WaitedForInput) receives work, from then on
   // (ThreadState::receiver); a futex place of a thread that does not,
   // woken by one that does, is that receiver handing work over
   // (ThreadState::Place::handoff): a pool worker waiting for work, not a
@@ -50,7 +49,7 @@ class WaitHistory {
     bool losing = false;  // taken in a window that lost packets
   };
   std::map<int, std::deque<Sampled>> by_tid_;
-  std::map<int, bool> receiver_;  // tid -> seen waiting for its input
+  std::map<int, bool> receiver_;  // tid -> seen blocked in a socket receive
 };
 
 // "hrtimer_nanosleep (clock_nanosleep)", "futex_do_wait", "(recvfrom)"; ""
