@@ -155,6 +155,8 @@ std::string WakersNote(const ThreadState::Place& p) {
     s += FormatPercent(w.ratio) + (shown++ ? " by " : " woken by ");
     if (w.tid == kWokenByInterrupt) {
       s += "a timer or an interrupt on an idle CPU";
+    } else if (w.tid == kOtherWaker) {
+      s += "other threads (past the " + std::to_string(kOffCpuWakerSlots) + " first named)";
     } else {
       s += "thread " + (w.name.empty() ? std::string("(exited)") : w.name) + ", tid " + std::to_string(w.tid) +
            (w.pid > 0 ? " of pid " + std::to_string(w.pid) : "") + (w.softirq ? " (in a softirq on its CPU)" : "");

@@ -25,6 +25,8 @@
 namespace bottleneckd {
 namespace {
 
+static_assert(kOffCpuWakerSlots == OFFCPU_WAKER_SLOTS);
+
 constexpr const char* kKernelBtf = "/sys/kernel/btf/vmlinux";
 constexpr const char* kKallsyms = "/proc/kallsyms";
 // /proc/kallsyms is 4-6 MiB on a distribution kernel with modules.
@@ -158,6 +160,7 @@ Status OffCpuSource::SetTargets(const std::vector<int>& tids) {
     const uint32_t k = static_cast<uint32_t>(it->first);
     bpf_map__delete_elem(b.skel->maps.targets, &k, sizeof k, 0);
     bpf_map__delete_elem(b.skel->maps.starts, &k, sizeof k, 0);  // a period it will never end
+    bpf_map__delete_elem(b.skel->maps.waker_slots, &k, sizeof k, 0);
     b.last_periods.erase(it->first);
     it = b.targets.erase(it);
   }
@@ -166,7 +169,10 @@ Status OffCpuSource::SetTargets(const std::vector<int>& tids) {
     if (static_cast<int>(b.targets.size()) >= OFFCPU_MAX_TARGETS) break;
     const uint32_t k = static_cast<uint32_t>(tid);
     const offcpu_target t{0xffffffffu};  // every stack until its rate is known
-    if (bpf_map__update_elem(b.skel->maps.targets, &k, sizeof k, &t, sizeof t, BPF_ANY) != 0)
+    const offcpu_wakers free_slots{};
+    // The slots first: a thread followed without them has every waker "other".
+    if (bpf_map__update_elem(b.skel->maps.waker_slots, &k, sizeof k, &free_slots, sizeof free_slots, BPF_ANY) != 0 ||
+        bpf_map__update_elem(b.skel->maps.targets, &k, sizeof k, &t, sizeof t, BPF_ANY) != 0)
       return Status::FromErrno(errno, "following thread " + std::to_string(tid));
     b.targets[tid] = t.stack_threshold;
   }
@@ -181,12 +187,18 @@ Status OffCpuSource::Read(OffCpuReading* out) {
   out->tids.clear();
   for (const auto& [tid, threshold] : b.targets) out->tids.push_back(tid);
   std::map<std::tuple<int, bool, bool, std::string, int, bool>, OffCpuSite> sites;
+  // The totals of threads no longer followed: deleted after the walk (a
+  // hash map's walk restarts at a deleted key), so a daemon following
+  // short-lived threads does not fill the map with the dead's sites.
+  std::vector<offcpu_key> unfollowed;
   auto add = [&](uint32_t tid, int32_t stack_id, bool involuntary, uint32_t waker_key, uint64_t ns, uint64_t count) {
-    if (!b.targets.count(static_cast<int>(tid))) return;
+    if (!b.targets.count(static_cast<int>(tid))) return false;
     const bool sampled = stack_id != OFFCPU_UNSAMPLED;
     const std::string& where = b.Site(stack_id);
     const bool softirq = waker_key != OFFCPU_NO_WAKER && (waker_key & OFFCPU_WAKER_SOFTIRQ) != 0;
-    const int waker = waker_key == OFFCPU_NO_WAKER ? kNoWaker : static_cast<int>(waker_key & ~OFFCPU_WAKER_SOFTIRQ);
+    const int waker = waker_key == OFFCPU_NO_WAKER      ? kNoWaker
+                      : waker_key == OFFCPU_OTHER_WAKER ? kOtherWaker
+                                                        : static_cast<int>(waker_key & ~OFFCPU_WAKER_SOFTIRQ);
     OffCpuSite& s = sites[{static_cast<int>(tid), involuntary, sampled, where, waker, softirq}];
     s.tid = static_cast<int>(tid);
     s.where = where;
@@ -196,6 +208,7 @@ Status OffCpuSource::Read(OffCpuReading* out) {
     s.waker_softirq = softirq;
     s.ns += ns;
     s.count += count;
+    return true;
   };
   offcpu_key key{}, next{};
   const offcpu_key* prev = nullptr;
@@ -204,11 +217,12 @@ Status OffCpuSource::Read(OffCpuReading* out) {
     key = next;
     prev = &key;
     offcpu_value v{};
-    // A key deleted between the two calls cannot happen: nothing deletes totals.
+    // Only this reader deletes totals, after the walk: a key is there.
     if (bpf_map__lookup_elem(b.skel->maps.totals, &key, sizeof key, &v, sizeof v, 0) != 0)
       return Status::FromErrno(errno, "reading the offcpu totals map");
-    add(key.tid, key.stack_id, key.involuntary != 0, key.waker, v.ns, v.count);
+    if (!add(key.tid, key.stack_id, key.involuntary != 0, key.waker, v.ns, v.count)) unfollowed.push_back(key);
   }
+  for (const offcpu_key& k : unfollowed) bpf_map__delete_elem(b.skel->maps.totals, &k, sizeof k, 0);
   // A thread off the CPU now: its period so far counts at its site, so a
   // window holds the time spent in it, not whole periods ended in it (the
   // next read's total replaces this part when the period ends).

@@ -48,13 +48,17 @@ struct OffCpuSite {
   // seen). Another hardware interrupt's wakeup names the task it interrupted.
   // waker_softirq: raised in a softirq in the waker thread's context (a
   // datagram it sent over loopback, or a packet whose interrupt came while
-  // it ran).
+  // it ran). kOtherWaker: a thread past the first OFFCPU_WAKER_SLOTS (6)
+  // that woke this thread since it was followed (the slots keep the
+  // program's sites bounded; docs/offcpu.md "Wakers").
   int waker = -1;
   bool waker_softirq = false;
   bool operator==(const OffCpuSite&) const = default;
 };
 inline constexpr int kNoWaker = -1;
 inline constexpr int kWokenByInterrupt = 0;
+inline constexpr int kOtherWaker = -2;
+inline constexpr int kOffCpuWakerSlots = 6;  // OFFCPU_WAKER_SLOTS
 
 // A waker's names, read from /proc/TID/status when first seen: its thread
 // name and its process.

@@ -54,10 +54,10 @@ Status ParseOffCpuFile(std::string_view text, OffCpuReading* out) {
     } else if (r.key() == "site") {
       OffCpuSite s;
       if (!r.Int(&s.tid, 1, kMaxTid) || !r.B(&s.involuntary) || !r.B(&s.sampled) || !r.U(&s.ns) || !r.U(&s.count) ||
-          (format >= 2 && (!r.Int(&s.waker, kNoWaker, kMaxTid) || !r.B(&s.waker_softirq))) || !r.S(&s.where) ||
+          (format >= 2 && (!r.Int(&s.waker, kOtherWaker, kMaxTid) || !r.B(&s.waker_softirq))) || !r.S(&s.where) ||
           !r.AtEnd())
         return r.Bad(format >= 2
-                         ? "expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE' (WAKER from -1)"
+                         ? "expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE' (WAKER from -2)"
                          : "expected 'site TID INVOLUNTARY SAMPLED NS COUNT WHERE'");
       o.sites.push_back(std::move(s));
     } else if (r.key() == "waker" && format >= 2) {

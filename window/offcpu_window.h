@@ -29,8 +29,8 @@
 namespace bottleneckd {
 
 // Who ended a site's waits in the window (OffCpuSite::waker): a thread, a
-// hardware interrupt or an idle CPU (tid kWokenByInterrupt), or nobody seen
-// (kNoWaker).
+// hardware interrupt or an idle CPU (tid kWokenByInterrupt), threads past
+// the waiter's named ones (kOtherWaker), or nobody seen (kNoWaker).
 struct WakerShare {
   int tid = kNoWaker;
   int pid = 0;           // the waker's process; 0 unknown

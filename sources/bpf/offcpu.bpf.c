@@ -42,6 +42,15 @@ struct {
   __type(value, struct offcpu_start);
 } starts SEC(".maps");
 
+// Each followed thread's named wakers; written by the reader with the
+// thread's `targets` entry (all slots free), filled here.
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, OFFCPU_MAX_TARGETS);
+  __type(key, __u32);  // tid
+  __type(value, struct offcpu_wakers);
+} waker_slots SEC(".maps");
+
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, OFFCPU_MAX_SITES);
@@ -68,6 +77,25 @@ static __always_inline struct offcpu_drops* this_cpu_drops(void) {
   return bpf_map_lookup_elem(&drops, &k);
 }
 
+// The waker as the key keeps it: a timer, none and a thread already in
+// `tid`'s slots as they are, a new thread in a free slot, else
+// OFFCPU_OTHER_WAKER. One thread comes back on one CPU at a time: its slots
+// are written by one CPU at a time.
+static __always_inline __u32 slotted_waker(__u32 tid, __u32 waker) {
+  if (waker == 0 || waker == OFFCPU_NO_WAKER) return waker;
+  struct offcpu_wakers* w = bpf_map_lookup_elem(&waker_slots, &tid);
+  if (!w) return OFFCPU_OTHER_WAKER;
+#pragma unroll
+  for (int i = 0; i < OFFCPU_WAKER_SLOTS; ++i) {
+    if (w->tid[i] == waker) return waker;
+    if (w->tid[i] == 0) {
+      w->tid[i] = waker;
+      return waker;
+    }
+  }
+  return OFFCPU_OTHER_WAKER;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, _Bool preempt, struct task_struct* prev, struct task_struct* next) {
   // The tracepoint runs in the context of the task leaving: current is prev.
@@ -90,7 +118,10 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct* prev, struct task_str
   struct offcpu_start* s = bpf_map_lookup_elem(&starts, &next_tid);
   if (!s) return 0;
   if (now == 0) now = bpf_ktime_get_ns();
-  struct offcpu_key key = {.tid = next_tid, .stack_id = s->stack_id, .involuntary = s->involuntary, .waker = s->waker};
+  struct offcpu_key key = {.tid = next_tid,
+                           .stack_id = s->stack_id,
+                           .involuntary = s->involuntary,
+                           .waker = slotted_waker(next_tid, s->waker)};
   __u64 d = now > s->ns ? now - s->ns : 0;
   bpf_map_delete_elem(&starts, &next_tid);
   struct offcpu_value* v = bpf_map_lookup_elem(&totals, &key);

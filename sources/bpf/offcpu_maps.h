@@ -49,6 +49,21 @@ struct offcpu_key {
   __u32 waker;
 };
 #define OFFCPU_WAKER_SOFTIRQ 0x80000000u
+// The waker of a period raised by a thread that found its waiter's slots
+// full (offcpu_wakers): "another thread", never a tid (pid_max is at most
+// 2^22).
+#define OFFCPU_OTHER_WAKER 0x7fffffffu
+
+// The threads that may be named as a followed thread's wakers, the first
+// OFFCPU_WAKER_SLOTS seen (0: a free slot). Without a bound, a thread woken
+// by many short-lived tasks (a shell reaping its children, a server woken in
+// the softirq of whatever task the NIC's interrupt came on) would add a site
+// per waker until `totals` is full; with it, each thread has at most
+// OFFCPU_WAKER_SLOTS + 3 wakers per stack (the slots, a timer, none, other).
+#define OFFCPU_WAKER_SLOTS 6
+struct offcpu_wakers {
+  __u32 tid[OFFCPU_WAKER_SLOTS];  // as offcpu_key.waker, OFFCPU_WAKER_SOFTIRQ included
+};
 
 // Cumulative since the program was loaded: time off the CPU from the switch
 // away to the next switch back (run-queue delay after the wakeup included),

@@ -344,6 +344,31 @@ TEST(WaitHistory, AWorkerThatReceivesWaitsOnALockItsWakerHeld) {
       << v.evidence[0];
 }
 
+// Wakers past a thread's named ones (offcpu's slots: kOtherWaker) are not
+// the receiver: they do not make the futex a handoff, and the evidence says
+// "other threads" rather than naming one.
+TEST(WaitHistory, WakersPastTheNamedOnesAreOtherThreadsNotTheReceiver) {
+  for (bool worker_receives : {false, true}) {
+    WaitHistory h;
+    PoolSignals(&h, false, worker_receives);
+    Window w = PoolWindow(true, worker_receives);
+    (*w.threads[1].measured_waits)[0].wakers = {{kOtherWaker, 0, "", 0.8}, {812, 812, "udpecho", 0.2}};
+    Signals s = ExtractSignals(w, Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+    OnCpu1(&s, true);
+    h.Record(&s);
+    const ThreadState::Place& futex = s.threads[1].state->places.at(0);
+    EXPECT_DOUBLE_EQ(futex.handoff, worker_receives ? 0 : 0.2);
+    EXPECT_EQ(ClassOfPlace(futex), WaitClass::kLock);
+    if (!worker_receives) continue;
+    Verdict v = Classify(s, VerdictThresholds());
+    ASSERT_EQ(v.label, Bound::kWait);
+    EXPECT_EQ(v.resource, "thread udppool");
+    EXPECT_NE(v.evidence[0].find("(80.0 % woken by other threads (past the 6 first named); 20.0 % by thread udpecho"),
+              std::string::npos)
+        << v.evidence[0];
+  }
+}
+
 // A dispatcher that asks its peer per request waits on the peer's socket
 // more than on its own input even in light load: its one receive place is
 // the peer's (the majority of its samples, or all of them: sampled once a

@@ -76,6 +76,7 @@ OffCpuReading HandOffCpu() {
   r.tids = {1234, 1240};
   r.sites = {{1234, "do_nanosleep (clock_nanosleep)", false, 900000000, 1800, true, kWokenByInterrupt},
              {1234, "futex_do_wait (futex)", false, 400000, 80, true, 1240},
+             {1234, "futex_do_wait (futex)", false, 3000, 2, true, kOtherWaker},
              {1234, "__skb_wait_for_more_packets (recvfrom)", false, 9000, 3, true, 1240, true},
              {1234, "", false, 12345, 7, false},
              {1240, "schedule_timeout (epoll_wait)", true, 5, 1, true}};
@@ -115,11 +116,11 @@ TEST(OffCpuFile, RefusesMalformedLines) {
   const std::string head = "format\t2\nreading\t1\t2\t3\n";
   Sample s;
   EXPECT_EQ(Decode("offcpu", head + "site\t0\t0\t1\t5\t1\t-1\t0\tx\n", &s).message(),
-            "offcpu line 3: expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE' (WAKER from -1), got "
+            "offcpu line 3: expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE' (WAKER from -2), got "
             "'site?0?0?1?5?1?-1?0?x'");
-  EXPECT_EQ(Decode("offcpu", head + "site\t7\t0\t1\t5\t1\t-2\t0\tx\n", &s).message(),
-            "offcpu line 3: expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE' (WAKER from -1), got "
-            "'site?7?0?1?5?1?-2?0?x'");
+  EXPECT_EQ(Decode("offcpu", head + "site\t7\t0\t1\t5\t1\t-3\t0\tx\n", &s).message(),
+            "offcpu line 3: expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE' (WAKER from -2), got "
+            "'site?7?0?1?5?1?-3?0?x'");
   EXPECT_EQ(Decode("offcpu", head + "waker\t9\t1\ta\nwaker\t8\t1\tb\n", &s).message(),
             "offcpu line 4: waker lines go by increasing TID, got 'waker?8?1?b'");
   EXPECT_EQ(Decode("offcpu", head + "waker\t9\tx\ta\n", &s).message(),

@@ -21,6 +21,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "base/clock.h"
@@ -415,6 +416,75 @@ TEST(OffCpuSource, ADatagramOverLoopbackWakesItsReaderInTheSendersSoftirq) {
   EXPECT_EQ(receive.wakers[0].name, "bnsender");
   EXPECT_TRUE(receive.wakers[0].softirq);
   EXPECT_GT(receive.wakers[0].ratio, 0.9);
+}
+
+// A thread woken by many short-lived threads (a shell reaping its children)
+// names the first OFFCPU_WAKER_SLOTS of them and counts the rest as other
+// threads: its sites stay bounded (without the slots, one site per waker).
+TEST(OffCpuSource, ManyShortLivedWakersShareOneOtherSite) {
+  OffCpuSource src;
+  ASSERT_OK(src.Start());
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  UniqueFd rd(fds[0]), wr(fds[1]);
+  std::atomic<int> reader_tid{0};
+  std::atomic<int> got{0};
+  constexpr int kWriters = 20;
+  std::thread reader([&] {
+    reader_tid.store(Tid());
+    char c;
+    for (int i = 0; i < kWriters && ::read(rd.get(), &c, 1) == 1; ++i) got.fetch_add(1);
+  });
+  while (reader_tid.load() == 0) std::this_thread::yield();
+  ASSERT_OK(src.SetTargets({reader_tid.load()}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (int i = 0; i < kWriters; ++i) {
+    // One thread per byte, each after the reader blocked again.
+    std::thread([&] { (void)::write(wr.get(), "x", 1); }).join();
+    for (int spin = 0; spin < 200 && got.load() <= i; ++spin) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  reader.join();
+  ASSERT_EQ(got.load(), kWriters);
+  OffCpuReading r;
+  ASSERT_OK(src.Read(&r));
+  std::set<int> named;
+  uint64_t other = 0;
+  for (const OffCpuSite& site : r.sites) {
+    if (site.tid != reader_tid.load()) continue;
+    if (site.waker > 0) named.insert(site.waker);
+    if (site.waker == kOtherWaker) other += site.count;
+  }
+  // The reader's first wait began before it was followed: the 19 that
+  // follow each end by a new writer, 6 named and 13 other.
+  EXPECT_EQ(named.size(), static_cast<size_t>(kOffCpuWakerSlots));
+  EXPECT_GE(other, static_cast<uint64_t>(kWriters - 1 - kOffCpuWakerSlots));
+}
+
+// The totals of a thread no longer followed are deleted at the next read:
+// followed again, it starts from nothing (else a daemon following short-lived
+// threads fills the program's map with the dead's sites).
+TEST(OffCpuSource, TheSitesOfAThreadNoLongerFollowedAreDeleted) {
+  OffCpuSource src;
+  ASSERT_OK(src.Start());
+  Sleeper sleeper;
+  auto periods = [&](const OffCpuReading& r) {
+    uint64_t n = 0;
+    for (const OffCpuSite& site : r.sites)
+      if (site.tid == sleeper.tid()) n += site.count;
+    return n;
+  };
+  ASSERT_OK(src.SetTargets({sleeper.tid()}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  OffCpuReading followed, unfollowed, again;
+  ASSERT_OK(src.Read(&followed));
+  ASSERT_GE(periods(followed), 40u);  // 2 ms sleeps for 200 ms
+  ASSERT_OK(src.SetTargets({}));
+  ASSERT_OK(src.Read(&unfollowed));
+  EXPECT_EQ(periods(unfollowed), 0u);
+  ASSERT_OK(src.SetTargets({sleeper.tid()}));
+  ASSERT_OK(src.Read(&again));
+  EXPECT_LT(periods(again), periods(followed) / 2);
 }
 
 }  // namespace
