@@ -10,6 +10,7 @@
 #include "analysis/rules.h"
 #include "analysis/wait_class.h"
 #include "analysis/wait_history.h"
+#include "collectors/wait_object.h"
 
 namespace bottleneckd {
 namespace {
@@ -202,10 +203,52 @@ std::string WaitPlacesSentence(const ThreadSignal& th) {
   return s + ", sampled in " + where + (st.object.empty() ? "" : " on " + st.object);
 }
 
+// "; while its input udp 0.0.0.0:7000 refused 2.1 k datagrams/s (212 KiB
+// queued at the window's end; the socket's drops, /proc/PID/net/udp)": the
+// thread's process's unconnected UDP sockets (collectors/input_sockets.h),
+// the work waiting or lost while it waited; "" when none was seen.
+std::string InputsNote(const Signals& s, const ThreadSignal& th) {
+  std::string out;
+  int shown = 0;
+  for (const InputSocketWindow& i : s.input_sockets) {
+    if (i.pid != th.pid || shown == 2) continue;
+    out += shown++ ? "; its input " : "; while its input ";
+    out += i.protocol + " " + i.local + " refused " +
+           (i.drops_per_second > 0 ? FormatRate(i.drops_per_second) + " datagrams/s" : std::string("nothing")) + " (" +
+           std::to_string((i.receive_queue + 512) / 1024) + " KiB" +
+           " queued at the window's end; the socket's drops, /proc/" + std::to_string(i.pid) + "/net/" + i.protocol +
+           ")";
+  }
+  return out;
+}
+
+// "; its file waits' device vda (254:0) was 93.0 % busy (1.2 k writes/s,
+// 0 reads/s; /proc/diskstats)": the devices of the files its places waited
+// on (collectors/wait_object.h `device`), each once; "" when none.
+std::string DisksNote(const Signals& s, const ThreadSignal& th) {
+  std::string out;
+  std::vector<std::string_view> said;
+  for (const ThreadState::Place& p : th.state->places) {
+    const std::string_view device = DeviceOfObject(p.object);
+    if (device.empty() || std::find(said.begin(), said.end(), device) != said.end()) continue;
+    said.push_back(device);
+    auto d = std::find_if(s.disks.begin(), s.disks.end(), [&](const DiskWindow& w) { return w.device == device; });
+    if (d == s.disks.end()) {
+      out += "; its file waits' device " + std::string(device) +
+             " is not a block device in /proc/diskstats (tmpfs, overlay or a network filesystem), or was not read";
+      continue;
+    }
+    out += "; its file waits' device " + d->name + " (" + d->device + ") was " + FormatPercent(d->busy_ratio) +
+           " busy (" + FormatRate(d->writes_per_second) + " writes/s, " + FormatRate(d->reads_per_second) +
+           " reads/s; /proc/diskstats)";
+  }
+  return out;
+}
+
 // WaitPlacesSentence, and how much of the waiting was for the thread's input
 // when its places say.
-std::string WaitSentence(const ThreadSignal& th) {
-  std::string s = WaitPlacesSentence(th);
+std::string WaitSentence(const Signals& sig, const ThreadSignal& th) {
+  std::string s = WaitPlacesSentence(th) + InputsNote(sig, th) + DisksNote(sig, th);
   const double input = th.state->waiting * InputShare(*th.state);
   std::string where;
   for (const ThreadState::Place& p : th.state->places)
@@ -267,7 +310,7 @@ RuleResult WaitRule(const Signals& s, const VerdictThresholds& t) {
     return r;
   }
   r.resource = "thread " + best->thread;
-  r.evidence.push_back(WaitSentence(*best));
+  r.evidence.push_back(WaitSentence(s, *best));
   r.evidence.push_back(LadderSentence(s.ladder));
   if (const CpuSignal* cpu = CpuOf(s, best->cpu)) r.evidence.push_back(CpuSentence(*cpu));
   for (const CpuBudget& b : CpuBudgets(s))

@@ -179,6 +179,8 @@ Signals ExtractSignals(const Window& w, const Sample& cur, const std::vector<Bus
   Signals s;
   s.seconds = std::max(0.0, w.seconds);
   s.captures = w.captures;
+  s.input_sockets = w.input_sockets;
+  s.disks = w.disks;
   for (CaptureWindow& c : s.captures) c.top_flows.clear();
   for (const CpuWindow& c : w.cpus)
     if (o.cpus.empty() || std::binary_search(o.cpus.begin(), o.cpus.end(), c.cpu))

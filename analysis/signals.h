@@ -197,6 +197,12 @@ struct Signals {
   // The live capture's windows (without their flows): evidence and the run
   // timeline's applied vs echoed; the rules do not read them.
   std::vector<CaptureWindow> captures;
+  // The target processes' input sockets (window/window.h): evidence beside
+  // a waiting thread's wait; the rules do not read them.
+  std::vector<InputSocketWindow> input_sockets;
+  // Block devices a target waited on a file of (window/window.h): evidence
+  // beside a disk wait; the rules do not read them.
+  std::vector<DiskWindow> disks;
 };
 
 // Extracts the signals of one window. `prev` and `cur` are the Samples that

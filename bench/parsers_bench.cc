@@ -220,7 +220,9 @@ BENCHMARK(BM_ThreadsCollectLive)->ArgName("stat_only")->Arg(0)->Arg(1)->Unit(ben
 // The same collector with the 8 threads blocked in recv on 10 UDP sockets
 // (8 connected to a ninth, one unconnected), so each tick resolves the
 // object every thread waits on (collectors/wait_object.h): the descriptor's
-// link each time, the socket tables once per (pid, fd, inode). Against
+// link each time, the socket tables once per (pid, fd, inode); and the
+// process's inputs (collectors/input_sockets.h: udp and udp6 read each
+// tick, its descriptors listed every 10). Against
 // BM_ThreadsCollectLive's sleepers, whose clock_nanosleep names no
 // descriptor: the difference is the object's cost per thread per tick.
 void BM_ThreadsCollectLiveOnSockets(benchmark::State& state) {
@@ -255,10 +257,11 @@ void BM_ThreadsCollectLiveOnSockets(benchmark::State& state) {
   o.targets.push_back(ThreadTarget{"", static_cast<int>(::getpid())});
   ThreadsCollector c(o);
   Sample sample;
-  size_t threads = 0, resolved = 0;
+  size_t threads = 0, resolved = 0, inputs = 0;
   for (auto _ : state) {
     if (!c.Collect(fs, &sample).ok()) std::abort();
     threads = sample.threads->size();
+    inputs = sample.input_sockets ? sample.input_sockets->size() : 0;
     resolved = 0;
     for (const ThreadSample& t : *sample.threads) resolved += t.wait.object.kind == WaitObject::Kind::kSocket;
   }
@@ -269,6 +272,7 @@ void BM_ThreadsCollectLiveOnSockets(benchmark::State& state) {
   ::close(spare);
   state.counters["threads"] = static_cast<double>(threads);
   state.counters["resolved"] = static_cast<double>(resolved);
+  state.counters["inputs"] = static_cast<double>(inputs);  // the unconnected two, read each tick
   state.counters["us_per_thread"] = benchmark::Counter(
       static_cast<double>(threads) * 1e-6, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }

@@ -28,6 +28,11 @@ struct HostReadings {
   std::optional<std::vector<NetDev>> netdev;
   std::optional<SocketStats> sockets;
   std::optional<std::vector<ThreadSample>> threads;
+  // The target processes' inputs (collectors/input_sockets.h), set with threads.
+  std::optional<std::vector<InputSocket>> input_sockets;
+  // Block devices (collectors/diskstats.h), set with threads once a target
+  // waited on a file on a device.
+  std::optional<std::vector<DiskStat>> disks;
   // Static PCI topology, shared by every sample until it changes.
   std::shared_ptr<const PciTopology> pci;
   std::vector<PciAerCounters> pci_aer;  // devices on NIC paths with AER files

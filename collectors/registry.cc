@@ -38,9 +38,13 @@ const std::vector<CollectorInfo>& CollectorRegistry() {
        }},
       {"sockets", true, "UDP/TCP protocol counters (/proc/net/snmp, netstat)",
        [](const CollectorsConfig&) { return std::make_unique<SocketsCollector>(); }, nullptr},
-      {"threads", true, "per-thread CPU time of configured target processes",
+      {"threads", true, "per-thread CPU time and waits of configured target processes, their input sockets",
        [](const CollectorsConfig& c) { return std::make_unique<ThreadsCollector>(c.threads); },
-       [](const HostReadings& a, HostReadings* b) { b->threads = a.threads; }},
+       [](const HostReadings& a, HostReadings* b) {
+         b->threads = a.threads;
+         b->input_sockets = a.input_sockets;
+         b->disks = a.disks;
+       }},
   };
   return kRegistry;
 }

@@ -186,6 +186,8 @@ bool ThreadsCollector::TaskExists(const HostFs& fs, const std::string& pid, cons
 Status ThreadsCollector::Collect(const HostFs& fs, HostReadings* out) {
   std::vector<ThreadSample>& threads = out->threads ? *out->threads : out->threads.emplace();
   threads.clear();
+  std::vector<InputSocket>& inputs = out->input_sockets ? *out->input_sockets : out->input_sockets.emplace();
+  inputs.clear();
   bool by_name = false;
   pids_.clear();
   for (const ThreadTarget& t : options_.targets) {
@@ -199,6 +201,7 @@ Status ThreadsCollector::Collect(const HostFs& fs, HostReadings* out) {
     Status s = ScanNames(fs);
     if (!s.ok()) {
       out->threads.reset();
+      out->input_sockets.reset();
       return s;
     }
   }
@@ -210,13 +213,22 @@ Status ThreadsCollector::Collect(const HostFs& fs, HostReadings* out) {
     Status s = CollectPid(fs, pid, &threads, &vanished);
     if (!s.ok()) {
       out->threads.reset();
+      out->input_sockets.reset();
       return s;
     }
+    if (!vanished) inputs_.Collect(fs, pid, &inputs);
     if (vanished && std::binary_search(name_pids_.begin(), name_pids_.end(), pid)) {
       need_scan_ = true;  // the next call finds its successor, if any
     }
   }
   objects_.Keep(pids_);
+  inputs_.Keep(pids_);
+  for (const ThreadSample& t : threads)
+    if (t.wait.object.kind == WaitObject::Kind::kFile && !t.wait.object.device.empty()) disks_wanted_ = true;
+  if (disks_wanted_) {
+    std::vector<DiskStat>& disks = out->disks ? *out->disks : out->disks.emplace();
+    if (!fs.ReadProc("diskstats", &buf_).ok() || !ParseProcDiskstats(buf_, &disks).ok()) out->disks.reset();
+  }
   return Status::OK();
 }
 

@@ -15,6 +15,8 @@
 
 #include "collectors/collector.h"
 #include "collectors/collectors_config.h"
+#include "collectors/diskstats.h"
+#include "collectors/input_sockets.h"
 #include "collectors/task_state.h"
 
 namespace bottleneckd {
@@ -50,13 +52,14 @@ class ThreadsCollector : public Collector {
   explicit ThreadsCollector(const ThreadsOptions& options) : options_(options) {}
   std::string_view name() const override { return "threads"; }
   // Fills out->threads with every thread of every target (empty without
-  // targets). Name targets match /proc/PID/comm exactly (a name longer than 15
-  // characters matches its 15-character prefix); their pids are cached and the
-  // procfs root is rescanned every 10 calls or when a cached pid disappears. A
-  // process or thread that vanishes while being read is skipped, not an error.
-  // A task's schedstat, status, wchan or syscall file that cannot be read or
-  // parsed leaves that part unknown (counted in unreadable_files()); only a
-  // bad stat line is an error.
+  // targets), and out->input_sockets with their processes' inputs
+  // (collectors/input_sockets.h), and out->disks once a target thread
+  // waited on a file on a device (collectors/diskstats.h; unset when
+  // /proc/diskstats cannot be read, which is not this collector's error). Name targets match /proc/PID/comm exactly (a
+  // name longer than 15 characters matches its 15-character prefix); their pids are cached and the procfs root is
+  // rescanned every 10 calls or when a cached pid disappears. A process or thread that vanishes while being read is
+  // skipped, not an error. A task's schedstat, status, wchan or syscall file that cannot be read or parsed leaves that
+  // part unknown (counted in unreadable_files()); only a bad stat line is an error.
   Status Collect(const HostFs& fs, HostReadings* out) override;
   // Named targets are looked for again at the next Collect (otherwise every
   // kRescanEvery ticks, or when one vanishes): a run's start, so a process
@@ -83,6 +86,10 @@ class ThreadsCollector : public Collector {
   int calls_since_scan_ = 0;
   bool need_scan_ = true;       // set by Rescan, a vanished target, and at start
   WaitObjectResolver objects_;  // what a blocked thread's descriptor names
+  InputSocketFinder inputs_;    // the targets' unconnected UDP sockets
+  // Set once a target thread was seen waiting on a file on a device: from
+  // then on each call reads /proc/diskstats (collectors/diskstats.h).
+  bool disks_wanted_ = false;
 };
 
 }  // namespace bottleneckd

@@ -26,8 +26,8 @@ bool InodeOf(std::string_view link, std::string_view prefix, uint64_t* inode) {
   return ParseU64(link.substr(prefix.size(), link.size() - prefix.size() - 1), inode);
 }
 
-// "0100000A:1B58" (v4) or 32 hex digits and a port (v6) -> "10.0.0.1:7000",
-// "[::1]:53"; "" for the unset address and port (not connected).
+}  // namespace
+
 bool FormatEndpoint(std::string_view text, bool v6, std::string* out) {
   const size_t colon = text.find(':');
   if (colon == std::string_view::npos || colon != (v6 ? 32u : 8u)) return false;
@@ -53,8 +53,6 @@ bool FormatEndpoint(std::string_view text, bool v6, std::string* out) {
   return true;
 }
 
-}  // namespace
-
 std::string WaitObject::Describe() const {
   switch (kind) {
     case Kind::kNone: return "";
@@ -64,11 +62,31 @@ std::string WaitObject::Describe() const {
       if (!remote.empty()) return protocol + " " + local + " -> " + remote;
       return protocol + " " + local + (listening ? " (listening)" : " (unconnected)");
     case Kind::kPipe: return "pipe:[" + std::to_string(inode) + "]";
-    case Kind::kFile: return "file " + path;
+    case Kind::kFile: return "file " + path + (device.empty() ? "" : " (device " + device + ")");
     case Kind::kEpoll: return "epoll";
     case Kind::kOther: return path;
   }
   return "";
+}
+
+std::string_view DeviceOfObject(std::string_view described) {
+  constexpr std::string_view kTag = " (device ";
+  const size_t at = described.rfind(kTag);
+  if (described.substr(0, 5) != "file " || at == std::string_view::npos || described.back() != ')') return {};
+  return described.substr(at + kTag.size(), described.size() - at - kTag.size() - 1);
+}
+
+std::string_view MountDevice(std::string_view mountinfo, uint64_t mount_id) {
+  std::string_view line;
+  while (NextLine(&mountinfo, &line)) {
+    std::string_view rest = line;
+    uint64_t id = 0;
+    if (!ParseU64(NextToken(&rest), &id) || id != mount_id) continue;
+    NextToken(&rest);  // the parent's id
+    std::string_view device = NextToken(&rest);
+    return device.find(':') == std::string_view::npos ? std::string_view() : device;
+  }
+  return {};
 }
 
 bool SyscallWaitsOnFd(std::string_view name) {
@@ -123,30 +141,23 @@ bool Listens(std::string_view table, std::string_view port) {
 }
 
 Status FindSocket(std::string_view table, bool v6, bool tcp, uint64_t inode, WaitObject* out, bool* found) {
-  const std::string_view all = table;
   *found = false;
-  std::string_view line;
-  bool header = true;
-  while (NextLine(&table, &line)) {
-    if (header) {  // "  sl  local_address rem_address   st ..."
-      header = false;
-      continue;
-    }
-    // sl local rem st tx:rx tr:when retrnsmt uid timeout inode
-    std::string_view rest = line, tok[10];
-    for (std::string_view& t : tok) t = NextToken(&rest);
-    uint64_t ino = 0;
-    if (!ParseU64(tok[9], &ino) || ino != inode) continue;
+  Status status;
+  ForEachSocketRow(table, [&](const SocketRow& row) {
+    if (row.inode != inode) return true;
     uint64_t state = 0;
-    if (!FormatEndpoint(tok[1], v6, &out->local) || !FormatEndpoint(tok[2], v6, &out->remote) ||
-        !ParseHexU64(tok[3], &state))
-      return Status::Corruption("socket " + std::to_string(inode) + ": cannot read '" + std::string(Trim(line)) + "'");
+    if (!FormatEndpoint(row.field[1], v6, &out->local) || !FormatEndpoint(row.field[2], v6, &out->remote) ||
+        !ParseHexU64(row.field[3], &state)) {
+      status =
+          Status::Corruption("socket " + std::to_string(inode) + ": cannot read '" + std::string(Trim(row.line)) + "'");
+      return false;
+    }
     out->listening = tcp && state == 0x0A;  // TCP_LISTEN
-    out->accepted = tcp && !out->listening && !out->remote.empty() && Listens(all, PortOf(out->local));
+    out->accepted = tcp && !out->listening && !out->remote.empty() && Listens(table, PortOf(out->local));
     *found = true;
-    return Status::OK();
-  }
-  return Status::OK();
+    return false;
+  });
+  return status;
 }
 
 void WaitObjectResolver::Resolve(const HostFs& fs, int pid, std::string_view syscall, const std::vector<uint64_t>& args,
@@ -181,6 +192,20 @@ void WaitObjectResolver::Resolve(const HostFs& fs, int pid, std::string_view sys
       if (found) {
         now.protocol = t.name;
         break;
+      }
+    }
+  }
+  if (now.kind == WaitObject::Kind::kFile) {
+    // "mnt_id:\t27" in fdinfo, then mount 27's device in mountinfo.
+    path_.assign(std::to_string(pid)).append("/fdinfo/").append(std::to_string(fd));
+    uint64_t mount_id = 0;
+    if (fs.ReadProc(path_, &buf_).ok()) {
+      const size_t at = buf_.find("mnt_id:");
+      std::string_view rest = at == std::string::npos ? std::string_view() : std::string_view(buf_).substr(at + 7);
+      rest = rest.substr(0, rest.find('\n'));
+      if (ParseU64(Trim(rest), &mount_id)) {
+        path_.assign(std::to_string(pid)).append("/mountinfo");
+        if (fs.ReadProc(path_, &buf_).ok()) now.device = std::string(MountDevice(buf_, mount_id));
       }
     }
   }

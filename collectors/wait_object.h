@@ -15,10 +15,14 @@
 // one peer; one bound with no remote address (or listening) takes whoever
 // sends: a server's input.
 //
+// A file's device comes from the descriptor's /proc/PID/fdinfo/FD (its
+// mount's id) and /proc/PID/mountinfo (that mount's device number).
+//
 // Cost: the descriptor link is read each tick a thread is blocked in such a
-// call (one readlink); the tables only when that descriptor's inode is not
-// in the cache of (pid, fd, inode), so a thread that blocks on the same
-// sockets tick after tick costs no table read (docs/performance.md).
+// call (one readlink); the tables (or fdinfo and mountinfo) only when that
+// descriptor's inode or path is not in the cache of (pid, fd), so a thread
+// that blocks on the same sockets tick after tick costs no table read
+// (docs/performance.md).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/parse_util.h"
 #include "base/status.h"
 #include "collectors/host_fs.h"
 
@@ -48,13 +53,17 @@ struct WaitObject {
   // the client's next request: the server's input, not a peer.
   bool accepted = false;
   std::string path;  // a file's path, or the link as the kernel wrote it ("pipe:[123]")
+  // A file's device, "MAJOR:MINOR" of the mount it lies on (its fdinfo's
+  // mnt_id in the process's mountinfo): a block device in /proc/diskstats,
+  // or 0:N for one that is not (tmpfs, overlay, NFS); "" unknown.
+  std::string device;
 
   // Connected to one peer (and not accepted from a listener): a receive
   // here waits for that peer's answer.
   bool peer() const { return kind == Kind::kSocket && !remote.empty() && !accepted; }
   // "udp 10.0.0.1:40000 -> 10.0.0.2:7000", "udp 0.0.0.0:7000 (unconnected)",
   // "tcp 10.0.0.2:8000 <- 10.0.0.1:40000 (accepted)",
-  // "tcp 0.0.0.0:80 (listening)", "pipe:[123]", "file /var/lib/x",
+  // "tcp 0.0.0.0:80 (listening)", "pipe:[123]", "file /var/lib/x (device 254:0)",
   // "epoll"; "" for kNone.
   std::string Describe() const;
   bool operator==(const WaitObject&) const = default;
@@ -68,6 +77,35 @@ bool SyscallWaitsOnFd(std::string_view name);
 // Parses "socket:[123]", "pipe:[123]", "anon_inode:[eventpoll]" or a path
 // (what /proc/PID/fd/N links to) into *out's kind, inode and path.
 void ParseFdLink(std::string_view link, WaitObject* out);
+
+// "0100000A:1B58" (v4) or 32 hex digits and a port (v6), a socket table's
+// address as the kernel prints it, -> "10.0.0.1:7000", "[::1]:53"; "" for
+// the unset address and port (not connected). False when malformed.
+bool FormatEndpoint(std::string_view text, bool v6, std::string* out);
+
+// The device of a file object's Describe(): "254:0" of "file /x (device
+// 254:0)"; "" when it names none.
+std::string_view DeviceOfObject(std::string_view described);
+
+// The "MAJOR:MINOR" field of mount `mount_id` in a mountinfo text
+// (/proc/PID/mountinfo: "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw");
+// "" when no line has that id.
+std::string_view MountDevice(std::string_view mountinfo, uint64_t mount_id);
+
+// A row of a socket table (/proc/PID/net/udp, tcp, udp6, tcp6), its header
+// skipped: the line and its first 13 fields (sl, local and remote address,
+// st, tx_queue:rx_queue, tr:tm->when, retrnsmt, uid, timeout, inode, ref,
+// pointer, and drops in the UDP tables; "" past a short line's end), with
+// the inode parsed.
+struct SocketRow {
+  std::string_view line;
+  std::string_view field[13];
+  uint64_t inode = 0;
+};
+// Calls visit(row) for each row whose inode field is a number, in order,
+// until it returns false.
+template <typename Visit>
+void ForEachSocketRow(std::string_view table, Visit visit);
 
 // Finds the socket of `inode` in one socket table (/proc/net/udp, tcp, ...;
 // v6 for the udp6/tcp6 forms) and sets out->local, remote and listening.
@@ -96,5 +134,20 @@ class WaitObjectResolver {
   std::string link_, buf_, path_;
   uint64_t table_reads_ = 0;
 };
+
+template <typename Visit>
+void ForEachSocketRow(std::string_view table, Visit visit) {
+  SocketRow row;
+  bool header = true;
+  while (NextLine(&table, &row.line)) {
+    if (header) {  // "  sl  local_address rem_address   st ..."
+      header = false;
+      continue;
+    }
+    std::string_view rest = row.line;
+    for (std::string_view& f : row.field) f = NextToken(&rest);
+    if (ParseU64(row.field[9], &row.inode) && !visit(row)) return;
+  }
+}
 
 }  // namespace bottleneckd

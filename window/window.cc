@@ -278,6 +278,37 @@ void ThreadStateRates(const ThreadSample& a, const ThreadSample& b, double secs,
   t->wait = b.wait;
 }
 
+void InputSocketRates(const Sample& p, const Sample& c, double secs, Window* w) {
+  if (!p.input_sockets || !c.input_sockets) return;
+  for (const InputSocket& b : *c.input_sockets) {
+    auto it = std::find_if(p.input_sockets->begin(), p.input_sockets->end(),
+                           [&](const InputSocket& a) { return a.pid == b.pid && a.inode == b.inode; });
+    if (it == p.input_sockets->end()) continue;
+    auto d = CounterDelta(it->drops, b.drops, CounterWidth::k32, &w->issues, "threads",
+                          std::to_string(b.pid) + " socket " + std::to_string(b.inode), "drops");
+    if (!d) continue;
+    w->input_sockets.push_back({b.pid, b.protocol, b.local, static_cast<double>(*d) / secs, b.receive_queue});
+  }
+}
+
+void DiskRates(const Sample& p, const Sample& c, double secs, Window* w) {
+  if (!p.disks || !c.disks) return;
+  for (const DiskStat& b : *c.disks) {
+    auto it = std::find_if(p.disks->begin(), p.disks->end(),
+                           [&](const DiskStat& a) { return a.major == b.major && a.minor == b.minor; });
+    if (it == p.disks->end()) continue;
+    auto delta = [&](uint64_t from, uint64_t to, const char* what) {
+      return CounterDelta(from, to, CounterWidth::k64, &w->issues, "diskstats", b.name, what);
+    };
+    auto io = delta(it->io_ms, b.io_ms, "io_ticks");
+    auto reads = delta(it->reads, b.reads, "reads"), writes = delta(it->writes, b.writes, "writes");
+    if (!io || !reads || !writes) continue;
+    w->disks.push_back({std::to_string(b.major) + ":" + std::to_string(b.minor), b.name,
+                        std::min(1.0, static_cast<double>(*io) / 1000 / secs), static_cast<double>(*reads) / secs,
+                        static_cast<double>(*writes) / secs});
+  }
+}
+
 void ThreadRates(const Sample& p, const Sample& c, double secs, Window* w) {
   if (!p.threads || !c.threads) return;
   for (const ThreadSample& b : *c.threads) {
@@ -373,7 +404,11 @@ bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out) {
   if (auto s = PartSeconds(prev, cur, "softirqs")) SoftirqRates(prev, cur, *s, &w);
   if (auto s = PartSeconds(prev, cur, "netdev")) NicRates(prev, cur, *s, nic_irqs, &w);
   if (auto s = PartSeconds(prev, cur, "sockets")) SocketRates(prev, cur, *s, &w);
-  if (auto s = PartSeconds(prev, cur, "threads")) ThreadRates(prev, cur, *s, &w);
+  if (auto s = PartSeconds(prev, cur, "threads")) {
+    ThreadRates(prev, cur, *s, &w);
+    InputSocketRates(prev, cur, *s, &w);
+    DiskRates(prev, cur, *s, &w);
+  }
   SoakerRates(prev, cur, &w);
   IrqTimeRates(prev, cur, &w);
   if (prev.offcpu && cur.offcpu)

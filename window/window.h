@@ -84,6 +84,26 @@ struct ThreadWindow {
   std::optional<std::vector<WaitSiteWindow>> measured_waits;
 };
 
+// A target process's input socket over the window
+// (collectors/input_sockets.h): the datagrams it refused per second, and its
+// receive buffer in use at the window's end.
+struct InputSocketWindow {
+  int pid = 0;
+  std::string protocol, local;  // "udp", "0.0.0.0:7000"
+  double drops_per_second = 0;
+  uint64_t receive_queue = 0;  // bytes
+};
+
+// A block device over the window (collectors/diskstats.h), read once a
+// target thread waited on a file on one: the share of the window it had
+// I/O in flight (io_ticks, iostat's %util) and its completions.
+struct DiskWindow {
+  std::string device;  // "254:0"
+  std::string name;    // "vda"
+  double busy_ratio = 0;
+  double reads_per_second = 0, writes_per_second = 0;
+};
+
 struct Window {
   int64_t start_mono_ns = 0, end_mono_ns = 0;
   double seconds = 0;
@@ -93,6 +113,8 @@ struct Window {
   std::vector<NicWindow> nics;
   DropLadder drops;
   std::vector<ThreadWindow> threads;
+  std::vector<InputSocketWindow> input_sockets;  // sockets in both samples, by (pid, inode)
+  std::vector<DiskWindow> disks;                 // devices in both samples
   // Per CPU from the soaker, when it ran through the whole window. When it did,
   // the CpuWindow's busy_ratio has the soaker's own CPU time taken out (the
   // soaker burns idle time, which /proc/stat would count as busy), so the

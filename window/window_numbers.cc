@@ -41,6 +41,9 @@ void ForEachWindowNumber(Window* w, const Plain& p, const Optional& o) {
         for (WakerShare& k : s.wakers) p(&k.ratio);
       }
   }
+  for (InputSocketWindow& i : w->input_sockets) p(&i.drops_per_second);
+  for (DiskWindow& d : w->disks)
+    for (double* x : {&d.busy_ratio, &d.reads_per_second, &d.writes_per_second}) p(x);
   for (SoakerCpuWindow& s : w->soaker)
     for (double* d : {&s.delivered_idle_ratio, &s.delivered_idle_unclamped, &s.busy_ratio, &s.hidden_ratio,
                       &s.soaker_cpu_seconds, &s.iterations_per_second})

@@ -973,6 +973,33 @@ TEST(Classify, AReceiveOnAPeersSocketIsTheThreadsOwnWait) {
   EXPECT_NEAR(Score(Classify(s, kT), Bound::kWait), (0.902 * 0.5 - 0.35) / 0.15, 1e-9);
 }
 
+// A server that fdatasyncs each request waits on its file: the evidence
+// names the file's device and how busy it was (collectors/diskstats.h), or
+// says the device is no block device.
+TEST(Classify, ADiskWaitSaysItsDevicesUtilisation) {
+  Signals s = WaitingEcho();
+  s.offered_packets_per_second = 20000;
+  ThreadState st{0.1, 0.01, 0.89, 6800, 3, "jbd2_log_wait_commit", "fdatasync", {}, 0};
+  st.places = {{"jbd2_log_wait_commit (fdatasync)", 20, 0}};
+  st.places[0].object_samples = 20;
+  st.places[0].object = "file /var/lib/journal.db (device 254:0)";
+  st.place_samples = 30;
+  s.threads[0].state = st;
+  s.disks = {{"254:0", "vda", 0.93, 20, 1200}};
+  Lose(&s, Rung::kSocket, 0, 0, 9000);
+  Verdict v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kWait);
+  EXPECT_TRUE(HasSubstring(v.evidence, "on file /var/lib/journal.db (device 254:0)"))
+      << ::testing::PrintToString(v.evidence);
+  EXPECT_TRUE(HasSubstring(v.evidence,
+                           "; its file waits' device vda (254:0) was 93.0 % busy (1200 writes/s, 20 reads/s; "
+                           "/proc/diskstats)"))
+      << ::testing::PrintToString(v.evidence);
+  s.disks.clear();
+  s.threads[0].state->places[0].object = "file /run/x (device 0:23)";
+  EXPECT_TRUE(HasSubstring(Classify(s, kT).evidence, "; its file waits' device 0:23 is not a block device"));
+}
+
 // The lab's tcppeer (lab.echo, this VM): udpecho asks tcpback over a kept-
 // alive TCP connection per datagram. tcpback waits for udpecho's next
 // request in the TCP receive (wait_woken, recvfrom) on the connection its

@@ -369,6 +369,30 @@ TEST(WaitHistory, WakersPastTheNamedOnesAreOtherThreadsNotTheReceiver) {
   }
 }
 
+// The waiting thread's process's input sockets (collectors/input_sockets.h)
+// are said beside its wait: the work its own input refused while it waited
+// elsewhere, and a quiet input as such.
+TEST(WaitHistory, TheWaitEvidenceSaysWhatItsInputRefused) {
+  WaitHistory h;
+  PoolSignals(&h, false, false);
+  Window w = PoolWindow(true, false);
+  w.input_sockets = {{812, "udp", "0.0.0.0:7000", 9000, 212992},
+                     {812, "udp", "0.0.0.0:7001", 0, 0},
+                     {900, "udp", "0.0.0.0:53", 50, 0}};
+  Signals s = ExtractSignals(w, Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  OnCpu1(&s, true);
+  h.Record(&s);
+  Verdict v = Classify(s, VerdictThresholds());
+  ASSERT_EQ(v.label, Bound::kWait);
+  EXPECT_EQ(v.resource, "thread udpecho");
+  EXPECT_NE(v.evidence[0].find("; while its input udp 0.0.0.0:7000 refused 9000 datagrams/s (208 KiB queued at the "
+                               "window's end; the socket's drops, /proc/812/net/udp); its input udp 0.0.0.0:7001 "
+                               "refused nothing (0 KiB queued"),
+            std::string::npos)
+      << v.evidence[0];
+  EXPECT_EQ(v.evidence[0].find(":53"), std::string::npos) << "another process's socket";
+}
+
 // A dispatcher that asks its peer per request waits on the peer's socket
 // more than on its own input even in light load: its one receive place is
 // the peer's (the majority of its samples, or all of them: sampled once a

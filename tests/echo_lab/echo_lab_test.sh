@@ -239,6 +239,8 @@ lab_scenario_convoy
 timeline convoy wait "thread udpecho" 7
 lab_scenario_pipe
 timeline pipe wait "thread udpecho" 7
+lab_scenario_idle
+timeline idle wait "thread udpecho" 7
 echo "FIGURE: alerts firing after the waiting echoes: $(alerts 2>/dev/null | tr '\n' ';')"
 
 touch "$INTEG_TMP/poller.stop"

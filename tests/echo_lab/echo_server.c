@@ -40,7 +40,13 @@
 //       pipe     udpecho reads a token from a pipe before each reply; the
 //                thread "udpslow" writes one every WAIT_US while the pipe
 //                holds fewer than 16 (a slow producer): udpecho waits on
-//                the pipe while its input overflows.
+//                the pipe while its input overflows;
+//       idle     as wait, beside two threads that wait for work that never
+//                comes and must never be named: "udpidle", an idle pool
+//                worker on a condition variable nobody signals (a futex,
+//                re-armed every 100 ms), and "udpquiet", a second server
+//                blocked on its own empty input (a UDP socket on
+//                ADDR:PORT+2 nothing is sent to).
 //     The timer slack is 1 ns, so a wait lasts WAIT_US (0-1000000), not up
 //     to 50 us more. On exit (deadline, SIGTERM or SIGINT) prints
 //     "received=N echoed=M send_errors=E copies=K cpu=C mode=MODE wait_us=W".
@@ -305,6 +311,36 @@ static void* SlowProducer(void* arg) {
   return NULL;
 }
 
+// The idle mode's bystanders (see the top): each waits until g_stop, in
+// 100 ms waits, counting nothing.
+static pthread_mutex_t g_idle_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_idle_work = PTHREAD_COND_INITIALIZER;
+static int g_quiet_fd = -1;
+
+static void* IdleWorker(void* arg) {
+  (void)arg;
+  pthread_mutex_lock(&g_idle_lock);
+  while (!g_stop) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 100000000;
+    if (until.tv_nsec >= 1000000000) {
+      until.tv_sec += 1;
+      until.tv_nsec -= 1000000000;
+    }
+    pthread_cond_timedwait(&g_idle_work, &g_idle_lock, &until);
+  }
+  pthread_mutex_unlock(&g_idle_lock);
+  return NULL;
+}
+
+static void* QuietServer(void* arg) {
+  (void)arg;
+  char byte;
+  while (!g_stop) (void)!recv(g_quiet_fd, &byte, 1, 0);  // 100 ms receive timeout
+  return NULL;
+}
+
 // The backend is a process of its own (named NAME), as a DNS server,
 // memcached or a database is: not a thread of the server the daemon
 // follows. It stops on SIGTERM (within its 100 ms receive timeout) and when
@@ -353,7 +389,8 @@ static void StopWorker(pthread_t worker) {
 int main(int argc, char** argv) {
   double port_d, seconds_d, cpu_d, copies_d, wait_d = 0;
   const char* mode = argc == 8 ? argv[6] : "echo";
-  const int wait = strcmp(mode, "wait") == 0, handoff = strcmp(mode, "handoff") == 0;
+  const int idle = strcmp(mode, "idle") == 0;
+  const int wait = strcmp(mode, "wait") == 0 || idle, handoff = strcmp(mode, "handoff") == 0;
   const int pool = strcmp(mode, "pool") == 0, convoy = strcmp(mode, "convoy") == 0,
             pipe_mode = strcmp(mode, "pipe") == 0;
   const int peer_mode = strcmp(mode, "peer") == 0 || pool, tcp_peer = strcmp(mode, "tcppeer") == 0;
@@ -363,7 +400,7 @@ int main(int argc, char** argv) {
       !LabParseDouble(argv[4], -1, 4095, &cpu_d) || !LabParseDouble(argv[5], 0, 1000000, &copies_d)) {
     fprintf(stderr,
             "usage: lab_echo_server ADDR PORT SECONDS(1-3600) CPU(-1: any) K(0-1000000) "
-            "[echo|wait|handoff|peer|tcppeer|pool|convoy|pipe WAIT_US(0-1000000)]\n");
+            "[echo|wait|handoff|peer|tcppeer|pool|convoy|pipe|idle WAIT_US(0-1000000)]\n");
     return 2;
   }
   const long port = (long)port_d, seconds = (long)seconds_d, cpu = (long)cpu_d, copies = (long)copies_d;
@@ -465,6 +502,23 @@ int main(int argc, char** argv) {
     pthread_setname_np(producer, "udpslow");
   }
 
+  pthread_t bystanders[2];
+  if (idle) {
+    if (port >= 65534) {
+      fprintf(stderr, "lab_echo_server: idle mode needs PORT+2 for its quiet server\n");
+      return 2;
+    }
+    if ((g_quiet_fd = BoundSocket(&addr.sin_addr, port + 2)) < 0) return 1;
+    int err = pthread_create(&bystanders[0], NULL, IdleWorker, NULL);
+    if (err == 0) err = pthread_create(&bystanders[1], NULL, QuietServer, NULL);
+    if (err != 0) {
+      fprintf(stderr, "lab_echo_server: pthread_create: %s\n", strerror(err));
+      return 1;
+    }
+    pthread_setname_np(bystanders[0], "udpidle");
+    pthread_setname_np(bystanders[1], "udpquiet");
+  }
+
   static char buf[kMaxDatagram];
   unsigned long long received = 0;
   int rc = 0;
@@ -530,6 +584,10 @@ int main(int argc, char** argv) {
   if (pipe_mode) {
     g_stop = 1;
     pthread_join(producer, NULL);  // within one WAIT_US
+  }
+  if (idle) {
+    g_stop = 1;
+    for (int i = 0; i < 2; ++i) pthread_join(bystanders[i], NULL);  // within 100 ms
   }
   if (peer_mode || tcp_peer) {
     kill(backend, SIGTERM);

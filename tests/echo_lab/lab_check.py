@@ -89,6 +89,16 @@ def whole_run_rates(store_path, run_id):
     return (sum(r[0] for r in rows) / len(rows), sum(r[1] for r in rows) / len(rows), len(rows))
 
 
+def window_resources(store_path, run_id):
+    """Every window's (label, resource) of a run, from the run store's
+    timeline."""
+    db = sqlite3.connect("file:%s?mode=ro" % store_path, uri=True)
+    try:
+        return db.execute("SELECT label, resource FROM timeline WHERE run_id = ? ORDER BY t", (run_id,)).fetchall()
+    finally:
+        db.close()
+
+
 def run(report_path, gen_path, before_path, after_path, expect_args):
     expect = dict(a.split("=", 1) for a in expect_args)
     with open(report_path, encoding="utf-8") as f:
@@ -208,6 +218,15 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
         check(own[:1] == [expect["wait_class"]],
               "%s: the largest of the thread's own wait classes is %s: %s" % (
                   name, expect["wait_class"], sentence or "none"))
+    if "wait_input" in expect:
+        # The echo's own input, the socket the lab's generator sends to
+        # (LAB_BOX_IP:LAB_PORT), said beside its wait with what it refused
+        # (collectors/input_sockets.h: the socket's own drops); the run lost
+        # at the socket (socket_loss_min), so it refused some.
+        sentence = next((e for e in parent["verdict"]["evidence"] if e.startswith("thread udpecho:")), "")
+        check(re.search(expect["wait_input"], sentence) is not None,
+              "%s: the wait evidence says what its input refused /%s/: %s" % (
+                  name, expect["wait_input"], sentence or "none"))
     if "wait_waker" in expect:
         # Who ended the echo's waits (offcpu's sched_waking), as the lab made
         # it: the peer's backend thread, a sibling holding the lock, the
@@ -215,6 +234,15 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
         sentence = next((e for e in parent["verdict"]["evidence"] if e.startswith("thread udpecho:")), "")
         check(re.search(expect["wait_waker"], sentence) is not None,
               "%s: the wait evidence names who woke it /%s/: %s" % (name, expect["wait_waker"], sentence or "none"))
+    if "never_named" in expect:
+        # Threads that only wait for work that never comes (the idle mode's
+        # bystanders): no window of the run names one, nor does the run.
+        never = set(expect["never_named"].split("|"))
+        windows = window_resources(expect["store"], parent["id"])
+        named = [(l, r) for l, r in windows if r in never]
+        check(not named and resource not in never,
+              "%s: no window names %s (%d of %d did: %s; the run [%s])" % (
+                  name, " or ".join(sorted(never)), len(named), len(windows), named[:3] or "none", resource))
     if "flat_from" in expect:
         plateau_steps(name, steps, int(expect["loaded_from"]), int(expect["flat_from"]))
     profile(name, report, parent, expect)

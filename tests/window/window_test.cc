@@ -508,5 +508,39 @@ TEST(ComputeWindow, CarriedReadingIsSkippedThenSpansItsRealTime) {
   EXPECT_DOUBLE_EQ(w.seconds, 1);
 }
 
+// An input socket's drops over the window, by (pid, inode): one made since
+// the first sample has no rate, and a counter that went down (a socket
+// closed and its inode reused) is a reset, not a rate.
+TEST(ComputeWindow, InputSocketDropsPerSecond) {
+  Sample a = At(10 * kSec), b = At(12 * kSec);
+  a.input_sockets = std::vector<InputSocket>{{812, 31337, "udp", "0.0.0.0:7000", 0, 1000},
+                                             {812, 31338, "udp", "0.0.0.0:7001", 0, 50}};
+  b.input_sockets = std::vector<InputSocket>{{812, 31337, "udp", "0.0.0.0:7000", 212992, 5200},
+                                             {812, 31338, "udp", "0.0.0.0:7001", 0, 10},
+                                             {812, 31339, "udp6", "[::]:7002", 0, 4}};
+  Window w;
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  ASSERT_EQ(w.input_sockets.size(), 1u);
+  EXPECT_EQ(w.input_sockets[0].local, "0.0.0.0:7000");
+  EXPECT_DOUBLE_EQ(w.input_sockets[0].drops_per_second, 2100);
+  EXPECT_EQ(w.input_sockets[0].receive_queue, 212992u);
+}
+
+// A device's busy share from io_ticks (ms with I/O in flight) and its
+// completions, over the window; a device seen in one sample only has none.
+TEST(ComputeWindow, DiskBusyShareAndCompletions) {
+  Sample a = At(10 * kSec), b = At(12 * kSec);
+  a.disks = std::vector<DiskStat>{{254, 0, "vda", 100, 1000, 50000}, {8, 0, "sda", 0, 0, 0}};
+  b.disks = std::vector<DiskStat>{{254, 0, "vda", 140, 3400, 51860}, {7, 0, "loop0", 0, 0, 0}};
+  Window w;
+  ASSERT_TRUE(ComputeWindow(a, b, &w));
+  ASSERT_EQ(w.disks.size(), 1u);
+  EXPECT_EQ(w.disks[0].device, "254:0");
+  EXPECT_EQ(w.disks[0].name, "vda");
+  EXPECT_DOUBLE_EQ(w.disks[0].busy_ratio, 0.93);
+  EXPECT_DOUBLE_EQ(w.disks[0].writes_per_second, 1200);
+  EXPECT_DOUBLE_EQ(w.disks[0].reads_per_second, 20);
+}
+
 }  // namespace
 }  // namespace bottleneckd::window_test
