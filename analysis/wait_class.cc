@@ -7,6 +7,7 @@
 
 #include "analysis/rules.h"
 #include "analysis/wait_history.h"
+#include "collectors/wait_object.h"
 
 namespace bottleneckd {
 namespace {
@@ -55,6 +56,13 @@ bool SocketReceive(const ThreadState::Place& p, std::string_view fn, std::string
   return socket_wait || socket_call;
 }
 
+// An epoll wait on an interest list that holds one of the thread's inputs
+// (collectors/wait_object.h Describe: "epoll (inputs 1: ...)"): the event
+// loop has nothing ready on its inputs (level-triggered: queued work would
+// have ended the wait). An epoll that watches only peers waits for their
+// answers.
+bool EpollCall(std::string_view call) { return Among(call, {"epoll_wait", "epoll_pwait", "epoll_pwait2"}); }
+
 }  // namespace
 
 WaitClass ClassOfPlace(const ThreadState::Place& p) {
@@ -69,13 +77,19 @@ WaitClass ClassOfPlace(const ThreadState::Place& p) {
   if (Among(call, {"fsync", "fdatasync", "sync_file_range", "msync", "syncfs", "sync"}) || DiskFunction(fn) ||
       p.object.rfind("file ", 0) == 0)
     return WaitClass::kDisk;
+  if (EpollCall(call) && p.object_samples > 0) {
+    if (EpollWatchesInput(p.object)) return WaitClass::kInput;
+    if (EpollWatchesOnlyPeers(p.object)) return WaitClass::kPeer;
+  }
   if (!SocketReceive(p, fn, call)) return WaitClass::kOther;
   return p.object_samples > 0 && p.peer_samples * 2 > p.object_samples ? WaitClass::kPeer : WaitClass::kInput;
 }
 
 bool WaitedForInput(const ThreadState::Place& p) {
   std::string_view where = p.where;
-  return SocketReceive(p, where.substr(0, where.find(' ')), SyscallOf(where));
+  const std::string_view call = SyscallOf(where);
+  return SocketReceive(p, where.substr(0, where.find(' ')), call) ||
+         (EpollCall(call) && p.object_samples > 0 && EpollWatchesInput(p.object));
 }
 
 std::array<double, kWaitClassCount> WaitShares(const ThreadState& st) {

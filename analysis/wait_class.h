@@ -4,8 +4,11 @@
 // kernel function, __skb_wait_for_more_packets, serves a thread with nothing
 // to do and one blocked on a peer):
 //   input   a receive on a socket not connected to one peer: its input,
-//           waiting for work (no limit while the input is empty)
-//   peer    a receive on a socket connected to one peer: its answer
+//           waiting for work (no limit while the input is empty); an
+//           epoll wait whose interest list holds an input (an event loop
+//           with nothing ready: epoll is level-triggered)
+//   peer    a receive on a socket connected to one peer: its answer; an
+//           epoll wait watching peers and nothing else
 //   lock    futex (a mutex, a condition variable): waiting for a sibling
 //           that holds what it needs; but a futex of a thread that does not
 //           receive work, woken mostly by one that does (offcpu's wakers,
@@ -13,7 +16,8 @@
 //   disk    fsync, fdatasync, sync_file_range, msync; a wait on a regular
 //           file; block I/O and page-cache waits in the kernel function
 //   sleep   clock_nanosleep, nanosleep
-//   other   any other place (epoll, poll, select, a pipe, ...)
+//   other   any other place (poll, select, a pipe, an epoll of pipes,
+//           eventfds or timers, ...)
 //   unseen  waiting no place accounts for (running when sampled, no ptrace
 //           access, too few samples)
 // The shares split the thread's waiting share of the window

@@ -10,6 +10,7 @@
 #include <benchmark/benchmark.h>
 #include <netinet/in.h>
 #include <prometheus/text_serializer.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -277,6 +278,65 @@ void BM_ThreadsCollectLiveOnSockets(benchmark::State& state) {
       static_cast<double>(threads) * 1e-6, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_ThreadsCollectLiveOnSockets)->Unit(benchmark::kMicrosecond);
+
+// The same collector with the 8 threads each blocked in epoll_wait on its
+// own epoll instance watching 10 UDP sockets (one unconnected): each tick
+// reads every epoll's interest list (its fdinfo: not cached, the list
+// changes), the sockets' table rows once per (pid, inode).
+void BM_ThreadsCollectLiveOnEpoll(benchmark::State& state) {
+  std::atomic<bool> stop{false};
+  std::vector<int> fds;
+  auto udp = [&fds] {
+    int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) std::abort();
+    fds.push_back(fd);
+    return fd;
+  };
+  const int backend = udp();
+  sockaddr_in to{};
+  socklen_t len = sizeof to;
+  if (::getsockname(backend, reinterpret_cast<sockaddr*>(&to), &len) != 0) std::abort();
+  std::vector<std::thread> loops;
+  for (int i = 0; i < 8; ++i) {
+    const int ep = ::epoll_create1(EPOLL_CLOEXEC);
+    if (ep < 0) std::abort();
+    fds.push_back(ep);
+    for (int k = 0; k < 10; ++k) {
+      const int fd = udp();
+      if (k > 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) std::abort();
+      epoll_event e{};
+      e.events = EPOLLIN;
+      if (::epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e) != 0) std::abort();
+    }
+    loops.emplace_back([&stop, ep] {
+      epoll_event got{};
+      while (!stop.load()) (void)::epoll_wait(ep, &got, 1, 5);  // 5 ms: `stop` looked at again
+    });
+  }
+  HostFs fs(HostRoots{});
+  ThreadsOptions o;
+  o.targets.push_back(ThreadTarget{"", static_cast<int>(::getpid())});
+  ThreadsCollector c(o);
+  Sample sample;
+  size_t threads = 0, resolved = 0;
+  for (auto _ : state) {
+    if (!c.Collect(fs, &sample).ok()) std::abort();
+    threads = sample.threads->size();
+    resolved = 0;
+    for (const ThreadSample& t : *sample.threads) resolved += t.wait.object.epoll_inputs + t.wait.object.epoll_peers;
+  }
+  stop = true;
+  for (std::thread& t : loops) t.join();
+  for (int fd : fds) ::close(fd);
+  state.counters["threads"] = static_cast<double>(threads);
+  state.counters["watched_sockets_resolved"] = static_cast<double>(resolved);
+  state.counters["us_per_thread"] = benchmark::Counter(
+      static_cast<double>(threads) * 1e-6, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_ThreadsCollectLiveOnEpoll)->Unit(benchmark::kMicrosecond);
 
 // Daemon::Tick: Take + ComputeWindow + publishing the Snapshot, the whole
 // per-second cost of the sampling thread.

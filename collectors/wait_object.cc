@@ -20,6 +20,15 @@ constexpr std::string_view kFdCalls[] = {
     "readv",  "recvfrom",        "recvmmsg", "recvmsg",     "sendfile",        "sendmmsg",   "sendmsg",   "sendto",
     "splice", "sync_file_range", "write",    "writev",      "copy_file_range", "tee",        "vmsplice"};
 
+// The socket tables of the target's own network namespace (a server in a
+// container binds there), looked in in this order.
+struct SocketTable {
+  const char* name;
+  bool v6, tcp;
+};
+constexpr SocketTable kSocketTables[] = {
+    {"udp", false, false}, {"tcp", false, true}, {"udp6", true, false}, {"tcp6", true, true}};
+
 // "socket:[123]" -> 123 when link starts with prefix.
 bool InodeOf(std::string_view link, std::string_view prefix, uint64_t* inode) {
   if (link.substr(0, prefix.size()) != prefix || link.size() < prefix.size() + 2 || link.back() != ']') return false;
@@ -63,7 +72,16 @@ std::string WaitObject::Describe() const {
       return protocol + " " + local + (listening ? " (listening)" : " (unconnected)");
     case Kind::kPipe: return "pipe:[" + std::to_string(inode) + "]";
     case Kind::kFile: return "file " + path + (device.empty() ? "" : " (device " + device + ")");
-    case Kind::kEpoll: return "epoll";
+    case Kind::kEpoll: {
+      if (epoll_inputs + epoll_peers + epoll_others == 0) return "epoll";
+      std::string d = "epoll (";
+      if (epoll_inputs) d += "inputs " + std::to_string(epoll_inputs) + ": " + epoll_input;
+      if (epoll_peers)
+        d += std::string(epoll_inputs ? "; " : "") + "peers " + std::to_string(epoll_peers) + ": " + epoll_peer;
+      if (epoll_others)
+        d += std::string(epoll_inputs + epoll_peers ? "; " : "") + "other " + std::to_string(epoll_others);
+      return d + ")";
+    }
     case Kind::kOther: return path;
   }
   return "";
@@ -74,6 +92,26 @@ std::string_view DeviceOfObject(std::string_view described) {
   const size_t at = described.rfind(kTag);
   if (described.substr(0, 5) != "file " || at == std::string_view::npos || described.back() != ')') return {};
   return described.substr(at + kTag.size(), described.size() - at - kTag.size() - 1);
+}
+
+bool EpollWatchesInput(std::string_view described) { return described.rfind("epoll (inputs ", 0) == 0; }
+
+bool EpollWatchesOnlyPeers(std::string_view described) {
+  return described.rfind("epoll (peers ", 0) == 0 && described.find("; other ") == std::string_view::npos;
+}
+
+std::vector<uint64_t> ParseEpollTargets(std::string_view fdinfo) {
+  std::vector<uint64_t> out;
+  std::string_view line;
+  while (NextLine(&fdinfo, &line) && out.size() < kMaxEpollTargets) {
+    if (Trim(line).rfind("tfd:", 0) != 0) continue;
+    const size_t at = line.find(" ino:");
+    if (at == std::string_view::npos) continue;
+    std::string_view rest = line.substr(at + 5);
+    uint64_t inode = 0;
+    if (ParseHexU64(NextToken(&rest), &inode)) out.push_back(inode);
+  }
+  return out;
 }
 
 std::string_view MountDevice(std::string_view mountinfo, uint64_t mount_id) {
@@ -170,6 +208,12 @@ void WaitObjectResolver::Resolve(const HostFs& fs, int pid, std::string_view sys
   WaitObject now;
   ParseFdLink(link_, &now);
   now.fd = fd;
+  if (now.kind == WaitObject::Kind::kEpoll) {
+    // Not cached: the interest list changes while the descriptor stays.
+    ResolveEpoll(fs, pid, &now);
+    *out = std::move(now);
+    return;
+  }
   auto it = cache_.find({pid, fd});
   if (it != cache_.end() && it->second.kind == now.kind && it->second.inode == now.inode &&
       it->second.path == now.path) {
@@ -177,16 +221,8 @@ void WaitObjectResolver::Resolve(const HostFs& fs, int pid, std::string_view sys
     return;
   }
   if (now.kind == WaitObject::Kind::kSocket) {
-    // The target's own network namespace: a server in a container binds there.
-    struct Table {
-      const char* name;
-      bool v6, tcp;
-    };
-    for (const Table& t : {Table{"udp", false, false}, Table{"tcp", false, true}, Table{"udp6", true, false},
-                           Table{"tcp6", true, true}}) {
-      path_.assign(std::to_string(pid)).append("/net/").append(t.name);
-      if (!fs.ReadProc(path_, &buf_).ok()) continue;
-      ++table_reads_;
+    for (const SocketTable& t : kSocketTables) {
+      if (!ReadSocketTable(fs, pid, t.name)) continue;
       bool found = false;
       if (!FindSocket(buf_, t.v6, t.tcp, now.inode, &now, &found).ok()) break;
       if (found) {
@@ -213,6 +249,51 @@ void WaitObjectResolver::Resolve(const HostFs& fs, int pid, std::string_view sys
   *out = std::move(now);
 }
 
+bool WaitObjectResolver::ReadSocketTable(const HostFs& fs, int pid, const char* name) {
+  path_.assign(std::to_string(pid)).append("/net/").append(name);
+  if (!fs.ReadProc(path_, &buf_).ok()) return false;
+  ++table_reads_;
+  return true;
+}
+
+void WaitObjectResolver::ResolveEpoll(const HostFs& fs, int pid, WaitObject* out) {
+  path_.assign(std::to_string(pid)).append("/fdinfo/").append(std::to_string(out->fd));
+  if (!fs.ReadProc(path_, &buf_).ok()) return;
+  const std::vector<uint64_t> targets = ParseEpollTargets(buf_);
+  if (by_inode_.size() + targets.size() > kMaxInodesCached) by_inode_.clear();
+  std::vector<uint64_t> missed;
+  for (uint64_t inode : targets)
+    if (!by_inode_.count({pid, inode})) missed.push_back(inode);
+  if (!missed.empty()) {
+    // Each table read once for all of this call's new inodes.
+    for (uint64_t inode : missed) by_inode_[{pid, inode}] = WaitObject();
+    for (const SocketTable& t : kSocketTables) {
+      if (!ReadSocketTable(fs, pid, t.name)) continue;
+      for (uint64_t inode : missed) {
+        WaitObject& o = by_inode_[{pid, inode}];
+        if (o.kind != WaitObject::Kind::kNone) continue;
+        WaitObject found;
+        bool hit = false;
+        if (!FindSocket(buf_, t.v6, t.tcp, inode, &found, &hit).ok() || !hit) continue;
+        found.kind = WaitObject::Kind::kSocket;
+        found.inode = inode;
+        found.protocol = t.name;
+        o = std::move(found);
+      }
+    }
+  }
+  for (uint64_t inode : targets) {
+    const WaitObject& o = by_inode_[{pid, inode}];
+    if (o.kind != WaitObject::Kind::kSocket) {
+      ++out->epoll_others;
+    } else if (o.peer()) {
+      if (out->epoll_peers++ == 0) out->epoll_peer = o.Describe();
+    } else {
+      if (out->epoll_inputs++ == 0) out->epoll_input = o.Describe();
+    }
+  }
+}
+
 void WaitObjectResolver::Keep(const std::vector<int>& pids) {
   for (auto it = cache_.begin(); it != cache_.end();) {
     if (std::binary_search(pids.begin(), pids.end(), it->first.first)) {
@@ -221,6 +302,7 @@ void WaitObjectResolver::Keep(const std::vector<int>& pids) {
       it = cache_.erase(it);
     }
   }
+  std::erase_if(by_inode_, [&](const auto& e) { return !std::binary_search(pids.begin(), pids.end(), e.first.first); });
 }
 
 }  // namespace bottleneckd

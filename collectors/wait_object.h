@@ -57,6 +57,13 @@ struct WaitObject {
   // mnt_id in the process's mountinfo): a block device in /proc/diskstats,
   // or 0:N for one that is not (tmpfs, overlay, NFS); "" unknown.
   std::string device;
+  // An epoll instance: what its interest list watches (its fdinfo's `tfd`
+  // lines, each target's inode looked up in the process's socket tables):
+  // inputs (sockets that are not peers: unconnected, listening, accepted),
+  // peers, and other descriptors (pipes, eventfds, timers, unix sockets);
+  // the first input and the first peer described.
+  int epoll_inputs = 0, epoll_peers = 0, epoll_others = 0;
+  std::string epoll_input{}, epoll_peer{};
 
   // Connected to one peer (and not accepted from a listener): a receive
   // here waits for that peer's answer.
@@ -64,7 +71,9 @@ struct WaitObject {
   // "udp 10.0.0.1:40000 -> 10.0.0.2:7000", "udp 0.0.0.0:7000 (unconnected)",
   // "tcp 10.0.0.2:8000 <- 10.0.0.1:40000 (accepted)",
   // "tcp 0.0.0.0:80 (listening)", "pipe:[123]", "file /var/lib/x (device 254:0)",
-  // "epoll"; "" for kNone.
+  // "epoll (inputs 1: udp 0.0.0.0:7000 (unconnected); peers 2: tcp
+  // 10.0.0.1:40000 -> 10.0.0.7:5432; other 1)", "epoll" when it watches
+  // nothing resolved; "" for kNone.
   std::string Describe() const;
   bool operator==(const WaitObject&) const = default;
 };
@@ -86,6 +95,19 @@ bool FormatEndpoint(std::string_view text, bool v6, std::string* out);
 // The device of a file object's Describe(): "254:0" of "file /x (device
 // 254:0)"; "" when it names none.
 std::string_view DeviceOfObject(std::string_view described);
+
+// Of an epoll object's Describe(): whether it watches an input (a thread
+// blocked there has nothing ready on its inputs: epoll is level-triggered,
+// so work queued on one would have ended the wait), or peers and nothing
+// else of the network.
+bool EpollWatchesInput(std::string_view described);
+bool EpollWatchesOnlyPeers(std::string_view described);
+
+// The inodes of the files an epoll instance watches, from its fdinfo
+// ("tfd:        5 events:       19 data: 5  pos:0 ino:3ea sdev:8": ino in
+// hex), in order, at most kMaxEpollTargets.
+inline constexpr size_t kMaxEpollTargets = 64;
+std::vector<uint64_t> ParseEpollTargets(std::string_view fdinfo);
 
 // The "MAJOR:MINOR" field of mount `mount_id` in a mountinfo text
 // (/proc/PID/mountinfo: "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw");
@@ -130,7 +152,16 @@ class WaitObjectResolver {
   uint64_t table_reads() const { return table_reads_; }
 
  private:
+  // Reads /proc/PID/net/NAME into buf_, counted in table_reads_; false when unreadable.
+  bool ReadSocketTable(const HostFs& fs, int pid, const char* name);
+  // Resolves an epoll object's watched inodes (out->kind kEpoll, fd set).
+  void ResolveEpoll(const HostFs& fs, int pid, WaitObject* out);
   std::map<std::pair<int, int>, WaitObject> cache_;  // (pid, fd)
+  // (pid, inode) -> the socket (kind kSocket with its addresses), or kNone
+  // for a watched file that is no socket of the tables; at most
+  // kMaxInodesCached, then emptied.
+  static constexpr size_t kMaxInodesCached = 4096;
+  std::map<std::pair<int, uint64_t>, WaitObject> by_inode_;
   std::string link_, buf_, path_;
   uint64_t table_reads_ = 0;
 };

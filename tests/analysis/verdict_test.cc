@@ -973,6 +973,30 @@ TEST(Classify, AReceiveOnAPeersSocketIsTheThreadsOwnWait) {
   EXPECT_NEAR(Score(Classify(s, kT), Bound::kWait), (0.902 * 0.5 - 0.35) / 0.15, 1e-9);
 }
 
+// An event loop (epoll) that waits for its input most of the window while
+// the socket loses in bursts is not waiting on anything of its own: its
+// epoll watches its input (collectors/wait_object.h). Before the interest
+// list was read an epoll wait was `other`, its own: 80 % waiting read
+// `wait thread udpecho`.
+TEST(Classify, AnEventLoopWaitingInEpollOnItsInputIsNotWaiting) {
+  Signals s = WaitingEcho();
+  ThreadState st{0.18, 0.02, 0.80, 9000, 3, "do_epoll_wait", "epoll_wait", {}, 0};
+  st.places = {{"do_epoll_wait (epoll_wait)", 28, 0}};
+  st.places[0].object_samples = 28;
+  st.places[0].object = "epoll (inputs 1: udp 0.0.0.0:7000 (unconnected); other 1)";
+  st.place_samples = 30;
+  s.threads[0].state = st;
+  Verdict v = Classify(s, kT);
+  EXPECT_NE(v.label, Bound::kWait);
+  EXPECT_DOUBLE_EQ(Score(v, Bound::kWait), 0.0);
+  // The same loop watching only its backend's connection waits on that peer.
+  s.threads[0].state->places[0].object = "epoll (peers 1: tcp 10.0.0.1:40000 -> 10.0.0.7:5432)";
+  v = Classify(s, kT);
+  EXPECT_EQ(v.label, Bound::kWait);
+  EXPECT_TRUE(HasSubstring(v.evidence, "by what it waited on (analysis/wait_class.h): peer 80.0 % of the window"))
+      << ::testing::PrintToString(v.evidence);
+}
+
 // A server that fdatasyncs each request waits on its file: the evidence
 // names the file's device and how busy it was (collectors/diskstats.h), or
 // says the device is no block device.

@@ -39,6 +39,28 @@ TEST(WaitClass, APlaceIsClassedByWhatItWaitsOnNotItsKernelFunction) {
   EXPECT_EQ(ClassOfPlace(Place("pipe_read (read)", 1, 0, 1, 0, "pipe:[1234]")), WaitClass::kOther);
 }
 
+// An event loop blocked in epoll: what its interest list watches
+// (collectors/wait_object.h) says what it waits for. With an input there it
+// has nothing ready (epoll is level-triggered): input, no limit; watching
+// only peers, their answers; pipes, eventfds and timers alone, other. The
+// receiver mark (the load's taker) follows the input.
+TEST(WaitClass, AnEpollWaitIsClassedByWhatItWatches) {
+  const std::string ep = "do_epoll_wait (epoll_wait)";
+  EXPECT_EQ(ClassOfPlace(Place(ep, 9, 0, 9, 0, "epoll (inputs 1: udp 0.0.0.0:7 (unconnected); other 2)")),
+            WaitClass::kInput);
+  EXPECT_EQ(ClassOfPlace(Place(ep, 9, 0, 9, 0, "epoll (inputs 3: tcp 10.0.0.2:80 (listening); peers 1: tcp a -> b)")),
+            WaitClass::kInput);
+  EXPECT_EQ(ClassOfPlace(Place(ep, 9, 0, 9, 0, "epoll (peers 2: tcp 10.0.0.2:40000 -> 10.0.0.7:5432)")),
+            WaitClass::kPeer);
+  EXPECT_EQ(ClassOfPlace(Place(ep, 9, 0, 9, 0, "epoll (peers 2: tcp a -> b; other 1)")), WaitClass::kOther);
+  EXPECT_EQ(ClassOfPlace(Place(ep, 9, 0, 9, 0, "epoll (other 2)")), WaitClass::kOther);
+  EXPECT_EQ(ClassOfPlace(Place(ep, 9, 0, 9, 0, "epoll")), WaitClass::kOther);
+  EXPECT_EQ(ClassOfPlace(Place("ep_poll (epoll_pwait)", 9, 0, 9, 0, "epoll (inputs 1: udp [::]:53 (unconnected))")),
+            WaitClass::kInput);
+  EXPECT_TRUE(WaitedForInput(Place(ep, 9, 0, 9, 0, "epoll (inputs 1: udp 0.0.0.0:7 (unconnected))")));
+  EXPECT_FALSE(WaitedForInput(Place(ep, 9, 0, 9, 0, "epoll (peers 1: udp a -> b)")));
+}
+
 TEST(WaitClass, SampledPlacesShareTheWaitingByTheirCounts) {
   ThreadState st;
   st.waiting = 0.80;

@@ -10,6 +10,8 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -205,6 +207,41 @@ TEST(WaitObjectResolver, CachesByInodeAndForgetsGoneProcesses) {
   EXPECT_GT(r.table_reads(), reads);
 }
 
+// An epoll instance's interest list, from its fdinfo (the line is this
+// VM's), each watched inode looked up in the tables once.
+TEST(WaitObjectResolver, AnEpollNamesWhatItWatches) {
+  EXPECT_EQ(ParseEpollTargets("pos:\t0\nflags:\t02000002\nmnt_id:\t17\nino:\t1038\n"
+                              "tfd:        4 events:       19 data:                4  pos:0 ino:14946dd sdev:9\n"),
+            std::vector<uint64_t>{0x14946dd});
+  TempDir root;
+  root.Write("proc/700/net/udp", kUdp);
+  root.Write("proc/700/net/udp6", kUdp6);
+  // The unconnected socket, the connected one and an eventfd (in no table).
+  root.Write("proc/700/fdinfo/7",
+             "pos:\t0\nflags:\t02\nmnt_id:\t17\nino:\t1038\n"
+             "tfd:        3 events:       19 data:                3  pos:0 ino:10886db sdev:9\n"
+             "tfd:        4 events:       19 data:                4  pos:0 ino:10886dc sdev:9\n"
+             "tfd:        5 events:       19 data:                5  pos:0 ino:40e sdev:f\n");
+  ASSERT_EQ(::mkdir((root.path() + "/proc/700/fd").c_str(), 0755), 0);
+  ASSERT_EQ(::symlink("anon_inode:[eventpoll]", (root.path() + "/proc/700/fd/7").c_str()), 0);
+  HostFs fs(HostRoots{root.path() + "/proc", root.path() + "/sys", ""});
+  WaitObjectResolver r;
+  WaitObject o;
+  r.Resolve(fs, 700, "epoll_wait", {7, 0, 16, 100, 0, 0}, &o);
+  EXPECT_EQ(o.kind, WaitObject::Kind::kEpoll);
+  EXPECT_EQ(o.Describe(),
+            "epoll (inputs 1: udp 127.0.0.1:47001 (unconnected); peers 1: udp 127.0.0.1:47002 -> 127.0.0.1:47001; "
+            "other 1)");
+  const uint64_t reads = r.table_reads();
+  // Read again each time (the list changes), its inodes from the cache.
+  root.Write("proc/700/fdinfo/7",
+             "pos:\t0\nflags:\t02\nmnt_id:\t17\nino:\t1038\n"
+             "tfd:        4 events:       19 data:                4  pos:0 ino:10886dc sdev:9\n");
+  r.Resolve(fs, 700, "epoll_wait", {7, 0, 16, 100, 0, 0}, &o);
+  EXPECT_EQ(o.Describe(), "epoll (peers 1: udp 127.0.0.1:47002 -> 127.0.0.1:47001)");
+  EXPECT_EQ(r.table_reads(), reads);
+}
+
 // This process on the real /proc: a thread blocked in recv on a socket
 // connected to one peer, another on an unconnected bound socket. The threads
 // collector names both objects, from the real syscall, fd link and tables.
@@ -275,6 +312,50 @@ TEST(WaitObjectLive, TheThreadsCollectorNamesTheSocketABlockedThreadWaitsOn) {
   EXPECT_EQ(input_object.kind, WaitObject::Kind::kSocket);
   EXPECT_FALSE(input_object.peer());
   EXPECT_EQ(input_object.Describe(), "udp 127.0.0.1:" + std::to_string(input_port) + " (unconnected)");
+}
+
+// This process on the real /proc: a thread blocked in epoll_wait on a
+// bound UDP socket and an eventfd is an event loop waiting on its input.
+TEST(WaitObjectLive, AThreadInEpollWaitWatchesItsInput) {
+  UniqueFd input(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)), ep(::epoll_create1(EPOLL_CLOEXEC)),
+      ev(::eventfd(0, EFD_CLOEXEC));
+  ASSERT_TRUE(input.valid() && ep.valid() && ev.valid());
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(input.get(), reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  socklen_t len = sizeof a;
+  ASSERT_EQ(::getsockname(input.get(), reinterpret_cast<sockaddr*>(&a), &len), 0);
+  for (int fd : {input.get(), ev.get()}) {
+    epoll_event e{};
+    e.events = EPOLLIN;
+    e.data.fd = fd;
+    ASSERT_EQ(::epoll_ctl(ep.get(), EPOLL_CTL_ADD, fd, &e), 0);
+  }
+  std::atomic<int> tid{0};
+  std::thread loop([&] {  // ends on the eventfd written below, or after 10 s
+    tid.store(static_cast<int>(::gettid()));
+    epoll_event got{};
+    (void)::epoll_wait(ep.get(), &got, 1, 10000);
+  });
+  while (tid.load() == 0) std::this_thread::yield();
+  ThreadsOptions o;
+  o.targets.push_back(ThreadTarget{"", ::getpid()});
+  ThreadsCollector c(o);
+  HostFs fs(HostRoots{});
+  WaitObject seen;
+  for (int attempt = 0; attempt < 200 && seen.kind != WaitObject::Kind::kEpoll; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    HostReadings r;
+    ASSERT_TRUE(c.Collect(fs, &r).ok());
+    for (const ThreadSample& t : *r.threads)
+      if (t.task.tid == tid.load()) seen = t.wait.object;
+  }
+  const uint64_t one = 1;
+  ASSERT_EQ(::write(ev.get(), &one, sizeof one), static_cast<ssize_t>(sizeof one));
+  loop.join();
+  EXPECT_EQ(seen.Describe(),
+            "epoll (inputs 1: udp 127.0.0.1:" + std::to_string(ntohs(a.sin_port)) + " (unconnected); other 1)");
 }
 
 }  // namespace

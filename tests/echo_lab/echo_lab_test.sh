@@ -241,6 +241,8 @@ lab_scenario_pipe
 timeline pipe wait "thread udpecho" 7
 lab_scenario_idle
 timeline idle wait "thread udpecho" 7
+lab_scenario_epoll
+timeline epoll wait "thread udpecho" 7
 echo "FIGURE: alerts firing after the waiting echoes: $(alerts 2>/dev/null | tr '\n' ';')"
 
 touch "$INTEG_TMP/poller.stop"

@@ -41,6 +41,9 @@
 //                thread "udpslow" writes one every WAIT_US while the pipe
 //                holds fewer than 16 (a slow producer): udpecho waits on
 //                the pipe while its input overflows;
+//       epoll    as wait, an event loop: udpecho waits for its input in
+//                epoll_wait (the socket and an eventfd in its interest
+//                list) before each receive;
 //       idle     as wait, beside two threads that wait for work that never
 //                comes and must never be named: "udpidle", an idle pool
 //                worker on a condition variable nobody signals (a futex,
@@ -59,6 +62,8 @@
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -389,8 +394,8 @@ static void StopWorker(pthread_t worker) {
 int main(int argc, char** argv) {
   double port_d, seconds_d, cpu_d, copies_d, wait_d = 0;
   const char* mode = argc == 8 ? argv[6] : "echo";
-  const int idle = strcmp(mode, "idle") == 0;
-  const int wait = strcmp(mode, "wait") == 0 || idle, handoff = strcmp(mode, "handoff") == 0;
+  const int idle = strcmp(mode, "idle") == 0, epoll_mode = strcmp(mode, "epoll") == 0;
+  const int wait = strcmp(mode, "wait") == 0 || idle || epoll_mode, handoff = strcmp(mode, "handoff") == 0;
   const int pool = strcmp(mode, "pool") == 0, convoy = strcmp(mode, "convoy") == 0,
             pipe_mode = strcmp(mode, "pipe") == 0;
   const int peer_mode = strcmp(mode, "peer") == 0 || pool, tcp_peer = strcmp(mode, "tcppeer") == 0;
@@ -400,7 +405,7 @@ int main(int argc, char** argv) {
       !LabParseDouble(argv[4], -1, 4095, &cpu_d) || !LabParseDouble(argv[5], 0, 1000000, &copies_d)) {
     fprintf(stderr,
             "usage: lab_echo_server ADDR PORT SECONDS(1-3600) CPU(-1: any) K(0-1000000) "
-            "[echo|wait|handoff|peer|tcppeer|pool|convoy|pipe|idle WAIT_US(0-1000000)]\n");
+            "[echo|wait|handoff|peer|tcppeer|pool|convoy|pipe|idle|epoll WAIT_US(0-1000000)]\n");
     return 2;
   }
   const long port = (long)port_d, seconds = (long)seconds_d, cpu = (long)cpu_d, copies = (long)copies_d;
@@ -519,6 +524,20 @@ int main(int argc, char** argv) {
     pthread_setname_np(bystanders[1], "udpquiet");
   }
 
+  // The event loop's interest list: its input and an eventfd (an event
+  // loop's wakeup channel), as servers built on epoll hold them.
+  int ep = -1, wake = -1;
+  if (epoll_mode) {
+    ep = epoll_create1(EPOLL_CLOEXEC);
+    wake = eventfd(0, EFD_CLOEXEC);
+    struct epoll_event in = {.events = EPOLLIN, .data.fd = g_fd}, ev = {.events = EPOLLIN, .data.fd = wake};
+    if (ep < 0 || wake < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, g_fd, &in) != 0 ||
+        epoll_ctl(ep, EPOLL_CTL_ADD, wake, &ev) != 0) {
+      perror("epoll");
+      return 1;
+    }
+  }
+
   static char buf[kMaxDatagram];
   unsigned long long received = 0;
   int rc = 0;
@@ -542,6 +561,14 @@ int main(int argc, char** argv) {
     // The clock is read every 256 datagrams (and on every timeout): under
     // load the loop is the work being measured.
     if ((received & 255) == 0 && LabNow() >= deadline) break;
+    if (epoll_mode) {
+      struct epoll_event ready;
+      const int n = epoll_wait(ep, &ready, 1, 100);  // bounded: the deadline is read on a timeout
+      if (n <= 0) {
+        if ((n == 0 || errno == EINTR) && LabNow() < deadline) continue;
+        break;
+      }
+    }
     struct sockaddr_in peer;
     socklen_t peer_len = sizeof peer;
     ssize_t n = recvfrom(g_fd, buf, sizeof buf, 0, (struct sockaddr*)&peer, &peer_len);
@@ -584,6 +611,10 @@ int main(int argc, char** argv) {
   if (pipe_mode) {
     g_stop = 1;
     pthread_join(producer, NULL);  // within one WAIT_US
+  }
+  if (epoll_mode) {
+    close(ep);
+    close(wake);
   }
   if (idle) {
     g_stop = 1;

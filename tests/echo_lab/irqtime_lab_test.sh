@@ -194,6 +194,7 @@ lab_scenario_pool
 lab_scenario_convoy
 lab_scenario_pipe
 lab_scenario_idle
+lab_scenario_epoll
 # The K sweep's two ends (lab.echo runs K = 0, 3000 and 20000): every step of
 # K=0 none, K=20000's top step cpu on the echo thread, one segment per step.
 lab_scenario_sweep 0 20000

@@ -480,6 +480,19 @@ lab_scenario_pipe() {
     "wait_site=$LAB_WAIT_SITE" wait_syscall=read "wait_object=on pipe:\[[0-9]+\]" wait_class=other \
     ${LAB_WAKERS:+"wait_waker=woken by thread udpslow"}
 }
+# The waiting echo as an event loop (issue 49: "epoll (the descriptors it
+# waits for)"): udpecho waits for its input in epoll_wait (its socket and an
+# eventfd in the interest list) before each receive, then sleeps
+# LAB_WAIT_US. Its epoll waits are for its input (class input: it watches
+# its socket); its own wait is the sleep. Past capacity the socket always
+# holds work, so epoll_wait returns at once and the loaded windows hold no
+# epoll wait to name: the object is checked by the unit and live tests
+# (WaitObjectLive.AThreadInEpollWaitWatchesItsInput), the verdict here.
+lab_scenario_epoll() {
+  ECHO_MODE="epoll $LAB_WAIT_US" scenario epoll 0 1024 7 "6000 24000 30000" -- label=wait \
+    "resources=thread udpecho" socket_loss_min=0.2 thread_share_max=0.5 thread_waiting_min=0.5 \
+    "wait_site=$LAB_WAIT_SITE" wait_syscall=clock_nanosleep wait_class=sleep "$(lab_input)"
+}
 # Two threads that wait only for work that never comes, beside the waiting
 # echo (issue 49: "a thread waiting only for input is never blamed"):
 # udpidle, an idle pool worker on a futex nobody wakes (a timed condition
