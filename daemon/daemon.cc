@@ -115,6 +115,7 @@ void Daemon::ApplyPending() {
   std::unique_ptr<HostFs> old_fs = std::move(fs_);
   fs_ = std::make_unique<HostFs>(config_.roots);
   KeepDeliveryCost();  // what the old analyzer learned, read back below
+  state_writer_.Flush();
   pipeline_ = std::make_unique<TickPipeline>(fs_.get(), config_, roots_changed ? nullptr : pipeline_->previous());
   RestoreDeliveryCost();
   self_limit_.SetOptions(config_.limits);

@@ -24,6 +24,7 @@
 #include "analysis/snapshot.h"
 #include "base/log.h"
 #include "base/mutex.h"
+#include "base/state_file_writer.h"
 #include "daemon/config.h"
 #include "daemon/delivery_cost_file.h"
 #include "daemon/tick_pipeline.h"
@@ -102,6 +103,7 @@ class Daemon {
   SourceSet sources_;
   std::optional<DeliveryCostHost> delivery_host_;  // unset: the host could not be read, nothing kept
   int windows_since_kept_ = 0;
+  StateFileWriter state_writer_;                              // the delivery cost file, off the tick's thread
   std::unique_ptr<SoakerBackgroundCalibration> calibration_;  // CalibrateSoakerInBackground's
   bool capabilities_dropped_ = false;
   HostFs self_fs_;  // the live /proc (default roots) whatever config_.roots says

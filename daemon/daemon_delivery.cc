@@ -29,8 +29,10 @@ void Daemon::RestoreDeliveryCost() {
 void Daemon::KeepDeliveryCost() {
   windows_since_kept_ = 0;
   if (!delivery_host_ || config_.soaker.state_dir.empty()) return;
-  Status s = StoreDeliveryCost(config_.soaker.state_dir, *delivery_host_, pipeline_->analyzer().delivery_cost());
-  if (!s.ok()) Log(LogLevel::kWarn, "interrupt delivery cost not kept", {{"err", s.ToString()}});
+  // Written by the state writer's thread: an fsync a stalled disk holds
+  // for seconds must not hold the tick (base/state_file_writer.h).
+  state_writer_.Submit(config_.soaker.state_dir, kDeliveryCostFile,
+                       FormatDeliveryCost(*delivery_host_, pipeline_->analyzer().delivery_cost()));
 }
 
 }  // namespace bottleneckd

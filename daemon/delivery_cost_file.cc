@@ -11,7 +11,7 @@ namespace bottleneckd {
 namespace {
 
 constexpr int kFormatVersion = 1;
-constexpr const char* kFileName = "delivery-cost";
+constexpr const char* kFileName = kDeliveryCostFile;
 constexpr size_t kMaxFileBytes = 64u << 10;
 
 constexpr InterruptSource kSources[] = {InterruptSource::kMeasured, InterruptSource::kTicks};

@@ -42,5 +42,7 @@ Status ParseDeliveryCost(std::string_view text, DeliveryCostHost* host, Delivery
 Status LoadDeliveryCost(const std::string& state_dir, const DeliveryCostHost& host, DeliveryCost* cost,
                         std::string* note);
 Status StoreDeliveryCost(const std::string& state_dir, const DeliveryCostHost& host, const DeliveryCost& cost);
+// The file's name in the state directory.
+inline constexpr const char* kDeliveryCostFile = "delivery-cost";
 
 }  // namespace bottleneckd
