@@ -268,6 +268,59 @@ TEST(ThreadsCollectorTest, TaskStateFilesAreRead) {
   EXPECT_TRUE(c.read_issues()->empty());
 }
 
+// A HostFs whose thread moves between reads: each read of its syscall file
+// returns the next of `syscalls` (the last one for good), wchan `wchan`.
+class MovingThreadFs : public HostFs {
+ public:
+  MovingThreadFs(HostRoots roots, std::vector<std::string> syscalls, std::string wchan)
+      : HostFs(std::move(roots)), syscalls_(std::move(syscalls)), wchan_(std::move(wchan)) {}
+  Status ReadProc(std::string_view rel, std::string* out) const override {
+    if (rel.ends_with("/task/200/syscall")) {
+      *out = syscalls_[std::min(reads_++, syscalls_.size() - 1)];
+      return Status::OK();
+    }
+    if (rel.ends_with("/task/200/wchan")) {
+      *out = wchan_;
+      return Status::OK();
+    }
+    return HostFs::ReadProc(rel, out);
+  }
+
+ private:
+  std::vector<std::string> syscalls_;
+  std::string wchan_;
+  mutable size_t reads_ = 0;
+};
+
+// wchan and syscall are read apart: a thread that moved between them must
+// not pair one wait's kernel function with the next wait's call (lab.echo's
+// convoy, a fresh-clone CI of 414b4be: "futex_do_wait (clock_nanosleep)" in
+// half of a thread's samples, its lock read as a sleep). syscall is read
+// before and after wchan; a pair whose two syscall reads differ is read
+// again, and left unseen when it differs twice.
+TEST(ThreadsCollectorTest, AThreadThatMovedBetweenReadsIsNotPairedAcrossWaits) {
+  ProcTree p;
+  BuildHost(p);
+  const std::string futex = "202 0x55d0 0x80 0x2 0x0 0x0 0x0 0x7ffc 0x7f01\n";
+  const std::string sleep = "230 0x1 0x0 0x7ffc 0x0 0x0 0x0 0x7ffc 0x7f02\n";
+  ThreadsCollector c(Targets({ByPid(200)}));
+  Sample s;
+  {
+    // Moved once: futex, then asleep for the second pair.
+    MovingThreadFs fs(p.roots(), {futex, sleep, sleep}, "hrtimer_nanosleep");
+    ASSERT_OK(c.Collect(fs, &s));
+    EXPECT_EQ(s.threads->front().wait.wchan, "hrtimer_nanosleep");
+    EXPECT_EQ(s.threads->front().wait.syscall, 230);
+  }
+  {
+    // Moving on every read: unseen this tick, not a guess.
+    MovingThreadFs fs(p.roots(), {futex, sleep, futex, sleep}, "futex_do_wait");
+    ASSERT_OK(c.Collect(fs, &s));
+    EXPECT_EQ(s.threads->front().wait.wchan, "");
+    EXPECT_FALSE(s.threads->front().wait.syscall.has_value());
+  }
+}
+
 TEST(ThreadsCollectorTest, MissingTaskStateFilesAreUnknownNotErrors) {
   // A recording made before they were read, or a kernel without schedstats.
   ProcTree p;
