@@ -5,7 +5,7 @@
 
 namespace bottleneckd {
 
-StateFileWriter::StateFileWriter() : thread_([this] { Loop(); }) {}
+StateFileWriter::StateFileWriter() = default;
 
 StateFileWriter::~StateFileWriter() {
   {
@@ -13,7 +13,7 @@ StateFileWriter::~StateFileWriter() {
     stop_ = true;
   }
   work_.NotifyAll();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 void StateFileWriter::Submit(std::string dir, std::string name, std::string text) {
@@ -21,6 +21,11 @@ void StateFileWriter::Submit(std::string dir, std::string name, std::string text
     MutexLock l(&mu_);
     pending_[{std::move(dir), std::move(name)}] = std::move(text);
   }
+  // Started at the first write, not at construction: a thread inherits its
+  // creator's capabilities, and the daemon drops capture's (CAP_NET_RAW)
+  // after it is built (integration capture_live_test: "a daemon thread
+  // still holds CAP_NET_RAW"). Submit is called from one thread.
+  if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
   work_.NotifyAll();
 }
 

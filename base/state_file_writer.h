@@ -30,7 +30,7 @@ class StateFileWriter {
   StateFileWriter& operator=(const StateFileWriter&) = delete;
 
   // Queues `text` for dir/name; a failed write is logged (warn, once per
-  // write) by the writer's thread.
+  // write) by the writer's thread. Called from one thread only.
   void Submit(std::string dir, std::string name, std::string text) LOCKS_EXCLUDED(mu_);
   // Blocks until everything submitted before it is written: tests, and a
   // caller that must read the file back.
@@ -49,7 +49,7 @@ class StateFileWriter {
   bool stop_ GUARDED_BY(mu_) = false;
   int written_ GUARDED_BY(mu_) = 0;
   int failed_ GUARDED_BY(mu_) = 0;
-  std::thread thread_;  // last: started once the rest is built
+  std::thread thread_;  // started by the first Submit (see there)
 };
 
 }  // namespace bottleneckd
