@@ -1,10 +1,13 @@
 #include "collectors/diskstats.h"
 
+#include <algorithm>
+
 #include "base/parse_util.h"
 
 namespace bottleneckd {
 
-Status ParseProcDiskstats(std::string_view text, std::vector<DiskStat>* out) {
+Status ParseProcDiskstats(std::string_view text, std::vector<DiskStat>* out,
+                          const std::vector<std::pair<int, int>>* only) {
   out->clear();
   std::string_view line;
   int number = 0;
@@ -21,6 +24,8 @@ Status ParseProcDiskstats(std::string_view text, std::vector<DiskStat>* out) {
                                 ": expected 'MAJOR MINOR NAME' and 11 "
                                 "whole numbers, got '" +
                                 std::string(Trim(line).substr(0, 120)) + "'");
+    const std::pair<int, int> number(static_cast<int>(major), static_cast<int>(minor));
+    if (only && std::find(only->begin(), only->end(), number) == only->end()) continue;
     d.major = static_cast<int>(major);
     d.minor = static_cast<int>(minor);
     d.name = std::string(tok[2]);
@@ -29,14 +34,21 @@ Status ParseProcDiskstats(std::string_view text, std::vector<DiskStat>* out) {
   return Status::OK();
 }
 
-const DiskStat* FindDisk(const std::vector<DiskStat>& disks, std::string_view major_minor) {
+bool ParseDeviceNumber(std::string_view major_minor, std::pair<int, int>* out) {
   const size_t colon = major_minor.find(':');
   uint64_t major = 0, minor = 0;
   if (colon == std::string_view::npos || !ParseU64(major_minor.substr(0, colon), &major) ||
-      !ParseU64(major_minor.substr(colon + 1), &minor))
-    return nullptr;
+      !ParseU64(major_minor.substr(colon + 1), &minor) || major > 4095 || minor > (1u << 20))
+    return false;
+  *out = {static_cast<int>(major), static_cast<int>(minor)};
+  return true;
+}
+
+const DiskStat* FindDisk(const std::vector<DiskStat>& disks, std::string_view major_minor) {
+  std::pair<int, int> n;
+  if (!ParseDeviceNumber(major_minor, &n)) return nullptr;
   for (const DiskStat& d : disks)
-    if (static_cast<uint64_t>(d.major) == major && static_cast<uint64_t>(d.minor) == minor) return &d;
+    if (d.major == n.first && d.minor == n.second) return &d;
   return nullptr;
 }
 

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -32,10 +33,17 @@ struct DiskStat {
   bool operator==(const DiskStat&) const = default;
 };
 
-// Parses /proc/diskstats into *out (replaced). Lines with fewer than the 14
-// fields every kernel since 2.6 prints, or a field that is not a whole
-// number, are Corruption naming the line. *out is unspecified on failure.
-Status ParseProcDiskstats(std::string_view text, std::vector<DiskStat>* out);
+// Parses /proc/diskstats into *out (replaced): every device, or only those
+// in `only` (major, minor) when given: a host's dozens of
+// loop and partition lines are not kept each tick for the one device a
+// wait was on. Lines with fewer than the 14 fields every kernel since 2.6
+// prints, or a field that is not a whole number, are Corruption naming the
+// line. *out is unspecified on failure.
+Status ParseProcDiskstats(std::string_view text, std::vector<DiskStat>* out,
+                          const std::vector<std::pair<int, int>>* only = nullptr);
+
+// "254:0" -> (254, 0); false when it is not MAJOR:MINOR.
+bool ParseDeviceNumber(std::string_view major_minor, std::pair<int, int>* out);
 
 // "254:0" -> the device of that number in `disks`, or nullptr.
 const DiskStat* FindDisk(const std::vector<DiskStat>& disks, std::string_view major_minor);

@@ -179,17 +179,21 @@ void ThreadsCollector::ReadTaskState(const HostFs& fs, const std::string& pid, c
   // sleep). So syscall is read before and after wchan, and the pair is
   // kept only when both reads agree; on a second disagreement the thread's
   // place is left unseen this tick rather than guessed.
-  std::string before;
+  // A thread running at the first read has no wait to pair.
   bool consistent = false;
   for (int attempt = 0; attempt < 2 && !consistent; ++attempt) {
     if (!ReadTaskFile(fs, pid, tid, "syscall", true, &t->wait.hidden)) break;
-    before = buf_;
+    if (buf_.rfind("running", 0) == 0) {
+      consistent = true;
+      break;
+    }
+    syscall_first_.swap(buf_);
     if (!ReadTaskFile(fs, pid, tid, "wchan", true, &t->wait.hidden)) break;
-    std::string wchan = ParseTaskWchan(buf_);
+    t->wait.wchan = ParseTaskWchan(buf_);
     if (!ReadTaskFile(fs, pid, tid, "syscall", true, &t->wait.hidden)) break;
-    consistent = buf_ == before;
-    if (consistent) t->wait.wchan = std::move(wchan);
+    consistent = buf_ == syscall_first_;
   }
+  if (!consistent) t->wait.wchan.clear();
   if (consistent && parsed(ParseTaskSyscall(buf_, &t->wait.syscall, &t->wait.args)) && t->wait.syscall &&
       *t->wait.syscall >= 0)
     objects_.Resolve(fs, t->pid, SyscallName(*t->wait.syscall), t->wait.args, &t->wait.object);
@@ -241,11 +245,18 @@ Status ThreadsCollector::Collect(const HostFs& fs, HostReadings* out) {
   }
   objects_.Keep(pids_);
   inputs_.Keep(pids_);
-  for (const ThreadSample& t : threads)
-    if (t.wait.object.kind == WaitObject::Kind::kFile && !t.wait.object.device.empty()) disks_wanted_ = true;
-  if (disks_wanted_) {
+  for (const ThreadSample& t : threads) {
+    std::pair<int, int> device;
+    // Major 0 is no block device (tmpfs, overlay, NFS): not in diskstats.
+    if (t.wait.object.kind == WaitObject::Kind::kFile && ParseDeviceNumber(t.wait.object.device, &device) &&
+        device.first != 0 && std::find(disk_devices_.begin(), disk_devices_.end(), device) == disk_devices_.end() &&
+        disk_devices_.size() < kMaxDisks)
+      disk_devices_.push_back(device);
+  }
+  if (!disk_devices_.empty()) {
     std::vector<DiskStat>& disks = out->disks ? *out->disks : out->disks.emplace();
-    if (!fs.ReadProc("diskstats", &buf_).ok() || !ParseProcDiskstats(buf_, &disks).ok()) out->disks.reset();
+    if (!fs.ReadProc("diskstats", &buf_).ok() || !ParseProcDiskstats(buf_, &disks, &disk_devices_).ok())
+      out->disks.reset();
   }
   return Status::OK();
 }

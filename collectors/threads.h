@@ -78,6 +78,7 @@ class ThreadsCollector : public Collector {
 
   ThreadsOptions options_;
   std::string buf_;
+  std::string syscall_first_;  // ReadTaskState's first syscall read, kept to compare
   std::string path_;
   std::string process_;
   std::vector<std::string> names_;  // directory listing scratch
@@ -87,9 +88,10 @@ class ThreadsCollector : public Collector {
   bool need_scan_ = true;       // set by Rescan, a vanished target, and at start
   WaitObjectResolver objects_;  // what a blocked thread's descriptor names
   InputSocketFinder inputs_;    // the targets' unconnected UDP sockets
-  // Set once a target thread was seen waiting on a file on a device: from
-  // then on each call reads /proc/diskstats (collectors/diskstats.h).
-  bool disks_wanted_ = false;
+  // The devices target threads were seen waiting on a file of: from the
+  // first, each call reads /proc/diskstats for them (collectors/diskstats.h).
+  static constexpr size_t kMaxDisks = 64;
+  std::vector<std::pair<int, int>> disk_devices_;  // (major, minor) of those files, read each tick
 };
 
 }  // namespace bottleneckd

@@ -159,23 +159,15 @@ std::string_view PortOf(std::string_view endpoint) {
 bool Listens(std::string_view table, std::string_view port) {
   uint64_t want = 0;
   if (port.empty() || !ParseU64(port, &want)) return false;
-  std::string_view line;
-  bool header = true;
-  while (NextLine(&table, &line)) {
-    if (header) {
-      header = false;
-      continue;
-    }
-    std::string_view rest = line, tok[4];
-    for (std::string_view& t : tok) t = NextToken(&rest);
+  bool listens = false;
+  ForEachSocketRow(table, [&](const SocketRow& row) {
     uint64_t state = 0, local_port = 0;
-    size_t colon = tok[1].rfind(':');
-    if (colon == std::string_view::npos || !ParseHexU64(tok[3], &state) ||
-        !ParseHexU64(tok[1].substr(colon + 1), &local_port))
-      continue;
-    if (state == 0x0A && local_port == want) return true;
-  }
-  return false;
+    const size_t colon = row.field[1].rfind(':');
+    listens = colon != std::string_view::npos && ParseHexU64(row.field[3], &state) &&
+              ParseHexU64(row.field[1].substr(colon + 1), &local_port) && state == 0x0A && local_port == want;
+    return !listens;
+  });
+  return listens;
 }
 
 Status FindSocket(std::string_view table, bool v6, bool tcp, uint64_t inode, WaitObject* out, bool* found) {
@@ -263,10 +255,9 @@ void WaitObjectResolver::ResolveEpoll(const HostFs& fs, int pid, WaitObject* out
   if (by_inode_.size() + targets.size() > kMaxInodesCached) by_inode_.clear();
   std::vector<uint64_t> missed;
   for (uint64_t inode : targets)
-    if (!by_inode_.count({pid, inode})) missed.push_back(inode);
+    if (by_inode_.try_emplace({pid, inode}).second) missed.push_back(inode);  // kNone until found
   if (!missed.empty()) {
     // Each table read once for all of this call's new inodes.
-    for (uint64_t inode : missed) by_inode_[{pid, inode}] = WaitObject();
     for (const SocketTable& t : kSocketTables) {
       if (!ReadSocketTable(fs, pid, t.name)) continue;
       for (uint64_t inode : missed) {

@@ -51,6 +51,11 @@ TEST(ParseProcDiskstats, EveryDeviceWithItsCounts) {
   EXPECT_EQ(FindDisk(d, "254:0")->name, "vda");
   EXPECT_EQ(FindDisk(d, "0:23"), nullptr);
   EXPECT_EQ(FindDisk(d, "vda"), nullptr);
+  // Only the devices a wait was on, when asked.
+  const std::vector<std::pair<int, int>> only = {{254, 0}};
+  ASSERT_OK(ParseProcDiskstats(kDiskstats, &d, &only));
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].name, "vda");
 }
 
 TEST(ParseProcDiskstats, AShortOrGarbledLineIsAnErrorNamingIt) {
@@ -127,14 +132,15 @@ TEST(DiskstatsLive, AThreadSyncingAFileNamesItsDeviceAndTheCollectorReadsIt) {
   ASSERT_EQ(seen.kind, WaitObject::Kind::kFile) << "the syncing thread was never seen in a file wait";
   EXPECT_EQ(seen.path, path);
   EXPECT_EQ(seen.device, want);
-  ASSERT_TRUE(r.disks.has_value());
-  // A device number of 0 is no block device (tmpfs, overlay): not listed.
+  // A device number of major 0 is no block device (tmpfs, overlay): not read.
   if (major(st.st_dev) != 0) {
+    ASSERT_TRUE(r.disks.has_value());
     const DiskStat* d = FindDisk(*r.disks, want);
     ASSERT_NE(d, nullptr) << want << " not in /proc/diskstats";
     EXPECT_GT(d->writes, 0u);
+    EXPECT_EQ(r.disks->size(), 1u) << "only the device waited on is kept";
   } else {
-    EXPECT_EQ(FindDisk(*r.disks, want), nullptr);
+    EXPECT_FALSE(r.disks.has_value());
   }
 }
 
