@@ -12,6 +12,12 @@
 #   followed  the daemon targeting the pingpong threads: every switch is a
 #             target's (start and total updates; a stack walk for about
 #             kOffCpuStacksPerSecond of each thread's periods a second)
+# Then the stacks' walk: bench/sleeper.c, a thread sleeping 1 ms at a time
+# (about 900 periods a second, so every period's kernel and user stacks are
+# walked), SLEEPS periods, with the daemon loaded following nobody
+# (sleep-loaded) and following it (sleep-followed): the programs'
+# nanoseconds per period, whose difference is what following a thread with
+# every stack walked costs (the walks most of it).
 # Per round: the workload's time per round (its view: tracepoint dispatch
 # included), and with the kernel's BPF run-time statistics
 # (kernel.bpf_stats_enabled=1, which add two clock reads per run: an upper
@@ -21,12 +27,13 @@
 # fails.
 #
 # usage: bench/offcpu_overhead.sh BUILD_DIR   (the build's bottleneckd)
-# env:   ROUNDS=3 PINGPONG_ROUNDS=400000
+# env:   ROUNDS=3 PINGPONG_ROUNDS=400000 SLEEPS=4000
 TEST_NAME=offcpu_overhead
 BUILD=${1:?usage: bench/offcpu_overhead.sh BUILD_DIR}
 SRC="$(cd "$(dirname "$0")/.." && pwd)"
 ROUNDS=${ROUNDS:-3}
 PP_ROUNDS=${PINGPONG_ROUNDS:-400000}
+SLEEPS=${SLEEPS:-4000}
 BIN="$BUILD/bottleneckd"
 # shellcheck source=tests/integration/lib.sh
 . "$SRC/tests/integration/lib.sh"
@@ -35,6 +42,7 @@ integ_init
 integ_require_tools python3 curl bpftool sysctl cc mkfifo
 [ -x "$BIN" ] || integ_die "$BIN missing: build $BUILD first"
 cc -O2 -pthread -o "$INTEG_TMP/pingpong" "$SRC/bench/pingpong.c" || integ_die "building pingpong"
+cc -O2 -fno-omit-frame-pointer -o "$INTEG_TMP/sleeper" "$SRC/bench/sleeper.c" || integ_die "building sleeper"
 STATS_WAS="$(sysctl -n kernel.bpf_stats_enabled)"
 trap 'rc=$?; sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"; (exit $rc); integ_cleanup' EXIT
 sysctl -qw kernel.bpf_stats_enabled=1
@@ -58,31 +66,38 @@ read_cost() {
     END { printf "%.1f %d\n", d * 1e6, ok }'
 }
 
-# threads_seen PORT: whether the daemon reports the pingpong threads.
+# threads_seen PORT [NAME]: whether the daemon reports the pingpong threads.
 threads_seen() {
-  curl -sf -m 5 "http://127.0.0.1:$1/metrics" | grep -q '^bottleneckd_thread_cpu_seconds_total{.*thread="pingpong"'
+  curl -sf -m 5 "http://127.0.0.1:$1/metrics" |
+    grep -q "^bottleneckd_thread_cpu_seconds_total{.*thread=\"${2:-pingpong}\""
 }
 
 rows=()
 for ((r = 1; r <= ROUNDS; r++)); do
-  for mode in none loaded followed; do
+  for mode in none loaded followed sleep-loaded sleep-followed; do
     pid=""
     rm -f "$INTEG_TMP/go"
     mkfifo "$INTEG_TMP/go"
-    "$INTEG_TMP/pingpong" 1 "$PP_ROUNDS" <"$INTEG_TMP/go" >"$INTEG_TMP/pp.out" 2>&1 &
+    workload=pingpong
+    if [[ "$mode" == sleep-* ]]; then
+      workload=sleeper
+      "$INTEG_TMP/sleeper" "$SLEEPS" <"$INTEG_TMP/go" >"$INTEG_TMP/pp.out" 2>&1 &
+    else
+      "$INTEG_TMP/pingpong" 1 "$PP_ROUNDS" <"$INTEG_TMP/go" >"$INTEG_TMP/pp.out" 2>&1 &
+    fi
     pp=$!
     exec 3>"$INTEG_TMP/go"
     if [ "$mode" != none ]; then
-      target=pingpong
-      [ "$mode" = loaded ] && target=no-such-thread
+      target=$workload
+      [[ "$mode" == *loaded ]] && target=no-such-thread
       printf 'collectors:\n  threads:\n    targets:\n      - name: %s\n' "$target" >"$INTEG_TMP/$mode.yaml"
       integ_start_bottleneckd PORT "$mode$r" "$BIN" --config.file="$INTEG_TMP/$mode.yaml"
       pid=$INTEG_LAST_PID
       grep -q 'msg="offcpu loaded' "$INTEG_TMP/bottleneckd-$mode$r.log" ||
         integ_die "offcpu did not load: $(grep offcpu "$INTEG_TMP/bottleneckd-$mode$r.log")"
-      if [ "$mode" = followed ]; then
-        for ((i = 0; i < 50; i++)); do threads_seen "$PORT" && break; sleep 0.2; done
-        threads_seen "$PORT" || integ_die "the daemon did not find the pingpong threads"
+      if [[ "$mode" == *followed ]]; then
+        for ((i = 0; i < 50; i++)); do threads_seen "$PORT" "$workload" && break; sleep 0.2; done
+        threads_seen "$PORT" "$workload" || integ_die "the daemon did not find the $workload threads"
         sleep 1.5  # the next tick follows them
       fi
     fi
@@ -115,13 +130,17 @@ by = {}
 for i, line in enumerate(sys.stdin):
     f = line.split()
     mode, rounds, ns_round = f[0], int(f[2]), float(f[6])
+    if mode.startswith("sleep-"):
+        c0, c1, n0, n1 = (int(x) for x in f[7:11])
+        by.setdefault(mode, []).append((n1 - n0) / rounds)
+        continue
     c0, c1, n0, n1 = (int(x) for x in f[7:11])
     runs = (c1 - c0) / rounds
     per_run = (n1 - n0) / (c1 - c0) if c1 > c0 else float("nan")
     read = f[11] + " us" if f[11] != "-" else "-"
     prog_round = (n1 - n0) / rounds
     by.setdefault(mode, []).append((ns_round, per_run, prog_round))
-    print("| %d | %s | %.0f | %s | %s | %s | %s |" % (i // 3 + 1, mode, ns_round,
+    print("| %d | %s | %.0f | %s | %s | %s | %s |" % (i // 5 + 1, mode, ns_round,
           "%.1f" % runs if mode != "none" else "-", "%.0f" % per_run if mode != "none" else "-",
           "%.0f" % prog_round if mode != "none" else "-", read))
 def mean(xs): return sum(xs) / len(xs)
@@ -133,4 +152,8 @@ for mode in ("loaded", "followed"):
           "%.0f ns per run and %.0f ns of programs per round (2 switches, 2 wakeups) by the bpf statistics" % (
               mode, ns, base, ns - base, 100 * (ns / base - 1), (ns - base) / 2, mean([x[1] for x in by[mode]]),
               mean([x[2] for x in by[mode]])))
+loaded, followed = mean(by["sleep-loaded"]), mean(by["sleep-followed"])
+print("sleeper (every period walked): %.0f ns of programs per period following it, %.0f following nobody: "
+      "%.0f ns per walked period (rounds: %s)" % (followed, loaded, followed - loaded,
+      ", ".join("%.0f" % (f - l) for f, l in zip(by["sleep-followed"], by["sleep-loaded"]))))
 '

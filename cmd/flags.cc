@@ -145,7 +145,7 @@ class OperandsFormatter : public CLI::Formatter {
  private:
   std::string operands_;
 };
-const std::vector<std::string> kFormats = {"text", "json", "html", "folded"};
+const std::vector<std::string> kFormats = {"text", "json", "html", "folded", "folded-offcpu"};
 const std::vector<std::string> kPcapFormats = {"text", "json", "html"};
 const std::vector<std::string> kLogLevels = {"debug", "info", "warn", "error"};
 
@@ -379,7 +379,10 @@ std::vector<Spec> BuildSpecs() {
          st->f->pcap_files.push_back(v);
          return Status::OK();
        }},
-      FormatSpec(kReport, g_report, "; folded: a run's on-CPU stacks (--report --run NAME)", kFormats),
+      FormatSpec(kReport, g_report,
+                 "; folded: a run's on-CPU stacks (--report --run NAME), folded-offcpu: its off-CPU stacks "
+                 "(microseconds)",
+                 kFormats),
       // pcap's own: a capture has no stacks to fold (its help offered folded,
       // which pcap then refused).
       FormatSpec(kPcap, g_report, "", kPcapFormats),
@@ -668,13 +671,14 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
     return Status::InvalidArgument(f.fleet_flags_given.front() +
                                    " goes with the fleet report: bottleneckd --report --prometheus.url URL");
   if (mode == kReport && !f.prometheus_url.empty() &&
-      (!f.pcap_files.empty() || f.replay || st.last_given || f.format == "folded"))
+      (!f.pcap_files.empty() || f.replay || st.last_given || f.format.starts_with("folded")))
     return Status::InvalidArgument(
-        "--prometheus.url reads the fleet from Prometheus: it does not go with --pcap, --replay, --last or --format "
-        "folded");
-  if (f.format == "folded" && (mode != kReport || f.report_run.empty() || f.replay || !f.pcap_files.empty()))
-    return Status::InvalidArgument(
-        "--format folded prints one run's on-CPU stacks: bottleneckd --report --run NAME --format folded");
+        "--prometheus.url reads the fleet from Prometheus: it does not go with --pcap, --replay, --last or --format " +
+        f.format);
+  if (f.format.starts_with("folded") && (mode != kReport || f.report_run.empty() || f.replay || !f.pcap_files.empty()))
+    return Status::InvalidArgument("--format " + f.format + " prints one run's " +
+                                   (f.format == "folded" ? "on" : "off") +
+                                   "-CPU stacks: bottleneckd --report --run NAME --format " + f.format);
   *out = std::move(f);
   return Status::OK();
 }

@@ -217,7 +217,14 @@ int RunStoreReport(const Config& config, const Flags& flags) {
                  EmptyProfileReason(report).c_str());
     return 2;
   }
-  std::string text = flags.format == "folded" ? WriteFolded(report.profile) : FormatReport(report, flags.format);
+  if (flags.format == "folded-offcpu" && report.offcpu.samples == 0) {
+    std::fprintf(stderr, "bottleneckd: report: run '%s' has no off-CPU stacks (%s)\n", report.profile_of.c_str(),
+                 EmptyOffCpuReason().c_str());
+    return 2;
+  }
+  std::string text = flags.format == "folded"          ? WriteFolded(report.profile)
+                     : flags.format == "folded-offcpu" ? WriteFolded(report.offcpu)
+                                                       : FormatReport(report, flags.format);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }

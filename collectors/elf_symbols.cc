@@ -266,11 +266,16 @@ class ElfSymbols::File {
       if (name == nullptr)
         return Status::Corruption("symbol " + std::to_string(i) + ": name outside the string table: " + ElfError());
       if (*name == '\0') continue;
+      // A .symtab spells a versioned symbol with its version
+      // ("clock_nanosleep@@GLIBC_2.17"; .dynsym keeps versions apart): the
+      // function is the name before it, as nm -D and perf print it.
+      std::string_view spelled(name);
+      if (size_t at = spelled.find('@'); at != std::string_view::npos && at > 0) spelled = spelled.substr(0, at);
       uint64_t section_end = 0;
       if (sym.st_shndx < SHN_LORESERVE && sym.st_shndx < bounds.size() && bounds[sym.st_shndx].first <= addr &&
           addr < bounds[sym.st_shndx].second)
         section_end = bounds[sym.st_shndx].second;
-      symbols_.push_back({addr, sym.st_size, section_end, BindingRank(GELF_ST_BIND(sym.st_info)), name});
+      symbols_.push_back({addr, sym.st_size, section_end, BindingRank(GELF_ST_BIND(sym.st_info)), spelled});
     }
     return Status::OK();
   }

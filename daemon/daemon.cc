@@ -153,7 +153,8 @@ void Daemon::Tick() {
   if (runs_ && snap->verdict && pipeline_->analysed()) {
     double t = static_cast<double>(snap->sample.wall_ns) / 1e9;
     runs_->OnWindow(PointOfWindow(t, pipeline_->analyzer().last_signals(), *snap->verdict, snap->cpu_budget),
-                    *snap->verdict, snap->window->captures, snap->sample.profile ? &*snap->sample.profile : nullptr);
+                    *snap->verdict, snap->window->captures, snap->sample.profile ? &*snap->sample.profile : nullptr,
+                    snap->sample.offcpu ? &snap->window->offcpu_stacks : nullptr);
   }
   if (runs_) snap->active_runs = runs_->ActiveNames();
   stages_.Mark("runs and their store");

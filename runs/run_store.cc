@@ -268,6 +268,12 @@ Status RunStore::Profile(int64_t run_id, FoldedProfile* out) {
   return run_store::ReadProfile(db_, path_, run_id, out);
 }
 
+Status RunStore::OffCpu(int64_t run_id, FoldedProfile* out) {
+  *out = FoldedProfile();
+  if (schema_version_ < 10) return Status::OK();
+  return run_store::ReadOffCpu(db_, path_, run_id, out);
+}
+
 Status RunStore::PruneWindows(double before, size_t* deleted) {
   // Their timelines and evidence go with them (ON DELETE CASCADE).
   Stmt st(db_, "DELETE FROM runs WHERE source = 'window' AND state <> 'active' AND end < ?1");

@@ -32,7 +32,7 @@ namespace bottleneckd {
 
 class WalSyncer;
 
-inline constexpr int kRunStoreSchemaVersion = 9;
+inline constexpr int kRunStoreSchemaVersion = 10;
 // The oldest schema a read-only open reads (figures a version lacks read as
 // unset, flows and CPU budgets as none); a writable open migrates any older file.
 inline constexpr int kRunStoreOldestReadable = 1;
@@ -72,6 +72,10 @@ class RunStore {
   // The run's merged on-CPU profile (RunReport::profile); empty for a run
   // profiled by no one and in a store older than version 7.
   Status Profile(int64_t run_id, FoldedProfile* out);
+  // The run's merged off-CPU stacks in microseconds (RunReport::offcpu);
+  // empty for a run no offcpu source followed and in a store older than
+  // version 10.
+  Status OffCpu(int64_t run_id, FoldedProfile* out);
   // Deletes "window" runs that ended before `before` (Unix seconds).
   Status PruneWindows(double before, size_t* deleted);
   // Deletes the run `run_id` with its timeline, evidence and segments (a run

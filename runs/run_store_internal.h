@@ -127,6 +127,8 @@ Status SelectRuns(sqlite3* db, std::string_view path, int version, const RunQuer
 Status SelectTimeline(sqlite3* db, std::string_view path, int version, int64_t run_id, std::vector<TimelinePoint>* out);
 // A run's profile rows (schema version 7 on).
 Status ReadProfile(sqlite3* db, std::string_view path, int64_t run_id, FoldedProfile* out);
+// A run's off-CPU stack rows (schema version 10 on).
+Status ReadOffCpu(sqlite3* db, std::string_view path, int64_t run_id, FoldedProfile* out);
 
 // --- CPU budgets (run_store_budget.cc), schema version 5 on ---
 

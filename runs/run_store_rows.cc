@@ -308,16 +308,30 @@ Status ReadFlows(sqlite3* db, std::string_view path, RunReport* r) {
   return Status::OK();
 }
 
-Status WriteProfile(sqlite3* db, std::string_view path, const RunReport& r) {
-  std::string what = "writing the profile of run " + std::to_string(r.id);
-  Stmt del(db, "DELETE FROM run_profile WHERE run_id = ?1");
-  del.Bind(1, r.id);
+// A table of folded stacks (run_profile: samples; run_offcpu: microseconds).
+struct StackTable {
+  const char* del;
+  const char* ins;
+  const char* select;
+  const char* what;
+};
+constexpr StackTable kProfileTable = {"DELETE FROM run_profile WHERE run_id = ?1",
+                                      "INSERT INTO run_profile (run_id, stack, samples) VALUES (?1, ?2, ?3)",
+                                      "SELECT stack, samples FROM run_profile WHERE run_id = ?1", "profile"};
+constexpr StackTable kOffCpuTable = {"DELETE FROM run_offcpu WHERE run_id = ?1",
+                                     "INSERT INTO run_offcpu (run_id, stack, microseconds) VALUES (?1, ?2, ?3)",
+                                     "SELECT stack, microseconds FROM run_offcpu WHERE run_id = ?1", "off-CPU stacks"};
+
+Status WriteStacks(sqlite3* db, std::string_view path, int64_t run_id, const StackTable& t, const FoldedProfile& p) {
+  std::string what = std::string("writing the ") + t.what + " of run " + std::to_string(run_id);
+  Stmt del(db, t.del);
+  del.Bind(1, run_id);
   int rc = del.Step();
   if (rc != SQLITE_DONE) return SqliteError(db, rc, path, what);
-  Stmt ins(db, "INSERT INTO run_profile (run_id, stack, samples) VALUES (?1, ?2, ?3)");
-  for (const auto& [stack, samples] : r.profile.stacks) {
+  Stmt ins(db, t.ins);
+  for (const auto& [stack, samples] : p.stacks) {
     ins.Reset();
-    ins.Bind(1, r.id);
+    ins.Bind(1, run_id);
     ins.Bind(2, std::string_view(stack));
     ins.Bind(3, SqlCount(samples));
     rc = ins.Step();
@@ -331,7 +345,8 @@ Status WriteRunRows(sqlite3* db, std::string_view path, const RunReport& r) {
   BN_RETURN_IF_ERROR(WriteEvidence(db, path, r));
   BN_RETURN_IF_ERROR(WriteFlows(db, path, r));
   BN_RETURN_IF_ERROR(WriteRunBudget(db, path, r));
-  return WriteProfile(db, path, r);
+  BN_RETURN_IF_ERROR(WriteStacks(db, path, r.id, kProfileTable, r.profile));
+  return WriteStacks(db, path, r.id, kOffCpuTable, r.offcpu);
 }
 
 std::string RunLabel(const RunReport& r) { return "run " + std::to_string(r.id) + " '" + r.name + "'"; }
@@ -416,14 +431,27 @@ Status SelectRuns(sqlite3* db, std::string_view path, int version, const RunQuer
   return Status::OK();
 }
 
-Status ReadProfile(sqlite3* db, std::string_view path, int64_t run_id, FoldedProfile* out) {
-  Stmt st(db, "SELECT stack, samples FROM run_profile WHERE run_id = ?1");
+namespace {
+
+Status ReadStacks(sqlite3* db, std::string_view path, int64_t run_id, const StackTable& t, FoldedProfile* out) {
+  Stmt st(db, t.select);
   st.Bind(1, run_id);
   *out = FoldedProfile();
   int rc;
   while ((rc = st.Step()) == SQLITE_ROW) AddFolded(st.Text(0), CountOf(st.Int(1)), out);
-  if (rc != SQLITE_DONE) return SqliteError(db, rc, path, "reading the profile of run " + std::to_string(run_id));
+  if (rc != SQLITE_DONE)
+    return SqliteError(db, rc, path, std::string("reading the ") + t.what + " of run " + std::to_string(run_id));
   return Status::OK();
+}
+
+}  // namespace
+
+Status ReadProfile(sqlite3* db, std::string_view path, int64_t run_id, FoldedProfile* out) {
+  return ReadStacks(db, path, run_id, kProfileTable, out);
+}
+
+Status ReadOffCpu(sqlite3* db, std::string_view path, int64_t run_id, FoldedProfile* out) {
+  return ReadStacks(db, path, run_id, kOffCpuTable, out);
 }
 
 Status SelectTimeline(sqlite3* db, std::string_view path, int version, int64_t run_id,

@@ -217,6 +217,17 @@ constexpr const char* kSchemaV9 = R"sql(
 ALTER TABLE runs ADD COLUMN wait_class TEXT;
 )sql";
 
+// Version 10: each run's merged off-CPU stacks, one row per folded stack,
+// microseconds off the CPU (window/offcpu_stacks.h; docs/offcpu.md).
+constexpr const char* kSchemaV10 = R"sql(
+CREATE TABLE run_offcpu (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  stack TEXT NOT NULL,
+  microseconds INTEGER NOT NULL,
+  PRIMARY KEY (run_id, stack)
+) WITHOUT ROWID;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {"create runs, run_evidence and timeline", kSchemaV1},
     {"capture figures on runs and timeline, run_flows", kSchemaV2},
@@ -227,6 +238,7 @@ constexpr Migration kMigrations[] = {
     {"run_profile: each run's merged on-CPU profile", kSchemaV7},
     {"a run's limited and light parts, its profiler readings", kSchemaV8},
     {"a wait run's wait class", kSchemaV9},
+    {"run_offcpu: each run's merged off-CPU stacks", kSchemaV10},
 };
 static_assert(std::size(kMigrations) == kRunStoreSchemaVersion,
               "kRunStoreSchemaVersion must equal the number of migrations");

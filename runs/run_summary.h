@@ -174,6 +174,11 @@ struct RunReport {
   // set by the live daemon's runs while the profiler is loaded; written with
   // the run, read back only on request (RunStore::Profile).
   FoldedProfile profile;
+  // The target threads' off-CPU stacks merged over the run's windows, in
+  // microseconds (window/offcpu_stacks.h), set by the live daemon's runs
+  // while offcpu is loaded; written with the run, read back only on request
+  // (RunStore::OffCpu).
+  FoldedProfile offcpu;
   size_t windows = 0;          // settled windows the figures average
   Verdict verdict;             // label most settled windows held (Summarise), evidence when known
   size_t verdict_windows = 0;  // how many held the label (whatever their resource)

@@ -140,7 +140,7 @@ void RunTracker::AppendPending(Live* l) {
 }
 
 void RunTracker::OnWindow(const TimelinePoint& p, const Verdict& v, const std::vector<CaptureWindow>& captures,
-                          const ProfileReading* profile) {
+                          const ProfileReading* profile, const FoldedProfile* offcpu) {
   MutexLock l(&mu_);
   RetryUnsaved();
   for (auto& [name, live] : active_) {
@@ -149,6 +149,7 @@ void RunTracker::OnWindow(const TimelinePoint& p, const Verdict& v, const std::v
     live.verdicts.push_back(v);
     live.flows.Add(captures);
     if (profile) AddReading(*profile, &live.profile), ++live.profile_readings;
+    if (offcpu) AddProfile(*offcpu, &live.offcpu);
     AppendPending(&live);
     if (o_.segments)
       if (auto s = live.segments.Add(p.offered_packets_per_second)) EndSegment(&live, *s);
@@ -166,6 +167,7 @@ void RunTracker::OnWindow(const TimelinePoint& p, const Verdict& v, const std::v
   window_.verdicts.push_back(v);
   window_.flows.Add(captures);
   if (profile) AddReading(*profile, &window_.profile), ++window_.profile_readings;
+  if (offcpu) AddProfile(*offcpu, &window_.offcpu);
   if (p.t >= window_.run.start + o_.window_seconds - 1e-6) {
     // The host's windows carry hysteresis already: no settling.
     RunReport r = window_.run;
@@ -176,6 +178,7 @@ void RunTracker::OnWindow(const TimelinePoint& p, const Verdict& v, const std::v
     r.flows = window_.flows.Top();
     r.profile = std::move(window_.profile);
     r.profile_readings = window_.profile_readings;
+    r.offcpu = std::move(window_.offcpu);
     window_open_ = false;
     Save(Pending{std::move(r), {}, 0, false, {}, 0});
     if (store_ && p.t - last_prune_ > 3600) {
@@ -244,6 +247,7 @@ Status RunTracker::StopLocked(const std::string& name, std::optional<int> exit_c
   r.flows = live.flows.Top();
   r.profile = std::move(live.profile);
   r.profile_readings = live.profile_readings;
+  r.offcpu = std::move(live.offcpu);
   r.exit_code = exit_code;
   Pending p{r, live.points, live.stored_points, false, live.finished_segments, 0};
   bool stored = Store(&p);

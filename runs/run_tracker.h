@@ -59,9 +59,10 @@ class RunTracker {
   // flows (RunFlowTable; a run's summary keeps the kRunFlows biggest).
   // Segments get no flows: their windows' flows are not kept apart.
   // `profile`: the window's on-CPU samples (sources/profile.h), merged into
-  // each active run's profile and the window run's (segments get none).
+  // each active run's profile and the window run's (segments get none);
+  // `offcpu`: the window's off-CPU stacks (window/offcpu_stacks.h), likewise.
   void OnWindow(const TimelinePoint& p, const Verdict& v, const std::vector<CaptureWindow>& captures = {},
-                const ProfileReading* profile = nullptr) LOCKS_EXCLUDED(mu_);
+                const ProfileReading* profile = nullptr, const FoldedProfile* offcpu = nullptr) LOCKS_EXCLUDED(mu_);
   // Ends every active run as "interrupted" (daemon shutdown) and stores
   // what can be stored. Returns the finished runs the store would not take
   // (each "'NAME' (STATE, N windows, started T)"), which the exit loses; an
@@ -91,6 +92,7 @@ class RunTracker {
     RunFlowTable flows;        // every window's, from the run's start
     FoldedProfile profile;     // likewise
     int profile_readings = 0;  // the profiler's readings merged into it (one a window while loaded)
+    FoldedProfile offcpu;      // every window's off-CPU stacks
   };
   // A finished run on its way to the store.
   struct Pending {

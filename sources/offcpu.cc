@@ -20,6 +20,8 @@
 #include "sources/bpf/offcpu.skel.h"
 #include "sources/bpf/offcpu_maps.h"
 #include "sources/bpf_load.h"
+#include "sources/profile_fold.h"
+#include "sources/profile_symbols.h"
 #include "sources/sample.h"
 
 namespace bottleneckd {
@@ -62,6 +64,9 @@ OffCpuWaker ReadWaker(int tid) {
 // the kernel's pid space wraps); at most this many are kept.
 constexpr int64_t kWakerNameNs = 60'000'000'000;
 constexpr size_t kMaxWakerNames = 4096;
+// Folded stacks kept named (OFFCPU_MAX_STACKS kernel stacks, each with a few
+// user ones): about 2 MiB at 200 bytes a stack.
+constexpr size_t kMaxStackTexts = 2 * OFFCPU_MAX_STACKS;
 
 }  // namespace
 
@@ -69,9 +74,12 @@ struct OffCpuSource::Bpf {
   offcpu_bpf* skel = nullptr;
   uint64_t generation = 0;
   int cpus = 0;
-  KernelSymbols symbols;
+  Symbolizer symbols;
   std::unordered_map<int32_t, std::string> site_of_stack;  // stack id -> WaitSiteOf
-  std::map<int, uint32_t> targets;                         // tid -> its stack_threshold (offcpu_target)
+  // (pid, kernel stack id, user stack id) -> the folded frames (StackText).
+  std::map<std::tuple<int, int32_t, int32_t>, std::string> stack_text;
+  std::map<int, int> pid_of;        // followed tid -> its process
+  std::map<int, uint32_t> targets;  // tid -> its stack_threshold (offcpu_target)
   // Each followed thread's periods (all sites) at the last Read, for its rate.
   std::map<int, uint64_t> last_periods;
   int64_t last_read_ns = 0;
@@ -96,11 +104,38 @@ struct OffCpuSource::Bpf {
     auto [it, fresh] = site_of_stack.try_emplace(stack_id);
     if (!fresh || stack_id < 0) return it->second;  // "" for an unsampled or unkept stack
     uint64_t ips[OFFCPU_STACK_DEPTH] = {};
-    if (bpf_map__lookup_elem(skel->maps.stacks, &stack_id, sizeof stack_id, ips, sizeof ips, 0) == 0) {
-      int n = 0;
-      while (n < OFFCPU_STACK_DEPTH && ips[n] != 0) ++n;
-      it->second = WaitSiteOf(symbols, ips, n);
+    if (int n = Ips(stack_id, ips); n > 0) it->second = WaitSiteOf(symbols.kernel(), ips, n);
+    return it->second;
+  }
+  // The stack's addresses, innermost first: how many (0 when not kept).
+  int Ips(int32_t stack_id, uint64_t (&ips)[OFFCPU_STACK_DEPTH]) {
+    if (stack_id < 0 || bpf_map__lookup_elem(skel->maps.stacks, &stack_id, sizeof stack_id, ips, sizeof ips, 0) != 0)
+      return 0;
+    int n = 0;
+    while (n < OFFCPU_STACK_DEPTH && ips[n] != 0) ++n;
+    return n;
+  }
+  // The user then kernel frames of a period's stacks, folded, named once per
+  // (process, stacks): a stack id is the same addresses in any process,
+  // named by each process's own maps.
+  const std::string& StackText(int tid, int32_t kernel_id, int32_t user_id) {
+    auto p = pid_of.find(tid);
+    const int pid = p != pid_of.end() ? p->second : tid;
+    if (stack_text.size() >= kMaxStackTexts) stack_text.clear();  // named again as they come
+    auto [it, fresh] = stack_text.try_emplace({pid, kernel_id, user_id});
+    if (!fresh || kernel_id < 0) return it->second;
+    std::vector<std::string> frames;
+    uint64_t ips[OFFCPU_STACK_DEPTH] = {};
+    if (int n = Ips(user_id, ips); n > 0) symbols.AppendUser(pid, ips, n, &frames);
+    if (int n = Ips(kernel_id, ips); n > 0) {
+      // The walk starts in the tracepoint's program: the frames innermost of
+      // the switch (__schedule) are the tracer's, not the thread's.
+      int from = 0;
+      for (int i = 0; i < std::min(n, 8); ++i)
+        if (symbols.kernel().Name(ips[i]) == "__schedule") from = i;
+      symbols.AppendKernel(ips + from, n - from, &frames);
     }
+    it->second = FoldedFrames(frames);
     return it->second;
   }
 };
@@ -125,7 +160,7 @@ Status OffCpuSource::Start() {
   std::string text;
   const std::string kallsyms = kallsyms_path_.empty() ? kKallsyms : kallsyms_path_;
   BN_RETURN_IF_ERROR(ReadStateFile(kallsyms, kMaxKallsymsBytes, &text));
-  BN_RETURN_IF_ERROR(b->symbols.Parse(text).WithContext(kallsyms));
+  BN_RETURN_IF_ERROR(b->symbols.kernel().Parse(text).WithContext(kallsyms));
   {
     std::string log;
     CaptureLibbpf capture(&log);
@@ -148,9 +183,10 @@ Status OffCpuSource::Start() {
 
 void OffCpuSource::Stop() { bpf_.reset(); }
 
-Status OffCpuSource::SetTargets(const std::vector<int>& tids) {
+Status OffCpuSource::SetTargets(const std::vector<int>& tids, const std::map<int, int>& pids) {
   if (!bpf_) return Status::NotSupported("offcpu is not loaded");
   Bpf& b = *bpf_;
+  b.pid_of = pids;
   std::set<int> want(tids.begin(), tids.end());
   for (auto it = b.targets.begin(); it != b.targets.end();) {
     if (want.count(it->first)) {
@@ -186,22 +222,25 @@ Status OffCpuSource::Read(OffCpuReading* out) {
   out->generation = b.generation;
   out->tids.clear();
   for (const auto& [tid, threshold] : b.targets) out->tids.push_back(tid);
-  std::map<std::tuple<int, bool, bool, std::string, int, bool>, OffCpuSite> sites;
+  std::map<std::tuple<int, bool, bool, std::string, std::string, int, bool>, OffCpuSite> sites;
   // The totals of threads no longer followed: deleted after the walk (a
   // hash map's walk restarts at a deleted key), so a daemon following
   // short-lived threads does not fill the map with the dead's sites.
   std::vector<offcpu_key> unfollowed;
-  auto add = [&](uint32_t tid, int32_t stack_id, bool involuntary, uint32_t waker_key, uint64_t ns, uint64_t count) {
+  auto add = [&](uint32_t tid, int32_t stack_id, int32_t user_id, bool involuntary, uint32_t waker_key, uint64_t ns,
+                 uint64_t count) {
     if (!b.targets.count(static_cast<int>(tid))) return false;
     const bool sampled = stack_id != OFFCPU_UNSAMPLED;
     const std::string& where = b.Site(stack_id);
+    const std::string& stack = b.StackText(static_cast<int>(tid), stack_id, user_id);
     const bool softirq = waker_key != OFFCPU_NO_WAKER && (waker_key & OFFCPU_WAKER_SOFTIRQ) != 0;
     const int waker = waker_key == OFFCPU_NO_WAKER      ? kNoWaker
                       : waker_key == OFFCPU_OTHER_WAKER ? kOtherWaker
                                                         : static_cast<int>(waker_key & ~OFFCPU_WAKER_SOFTIRQ);
-    OffCpuSite& s = sites[{static_cast<int>(tid), involuntary, sampled, where, waker, softirq}];
+    OffCpuSite& s = sites[{static_cast<int>(tid), involuntary, sampled, where, stack, waker, softirq}];
     s.tid = static_cast<int>(tid);
     s.where = where;
+    s.stack = stack;
     s.involuntary = involuntary;
     s.sampled = sampled;
     s.waker = waker;
@@ -220,7 +259,8 @@ Status OffCpuSource::Read(OffCpuReading* out) {
     // Only this reader deletes totals, after the walk: a key is there.
     if (bpf_map__lookup_elem(b.skel->maps.totals, &key, sizeof key, &v, sizeof v, 0) != 0)
       return Status::FromErrno(errno, "reading the offcpu totals map");
-    if (!add(key.tid, key.stack_id, key.involuntary != 0, key.waker, v.ns, v.count)) unfollowed.push_back(key);
+    if (!add(key.tid, key.stack_id, key.user_stack_id, key.involuntary != 0, key.waker, v.ns, v.count))
+      unfollowed.push_back(key);
   }
   for (const offcpu_key& k : unfollowed) bpf_map__delete_elem(b.skel->maps.totals, &k, sizeof k, 0);
   // A thread off the CPU now: its period so far counts at its site, so a
@@ -232,7 +272,7 @@ Status OffCpuSource::Read(OffCpuReading* out) {
     if (bpf_map__lookup_elem(b.skel->maps.starts, &k, sizeof k, &s, sizeof s, 0) != 0) continue;
     const uint64_t now = static_cast<uint64_t>(out->mono_ns);
     // Its waker, if one was seen, ends it in the next read: not yet.
-    if (now > s.ns) add(k, s.stack_id, s.involuntary != 0, OFFCPU_NO_WAKER, now - s.ns, 0);
+    if (now > s.ns) add(k, s.stack_id, s.user_stack_id, s.involuntary != 0, OFFCPU_NO_WAKER, now - s.ns, 0);
   }
   out->sites.clear();
   out->wakers.clear();
@@ -242,6 +282,7 @@ Status OffCpuSource::Read(OffCpuReading* out) {
     out->sites.push_back(std::move(s));
   }
   for (int tid : wakers) out->wakers.push_back(b.Waker(tid, out->mono_ns));
+  b.symbols.ForgetExited();  // a process gone: its pid may come back as another's
   AdjustStackSampling(*out);
   const uint32_t zero = 0;
   out->dropped = 0;
@@ -279,10 +320,11 @@ Status OffCpuSource::Read(Sample* out) {
     return Status::NotSupported("offcpu is not loaded");
   }
   std::vector<int> tids;
+  std::map<int, int> pids;
   if (out->threads)
-    for (const ThreadSample& t : *out->threads) tids.push_back(t.task.tid);
+    for (const ThreadSample& t : *out->threads) tids.push_back(t.task.tid), pids[t.task.tid] = t.pid;
   OffCpuReading r;
-  Status s = SetTargets(tids);
+  Status s = SetTargets(tids, pids);
   if (s.ok()) s = Read(&r);
   if (s.ok()) {
     out->offcpu = std::move(r);

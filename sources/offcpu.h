@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -53,6 +54,13 @@ struct OffCpuSite {
   // program's sites bounded; docs/offcpu.md "Wakers").
   int waker = -1;
   bool waker_softirq = false;
+  // The whole stack it left with, as folded frames outermost first (the
+  // user frames, then the kernel's; sources/profile_fold.h):
+  // "main (udpecho);recv_loop (udpecho);__libc_recv (libc.so.6);
+  // entry_SYSCALL_64 [kernel];...;schedule [kernel]". The outermost user
+  // frame is "[truncated]" where a binary keeps no frame pointers (the walk
+  // stopped before the thread's entry). "" when no stack was walked.
+  std::string stack{};
   bool operator==(const OffCpuSite&) const = default;
 };
 inline constexpr int kNoWaker = -1;
@@ -78,7 +86,7 @@ struct OffCpuReading {
   int64_t mono_ns = 0;      // CLOCK_MONOTONIC when the maps were read
   uint64_t generation = 0;  // the program's id: a change means the totals restarted
   // Sites of the followed threads, sorted by (tid, involuntary, sampled,
-  // where, waker, waker_softirq); two stacks with one site are summed.
+  // where, stack, waker, waker_softirq).
   std::vector<OffCpuSite> sites;
   // The names of every waker tid of `sites` (not the interrupt), sorted by tid.
   std::vector<OffCpuWaker> wakers;
@@ -106,7 +114,9 @@ class OffCpuSource : public Source {
   bool running() const;
 
   // Follows exactly these threads from now on (others are forgotten).
-  Status SetTargets(const std::vector<int>& tids);
+  // pids: each thread's process, whose maps name its user frames (absent:
+  // the thread's own /proc entry is read).
+  Status SetTargets(const std::vector<int>& tids, const std::map<int, int>& pids = {});
   // Copies the followed threads' totals into *out (replaced). NotSupported
   // when not running.
   Status Read(OffCpuReading* out);

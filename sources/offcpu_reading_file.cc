@@ -5,17 +5,18 @@
 // sources/reading_file.h:
 //   reading MONO_NS GENERATION DROPPED
 //   tids TID...
-//   site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE
+//   site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE STACK
 //   waker TID PID NAME
 // Format 1 (before wakers were kept) has no WAKER column and no waker line:
-// its sites read as no waker seen.
+// its sites read as no waker seen. Formats 1 and 2 (before the whole stack
+// was kept) have no STACK column: their sites' stacks read as not walked.
 #include "sources/offcpu.h"
 #include "sources/reading_file.h"
 
 namespace bottleneckd {
 namespace {
 
-constexpr int kOffCpuFileFormat = 2;
+constexpr int kOffCpuFileFormat = 3;
 constexpr int kMaxTid = 1 << 30;
 
 }  // namespace
@@ -26,7 +27,16 @@ std::string OffCpuFileText(const OffCpuReading& r) {
   w.Line("tids");
   for (int t : r.tids) w.I(t);
   for (const OffCpuSite& s : r.sites)
-    w.Line("site").I(s.tid).B(s.involuntary).B(s.sampled).U(s.ns).U(s.count).I(s.waker).B(s.waker_softirq).S(s.where);
+    w.Line("site")
+        .I(s.tid)
+        .B(s.involuntary)
+        .B(s.sampled)
+        .U(s.ns)
+        .U(s.count)
+        .I(s.waker)
+        .B(s.waker_softirq)
+        .S(s.where)
+        .S(s.stack);
   for (const OffCpuWaker& k : r.wakers) w.Line("waker").I(k.tid).I(k.pid).S(k.name);
   return w.Take();
 }
@@ -55,8 +65,10 @@ Status ParseOffCpuFile(std::string_view text, OffCpuReading* out) {
       OffCpuSite s;
       if (!r.Int(&s.tid, 1, kMaxTid) || !r.B(&s.involuntary) || !r.B(&s.sampled) || !r.U(&s.ns) || !r.U(&s.count) ||
           (format >= 2 && (!r.Int(&s.waker, kOtherWaker, kMaxTid) || !r.B(&s.waker_softirq))) || !r.S(&s.where) ||
-          !r.AtEnd())
-        return r.Bad(format >= 2
+          (format >= 3 && !r.S(&s.stack)) || !r.AtEnd())
+        return r.Bad(format >= 3 ? "expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE STACK' (WAKER "
+                                   "from -2)"
+                     : format == 2
                          ? "expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE' (WAKER from -2)"
                          : "expected 'site TID INVOLUNTARY SAMPLED NS COUNT WHERE'");
       o.sites.push_back(std::move(s));

@@ -13,6 +13,21 @@ void AppendFrame(std::string_view name, std::string* out) {
 
 }  // namespace
 
+std::string FoldedFrames(const std::vector<std::string>& frames) {
+  std::string out;
+  for (const std::string& f : frames) {
+    if (!out.empty()) out.push_back(';');
+    AppendFrame(f, &out);
+  }
+  return out;
+}
+
+std::string FoldedFrame(std::string_view name) {
+  std::string out;
+  AppendFrame(name, &out);
+  return out;
+}
+
 std::string FoldedStack(const ProfileStack& s) {
   std::string out;
   AppendFrame(s.comm.empty() ? "[unnamed]" : s.comm, &out);
@@ -35,6 +50,10 @@ void AddFolded(std::string_view stack, uint64_t samples, FoldedProfile* out) {
 
 void AddReading(const ProfileReading& r, FoldedProfile* out) {
   for (const ProfileStack& s : r.stacks) AddFolded(FoldedStack(s), s.samples, out);
+}
+
+void AddProfile(const FoldedProfile& p, FoldedProfile* out) {
+  for (const auto& [stack, n] : p.stacks) AddFolded(stack, n, out);
 }
 
 std::string WriteFolded(const FoldedProfile& p) {

@@ -33,11 +33,17 @@ struct FoldedProfile {
 // "comm;frame;...;frame": the names with ';' and control characters replaced
 // by '?' (they would split a frame or a line).
 std::string FoldedStack(const ProfileStack& s);
+// "frame;...;frame" likewise, with no root (offcpu's stacks: sources/offcpu.h).
+std::string FoldedFrames(const std::vector<std::string>& frames);
+// `name` with ';' and control characters replaced by '?': one frame.
+std::string FoldedFrame(std::string_view name);
 
 // Adds samples of one folded stack (kOtherStacks once full).
 void AddFolded(std::string_view stack, uint64_t samples, FoldedProfile* out);
 // Adds every stack of a reading.
 void AddReading(const ProfileReading& r, FoldedProfile* out);
+// Adds every stack of another profile.
+void AddProfile(const FoldedProfile& p, FoldedProfile* out);
 
 // "stack count\n" per stack, in the map's (lexical) order.
 std::string WriteFolded(const FoldedProfile& p);

@@ -11,8 +11,6 @@ namespace {
 // Sites below this share of the window are noise in the evidence.
 constexpr double kMinSiteRatio = 0.001;
 
-bool Follows(const OffCpuReading& r, int tid) { return std::binary_search(r.tids.begin(), r.tids.end(), tid); }
-
 // One thread's site: its wakers' totals summed (offcpu_window.h).
 struct SiteTotal {
   uint64_t ns = 0, count = 0;
@@ -42,6 +40,8 @@ const OffCpuWaker* NameOf(const OffCpuReading& r, int tid) {
 constexpr double kMinWakerRatio = 0.01;
 
 }  // namespace
+
+bool Follows(const OffCpuReading& r, int tid) { return std::binary_search(r.tids.begin(), r.tids.end(), tid); }
 
 std::optional<std::vector<WaitSiteWindow>> ComputeThreadWaits(const OffCpuReading& a, const OffCpuReading& b, int tid) {
   if (a.generation != b.generation || b.mono_ns <= a.mono_ns || !Follows(a, tid) || !Follows(b, tid))

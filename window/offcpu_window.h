@@ -49,6 +49,9 @@ struct WaitSiteWindow {
   std::vector<WakerShare> wakers{};
 };
 
+// Whether reading r followed thread tid.
+bool Follows(const OffCpuReading& r, int tid);
+
 // The sites of thread `tid` between a and b, largest ratio first, sites
 // under 0.1 % of the window left out; nullopt when the window does not
 // measure the thread (not followed by both readings, a different program

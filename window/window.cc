@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "base/kernel_units.h"
+#include "window/offcpu_stacks.h"
 #include "window/window_numbers.h"
 
 namespace bottleneckd {
@@ -411,8 +412,14 @@ bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out) {
   }
   SoakerRates(prev, cur, &w);
   IrqTimeRates(prev, cur, &w);
-  if (prev.offcpu && cur.offcpu)
-    for (ThreadWindow& t : w.threads) t.measured_waits = ComputeThreadWaits(*prev.offcpu, *cur.offcpu, t.tid);
+  if (prev.offcpu && cur.offcpu) {
+    std::vector<OffCpuStackThread> named;
+    for (ThreadWindow& t : w.threads) {
+      t.measured_waits = ComputeThreadWaits(*prev.offcpu, *cur.offcpu, t.tid);
+      named.push_back({t.tid, t.thread, t.wait.wchan, t.wait.object.Describe()});
+    }
+    AddOffCpuStacks(*prev.offcpu, *cur.offcpu, named, &w.offcpu_stacks);
+  }
   if (prev.capture && cur.capture)
     ComputeCaptureWindows(*prev.capture, *cur.capture, w.seconds, w.nics, &w.issues, &w.captures);
   // The contract with analysis/: every number handed on is finite.

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "sources/profile_fold.h"
 #include "sources/sample.h"
 #include "window/capture_window.h"
 #include "window/counter.h"
@@ -126,6 +127,10 @@ struct Window {
   // when both samples have an irqtime reading of the same program load.
   std::vector<IrqTimeCpuWindow> irqtime;
   std::vector<IrqTimeQueueWindow> irqtime_queues;
+  // The target threads' time off the CPU by whole stack, in microseconds
+  // (window/offcpu_stacks.h), when both samples have offcpu readings: a
+  // run's off-CPU flame graph merges these.
+  FoldedProfile offcpu_stacks;
   std::vector<CounterIssue> issues;
 };
 

@@ -161,15 +161,16 @@ std::string FlameGraphSvg(const FoldedProfile& p, const FlameGraphOptions& optio
   const double height = kFlameTop + (layout.depth + 1) * kFlameRow + kFlameBottom;
   const double scale = span / static_cast<double>(total);
   const std::string n = std::to_string(total);
-  std::string o =
-      "<svg class=\"flame\" xmlns=\"http://www.w3.org/2000/svg\" data-samples=\"" + n + "\" data-frames=\"" +
-      std::to_string(layout.boxes.size()) + "\" data-hidden-samples=\"" + std::to_string(layout.hidden_samples) +
-      "\" data-hidden-frames=\"" + std::to_string(layout.hidden_frames) + "\" data-cut-samples=\"" +
-      std::to_string(tree.cut) + "\" data-max-depth=\"" + std::to_string(max_depth) + "\" width=\"" + Px(width) +
-      "\" height=\"" + Px(height) + "\" viewBox=\"0 0 " + Px(width) + " " + Px(height) +
-      "\" role=\"img\">\n<text class=\"title\" x=\"" + Px(kFlameMargin) + "\" y=\"16\">on-CPU flame graph: " + n +
-      " samples; a box is a function on the stack, as wide as the samples through it, its callees on "
-      "it</text>\n<g font-family=\"monospace\" font-size=\"11\">\n";
+  std::string o = "<svg class=\"flame\" xmlns=\"http://www.w3.org/2000/svg\" data-samples=\"" + n +
+                  "\" data-frames=\"" + std::to_string(layout.boxes.size()) + "\" data-hidden-samples=\"" +
+                  std::to_string(layout.hidden_samples) + "\" data-hidden-frames=\"" +
+                  std::to_string(layout.hidden_frames) + "\" data-cut-samples=\"" + std::to_string(tree.cut) +
+                  "\" data-max-depth=\"" + std::to_string(max_depth) + "\" width=\"" + Px(width) + "\" height=\"" +
+                  Px(height) + "\" viewBox=\"0 0 " + Px(width) + " " + Px(height) +
+                  "\" role=\"img\">\n<text class=\"title\" x=\"" + Px(kFlameMargin) + "\" y=\"16\">" +
+                  HtmlEscape(options.what) + " flame graph: " + n + " " + HtmlEscape(options.unit) +
+                  "; a box is a function on the stack, as wide as the " + HtmlEscape(options.unit) +
+                  " through it, its callees on it</text>\n<g font-family=\"monospace\" font-size=\"11\">\n";
   for (const FlameBox& box : layout.boxes) {
     const std::string_view kind = FlameKindOf(box.name, box.depth);
     const double x = kFlameMargin + static_cast<double>(box.start) * scale;
@@ -181,8 +182,9 @@ std::string FlameGraphSvg(const FoldedProfile& p, const FlameGraphOptions& optio
                   100.0 * static_cast<double>(box.samples) / static_cast<double>(total));
     o += "<g class=\"frame\" data-name=\"" + name + "\" data-samples=\"" + samples + "\" data-depth=\"" +
          std::to_string(box.depth) + "\" data-kind=\"" + std::string(kind) + "\"><title>" + name + " (" + samples +
-         " samples, " + share + ")</title><rect x=\"" + Px(x) + "\" y=\"" + Px(y) + "\" width=\"" + Px(w) +
-         "\" height=\"" + Px(kFlameRow - 1) + "\" rx=\"2\" fill=\"" + FlameColor(box.name, kind) + "\"/>";
+         " " + HtmlEscape(options.unit) + ", " + share + ")</title><rect x=\"" + Px(x) + "\" y=\"" + Px(y) +
+         "\" width=\"" + Px(w) + "\" height=\"" + Px(kFlameRow - 1) + "\" rx=\"2\" fill=\"" +
+         FlameColor(box.name, kind) + "\"/>";
     const std::string label = FlameLabel(box.name, w);
     if (!label.empty())
       o += "<text x=\"" + Px(x + kFlameTextPad) + "\" y=\"" + Px(y + kFlameRow - 4.5) + "\">" + HtmlEscape(label) +
@@ -190,10 +192,11 @@ std::string FlameGraphSvg(const FoldedProfile& p, const FlameGraphOptions& optio
     o += "</g>\n";
   }
   o += "</g>\n<text class=\"caption\" x=\"" + Px(kFlameMargin) + "\" y=\"" + Px(height - 8) + "\">" +
-       std::to_string(layout.hidden_samples) + " samples in " + std::to_string(layout.hidden_frames) +
-       " frames narrower than " + RoundedText(options.min_share * 100) +
+       std::to_string(layout.hidden_samples) + " " + HtmlEscape(options.unit) + " in " +
+       std::to_string(layout.hidden_frames) + " frames narrower than " + RoundedText(options.min_share * 100) +
        " % of the width are not drawn (nor their callees); stacks are drawn up to " + std::to_string(max_depth) +
-       " frames deep, and " + std::to_string(tree.cut) + " samples were in deeper stacks</text>\n</svg>\n";
+       " frames deep, and " + std::to_string(tree.cut) + " " + HtmlEscape(options.unit) +
+       " were in deeper stacks</text>\n</svg>\n";
   return o;
 }
 

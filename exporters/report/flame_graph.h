@@ -1,4 +1,5 @@
-// A run's on-CPU profile (sources/profile_fold.h) as an inline SVG flame
+// A run's on-CPU profile (sources/profile_fold.h), or its off-CPU stacks
+// weighted by time (FlameGraphOptions::unit), as an inline SVG flame
 // graph for the HTML report (report_html.cc): one box per frame, as wide as
 // its share of the samples, no script, so it reads the same offline and in
 // a mail. Its tooltips are SVG <title>s; there is no zoom or search.
@@ -46,6 +47,11 @@ struct FlameGraphOptions {
   int width = 1100;          // the <svg>'s width in px; the frames span it less kFlameMargin each side
   int max_depth = 64;        // frames drawn above "all"; the thread is depth 1
   double min_share = 0.001;  // of the samples: narrower frames are dropped (0.1 % of the width)
+  // What the graph is and what its counts are, in its title, tooltips and
+  // caption: "on-CPU" and "samples", or "off-CPU" and "us" (a run's off-CPU
+  // stacks, window/offcpu_stacks.h: microseconds off the CPU).
+  std::string what = "on-CPU";
+  std::string unit = "samples";
 };
 
 // Pixels left empty on each side of the frames.

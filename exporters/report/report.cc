@@ -94,6 +94,7 @@ Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, co
   out->profile_of = found[0].name;
   out->profile_readings = found[0].profile_readings;
   BN_RETURN_IF_ERROR(store->Profile(found[0].id, &out->profile));
+  BN_RETURN_IF_ERROR(store->OffCpu(found[0].id, &out->offcpu));
   return AppendTimeline(store, found[0].id, &out->timeline);
 }
 
@@ -165,6 +166,7 @@ Report ReportOfRun(const RunReport& run, std::vector<RunReport> segments, const 
   out.profile = run.profile;  // a live run's; the store's report reads it back (RunStore::Profile)
   out.profile_of = run.name;
   out.profile_readings = run.profile_readings;
+  out.offcpu = run.offcpu;  // likewise (RunStore::OffCpu)
   SetSweep(loss, &out);
   return out;
 }
@@ -262,6 +264,7 @@ std::string ReportBody(const Report& r) {
   o += "\n";
   for (const std::string& line : SweepLines(r)) o += line + "\n";
   o += ProfileText(r);
+  o += OffCpuText(r);
   return o;
 }
 
@@ -415,6 +418,8 @@ std::string ReportJson(const Report& r) {
   w.Key("throughput_tracks_cpu_cost_why").String(r.throughput_tracks_cpu_cost_why);
   w.Key("profile");
   WriteProfileJson(r, &w);
+  w.Key("offcpu");
+  WriteOffCpuJson(r, &w);
   w.Key("timeline_points").Integer(r.timeline.size());
   // The timeline's drops and CPU budgets (the HTML report's timeline-drops
   // and timeline-budget plots), one entry per window.

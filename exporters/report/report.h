@@ -50,12 +50,17 @@ struct Report {
   // The profiler's readings that run merged (RunReport::profile_readings):
   // why an empty profile is empty (EmptyProfileReason).
   std::optional<int> profile_readings;
+  // --run NAME: that run's merged off-CPU stacks in microseconds (empty when
+  // offcpu followed none of its threads; window/offcpu_stacks.h).
+  FoldedProfile offcpu;
 };
 
 // Why `r`'s profile has no sample, one sentence: the profiler was not loaded
 // while the run ran (no reading), or it was loaded for N windows and walked
 // no stack (collectors.profile.stacks), or the store is older than the count.
 std::string EmptyProfileReason(const Report& r);
+// Why a run's off-CPU stacks are empty, one sentence.
+std::string EmptyOffCpuReason();
 
 // The runs r's plateau, MLFRR and sensitivity check are over: r.sweep when
 // r.sweep_of says it was chosen, else r.runs.

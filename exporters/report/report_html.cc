@@ -306,6 +306,32 @@ void AppendProfile(const Report& r, std::string* o) {
   *o += "</table>\n" + FlameGraphSvg(r.profile) + "</section>\n";
 }
 
+// --run NAME: where the run's threads waited, its top waits (the JSON's
+// offcpu.top_waits) over the off-CPU flame graph, weighted by time.
+void AppendOffCpu(const Report& r, std::string* o) {
+  *o += "<section id=\"offcpu\" data-run=\"" + HtmlEscape(r.profile_of) + "\" data-microseconds=\"" +
+        std::to_string(r.offcpu.samples) + "\"><h2>Off-CPU stacks of run &#39;" + HtmlEscape(r.profile_of) +
+        "&#39;</h2>\n";
+  if (r.offcpu.samples == 0) {
+    *o += "<p class=\"no-profile\">None: " + HtmlEscape(EmptyOffCpuReason()) + ".</p>\n</section>\n";
+    return;
+  }
+  *o += "<p>" + F("%.2f", static_cast<double>(r.offcpu.samples) / 1e6) +
+        " s off the CPU while the run ran (its target threads together); where they waited (the call that blocked "
+        "and, in brackets, what it waited on):</p>\n"
+        "<table class=\"top-waits\"><tr><th>#</th><th>share</th><th>seconds</th><th>wait</th></tr>\n";
+  size_t rank = 0;
+  for (const FunctionSamples& f : TopOffCpuWaits(r.offcpu, kReportTopFunctions))
+    *o += "<tr><td>" + std::to_string(++rank) + "</td><td>" +
+          F("%.1f %%", 100.0 * static_cast<double>(f.samples) / static_cast<double>(r.offcpu.samples)) + "</td><td>" +
+          F("%.3f", static_cast<double>(f.samples) / 1e6) + "</td><td class=\"function\">" + HtmlEscape(f.function) +
+          "</td></tr>\n";
+  FlameGraphOptions options;
+  options.what = "off-CPU";
+  options.unit = "us";
+  *o += "</table>\n" + FlameGraphSvg(r.offcpu, options) + "</section>\n";
+}
+
 }  // namespace
 
 std::string HtmlPage(const std::string& title, const std::string& body) {
@@ -330,7 +356,10 @@ std::string ReportHtml(const Report& r) {
   if (r.runs.empty()) o += "<p>(no runs)</p>\n";
   for (const RunReport& x : r.runs) AppendVerdict(x, &o);
   o += "</section>\n";
-  if (!r.profile_of.empty()) AppendProfile(r, &o);
+  if (!r.profile_of.empty()) {
+    AppendProfile(r, &o);
+    AppendOffCpu(r, &o);
+  }
   return HtmlPage("bottleneckd report: " + ReportHeading(r), o);
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // offcpu: where the target threads wait. On every context switch
 // (sched:sched_switch), a target thread leaving the CPU records when and (for
-// a random share of its periods, offcpu_target) its kernel stack; when it
+// a random share of its periods, offcpu_target) its kernel and user stacks; when it
 // comes back, the time between is added to its
-// (thread, stack, voluntary or not, waker) site in `totals`, which bottleneckd reads
+// (thread, kernel and user stack, voluntary or not, waker) site in `totals`, which bottleneckd reads
 // once a tick (sources/offcpu.h; docs/offcpu.md says what is measured).
 //
 // Only tp_btf: the switch's `next` task is a pointer, and its pid is read
@@ -105,10 +105,17 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct* prev, struct task_str
   struct offcpu_target* t = prev_tid != 0 ? bpf_map_lookup_elem(&targets, &prev_tid) : 0;
   if (t) {
     now = bpf_ktime_get_ns();
-    struct offcpu_start s = {
-        .ns = now, .involuntary = preempt ? 1 : 0, .stack_id = OFFCPU_UNSAMPLED, .waker = OFFCPU_NO_WAKER};
-    if (t->stack_threshold == 0xffffffffu || bpf_get_prandom_u32() < t->stack_threshold)
+    struct offcpu_start s = {.ns = now,
+                             .involuntary = preempt ? 1 : 0,
+                             .stack_id = OFFCPU_UNSAMPLED,
+                             .waker = OFFCPU_NO_WAKER,
+                             .user_stack_id = OFFCPU_UNSAMPLED};
+    if (t->stack_threshold == 0xffffffffu || bpf_get_prandom_u32() < t->stack_threshold) {
       s.stack_id = bpf_get_stackid(ctx, &stacks, 0);
+      // The thread's user registers as it entered the kernel: the walk of
+      // the call that blocked, from the system call's caller out.
+      s.user_stack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+    }
     if (bpf_map_update_elem(&starts, &prev_tid, &s, BPF_ANY) != 0) {
       struct offcpu_drops* d = this_cpu_drops();
       if (d) d->no_start += 1;
@@ -120,6 +127,7 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct* prev, struct task_str
   if (now == 0) now = bpf_ktime_get_ns();
   struct offcpu_key key = {.tid = next_tid,
                            .stack_id = s->stack_id,
+                           .user_stack_id = s->user_stack_id,
                            .involuntary = s->involuntary,
                            .waker = slotted_waker(next_tid, s->waker)};
   __u64 d = now > s->ns ? now - s->ns : 0;

@@ -14,7 +14,7 @@
 // Kernel stacks kept (one per distinct stack at the switch), and their depth:
 // the scheduler's own frames, the function it waits in and the system call
 // fit in 32.
-#define OFFCPU_MAX_STACKS 8192
+#define OFFCPU_MAX_STACKS 16384
 #define OFFCPU_STACK_DEPTH 32
 
 // The stack_id of a period whose stack was not taken (see offcpu_target).
@@ -37,7 +37,11 @@ struct offcpu_target {
 // Where a target thread went off the CPU, and who ended its wait.
 struct offcpu_key {
   __u32 tid;
-  __s32 stack_id;     // in the stacks map; OFFCPU_UNSAMPLED; other < 0: not kept (-errno)
+  __s32 stack_id;  // in the stacks map; OFFCPU_UNSAMPLED; other < 0: not kept (-errno)
+  // The user stack, walked with the kernel's (frame pointers: the walk
+  // stops where a binary keeps none); < 0: none (a kernel thread), not kept
+  // or not walked.
+  __s32 user_stack_id;
   __u32 involuntary;  // 1: preempted (runnable all along); 0: it blocked
   // The task running when the wakeup was raised (sched_waking: on the
   // waker's CPU, not the woken one's): the thread that released the lock,
@@ -78,7 +82,7 @@ struct offcpu_start {
   __s32 stack_id;
   __u32 involuntary;
   __u32 waker;  // as offcpu_key's; set by sched_waking
-  __u32 pad;
+  __s32 user_stack_id;
 };
 
 // What the program could not count (per CPU, cumulative).

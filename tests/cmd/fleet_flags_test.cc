@@ -41,6 +41,12 @@ TEST(FleetFlags, UsageErrors) {
       {{"--report", "--since", "1h"}, "--since goes with the fleet report"},
       {{"--report", "--prometheus.url", "http://p", "--last", "3"}, "does not go with --pcap, --replay, --last"},
       {{"--report", "--prometheus.url", "http://p", "--format", "folded"}, "--format folded"},
+      {{"--report", "--prometheus.url", "http://p", "--format", "folded-offcpu"}, "--format folded-offcpu"},
+      // The folded stacks are one run's.
+      {{"--report", "--format", "folded-offcpu"},
+       "--format folded-offcpu prints one run's off-CPU stacks: bottleneckd --report --run NAME --format "
+       "folded-offcpu"},
+      {{"--report", "--format", "folded"}, "--format folded prints one run's on-CPU stacks"},
       {{"--report", "--prometheus.url", "http://p", "--since", "soon"}, "--since must be a duration"},
       {{"--report", "--prometheus.url", "http://p", "--prometheus.timeout", "0s"}, "--prometheus.timeout must be"},
       {{"--prometheus.url", "http://p"}, "--prometheus.url does not go with the daemon"},

@@ -117,6 +117,25 @@ TEST(ElfSymbols, NamesALibcFunctionAsNmListsIt) {
   EXPECT_EQ(with_debug.build_id(), ReadelfBuildId(r.path));
 }
 
+// libc6-dbg's .symtab spells a function with two versions with the version
+// ("clock_nanosleep@@GLIBC_2.17", "clock_nanosleep@GLIBC_2.2.5"): the name is
+// the function's, as nm -D prints it, in either table.
+TEST(ElfSymbols, AVersionedSymbolIsNamedWithoutItsVersion) {
+  void* libc = ::dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(libc, nullptr) << ::dlerror();
+  const uint64_t addr = reinterpret_cast<uint64_t>(::dlsym(libc, "clock_nanosleep"));
+  ::dlclose(libc);
+  ASSERT_NE(addr, 0u);
+  const MappedRange r = MappingOf(addr);
+  for (bool debug : {false, true}) {
+    ElfSymbols syms;
+    ASSERT_OK(debug ? syms.Load(r.path) : syms.Load(r.path, ""));
+    const std::string name(syms.NameAtFileOffset(FileOffsetOf(r, addr)));
+    EXPECT_NE(name.find("clock_nanosleep"), std::string::npos) << name;
+    EXPECT_EQ(name.find('@'), std::string::npos) << (debug ? "with the debug file: " : ".dynsym: ") << name;
+  }
+}
+
 TEST(ElfSymbols, BuildIdIsReadelfs) {
   // binutils' readelf (an ELF reader of its own, not libelf) as the truth.
   const std::string expected = ReadelfBuildId(SelfExe());

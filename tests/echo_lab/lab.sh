@@ -398,13 +398,16 @@ lab_scenario_sweep() {
 # overflows. Before the object of a wait was resolved, the run was
 # `undetermined` and the evidence called the wait "waiting for its input,
 # which is no limit". The ground truth of the object is the lab's own: the
-# evidence must name the connected socket and the backend's address.
+# evidence must name the connected socket and the backend's address, and
+# with offcpu the run's off-CPU stacks end on it (offcpu_object; without
+# offcpu the run keeps none).
 lab_scenario_peer() {
   ECHO_MODE="peer $LAB_WAIT_US" scenario peer 0 1024 8 "6000 21000 27000 33000" -- label=wait \
     "resources=thread udpecho" socket_loss_min=0.2 thread_share_max=0.5 thread_waiting_min=0.5 \
     echo_cpu_busy_max=0.8 \
     "wait_object=on peer udp ${LAB_BOX_IP//./\\.}:[0-9]+ -> ${LAB_BOX_IP//./\\.}:$((LAB_PORT + 1))[ (]" \
-    wait_class=peer "$(lab_input)"
+    wait_class=peer "$(lab_input)" \
+    "offcpu_object=$LAB_WAIT_SITE:udp ${LAB_BOX_IP//./\\.}:[0-9]+ -> ${LAB_BOX_IP//./\\.}:$((LAB_PORT + 1))"
 }
 # The same over TCP (issue 49): udpecho sends each datagram on a kept-alive
 # TCP connection to the thread tcpback (LAB_BOX_IP:LAB_PORT+1), which answers

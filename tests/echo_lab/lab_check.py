@@ -234,6 +234,8 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
         sentence = next((e for e in parent["verdict"]["evidence"] if e.startswith("thread udpecho:")), "")
         check(re.search(expect["wait_waker"], sentence) is not None,
               "%s: the wait evidence names who woke it /%s/: %s" % (name, expect["wait_waker"], sentence or "none"))
+    if "offcpu_object" in expect:
+        offcpu_object(name, report, expect["offcpu_object"])
     if "never_named" in expect:
         # Threads that only wait for work that never comes (the idle mode's
         # bystanders): no window of the run names one, nor does the run.
@@ -246,6 +248,34 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
     if "flat_from" in expect:
         plateau_steps(name, steps, int(expect["loaded_from"]), int(expect["flat_from"]))
     profile(name, report, parent, expect)
+
+
+def offcpu_object(name, report, spec):
+    """The run's off-CPU stacks (docs/offcpu.md "The stacks"), spec
+    HOW:REGEX. measured (offcpu loaded): of udpecho's time off the CPU, at
+    least 30 % is in stacks whose leaf is the object REGEX names (the peer it
+    waits on: the threads collector saw it there at the windows' ends), and
+    the stacks walk from a user frame (the call that blocked). sampled
+    (offcpu off): the run keeps none."""
+    how, regex = spec.split(":", 1)
+    o = report.get("offcpu") or {}
+    total = o.get("microseconds", 0)
+    waits = o.get("top_waits") or []
+    echo = [w for w in waits if w["wait"].startswith("udpecho: ")]
+    on_object = sum(w["share"] for w in echo if re.search(r"\[" + regex + r"\]$", w["wait"]))
+    echo_share = sum(w["share"] for w in echo)
+    figure(name + " offcpu", "%.2f s off the CPU; udpecho %.1f %% of it, %.1f %% on /%s/; top %s" % (
+        total / 1e6, echo_share * 100, on_object * 100, regex,
+        "; ".join("%s %.1f %%" % (w["wait"], w["share"] * 100) for w in waits[:3]) or "none"))
+    if how == "measured":
+        check(total > 0 and echo_share > 0 and on_object >= 0.3 * echo_share,
+              "%s: udpecho's off-CPU stacks end on /%s/ for %.1f %% of its time off the CPU (want 30 %%)" % (
+                  name, regex, 100 * on_object / echo_share if echo_share else 0))
+        check(all(not w["wait"].startswith("udpecho: (kernel)") for w in echo[:1]),
+              "%s: udpecho's top off-CPU stack names the call that blocked: %s" % (
+                  name, echo[0]["wait"] if echo else "none"))
+    else:
+        check(total == 0, "%s: without offcpu the run keeps no off-CPU stacks (%d us)" % (name, total))
 
 
 def profile(name, report, parent, expect):

@@ -112,7 +112,7 @@ expect "'bottleneckd report --ru' completes to --run" "--run" bottleneckd report
 expect "'bottleneckd --form' completes to --format" "--format" bottleneckd --form
 # One --format for the report and pcap: folded is offered to both (the
 # completion goes by the flag) and refused by pcap with its usage line.
-expect "'bottleneckd report --format ' offers text json html folded" "text json html folded" bottleneckd report --format ""
+expect "'bottleneckd report --format ' offers text json html folded folded-offcpu" "text json html folded folded-offcpu" bottleneckd report --format ""
 expect "'bottleneckd pcap --format=j' (one word) completes to --format=json" "--format=json" bottleneckd pcap --format=j
 expect "'bottleneckd pcap --format = j' (split at =) completes to json" "json" bottleneckd pcap --format = j
 expect "'bottleneckd --log.level ' offers the levels" "debug info warn error" bottleneckd --log.level ""

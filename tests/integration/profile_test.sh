@@ -12,6 +12,11 @@
 # - without CAP_BPF and CAP_PERFMON: one log line naming them, the run goes
 #   on without a profile, and --format folded says the run has none (exit 2);
 # - --format folded without --run is refused with the usage;
+# - a run of the program waiting (profile_hot.c's `wait`: main -> outer_wait
+#   -> sleep_step, 1 ms nanosleeps): its off-CPU stacks (offcpu, docs/offcpu.md)
+#   walk from main into the kernel's nanosleep, weigh most of the run's time,
+#   and the text, JSON and HTML reports say where it waited; without the
+#   capabilities --format folded-offcpu says the run has none (exit 2);
 # - the HTML report of the fp run, loaded in headless Chromium: its flame
 #   graph renders and lists the JSON report's top functions as frames.
 #
@@ -29,11 +34,15 @@ integ_require_tools setpriv grep python3
 [ -x "${PROFILE_HOT_FP:-}" ] && [ -x "${PROFILE_HOT_NOFP:-}" ] || integ_die "PROFILE_HOT_FP/NOFP are not set"
 STATE="$INTEG_TMP/state"
 printf 'collectors:\n  profile:\n    stacks: runs\n' >"$INTEG_TMP/runs.yaml"
+# offcpu follows the threads collector's targets: the waiting program is one.
+printf 'collectors:\n  profile:\n    stacks: runs\n  threads:\n    targets:\n      - name: profile_hot_fp\n' \
+  >"$INTEG_TMP/wait.yaml"
 
-# run NAME BINARY [bottleneckd]: `bottleneckd run` over BINARY for 4 s.
+# run NAME BINARY [bottleneckd [MODE]]: `bottleneckd run` over BINARY for 4 s
+# (MODE wait: with wait.yaml's config).
 run() {
-  "${3:-$BIN}" run --config.file="$INTEG_TMP/runs.yaml" --name "$1" --path.state="$STATE" --log.level=info -- \
-    "$2" 4 >"$INTEG_TMP/$1.out" 2>"$INTEG_TMP/$1.log"
+  "${3:-$BIN}" run --config.file="$INTEG_TMP/${4:-runs}.yaml" --name "$1" --path.state="$STATE" --log.level=info -- \
+    "$2" 4 ${4:+"$4"} >"$INTEG_TMP/$1.out" 2>"$INTEG_TMP/$1.log"
 }
 report() { "$BIN" --report --path.state="$STATE" --run "$@"; }
 
@@ -87,6 +96,38 @@ else
   integ_fail "nofp: $(grep '^profile_hot_nof;' "$INTEG_TMP/nofp.folded" | head -3)"
 fi
 
+# 2b. Off-CPU stacks: the program waiting, with frame pointers.
+run wait "$PROFILE_HOT_FP" "$BIN" wait || integ_fail "wait: bottleneckd run exited $?: $(tail -n 3 "$INTEG_TMP/wait.log")"
+report wait --format folded-offcpu >"$INTEG_TMP/wait.offcpu" 2>"$INTEG_TMP/wait.offcpu.err" ||
+  integ_fail "wait: --format folded-offcpu: $(cat "$INTEG_TMP/wait.offcpu.err")"
+report wait >"$INTEG_TMP/wait.txt"
+report wait --format json >"$INTEG_TMP/wait.json"
+# Microseconds of the program's stacks, and of those walked from main through
+# outer_wait into the kernel's nanosleep (sleep_step itself may be hidden:
+# libc's wrapper keeps no frame pointer, so the walk goes from it to its
+# caller's caller).
+prog_us=$(awk '/^profile_hot_fp;/ { n += $NF } END { print n + 0 }' "$INTEG_TMP/wait.offcpu")
+sleep_us=$(awk '/^profile_hot_fp;.*main \(profile_hot_fp\);outer_wait \(profile_hot_fp\);.*nanosleep.*\[kernel\]/ { n += $NF }
+  END { print n + 0 }' "$INTEG_TMP/wait.offcpu")
+if awk -v p="$prog_us" -v s="$sleep_us" 'BEGIN { exit !(p >= 1500000 && s >= 0.8 * p) }'; then
+  integ_pass "wait: $sleep_us of the program's $prog_us us off the CPU walk main;outer_wait into nanosleep"
+else
+  integ_fail "wait: $sleep_us of $prog_us us walk main;outer_wait into nanosleep: $(head -3 "$INTEG_TMP/wait.offcpu")"
+fi
+text_wait=$(sed -n "/^off-CPU stacks of run 'wait'/{n;p;q}" "$INTEG_TMP/wait.txt" | sed -E 's/^ *[0-9.]+ %  //')
+json_wait=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["offcpu"]["top_waits"][0]["wait"])' "$INTEG_TMP/wait.json")
+if [ -n "$json_wait" ] && [ "$json_wait" = "$text_wait" ] && [[ "$json_wait" == profile_hot_fp:* ]]; then
+  integ_pass "wait: the report's top wait is the same in text and JSON: $json_wait"
+else
+  integ_fail "wait: top wait text '$text_wait', json '$json_wait'"
+fi
+if report wait --format html >"$INTEG_TMP/wait.html" && grep -q '<section id="offcpu"' "$INTEG_TMP/wait.html" &&
+  grep -q '<text class="title"[^>]*>off-CPU flame graph: ' "$INTEG_TMP/wait.html"; then
+  integ_pass "wait: the HTML report has the off-CPU flame graph"
+else
+  integ_fail "wait: no off-CPU flame graph in the HTML report"
+fi
+
 # 3. Without the capabilities.
 printf '#!/bin/sh\nexec setpriv --bounding-set=-all --inh-caps=-all -- %s "$@"\n' "$BIN" >"$INTEG_TMP/bottleneckd-nocaps"
 chmod +x "$INTEG_TMP/bottleneckd-nocaps"
@@ -104,6 +145,15 @@ if [ "$rc" -eq 2 ] && [ ! -s "$INTEG_TMP/nocaps.folded" ] && grep -q "run 'nocap
   integ_pass "nocaps: --format folded says the run has no profile (exit 2)"
 else
   integ_fail "nocaps: --format folded exit $rc: $(cat "$INTEG_TMP/nocaps.err")"
+fi
+
+report nocaps --format folded-offcpu >"$INTEG_TMP/nocaps.offcpu" 2>"$INTEG_TMP/nocaps.offcpu.err"
+rc=$?
+if [ "$rc" -eq 2 ] && [ ! -s "$INTEG_TMP/nocaps.offcpu" ] &&
+  grep -q "run 'nocaps' has no off-CPU stacks (offcpu followed none" "$INTEG_TMP/nocaps.offcpu.err"; then
+  integ_pass "nocaps: --format folded-offcpu says the run has no off-CPU stacks (exit 2)"
+else
+  integ_fail "nocaps: --format folded-offcpu exit $rc: $(cat "$INTEG_TMP/nocaps.offcpu.err")"
 fi
 
 # 4. --format folded needs a run.

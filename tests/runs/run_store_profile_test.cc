@@ -14,11 +14,12 @@
 namespace bottleneckd::run_store_test::run_store_profile_test {
 namespace {
 
-// Schema version 8's step undone, as a version-7 bottleneckd left the file.
-constexpr const char* kUndoVersion9 = "ALTER TABLE runs DROP COLUMN wait_class; ";
+// The steps from version N on undone, as a version N-1 bottleneckd left the file.
+constexpr const char* kUndoVersion10 = "DROP TABLE run_offcpu; ";
+constexpr const char* kUndoVersion9 = "DROP TABLE run_offcpu; ALTER TABLE runs DROP COLUMN wait_class; ";
 constexpr const char* kUndoVersion8 =
-    "ALTER TABLE runs DROP COLUMN wait_class; ALTER TABLE runs DROP COLUMN limited_windows; ALTER TABLE runs DROP "
-    "COLUMN light_windows; "
+    "DROP TABLE run_offcpu; ALTER TABLE runs DROP COLUMN wait_class; ALTER TABLE runs DROP COLUMN limited_windows; "
+    "ALTER TABLE runs DROP COLUMN light_windows; "
     "ALTER TABLE runs DROP COLUMN light_label; ALTER TABLE runs DROP COLUMN profile_readings; ";
 
 FoldedProfile TwoStacks() {
@@ -150,7 +151,7 @@ TEST_F(RunStoreTest, AVersionEightRunHasNoWaitClassAndMigrates) {
     EXPECT_EQ(Fetch(ro.get(), id).verdict.wait_class, "");
   }
   auto rw = OpenOrDie(DbPath());
-  EXPECT_EQ(rw->schema_version(), 9);
+  EXPECT_EQ(rw->schema_version(), kRunStoreSchemaVersion);
   RunReport old = Fetch(rw.get(), id);
   EXPECT_EQ(old.verdict.label, Bound::kWait);
   EXPECT_EQ(old.verdict.wait_class, "");
@@ -160,6 +161,63 @@ TEST_F(RunStoreTest, AVersionEightRunHasNoWaitClassAndMigrates) {
   r.verdict.wait_class = "lock";
   ASSERT_OK(rw->FinishRun(&r, {}));
   EXPECT_EQ(Fetch(rw.get(), r.id).verdict.wait_class, "lock");
+}
+
+// Version 10: a run's off-CPU stacks (microseconds, window/offcpu_stacks.h)
+// round trip beside its on-CPU profile and go with it; a version-9 file
+// reads as having none, read-only, and a writable open adds the table.
+FoldedProfile TwoWaits() {
+  FoldedProfile p;
+  AddFolded("udpecho;main (udpecho);recv (libc.so.6);schedule [kernel];[udp 10.0.0.2:7 -> 10.0.0.9:9]", 800000, &p);
+  AddFolded("udpecho;main (udpecho);clock_nanosleep (libc.so.6);schedule [kernel]", 150000, &p);
+  return p;
+}
+
+TEST_F(RunStoreTest, RoundTripsARunsOffCpuStacks) {
+  auto s = OpenOrDie(DbPath());
+  RunReport r = MakeRun("waiting", 1700000000);
+  ASSERT_OK(s->BeginRun(&r));
+  r.profile = TwoStacks();
+  r.offcpu = TwoWaits();
+  ASSERT_OK(s->FinishRun(&r, {Point(1700000001)}));
+  auto ro = OpenOrDie(DbPath(), true);
+  FoldedProfile got;
+  ASSERT_OK(ro->OffCpu(r.id, &got));
+  EXPECT_EQ(got, TwoWaits());
+  EXPECT_EQ(got.samples, 950000u);
+  ASSERT_OK(ro->Profile(r.id, &got));
+  EXPECT_EQ(got, TwoStacks());  // the two kept apart
+  ro.reset();
+  ASSERT_OK(s->DeleteRun(r.id));
+  EXPECT_EQ(CountRows(DbPath(), "SELECT COUNT(*) FROM run_offcpu"), 0);
+}
+
+TEST_F(RunStoreTest, AVersionNineStoreHasNoOffCpuStacksAndMigrates) {
+  int64_t id = 0;
+  {
+    auto s = OpenOrDie(DbPath());
+    RunReport r = MakeRun("old", 1700000000);
+    ASSERT_OK(s->BeginRun(&r));
+    ASSERT_OK(s->FinishRun(&r, {}));
+    id = r.id;
+  }
+  ExecOrFail(DbPath(), (std::string(kUndoVersion10) + "PRAGMA user_version = 9;").c_str());
+  {
+    auto ro = OpenOrDie(DbPath(), true);
+    EXPECT_EQ(ro->schema_version(), 9);
+    FoldedProfile got = TwoWaits();
+    ASSERT_OK(ro->OffCpu(id, &got));
+    EXPECT_EQ(got, FoldedProfile());
+  }
+  auto rw = OpenOrDie(DbPath());
+  EXPECT_EQ(rw->schema_version(), kRunStoreSchemaVersion);
+  RunReport r = MakeRun("new", 1700000100);
+  ASSERT_OK(rw->BeginRun(&r));
+  r.offcpu = TwoWaits();
+  ASSERT_OK(rw->FinishRun(&r, {}));
+  FoldedProfile got;
+  ASSERT_OK(rw->OffCpu(r.id, &got));
+  EXPECT_EQ(got, TwoWaits());
 }
 
 }  // namespace

@@ -80,6 +80,7 @@ OffCpuReading HandOffCpu() {
              {1234, "__skb_wait_for_more_packets (recvfrom)", false, 9000, 3, true, 1240, true},
              {1234, "", false, 12345, 7, false},
              {1240, "schedule_timeout (epoll_wait)", true, 5, 1, true}};
+  r.sites[1].stack = "main (udpwork);pthread_mutex_lock (libc.so.6);entry_SYSCALL_64 [kernel];schedule [kernel]";
   r.wakers = {{1240, 1234, "udp\twork%1"}};
   return r;
 }
@@ -87,9 +88,14 @@ OffCpuReading HandOffCpu() {
 TEST(OffCpuFile, RoundTrips) {
   const OffCpuReading r = HandOffCpu();
   const std::string text = OffCpuFileText(r);
-  EXPECT_NE(text.find("\nsite\t1234\t0\t1\t900000000\t1800\t0\t0\tdo_nanosleep (clock_nanosleep)\n"), std::string::npos)
+  EXPECT_NE(text.find("\nsite\t1234\t0\t1\t900000000\t1800\t0\t0\tdo_nanosleep (clock_nanosleep)\t\n"),
+            std::string::npos)
       << text;
-  EXPECT_NE(text.find("\nsite\t1234\t0\t0\t12345\t7\t-1\t0\t\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nsite\t1234\t0\t1\t400000\t80\t1240\t0\tfutex_do_wait (futex)\tmain (udpwork);"
+                      "pthread_mutex_lock (libc.so.6);entry_SYSCALL_64 [kernel];schedule [kernel]\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\nsite\t1234\t0\t0\t12345\t7\t-1\t0\t\t\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\nwaker\t1240\t1234\tudp%09work%251\n"), std::string::npos) << text;
   Sample s;
   ASSERT_OK(Decode("offcpu", text, &s));
@@ -110,6 +116,23 @@ TEST(OffCpuFile, FormatOneReadsWithoutWakers) {
   // A waker line is format 2's.
   EXPECT_EQ(Decode("offcpu", "format\t1\nreading\t1\t2\t3\nwaker\t7\t7\tx\n", &s).message(),
             "offcpu line 3: unknown key 'waker' (expected reading, tids, site or waker), got 'waker?7?7?x'");
+}
+
+// A recording made before whole stacks were kept (format 2): its sites read
+// as not walked to a stack, their wait sites and wakers as they were.
+TEST(OffCpuFile, FormatTwoReadsWithoutStacks) {
+  Sample s;
+  ASSERT_OK(Decode("offcpu",
+                   "format\t2\nreading\t1\t2\t3\ntids\t7\nsite\t7\t0\t1\t500\t2\t9\t0\tfutex_do_wait (futex)\n", &s));
+  ASSERT_TRUE(s.offcpu.has_value());
+  ASSERT_EQ(s.offcpu->sites.size(), 1u);
+  EXPECT_EQ(s.offcpu->sites[0].waker, 9);
+  EXPECT_EQ(s.offcpu->sites[0].stack, "");
+  // Format 3 wants the column.
+  EXPECT_EQ(
+      Decode("offcpu", "format\t3\nreading\t1\t2\t3\nsite\t7\t0\t1\t500\t2\t9\t0\tx\n", &s).message(),
+      "offcpu line 3: expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE STACK' (WAKER from -2), "
+      "got 'site?7?0?1?500?2?9?0?x'");
 }
 
 TEST(OffCpuFile, RefusesMalformedLines) {

@@ -29,6 +29,7 @@
 #include "sources/capabilities.h"
 #include "sources/sample.h"
 #include "tests/support/test_util.h"
+#include "window/offcpu_stacks.h"
 #include "window/offcpu_window.h"
 
 namespace bottleneckd::offcpu_test {
@@ -130,41 +131,81 @@ TEST(OffCpuSource, MeasuresWhereAThreadSleeps) {
   EXPECT_GT((*waits)[0].wakers[0].ratio, 0.9);
 }
 
+// Called from the thread's body through a frame the walk must cross: its
+// name is on the stack whichever frame the libc wrapper's missing frame
+// pointer hides (the wrapper's caller's, at worst).
+__attribute__((noinline)) void BlockInPipeReadInner(int fd) {
+  char c;
+  (void)!read(fd, &c, 1);
+  asm volatile("" ::: "memory");  // not a tail call
+}
+__attribute__((noinline)) void BlockInPipeReadOuter(int fd) {
+  BlockInPipeReadInner(fd);
+  asm volatile("" ::: "memory");
+}
+
+// A thread blocked in a pipe read (through BlockInPipeReadOuter) once let
+// go, until Release writes the pipe.
+class PipeReader {
+ public:
+  PipeReader() {
+    EXPECT_EQ(pipe(fds_), 0);
+    t_ = std::thread([this] {
+      tid_.store(Tid());
+      while (!go_.load()) std::this_thread::yield();  // followed before it blocks
+      BlockInPipeReadOuter(fds_[0]);
+    });
+    while (tid_.load() == 0) std::this_thread::yield();
+  }
+  ~PipeReader() {
+    Release();
+    close(fds_[0]);
+    close(fds_[1]);
+  }
+  int tid() const { return tid_.load(); }
+  // Lets it block; returns once it has (20 ms).
+  void Go() {
+    go_.store(true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  void Release() {
+    if (!t_.joinable()) return;
+    go_.store(true);
+    EXPECT_EQ(write(fds_[1], "x", 1), 1);
+    t_.join();
+  }
+
+ private:
+  int fds_[2] = {-1, -1};
+  std::atomic<int> tid_{0};
+  std::atomic<bool> go_{false};
+  std::thread t_;
+};
+
 TEST(OffCpuSource, AThreadBlockedThroughTheWindowCountsItsTimeSoFar) {
   OffCpuSource src;
   ASSERT_OK(src.Start());
-  int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
-  std::atomic<int> tid{0};
-  std::atomic<bool> go{false};
-  std::thread reader([&] {
-    tid.store(Tid());
-    while (!go.load()) std::this_thread::yield();  // followed before it blocks
-    char c;
-    (void)!read(fds[0], &c, 1);
-  });
-  while (tid.load() == 0) std::this_thread::yield();
-  ASSERT_OK(src.SetTargets({tid.load()}));
-  go.store(true);
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // it blocks in read
+  PipeReader reader;
+  const int tid = reader.tid();
+  ASSERT_OK(src.SetTargets({tid}));
+  reader.Go();
   OffCpuReading a, b;
   ASSERT_OK(src.Read(&a));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   ASSERT_OK(src.Read(&b));
   // Blocked through the whole window, no switch back yet: its wait so far
   // counts, so the window is all wait, in the pipe read.
-  auto waits = ComputeThreadWaits(a, b, tid.load());
+  auto waits = ComputeThreadWaits(a, b, tid);
   ASSERT_TRUE(waits.has_value());
   ASSERT_FALSE(waits->empty());
   EXPECT_GT(Ratio(*waits, "(read)"), 0.97) << (*waits)[0].where;
   EXPECT_LE(Ratio(*waits, "(read)"), 1.0);
   EXPECT_EQ((*waits)[0].periods_per_second, 0);  // none ended in the window
   // Woken: the period ends and the next window gets only its remainder.
-  ASSERT_EQ(write(fds[1], "x", 1), 1);
-  reader.join();
+  reader.Release();
   OffCpuReading c;
   ASSERT_OK(src.Read(&c));
-  auto after = ComputeThreadWaits(b, c, tid.load());
+  auto after = ComputeThreadWaits(b, c, tid);
   ASSERT_TRUE(after.has_value());
   EXPECT_LT(Ratio(*after, "(read)"), 1.0);
   // A thread no longer followed is not measured over a window.
@@ -172,9 +213,48 @@ TEST(OffCpuSource, AThreadBlockedThroughTheWindowCountsItsTimeSoFar) {
   OffCpuReading d;
   ASSERT_OK(src.Read(&d));
   EXPECT_TRUE(d.tids.empty());
-  EXPECT_FALSE(ComputeThreadWaits(c, d, tid.load()).has_value());
-  close(fds[0]);
-  close(fds[1]);
+  EXPECT_FALSE(ComputeThreadWaits(c, d, tid).has_value());
+}
+
+// The whole stack a thread left with, user frames (this test's functions,
+// named from its own symbol table) then the kernel's, and the window's
+// off-CPU stacks (window/offcpu_stacks.h) weigh it by the time it waited,
+// its object the leaf when the thread was seen in that wait.
+TEST(OffCpuSource, KeepsTheWholeStackAThreadWaitsIn) {
+  OffCpuSource src;
+  ASSERT_OK(src.Start());
+  PipeReader reader;
+  const int tid = reader.tid();
+  ASSERT_OK(src.SetTargets({tid}, {{tid, static_cast<int>(getpid())}}));
+  reader.Go();
+  OffCpuReading a, b;
+  ASSERT_OK(src.Read(&a));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_OK(src.Read(&b));
+  reader.Release();
+  const OffCpuSite* read_site = nullptr;
+  for (const OffCpuSite& s : b.sites)
+    if (s.tid == tid && s.where.find("(read)") != std::string::npos) read_site = &s;
+  ASSERT_NE(read_site, nullptr);
+  const std::string& stack = read_site->stack;
+  const size_t user = stack.find("BlockInPipeReadOuter"), kernel = stack.find("pipe_read [kernel]");
+  EXPECT_NE(user, std::string::npos) << stack;
+  EXPECT_NE(kernel, std::string::npos) << stack;
+  EXPECT_LT(user, kernel) << "user frames first: " << stack;
+  // The innermost kernel frame is the switch's: the tracer's own frames
+  // under it are not the thread's.
+  EXPECT_TRUE(stack.ends_with(";__schedule [kernel]")) << stack;
+  FoldedProfile folded;
+  // Seen at the window's end in that wait (its wchan: the site's function).
+  const std::string wchan = read_site->where.substr(0, read_site->where.find(' '));
+  AddOffCpuStacks(a, b, {{tid, "bnpiperead", wchan, "pipe:[42]"}}, &folded);
+  ASSERT_EQ(folded.stacks.size(), 1u) << WriteFolded(folded);
+  const auto& [line, us] = *folded.stacks.begin();
+  EXPECT_EQ(line, "bnpiperead;" + stack + ";[pipe:[42]]");
+  // Blocked through the window: about its 300 ms.
+  const double window_us = static_cast<double>(b.mono_ns - a.mono_ns) / 1000;
+  EXPECT_GT(static_cast<double>(us), 0.97 * window_us);
+  EXPECT_LE(static_cast<double>(us), window_us + 1);
 }
 
 TEST(OffCpuSource, ReadsTheSampleThreads) {

@@ -4,16 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/window/offcpu_readings.h"
+
 namespace bottleneckd::offcpu_window_test {
 namespace {
 
 OffCpuReading Reading(int64_t mono_ns, std::vector<OffCpuSite> sites, std::vector<int> tids = {7}) {
-  OffCpuReading r;
-  r.mono_ns = mono_ns;
-  r.generation = 3;
-  r.sites = std::move(sites);
-  r.tids = std::move(tids);
-  return r;
+  return testing::OffCpuReadingOf(mono_ns, std::move(sites), std::move(tids));
 }
 
 TEST(ComputeThreadWaits, SharesOfTheWindowLargestFirst) {

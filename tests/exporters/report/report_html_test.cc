@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "exporters/report/report_profile.h"
+
 namespace bottleneckd::report_html_test {
 namespace {
 
@@ -367,6 +369,68 @@ TEST(ReportHtml, ProfileSectionWithTopFunctionsAndFlameGraph) {
   EXPECT_EQ(html.find("<table class=\"top-functions\""), std::string::npos);
 
   EXPECT_EQ(ReportHtml(Sweep()).find("id=\"profile\""), std::string::npos);
+}
+
+// --run NAME's off-CPU stacks: the section after the on-CPU profile, the
+// top waits ("THREAD: CALL [OBJECT]", the call the innermost user frame) in
+// the JSON's and the text's order, and the flame graph in microseconds; a run
+// with none says why, in the three forms; a report of no run has none.
+TEST(ReportHtml, OffCpuSectionWithTopWaitsAndFlameGraph) {
+  Report r = Sweep();
+  r.profile_of = "peer";
+  AddFolded(
+      "udpecho;main (echo);ask_backend (echo);recv (libc.so.6);__sys_recvfrom [kernel];schedule [kernel];"
+      "[udp 10.0.0.2:7 -> 10.0.0.9:9]",
+      750'000, &r.offcpu);
+  AddFolded("udpecho;main (echo);ask_backend (echo);recv (libc.so.6);__sys_recvfrom [kernel];[preempted]", 50'000,
+            &r.offcpu);
+  AddFolded("udpecho;[truncated];nanosleep (libc.so.6);do_nanosleep [kernel]", 150'000, &r.offcpu);
+  AddFolded("kworker;worker_thread [kernel];schedule [kernel]", 50'000, &r.offcpu);
+  const std::vector<FunctionSamples> want = {{"udpecho: recv (libc.so.6) [udp 10.0.0.2:7 -> 10.0.0.9:9]", 750'000},
+                                             {"udpecho: nanosleep (libc.so.6)", 150'000},
+                                             {"kworker: (kernel)", 50'000},
+                                             {"udpecho: recv (libc.so.6) [preempted]", 50'000}};
+  EXPECT_EQ(TopOffCpuWaits(r.offcpu, 10), want);
+  std::string html = ReportHtml(r);
+  size_t section = html.find("<section id=\"offcpu\" data-run=\"peer\" data-microseconds=\"1000000\">");
+  ASSERT_NE(section, std::string::npos) << html.substr(html.find("<section id=\"profile\""));
+  EXPECT_GT(section, html.find("<section id=\"profile\""));
+  EXPECT_NE(html.find("<p>1.00 s off the CPU while the run ran", section), std::string::npos);
+  std::regex cell("<td class=\"function\">([^<]*)</td>");
+  std::vector<std::string> table;
+  const std::string part = html.substr(section);
+  for (auto it = std::sregex_iterator(part.begin(), part.end(), cell); it != std::sregex_iterator(); ++it)
+    table.push_back((*it)[1]);
+  ASSERT_EQ(table.size(), want.size());
+  EXPECT_EQ(table[0], "udpecho: recv (libc.so.6) [udp 10.0.0.2:7 -&gt; 10.0.0.9:9]");
+  size_t flame =
+      html.find("<svg class=\"flame\" xmlns=\"http://www.w3.org/2000/svg\" data-samples=\"1000000\"", section);
+  ASSERT_NE(flame, std::string::npos);
+  EXPECT_NE(html.find(">off-CPU flame graph: 1000000 us; ", flame), std::string::npos);
+  EXPECT_NE(html.find("<g class=\"frame\" data-name=\"[udp 10.0.0.2:7 -&gt; 10.0.0.9:9]\"", flame), std::string::npos);
+  EXPECT_NE(html.find("(750000 us, 75.00 %)", flame), std::string::npos);
+  const std::string json = ReportJson(r);
+  EXPECT_NE(json.find("\"offcpu\":{\"run\":\"peer\",\"microseconds\":1000000,\"stacks\":4,\"empty_because\":null,"
+                      "\"top_waits\":[{\"wait\":\"udpecho: recv (libc.so.6) [udp 10.0.0.2:7 -> 10.0.0.9:9]\","
+                      "\"microseconds\":750000,\"share\":0.75},"),
+            std::string::npos)
+      << json;
+  const std::string text = ReportText(r);
+  EXPECT_NE(text.find("\noff-CPU stacks of run 'peer': 1.00 s off the CPU (its target threads together); where they "
+                      "waited:\n    75.0 %  udpecho: recv (libc.so.6) [udp 10.0.0.2:7 -> 10.0.0.9:9]\n"
+                      "    15.0 %  udpecho: nanosleep (libc.so.6)\n"),
+            std::string::npos)
+      << text;
+
+  r.offcpu = FoldedProfile();
+  EXPECT_NE(ReportHtml(r).find("<p class=\"no-profile\">None: offcpu followed none of the run&#39;s threads"),
+            std::string::npos);
+  EXPECT_NE(ReportJson(r).find("\"offcpu\":{\"run\":\"peer\",\"microseconds\":0,\"stacks\":0,\"empty_because\":"
+                               "\"offcpu followed none of the run's threads"),
+            std::string::npos);
+  EXPECT_NE(ReportText(r).find("off-CPU stacks of run 'peer': none (offcpu followed none"), std::string::npos);
+  EXPECT_EQ(ReportHtml(Sweep()).find("id=\"offcpu\""), std::string::npos);
+  EXPECT_NE(ReportJson(Sweep()).find("\"offcpu\":null"), std::string::npos);
 }
 
 TEST(PcapReportHtml, RateTurnaroundAndSizes) {

@@ -259,7 +259,10 @@ class TrackedStore {
         Verdict v;
         v.label = p.label, v.resource = p.resource, v.confidence = p.confidence;
         v.evidence = {"thread udpecho at 99 % of cpu1", "losses at the socket rung"};
-        tracker_->OnWindow(p, v);
+        FoldedProfile offcpu;  // each window's off-CPU stacks (window/offcpu_stacks.h)
+        AddFolded("udpecho;main (udpecho);recv (libc.so.6);schedule [kernel];[udp 10.0.0.2:7 -> 10.0.0.9:9]", 900'000,
+                  &offcpu);
+        tracker_->OnWindow(p, v, {}, nullptr, &offcpu);
       }
     ASSERT_OK(tracker_->Stop(name, exit_code, t_ + 0.5, run, segments));
     t_ += 100;
@@ -310,6 +313,11 @@ TEST(FinishedRunText, ReadsAsTheStoresReportOfTheRun) {
     EXPECT_EQ(ReportText(stored), "run store " + store.path() + "\n\n" + summary) << c.name;
     EXPECT_NE(summary.find("\nplateau: "), std::string::npos) << summary;
     EXPECT_NE(summary.find("\nMLFRR: "), std::string::npos) << summary;
+    // Its off-CPU stacks, merged over every window: the summary's as the store's.
+    char offcpu[128];
+    std::snprintf(offcpu, sizeof offcpu, "\noff-CPU stacks of run '%s': %.2f s off the CPU", c.name.c_str(),
+                  0.9 * static_cast<double>(c.steps.size() * c.windows_per_step));
+    EXPECT_NE(summary.find(offcpu), std::string::npos) << summary;
     if (c.name == "sweep") {
       EXPECT_NE(summary.find("its steady load phases (segments):"), std::string::npos) << summary;
       EXPECT_NE(summary.find("MLFRR: 40000 packets/s offered with no loss; above it packets are lost, first at the "
