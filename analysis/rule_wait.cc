@@ -3,6 +3,7 @@
 // thread, its CPU unsaturated, spends most of the window off the CPU in its
 // own waits (a sleep, a lock, a peer): the thread's waiting is the limit.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -117,6 +118,36 @@ double QueuedBehindOthers(const Signals& s, const ThreadSignal& th) {
   const double others = std::max(0.0, st.runnable - siblings);
   const double wanted = st.running + others;
   return wanted > 0 ? others / wanted : 0;
+}
+
+// The share of the offered load the thread's own process's inputs refused
+// (collectors/input_sockets.h: its unconnected UDP sockets' drops), the loss
+// its waiting can explain; nullopt when none of its inputs was read (a TCP
+// server, a recording made before they were, a socket not found yet): then
+// the socket rung's loss, the host's, is the one its waits are weighed by.
+// The socket rung is UDP's RcvbufErrors: every datagram it counts was
+// refused by some UDP socket, so a process whose UDP inputs refused none of
+// them waited while another process's socket lost.
+std::optional<double> OwnInputLoss(const Signals& s, const ThreadSignal& th) {
+  if (th.pid <= 0) return std::nullopt;
+  bool read = false;
+  double drops = 0;
+  for (const InputSocketWindow& i : s.input_sockets)
+    if (i.pid == th.pid) read = true, drops += i.drops_per_second;
+  if (!read) return std::nullopt;
+  if (s.offered_packets_per_second > 0) return drops / s.offered_packets_per_second;
+  return drops > 0 ? 1.0 : 0.0;
+}
+
+// What of the window's socket loss the thread's waits explain, from its own
+// inputs' refusals when they were read (OwnInputLoss), else the socket
+// rung's share of the offered load; 0 when the socket is not the first
+// losing rung.
+double LossWeight(const Signals& s, const ThreadSignal& th) {
+  if (s.ladder.first_losing != Rung::kSocket) return 0;
+  if (auto own = OwnInputLoss(s, th)) return Ramp(*own, kWaitLossLow, kWaitLossFull);
+  const double share = s.offered_packets_per_second > 0 ? s.ladder.socket / s.offered_packets_per_second : 1.0;
+  return Ramp(share, kWaitLossLow, kWaitLossFull);
 }
 
 double WaitScore(const Signals& s, const ThreadSignal& th, const VerdictThresholds& t) {
@@ -299,9 +330,14 @@ RuleResult WaitRule(const Signals& s, const VerdictThresholds& t) {
     if (first != best_first) return first;
     return score > best_score || (score == best_score && th.state->waiting > best->state->waiting);
   };
+  // While the socket loses, a thread whose own inputs were read is weighed
+  // by what they refused: one waiting while another process's socket lost is
+  // not the wait (OwnInputLoss).
+  const bool losing = s.ladder.first_losing == Rung::kSocket;
   for (const ThreadSignal& th : s.threads) {
     if (!th.state) continue;
     double score = WaitScore(s, th, t);
+    if (losing && OwnInputLoss(s, th)) score *= LossWeight(s, th);
     if (ahead(th, score)) best = &th, best_score = score;
   }
   if (!best) {
@@ -316,14 +352,19 @@ RuleResult WaitRule(const Signals& s, const VerdictThresholds& t) {
   for (const CpuBudget& b : CpuBudgets(s))
     if (b.cpu == best->cpu) r.evidence.push_back("budget of " + CpuBudgetSentence(b));
   double losses = 0;
-  if (s.ladder.first_losing == Rung::kSocket) {
+  if (losing) {
     // Without a packet path (offered 0: loopback not listed) the share is unknown: the losses count.
     double share = s.offered_packets_per_second > 0 ? s.ladder.socket / s.offered_packets_per_second : 1.0;
-    losses = Ramp(share, kWaitLossLow, kWaitLossFull);
+    // A thread weighed by its own inputs' refusals has that in its score.
+    losses = OwnInputLoss(s, *best) ? 1 : LossWeight(s, *best);
     if (s.offered_packets_per_second > 0)
       r.evidence.insert(r.evidence.begin() + 2, "the socket loses " + FormatPercent(share) + " of the offered " +
                                                     FormatRate(s.offered_packets_per_second) + " packets/s");
-    if (best_score > 0 && losses < 1)
+    if (auto own = OwnInputLoss(s, *best); own && *own < kWaitLossFull)
+      r.caveats.push_back("wait: thread " + best->thread + "'s own inputs refused " + FormatPercent(*own) +
+                          " of the offered load, under " + FormatPercent(kWaitLossFull) +
+                          (*own > 0 ? "" : ": the socket's losses were another process's"));
+    else if (best_score > 0 && losses < 1)
       r.caveats.push_back("wait: the socket loses " + FormatPercent(share) + " of the offered load, under " +
                           FormatPercent(kWaitLossFull) + ": bursts a reader waiting for its input also loses");
   }

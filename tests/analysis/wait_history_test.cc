@@ -393,6 +393,48 @@ TEST(WaitHistory, TheWaitEvidenceSaysWhatItsInputRefused) {
   EXPECT_EQ(v.evidence[0].find(":53"), std::string::npos) << "another process's socket";
 }
 
+// Two servers wait in their own sleeps while the socket rung loses 9 k/s of
+// the offered 20 k/s: udpecho (pid 812), whose input refused those 9 k/s,
+// and udpside (pid 900), a bystander that sleeps longer still and whose own
+// input refused nothing. The rung is every UDP socket's refusals, so the
+// bystander waited while another process's socket lost: its waits are not
+// the limit. Before each thread was weighed by its own inputs, the longer
+// wait won the tie (both scored 1) and the run named the bystander. A thread
+// whose inputs were not read (none in the window) is weighed by the rung,
+// as before.
+TEST(WaitHistory, AThreadIsWeighedByWhatItsOwnInputsRefused) {
+  Window w;
+  w.seconds = 1;
+  ThreadWindow echo = MeasuredThread(812, "udpecho", 0.3, 0.05, 0.65);
+  echo.measured_waits = std::vector<WaitSiteWindow>{{"hrtimer_nanosleep (clock_nanosleep)", false, 0.65, 9000}};
+  ThreadWindow side = MeasuredThread(900, "udpside", 0.08, 0.02, 0.9);
+  side.pid = 900;
+  side.process = "udpside";
+  side.measured_waits = std::vector<WaitSiteWindow>{{"hrtimer_nanosleep (clock_nanosleep)", false, 0.9, 500}};
+  w.threads = {echo, side};
+  auto classify = [&](std::vector<InputSocketWindow> inputs) {
+    Window x = w;
+    x.input_sockets = std::move(inputs);
+    Signals s = ExtractSignals(x, Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+    OnCpu1(&s, true);
+    WaitHistory h;
+    h.Record(&s);
+    return Classify(s, VerdictThresholds());
+  };
+  const std::vector<InputSocketWindow> both = {{812, "udp", "0.0.0.0:7000", 9000, 212992},
+                                               {900, "udp", "0.0.0.0:9000", 0, 0}};
+  Verdict v = classify(both);
+  ASSERT_EQ(v.label, Bound::kWait);
+  EXPECT_EQ(v.resource, "thread udpecho");
+  // Its own refusals, 45 % of the offered load, weigh it in full: the
+  // confidence of the echo alone.
+  EXPECT_DOUBLE_EQ(v.confidence, classify({both[0]}).confidence);
+  // Unread inputs: the rung's loss weighs both, and the longer wait wins.
+  EXPECT_EQ(classify({}).resource, "thread udpside");
+  // The bystander's inputs alone were read: it is out, the echo weighed by the rung.
+  EXPECT_EQ(classify({both[1]}).resource, "thread udpecho");
+}
+
 // A dispatcher that asks its peer per request waits on the peer's socket
 // more than on its own input even in light load: its one receive place is
 // the peer's (the majority of its samples, or all of them: sampled once a
