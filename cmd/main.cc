@@ -163,8 +163,9 @@ int RunReplay(const Config& config, const std::string& dir) {
         if (recorded == line) return;
         if (++differ <= 3)
           std::fprintf(stderr,
-                       "bottleneckd: replay: sample %zu's window differs from the one recorded:\n  recorded %s\n",
-                       index - 1, recorded.c_str());
+                       "bottleneckd: replay: sample %zu's window differs from the one recorded:\n  recorded %s\n"
+                       "  replayed %s\n",
+                       index - 1, recorded.c_str(), line.c_str());
       },
       &info);
   std::fflush(stdout);

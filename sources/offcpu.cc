@@ -64,9 +64,9 @@ OffCpuWaker ReadWaker(int tid) {
 // the kernel's pid space wraps); at most this many are kept.
 constexpr int64_t kWakerNameNs = 60'000'000'000;
 constexpr size_t kMaxWakerNames = 4096;
-// Folded stacks kept named (OFFCPU_MAX_STACKS kernel stacks, each with a few
-// user ones): about 2 MiB at 200 bytes a stack.
-constexpr size_t kMaxStackTexts = 2 * OFFCPU_MAX_STACKS;
+// Folded stacks kept named, at most: up to 64 frames of 40 bytes, 2.5 KiB
+// a stack at worst (10 MiB); past it they are named again as they come.
+constexpr size_t kMaxStackTexts = 4096;
 
 }  // namespace
 
@@ -104,13 +104,12 @@ struct OffCpuSource::Bpf {
     auto [it, fresh] = site_of_stack.try_emplace(stack_id);
     if (!fresh || stack_id < 0) return it->second;  // "" for an unsampled or unkept stack
     uint64_t ips[OFFCPU_STACK_DEPTH] = {};
-    if (int n = Ips(stack_id, ips); n > 0) it->second = WaitSiteOf(symbols.kernel(), ips, n);
+    if (int n = Ips(skel->maps.stacks, stack_id, ips); n > 0) it->second = WaitSiteOf(symbols.kernel(), ips, n);
     return it->second;
   }
-  // The stack's addresses, innermost first: how many (0 when not kept).
-  int Ips(int32_t stack_id, uint64_t (&ips)[OFFCPU_STACK_DEPTH]) {
-    if (stack_id < 0 || bpf_map__lookup_elem(skel->maps.stacks, &stack_id, sizeof stack_id, ips, sizeof ips, 0) != 0)
-      return 0;
+  // The stack's addresses in `map`, innermost first: how many (0 when not kept).
+  int Ips(const bpf_map* map, int32_t stack_id, uint64_t (&ips)[OFFCPU_STACK_DEPTH]) {
+    if (stack_id < 0 || bpf_map__lookup_elem(map, &stack_id, sizeof stack_id, ips, sizeof ips, 0) != 0) return 0;
     int n = 0;
     while (n < OFFCPU_STACK_DEPTH && ips[n] != 0) ++n;
     return n;
@@ -126,8 +125,11 @@ struct OffCpuSource::Bpf {
     if (!fresh || kernel_id < 0) return it->second;
     std::vector<std::string> frames;
     uint64_t ips[OFFCPU_STACK_DEPTH] = {};
-    if (int n = Ips(user_id, ips); n > 0) symbols.AppendUser(pid, ips, n, &frames);
-    if (int n = Ips(kernel_id, ips); n > 0) {
+    if (int n = Ips(skel->maps.user_stacks, user_id, ips); n > 0)
+      symbols.AppendUser(pid, ips, n, &frames);
+    else if (user_id == -EEXIST)
+      frames.push_back("[user stack not kept]");  // its bucket in the user map held another stack
+    if (int n = Ips(skel->maps.stacks, kernel_id, ips); n > 0) {
       // The walk starts in the tracepoint's program: the frames innermost of
       // the switch (__schedule) are the tracer's, not the thread's.
       int from = 0;
@@ -227,9 +229,14 @@ Status OffCpuSource::Read(OffCpuReading* out) {
   // hash map's walk restarts at a deleted key), so a daemon following
   // short-lived threads does not fill the map with the dead's sites.
   std::vector<offcpu_key> unfollowed;
+  // The followed threads' totals as the maps hold them, named below: the
+  // walks are thinned (AdjustStackSampling) before the naming, which reads
+  // a binary's symbols the first time one of its stacks is seen (a second
+  // for a large one): the walks of that time went on at the old rate.
+  std::vector<std::pair<offcpu_key, offcpu_value>> raw;
+  std::map<int, uint64_t> periods;  // each followed thread's, all sites
   auto add = [&](uint32_t tid, int32_t stack_id, int32_t user_id, bool involuntary, uint32_t waker_key, uint64_t ns,
                  uint64_t count) {
-    if (!b.targets.count(static_cast<int>(tid))) return false;
     const bool sampled = stack_id != OFFCPU_UNSAMPLED;
     const std::string& where = b.Site(stack_id);
     const std::string& stack = b.StackText(static_cast<int>(tid), stack_id, user_id);
@@ -247,7 +254,6 @@ Status OffCpuSource::Read(OffCpuReading* out) {
     s.waker_softirq = softirq;
     s.ns += ns;
     s.count += count;
-    return true;
   };
   offcpu_key key{}, next{};
   const offcpu_key* prev = nullptr;
@@ -259,10 +265,16 @@ Status OffCpuSource::Read(OffCpuReading* out) {
     // Only this reader deletes totals, after the walk: a key is there.
     if (bpf_map__lookup_elem(b.skel->maps.totals, &key, sizeof key, &v, sizeof v, 0) != 0)
       return Status::FromErrno(errno, "reading the offcpu totals map");
-    if (!add(key.tid, key.stack_id, key.user_stack_id, key.involuntary != 0, key.waker, v.ns, v.count))
+    if (!b.targets.count(static_cast<int>(key.tid))) {
       unfollowed.push_back(key);
+      continue;
+    }
+    raw.emplace_back(key, v);
+    periods[static_cast<int>(key.tid)] += v.count;
   }
   for (const offcpu_key& k : unfollowed) bpf_map__delete_elem(b.skel->maps.totals, &k, sizeof k, 0);
+  AdjustStackSampling(periods, out->mono_ns);
+  for (const auto& [k, v] : raw) add(k.tid, k.stack_id, k.user_stack_id, k.involuntary != 0, k.waker, v.ns, v.count);
   // A thread off the CPU now: its period so far counts at its site, so a
   // window holds the time spent in it, not whole periods ended in it (the
   // next read's total replaces this part when the period ends).
@@ -283,7 +295,6 @@ Status OffCpuSource::Read(OffCpuReading* out) {
   }
   for (int tid : wakers) out->wakers.push_back(b.Waker(tid, out->mono_ns));
   b.symbols.ForgetExited();  // a process gone: its pid may come back as another's
-  AdjustStackSampling(*out);
   const uint32_t zero = 0;
   out->dropped = 0;
   if (bpf_map__lookup_elem(b.skel->maps.drops, &zero, sizeof zero, b.drop_values.data(),
@@ -292,11 +303,9 @@ Status OffCpuSource::Read(OffCpuReading* out) {
   return Status::OK();
 }
 
-void OffCpuSource::AdjustStackSampling(const OffCpuReading& r) {
+void OffCpuSource::AdjustStackSampling(std::map<int, uint64_t> periods, int64_t mono_ns) {
   Bpf& b = *bpf_;
-  std::map<int, uint64_t> periods;
-  for (const OffCpuSite& s : r.sites) periods[s.tid] += s.count;
-  const double seconds = static_cast<double>(r.mono_ns - b.last_read_ns) / 1e9;
+  const double seconds = static_cast<double>(mono_ns - b.last_read_ns) / 1e9;
   for (auto& [tid, threshold] : b.targets) {
     const uint64_t now = periods[tid];  // 0 for a thread with no period yet: its rate counts from here
     auto last = b.last_periods.find(tid);
@@ -311,7 +320,7 @@ void OffCpuSource::AdjustStackSampling(const OffCpuReading& r) {
     if (bpf_map__update_elem(b.skel->maps.targets, &k, sizeof k, &t, sizeof t, BPF_EXIST) == 0) threshold = want;
   }
   b.last_periods = std::move(periods);
-  b.last_read_ns = r.mono_ns;
+  b.last_read_ns = mono_ns;
 }
 
 Status OffCpuSource::Read(Sample* out) {

@@ -126,8 +126,9 @@ class OffCpuSource : public Source {
  private:
   struct Bpf;
   // Sets each followed thread's share of stacks walked from its periods
-  // since the last Read (kOffCpuStacksPerSecond).
-  void AdjustStackSampling(const OffCpuReading& r);
+  // (each followed tid's, all its sites, at mono_ns) since the last Read
+  // (kOffCpuStacksPerSecond).
+  void AdjustStackSampling(std::map<int, uint64_t> periods, int64_t mono_ns);
   std::string kallsyms_path_, btf_path_;
   std::unique_ptr<Bpf> bpf_;
 };

@@ -66,6 +66,13 @@ struct {
 } stacks SEC(".maps");
 
 struct {
+  __uint(type, BPF_MAP_TYPE_STACK_TRACE);
+  __uint(max_entries, OFFCPU_MAX_USER_STACKS);
+  __uint(key_size, sizeof(__u32));
+  __uint(value_size, OFFCPU_STACK_DEPTH * sizeof(__u64));
+} user_stacks SEC(".maps");
+
+struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
   __uint(max_entries, 1);
   __type(key, __u32);
@@ -114,7 +121,7 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct* prev, struct task_str
       s.stack_id = bpf_get_stackid(ctx, &stacks, 0);
       // The thread's user registers as it entered the kernel: the walk of
       // the call that blocked, from the system call's caller out.
-      s.user_stack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+      s.user_stack_id = bpf_get_stackid(ctx, &user_stacks, BPF_F_USER_STACK);
     }
     if (bpf_map_update_elem(&starts, &prev_tid, &s, BPF_ANY) != 0) {
       struct offcpu_drops* d = this_cpu_drops();

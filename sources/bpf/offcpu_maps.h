@@ -14,7 +14,13 @@
 // Kernel stacks kept (one per distinct stack at the switch), and their depth:
 // the scheduler's own frames, the function it waits in and the system call
 // fit in 32.
-#define OFFCPU_MAX_STACKS 16384
+#define OFFCPU_MAX_STACKS 8192
+// User stacks have a map of their own: a binary without frame pointers
+// walks into garbage, a new stack nearly every period, and the map (whose
+// ids are its hash buckets, never reused) fills; sharing one map, its
+// kernel stacks then found their buckets taken and the wait sites went
+// unnamed (lab.irqtime's pipe scenario, late in the lab's daemon's life).
+#define OFFCPU_MAX_USER_STACKS 16384
 #define OFFCPU_STACK_DEPTH 32
 
 // The stack_id of a period whose stack was not taken (see offcpu_target).
@@ -38,9 +44,10 @@ struct offcpu_target {
 struct offcpu_key {
   __u32 tid;
   __s32 stack_id;  // in the stacks map; OFFCPU_UNSAMPLED; other < 0: not kept (-errno)
-  // The user stack, walked with the kernel's (frame pointers: the walk
-  // stops where a binary keeps none); < 0: none (a kernel thread), not kept
-  // or not walked.
+  // The user stack (in user_stacks), walked with the kernel's (frame
+  // pointers: the walk stops where a binary keeps none); < 0: none (a
+  // kernel thread: -EFAULT), not kept (-EEXIST: its bucket taken) or not
+  // walked (OFFCPU_UNSAMPLED).
   __s32 user_stack_id;
   __u32 involuntary;  // 1: preempted (runnable all along); 0: it blocked
   // The task running when the wakeup was raised (sched_waking: on the

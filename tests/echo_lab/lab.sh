@@ -466,11 +466,12 @@ lab_scenario_pool() {
 }
 # The convoy: three threads named udpecho read the socket, and each echoes
 # holding one mutex and sleeps LAB_WAIT_US under it: each waits on the lock
-# its siblings hold, woken by one of them (a sibling named udpecho).
+# its siblings hold, woken by one of them (a sibling named udpecho), and
+# sleeps under it: lock or sleep may be its larger wait, lock is among them.
 lab_scenario_convoy() {
   ECHO_MODE="convoy $LAB_WAIT_US" scenario convoy 0 1024 7 "6000 24000 30000" -- label=wait \
     "resources=thread udpecho" socket_loss_min=0.2 thread_share_max=0.5 thread_waiting_min=0.5 \
-    "wait_site=$LAB_WAIT_SITE" wait_syscall=futex wait_class=lock \
+    "wait_site=$LAB_WAIT_SITE" wait_syscall=futex "wait_class=lock|sleep" wait_class_present=lock \
     "$(lab_waker 'woken by thread udpecho, tid [0-9]+')"
 }
 # The consumer behind a pipe: udpecho reads a token from a pipe before each

@@ -215,9 +215,19 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
         sentence = next((e for e in parent["verdict"]["evidence"] if e.startswith("thread udpecho:")), "")
         m = re.search(r"by what it waited on \(analysis/wait_class\.h\): ([^;]*) of the window", sentence)
         own = [c for c in re.findall(r"(\w+) [0-9.]+ %", m.group(1)) if c not in ("input", "unseen")] if m else []
-        check(own[:1] == [expect["wait_class"]],
+        # A|B: a mechanism with two waits of its own (the convoy: each thread
+        # waits for the lock, and sleeps holding it), either may be the
+        # larger: the lab's own sampler of the echo thread saw 0 futex and 5
+        # nanosleep of 20 waiting samples in one run (a fresh-clone CI of
+        # 8c99232: the daemon's 14 samples read sleep 45.8 %, lock 38.2 %),
+        # and lock first in others. wait_class_present names the one that
+        # must be among its own classes whichever is first.
+        check(bool(own) and own[0] in expect["wait_class"].split("|"),
               "%s: the largest of the thread's own wait classes is %s: %s" % (
                   name, expect["wait_class"], sentence or "none"))
+        if "wait_class_present" in expect:
+            check(expect["wait_class_present"] in own, "%s: %s is among the thread's own wait classes (%s)" % (
+                name, expect["wait_class_present"], ", ".join(own) or "none"))
     if "wait_input" in expect:
         # The echo's own input, the socket the lab's generator sends to
         # (LAB_BOX_IP:LAB_PORT), said beside its wait with what it refused
@@ -475,7 +485,10 @@ def timeline(log_path, start, end, label, resources):
                 points.append((float(parts[0]), parts[1], parts[2]))
     resources = resources.split("|")
     first = next((p for p in points if p[1] == label and p[2] in resources), None)
-    check(first is not None, "timeline %s: the verdict %s [%s] appears" % (label, label, "|".join(resources)))
+    seen = collections.Counter("%s [%s]" % (p[1], p[2]) for p in points)
+    check(first is not None, "timeline %s: the verdict %s [%s] appears (%d scrapes in %.1f-%.1f: %s)" % (
+        label, label, "|".join(resources), len(points), start, end,
+        ", ".join("%s %d" % kv for kv in seen.most_common(4)) or "none"))
     if first is None:
         return
     figure("time to verdict " + label, "%.1f s after the load step" % (first[0] - start))

@@ -257,6 +257,70 @@ TEST(OffCpuSource, KeepsTheWholeStackAThreadWaitsIn) {
   EXPECT_LE(static_cast<double>(us), window_us + 1);
 }
 
+// Distinct user stacks, one per path of `level` calls through two
+// functions (Descend<0> and Descend<1>: two bodies, two return addresses)
+// chosen by the bits of `path`: 2^14 of them, each ending in a 20 us sleep.
+template <int kSide>
+__attribute__((noinline)) void Descend(int level, unsigned path) {
+  if (level == 0) {
+    std::this_thread::sleep_for(std::chrono::microseconds(20 + kSide));
+  } else if (path & 1) {
+    Descend<1>(level - 1, path >> 1);
+  } else {
+    Descend<0>(level - 1, path >> 1);
+  }
+  asm volatile("" ::: "memory");  // not a tail call: each level keeps its frame
+}
+
+// User stacks fill their map (a binary without frame pointers walks into
+// garbage, a new stack nearly every period), and a wait site first seen
+// after that is still named: the kernel's stacks have a map of their own.
+// With one map for both, the pipe scenario's site late in lab.irqtime's
+// daemon read "an unnamed kernel stack" (a fresh-clone CI of 8c99232).
+TEST(OffCpuSource, UserStacksFillingTheirMapLeaveTheWaitSitesNamed) {
+  OffCpuSource src;
+  ASSERT_OK(src.Start());
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> fillers;
+  std::vector<std::atomic<int>> tids(16);
+  for (size_t i = 0; i < tids.size(); ++i)
+    fillers.emplace_back([&, i] {
+      tids[i].store(Tid());
+      const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);  // bounded
+      for (unsigned path = static_cast<unsigned>(i); !stop.load() && std::chrono::steady_clock::now() < end;
+           path += static_cast<unsigned>(tids.size()))
+        Descend<0>(14, path);
+    });
+  std::vector<int> followed;
+  for (auto& t : tids) {
+    while (t.load() == 0) std::this_thread::yield();
+    followed.push_back(t.load());
+  }
+  PipeReader reader;
+  followed.push_back(reader.tid());
+  ASSERT_OK(src.SetTargets(followed));
+  // Every period walked (no Read yet thins them): 16 threads of 20 us sleeps
+  // walk their 16384 paths' stacks in about a second.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  stop.store(true);
+  for (std::thread& t : fillers) t.join();
+  reader.Go();  // its pipe read: a kernel stack not seen before
+  OffCpuReading a, b;
+  ASSERT_OK(src.Read(&a));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_OK(src.Read(&b));
+  reader.Release();
+  size_t kept = 0, not_kept = 0;
+  for (const OffCpuSite& site : b.sites)
+    if (site.tid != reader.tid() && site.sampled)
+      (site.stack.find("[user stack not kept]") == std::string::npos ? kept : not_kept) += 1;
+  EXPECT_GT(not_kept, 0u) << kept << " stacks kept: the user map did not fill";
+  auto waits = ComputeThreadWaits(a, b, reader.tid());
+  ASSERT_TRUE(waits.has_value());
+  ASSERT_FALSE(waits->empty());
+  EXPECT_NE((*waits)[0].where.find("(read)"), std::string::npos) << "'" << (*waits)[0].where << "'";
+}
+
 TEST(OffCpuSource, ReadsTheSampleThreads) {
   OffCpuSource src;
   ASSERT_OK(src.Start());
