@@ -190,6 +190,7 @@ Signals ExtractSignals(const Window& w, const Sample& cur, const std::vector<Bus
 
   std::set<int> readers, rx;
   for (const ThreadWindow& t : w.threads) {
+    if (t.run_only) continue;  // followed for a run's stacks, not a target (collectors/threads.h)
     ThreadSignal ts;
     ts.process = t.process;
     ts.thread = t.thread;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <thread>
 
 #include "base/clock.h"
@@ -49,7 +50,8 @@ std::string JoinArgs(const std::vector<std::string>& argv, size_t max) {
 // Forks and execs argv; returns its exit code the shell's way. *exec_failed:
 // whether the command never ran (the exec itself failed, which the child
 // says through a close-on-exec pipe), whatever exit code it chose.
-int Execute(const std::vector<std::string>& argv, bool* exec_failed) {
+// `started` is called with its pid once the exec succeeded.
+int Execute(const std::vector<std::string>& argv, bool* exec_failed, const std::function<void(pid_t)>& started) {
   *exec_failed = false;
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -80,6 +82,7 @@ int Execute(const std::vector<std::string>& argv, bool* exec_failed) {
   do n = read(err_pipe[0], &exec_errno, sizeof exec_errno);
   while (n < 0 && errno == EINTR);
   close(err_pipe[0]);
+  if (n == 0) started(pid);  // the pipe closed on exec
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -212,7 +215,26 @@ int RunCommand(const Config& config, const Flags& flags) {
   ign.sa_handler = SIG_IGN;
   sigaction(SIGINT, &ign, &old_int);
   bool exec_failed = false;
-  int code = Execute(flags.run_argv, &exec_failed);
+  // The run follows its command (RunTracker::Follow): the threads collector
+  // reads it as a target, so offcpu and the profile cover its threads
+  // without collectors.threads.targets naming it.
+  auto follow = [&](pid_t pid) {
+    Status f;
+    if (daemon) {
+      f = tracker->Follow(name, pid);
+    } else {
+      ControlRequest req;
+      req.verb = "follow";
+      req.args = {name, std::to_string(pid)};
+      ControlResponse r;
+      f = ControlCall(config.runs.control_socket, req, &r);
+      if (f.ok() && !r.ok) f = Status::IOError(r.error);
+    }
+    if (!f.ok())
+      std::fprintf(stderr, "bottleneckd run: the run does not follow the command's threads (pid %d): %s\n",
+                   static_cast<int>(pid), f.message().c_str());
+  };
+  int code = Execute(flags.run_argv, &exec_failed, follow);
   sigaction(SIGTERM, &old_term, nullptr);
   sigaction(SIGHUP, &old_hup, nullptr);
   sigaction(SIGINT, &old_int, nullptr);

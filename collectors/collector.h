@@ -63,6 +63,10 @@ class Collector {
   // stale (its target may have started since), so its next Collect looks
   // again. Most collectors keep nothing of the kind.
   virtual void Rescan() {}
+  // The processes the active runs follow (RunTracker::FollowedPids: the
+  // commands `bottleneckd run` started), from the next Collect on. Only the
+  // threads collector reads them: as pid targets beside its configured ones.
+  virtual void SetRunPids(const std::vector<int>& pids) { (void)pids; }
 
   // This tick's left-out files; the Sampler counts them
   // (bottleneckd_collector_read_errors_total), logs each file once, marks

@@ -230,15 +230,23 @@ Status ThreadsCollector::Collect(const HostFs& fs, HostReadings* out) {
   if (by_name) pids_.insert(pids_.end(), name_pids_.begin(), name_pids_.end());
   std::sort(pids_.begin(), pids_.end());
   pids_.erase(std::unique(pids_.begin(), pids_.end()), pids_.end());
+  targeted_ = pids_;
+  pids_.insert(pids_.end(), run_pids_.begin(), run_pids_.end());
+  std::sort(pids_.begin(), pids_.end());
+  pids_.erase(std::unique(pids_.begin(), pids_.end()), pids_.end());
   for (int pid : pids_) {
     bool vanished = false;
+    const size_t first = threads.size();
     Status s = CollectPid(fs, pid, &threads, &vanished);
     if (!s.ok()) {
       out->threads.reset();
       out->input_sockets.reset();
       return s;
     }
-    if (!vanished) inputs_.Collect(fs, pid, &inputs);
+    const bool run_only = !std::binary_search(targeted_.begin(), targeted_.end(), pid);
+    for (size_t i = first; i < threads.size(); ++i) threads[i].run_only = run_only;
+    // A run-only process is not judged: its inputs are not read.
+    if (!vanished && !run_only) inputs_.Collect(fs, pid, &inputs);
     if (vanished && std::binary_search(name_pids_.begin(), name_pids_.end(), pid)) {
       need_scan_ = true;  // the next call finds its successor, if any
     }

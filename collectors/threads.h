@@ -45,6 +45,11 @@ struct ThreadSample {
   std::optional<TaskSchedstat> schedstat;
   std::optional<TaskSwitches> switches;
   TaskWait wait;
+  // A thread of a process only a run follows (the command `bottleneckd run`
+  // started: SetRunPids), not a configured target: read for where it waits
+  // (offcpu's stacks), never judged by the rules nor walked by the profile
+  // as a target (the wrapped command is often the load generator).
+  bool run_only = false;
 };
 
 class ThreadsCollector : public Collector {
@@ -65,6 +70,10 @@ class ThreadsCollector : public Collector {
   // kRescanEvery ticks, or when one vanishes): a run's start, so a process
   // started just before it is followed from the run's first window.
   void Rescan() override { need_scan_ = true; }
+  // The runs' commands: read as pid targets too (collectors/collector.h).
+  void SetRunPids(const std::vector<int>& pids) override { run_pids_ = pids; }
+  // (Their threads are marked ThreadSample::run_only unless a configured
+  // target names the process too.)
 
  private:
   Status ScanNames(const HostFs& fs);
@@ -84,6 +93,8 @@ class ThreadsCollector : public Collector {
   std::vector<std::string> names_;  // directory listing scratch
   std::vector<int> pids_;           // this call's pids, sorted, unique
   std::vector<int> name_pids_;      // cached pids of name targets, sorted
+  std::vector<int> run_pids_;       // the active runs' processes (SetRunPids)
+  std::vector<int> targeted_;       // this call's configured and named pids, sorted
   int calls_since_scan_ = 0;
   bool need_scan_ = true;       // set by Rescan, a vanished target, and at start
   WaitObjectResolver objects_;  // what a blocked thread's descriptor names

@@ -35,6 +35,23 @@ ControlResponse HandleControlRequest(const ControlRequest& req, RunTracker* runs
     r.body = "started\t" + req.args[0] + "\n";
     return r;
   }
+  if (req.verb == "follow") {
+    const int pid = static_cast<int>(std::strtol(req.args[1].c_str(), nullptr, 10));
+    // The asker's own processes only: following one reads its threads'
+    // stacks, descriptors and addresses into the run's report.
+    struct stat st;
+    const std::string proc = "/proc/" + req.args[1];
+    if (stat(proc.c_str(), &st) != 0) return Error("no process " + req.args[1]);
+    if (req.uid != 0 && st.st_uid != req.uid)
+      return Error("process " + req.args[1] + " is not yours (uid " + std::to_string(st.st_uid) +
+                   "): a run follows only its asker's processes");
+    Status s = runs->Follow(req.args[0], pid);
+    if (!s.ok()) return Error(s.message());
+    ControlResponse r;
+    r.ok = true;
+    r.body = "following\t" + req.args[0] + "\t" + req.args[1] + "\n";
+    return r;
+  }
   if (req.verb == "stop") {
     std::optional<int> exit_code;
     if (req.args.size() > 1) exit_code = static_cast<int>(std::strtol(req.args[1].c_str(), nullptr, 10));

@@ -89,6 +89,14 @@ Status CheckExitCode(std::string_view code) {
   return Status::OK();
 }
 
+// Linux's pid_max is at most 2^22.
+Status CheckPid(std::string_view pid) {
+  uint64_t v = 0;
+  if (!ParseU64(pid, &v) || v == 0 || v > (uint64_t{1} << 22))
+    return Status::InvalidArgument("pid '" + std::string(Clip(pid, 32)) + "' is not an integer from 1 to 4194304");
+  return Status::OK();
+}
+
 }  // namespace
 
 RequestFrame FrameControlRequest(std::string_view buffered, size_t* line_len) {
@@ -110,7 +118,7 @@ Status ParseControlRequest(std::string_view line, ControlRequest* out) {
   BN_RETURN_IF_ERROR(CheckText(line));
   std::vector<std::string_view> f = SplitFields(line);
   std::string_view verb = f[0];
-  if (verb.empty()) return Status::InvalidArgument("empty request: expected start, stop, discard or status");
+  if (verb.empty()) return Status::InvalidArgument("empty request: expected start, follow, stop, discard or status");
   if (verb == "status") {
     if (f.size() != 1)
       return Status::InvalidArgument("'status' takes no arguments (got " + std::to_string(f.size() - 1) + ")");
@@ -119,6 +127,11 @@ Status ParseControlRequest(std::string_view line, ControlRequest* out) {
     BN_RETURN_IF_ERROR(CheckName(f[1]));
     if (f.size() == 3 && f[2].empty())
       return Status::InvalidArgument("empty command field: leave it out when the run has no command");
+  } else if (verb == "follow") {
+    if (f.size() == 2) return Status::InvalidArgument("'follow' needs a pid: follow<TAB>NAME<TAB>PID");
+    BN_RETURN_IF_ERROR(CheckFieldCount(verb, f.size(), 3, 3, "follow<TAB>NAME<TAB>PID"));
+    BN_RETURN_IF_ERROR(CheckName(f[1]));
+    BN_RETURN_IF_ERROR(CheckPid(f[2]));
   } else if (verb == "stop") {
     BN_RETURN_IF_ERROR(CheckFieldCount(verb, f.size(), 2, 3, "stop<TAB>NAME[<TAB>EXIT_CODE]"));
     BN_RETURN_IF_ERROR(CheckName(f[1]));
@@ -128,7 +141,7 @@ Status ParseControlRequest(std::string_view line, ControlRequest* out) {
     BN_RETURN_IF_ERROR(CheckName(f[1]));
   } else {
     return Status::InvalidArgument("unknown request '" + std::string(Clip(verb, 40)) +
-                                   "': expected start, stop, discard or status");
+                                   "': expected start, follow, stop, discard or status");
   }
   ControlRequest r;
   r.verb = std::string(verb);

@@ -38,7 +38,13 @@ Daemon::~Daemon() {
 
 void Daemon::SyncSources() {
   const bool run = runs_ && runs_->active();
-  sources_.Sync(SourceConfigOf(config_, fs_.get(), run, Calibrating()));
+  // The processes the runs follow: the threads collector's targets from
+  // this tick (offcpu then follows their threads).
+  const std::vector<int> followed = runs_ ? runs_->FollowedPids() : std::vector<int>();
+  pipeline_->sampler().SetRunPids(followed);
+  SourceConfig c = SourceConfigOf(config_, fs_.get(), run, Calibrating());
+  c.run_follows = !followed.empty();
+  sources_.Sync(c);
   DropCaptureCapabilitiesOnce();
 }
 

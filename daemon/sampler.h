@@ -32,6 +32,10 @@ class Sampler {
   void Rescan() {
     for (Entry& e : entries_) e.collector->Rescan();
   }
+  // Every collector's SetRunPids (collectors/collector.h).
+  void SetRunPids(const std::vector<int>& pids) {
+    for (Entry& e : entries_) e.collector->SetRunPids(pids);
+  }
 
   // From the next Take, the expensive collectors are read every `factor`-th
   // tick (1: every tick).

@@ -108,7 +108,8 @@ void SteerProfile(SourceSet* sources, const Snapshot& snap, bool walk_all) {
   if (!profile) return;
   std::vector<int> cpus, tids;
   if (snap.sample.threads)
-    for (const ThreadSample& t : *snap.sample.threads) tids.push_back(t.task.tid);
+    for (const ThreadSample& t : *snap.sample.threads)
+      if (!t.run_only) tids.push_back(t.task.tid);  // a run's command is no target (collectors/threads.h)
   // The CPU the published verdict names, while the last window's own
   // classification still has its label: hysteresis holds a label for a few
   // windows after its load is gone, and walking that CPU then kept the

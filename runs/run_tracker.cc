@@ -1,5 +1,6 @@
 #include "runs/run_tracker.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -40,6 +41,29 @@ std::vector<RunReport> RunTracker::Active() const {
     r.flows = live.flows.Top();
     out.push_back(std::move(r));
   }
+  return out;
+}
+
+Status RunTracker::Follow(const std::string& name, int pid) {
+  MutexLock l(&mu_);
+  auto it = active_.find(name);
+  if (it == active_.end()) return Status::NotFound("no active run named '" + name + "'");
+  std::vector<int>& pids = it->second.pids;
+  if (std::find(pids.begin(), pids.end(), pid) != pids.end()) return Status::OK();
+  if (pids.size() >= kMaxFollowedPids)
+    return Status::InvalidArgument("run '" + name + "' follows " + std::to_string(pids.size()) +
+                                   " processes already, the most a run follows");
+  pids.push_back(pid);
+  Log(LogLevel::kInfo, "run follows a process", {{"name", name}, {"pid", std::to_string(pid)}});
+  return Status::OK();
+}
+
+std::vector<int> RunTracker::FollowedPids() const {
+  MutexLock l(&mu_);
+  std::vector<int> out;
+  for (const auto& [name, live] : active_) out.insert(out.end(), live.pids.begin(), live.pids.end());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

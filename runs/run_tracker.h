@@ -49,6 +49,15 @@ class RunTracker {
   // segments. NotFound when no run of that name is active.
   Status Stop(const std::string& name, std::optional<int> exit_code, double now, RunReport* out,
               std::vector<RunReport>* segments = nullptr) LOCKS_EXCLUDED(mu_);
+  // The active run `name` follows process `pid` (the command `bottleneckd
+  // run` started): the threads collector reads its threads as targets while
+  // the run is active (FollowedPids), so offcpu and the profile cover it
+  // without collectors.threads.targets. NotFound when no run of that name is
+  // active; InvalidArgument past kMaxFollowedPids for the run.
+  Status Follow(const std::string& name, int pid) LOCKS_EXCLUDED(mu_);
+  // The processes the active runs follow, sorted, each once.
+  std::vector<int> FollowedPids() const LOCKS_EXCLUDED(mu_);
+  static constexpr size_t kMaxFollowedPids = 16;
   // Forgets the active run `name` and deletes it from the store: its command
   // never started (exec failed), so there is nothing to judge or keep.
   // NotFound when no run of that name is active.
@@ -93,6 +102,7 @@ class RunTracker {
     FoldedProfile profile;     // likewise
     int profile_readings = 0;  // the profiler's readings merged into it (one a window while loaded)
     FoldedProfile offcpu;      // every window's off-CPU stacks
+    std::vector<int> pids;     // the processes it follows (Follow)
   };
   // A finished run on its way to the store.
   struct Pending {

@@ -16,12 +16,12 @@ class OffCpuSourceEntry : public SourceEntry {
   std::string_view default_state() const override { return "auto"; }
   std::string_view help() const override {
     return "eBPF time the target threads spend off the CPU, per wait site (CAP_BPF, CAP_PERFMON, kernel BTF, "
-           "kallsyms); loaded with collectors.threads.targets";
+           "kallsyms); loaded with collectors.threads.targets or while a run follows its command";
   }
   LoadMode Wanted(const SourceConfig& c) const override {
     const CollectorsConfig& k = *c.collectors;
     const bool want = c.live && CollectorEnabled(k, "offcpu", true) && CollectorEnabled(k, "threads", true) &&
-                      !k.threads.targets.empty();
+                      (!k.threads.targets.empty() || c.run_follows);
     return want ? LoadMode::kAuto : LoadMode::kOff;
   }
   std::string OptionsKey(const SourceConfig&) const override { return ""; }

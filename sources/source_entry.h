@@ -39,6 +39,10 @@ struct SourceConfig {
   const ProfileOptions* profile = nullptr;
   bool run_active = false;          // a run is active, or --soaker: the soaker in mode "runs" runs
   bool soaker_calibrating = false;  // the soaker's calibration is being measured: it starts after
+  // An active run follows a process (RunTracker::Follow: the command
+  // `bottleneckd run` started): the threads collector has a target beside
+  // collectors.threads.targets.
+  bool run_follows = false;
 };
 
 class SourceEntry {

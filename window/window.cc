@@ -326,6 +326,7 @@ void ThreadRates(const Sample& p, const Sample& c, double secs, Window* w) {
     t.thread = b.task.comm;
     t.cpu_ratio = TicksToSeconds(*d) / secs;
     t.processor = b.task.processor;
+    t.run_only = b.run_only;
     ThreadStateRates(*it, b, secs, w, &t);
     w->threads.push_back(std::move(t));
   }

@@ -83,6 +83,7 @@ struct ThreadWindow {
   // Measured waits (offcpu, eBPF), when both samples followed the thread:
   // each site's share of the window, largest first.
   std::optional<std::vector<WaitSiteWindow>> measured_waits;
+  bool run_only = false;  // ThreadSample::run_only: its stacks kept, not judged
 };
 
 // A target process's input socket over the window

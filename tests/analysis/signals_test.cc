@@ -365,6 +365,33 @@ TEST(ExtractSignals, NonFiniteInputsBecomeZero) {
   EXPECT_TRUE(std::isfinite(s.offered_packets_per_second));
 }
 
+// A thread of a process only a run follows (the command `bottleneckd run`
+// wrapped: often the load generator) is no target: the rules never see it,
+// so it is never named (collectors/threads.h run_only).
+TEST(ExtractSignals, ARunsCommandIsNoTarget) {
+  Window w;
+  w.seconds = 1;
+  w.cpus = {Cpu(0, 1.0, 0.0)};
+  ThreadWindow gen;
+  gen.pid = 20;
+  gen.tid = 20;
+  gen.thread = "lab_load_gen";
+  gen.cpu_ratio = 0.99;
+  gen.processor = 0;
+  gen.run_only = true;
+  ThreadWindow echo = gen;
+  echo.pid = echo.tid = 10;
+  echo.thread = "udpecho";
+  echo.cpu_ratio = 0.3;
+  echo.run_only = false;
+  w.threads = {gen, echo};
+  Signals s = ExtractSignals(w, Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  ASSERT_EQ(s.threads.size(), 1u);
+  EXPECT_EQ(s.threads[0].thread, "udpecho");
+  Verdict v = Classify(s, VerdictThresholds());
+  EXPECT_EQ(v.resource.find("lab_load_gen"), std::string::npos) << v.resource;
+}
+
 TEST(ExtractSignals, ThreadsAndPressureCarried) {
   Window w;
   w.seconds = 1;

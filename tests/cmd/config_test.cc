@@ -6,6 +6,7 @@
 #include "base/parse_util.h"
 #include "cmd/flags.h"
 #include "daemon/tick_pipeline.h"
+#include "sources/source_registry.h"
 #include "tests/support/test_util.h"
 
 namespace bottleneckd::config_test {
@@ -366,6 +367,27 @@ TEST(Config, OffCpuIsASwitchableSource) {
   Config flagged;
   ASSERT_OK(ApplyFlags(f, &flagged));
   EXPECT_FALSE(CollectorEnabled(flagged.collectors, "offcpu", true));
+}
+
+// offcpu loads on the live host when the threads collector has a target:
+// configured, or the command a run follows (bottleneckd run: RunTracker::
+// Follow), unless offcpu or threads is switched off.
+TEST(Config, OffCpuLoadsWithTargetsOrARunsCommand) {
+  const SourceEntry* offcpu = FindSourceEntry("offcpu");
+  ASSERT_NE(offcpu, nullptr);
+  auto wanted = [&](const std::string& yaml, bool run_follows) {
+    Config c;
+    EXPECT_OK(ParseConfig(yaml, "x.yaml", &c));
+    HostFs fs(c.roots);
+    SourceConfig s = SourceConfigOf(c, &fs, run_follows, false);
+    s.run_follows = run_follows;
+    return offcpu->Wanted(s);
+  };
+  EXPECT_EQ(wanted("", false), LoadMode::kOff);
+  EXPECT_EQ(wanted("", true), LoadMode::kAuto);
+  EXPECT_EQ(wanted("collectors:\n  threads:\n    targets:\n      - name: udpecho\n", false), LoadMode::kAuto);
+  EXPECT_EQ(wanted("collectors:\n  offcpu:\n    enabled: false\n", true), LoadMode::kOff);
+  EXPECT_EQ(wanted("collectors:\n  threads:\n    enabled: false\n", true), LoadMode::kOff);
 }
 
 TEST(Flags, PcapIsACollector) {

@@ -44,6 +44,8 @@ TEST(ControlProtocolTest, ParsesValidRequests) {
       {"start\t" + Repeat("\xc3\xa9", 100) + "\n", "start", {Repeat("\xc3\xa9", 100)}},  // 200 bytes
       {"start\tn\t" + max_command + "\n", "start", {"n", max_command}},
       {"start\tn\t" + max_command, "start", {"n", max_command}},
+      {"follow\techo\t4242\n", "follow", {"echo", "4242"}},
+      {"follow\techo\t4194304\n", "follow", {"echo", "4194304"}},
   };
   for (const GoodRequest& c : cases) {
     SCOPED_TRACE(c.line.substr(0, 60));
@@ -62,10 +64,18 @@ struct BadRequest {
 
 TEST(ControlProtocolTest, RejectsMalformedRequests) {
   const std::vector<BadRequest> cases = {
-      {"", "empty request: expected start, stop, discard or status"},
+      {"", "empty request: expected start, follow, stop, discard or status"},
       {"\n", "empty request"},
       {"\tname\n", "empty request"},
-      {"strat\tx\n", "unknown request 'strat': expected start, stop, discard or status"},
+      {"strat\tx\n", "unknown request 'strat': expected start, follow, stop, discard or status"},
+      {"follow\n", "'follow' needs a run name: follow<TAB>NAME<TAB>PID"},
+      {"follow\techo\n", "'follow' needs a pid: follow<TAB>NAME<TAB>PID"},
+      {"follow\techo\t1\t2\n", "too many fields for 'follow' (4)"},
+      {"follow\t\t1\n", "empty run name"},
+      {"follow\techo\t0\n", "pid '0' is not an integer from 1 to 4194304"},
+      {"follow\techo\t4194305\n", "pid '4194305' is not an integer from 1 to 4194304"},
+      {"follow\techo\t-5\n", "pid '-5'"},
+      {"follow\techo\tself\n", "pid 'self'"},
       {"STATUS\n", "unknown request 'STATUS'"},
       {"status\textra\n", "'status' takes no arguments (got 1)"},
       {"status\t\n", "'status' takes no arguments (got 1)"},

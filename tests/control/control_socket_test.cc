@@ -212,7 +212,7 @@ TEST_F(ControlSocketTest, ClientRejectsAnInvalidRequestBeforeConnecting) {
   ControlResponse resp;
   Status st = ControlCall(SockPath(), Req("strat", {"x"}), &resp);
   EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
-  EXPECT_EQ(st.message(), "unknown request 'strat': expected start, stop, discard or status");
+  EXPECT_EQ(st.message(), "unknown request 'strat': expected start, follow, stop, discard or status");
   EXPECT_TRUE(rec_.requests().empty());
 }
 
@@ -221,7 +221,7 @@ TEST_F(ControlSocketTest, ServerAnswersAParseError) {
   int fd = ConnectRaw(SockPath());
   ASSERT_GE(fd, 0);
   ASSERT_TRUE(SendAll(fd, "strat\tx\n"));
-  EXPECT_EQ(ReadToEof(fd), "error\tunknown request 'strat': expected start, stop, discard or status\n");
+  EXPECT_EQ(ReadToEof(fd), "error\tunknown request 'strat': expected start, follow, stop, discard or status\n");
   ::close(fd);
   EXPECT_TRUE(rec_.requests().empty());
 }

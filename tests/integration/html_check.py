@@ -3,7 +3,7 @@
 against the JSON report of the same input (html_report_test.sh,
 profile_test.sh).
 
-usage: html_check.py report|pcap|profile DOM.html REPORT.json
+usage: html_check.py report|pcap|profile|offcpu DOM.html REPORT.json
        html_check.py measure PAGE.html OUT.html
 Prints one line per check ("ok: ..." or "FAIL: ...") and exits 1 on a failure.
 
@@ -14,7 +14,10 @@ profile.top_functions in its order, and each of them is a frame of the
 graph. A DOM has no sizes, and the report has no script, so `measure`
 first writes a copy of the page with one that, once the page is laid out,
 writes each size into the DOM (data-rendered on the <svg> and each frame):
-dump that copy's DOM.
+dump that copy's DOM. `offcpu` checks the run's off-CPU section the same
+way: its flame graph as wide as the JSON's offcpu.microseconds, laid out,
+each box sized, each label inside, the top waits table the JSON's
+offcpu.top_waits in its order.
 """
 import json
 import sys
@@ -31,11 +34,11 @@ class Dom(HTMLParser):
         self.verdicts = []  # data-label, data-resource of each p.verdict
         self.mlfrr = None
         self.text = []
-        # section#profile: its data attributes, the svg.flame's, each frame's and the top functions
-        self.profile = None
-        self.flame = None
-        self.frames = []
-        self.top_functions = []
+        # section#profile and section#offcpu: each one's data attributes, its
+        # svg.flame's, each frame's and its table's names (top functions, top
+        # waits)
+        self.graphs = {}
+        self.section = None  # the graph section being read
         self.cell = None  # the text of the td.function being read
 
     def handle_starttag(self, tag, attrs):
@@ -54,20 +57,22 @@ class Dom(HTMLParser):
             self.verdicts.append((a["data-label"], a["data-resource"]))
         elif tag == "p" and "mlfrr" in cls:
             self.mlfrr = a["data-mlfrr"]
-        elif tag == "section" and a.get("id") == "profile":
-            self.profile = a
-        elif tag == "svg" and "flame" in cls:
-            self.flame = a
-        elif tag == "g" and "frame" in cls:
-            self.frames.append(a)
-        elif tag == "td" and "function" in cls:
+        elif tag == "section" and a.get("id") in ("profile", "offcpu"):
+            self.section = self.graphs[a["id"]] = {"attrs": a, "flame": None, "frames": [], "table": []}
+        elif tag == "svg" and "flame" in cls and self.section is not None:
+            self.section["flame"] = a
+        elif tag == "g" and "frame" in cls and self.section is not None:
+            self.section["frames"].append(a)
+        elif tag == "td" and "function" in cls and self.section is not None:
             self.cell = []
 
     def handle_endtag(self, tag):
         if tag == "svg":
             self.plot = None
+        elif tag == "section":
+            self.section = None
         elif tag == "td" and self.cell is not None:
-            self.top_functions.append("".join(self.cell))
+            self.section["table"].append("".join(self.cell))
             self.cell = None
 
     def handle_data(self, data):
@@ -260,36 +265,57 @@ def rendered(attrs):
         return 0.0, 0.0
 
 
-def check_profile(dom, r):
-    prof = r["profile"]
-    check(dom.profile is not None, "section#profile present")
-    if dom.profile is None:
+def check_graph(g, total, unit):
+    """A graph section's flame graph: `total` wide, laid out, every frame's
+    box sized, every label inside its box."""
+    flame, frames = g["flame"], g["frames"]
+    check(flame is not None, "the flame graph is there")
+    if flame is None:
         return
-    check(dom.profile.get("data-run") == prof["run"], "profile of run '%s' (JSON '%s')" %
-          (dom.profile.get("data-run"), prof["run"]))
-    check(dom.flame is not None, "the flame graph is there")
-    if dom.flame is None:
-        return
-    check(int(dom.flame["data-samples"]) == prof["samples"], "flame graph of %s samples (JSON %d)" %
-          (dom.flame["data-samples"], prof["samples"]))
-    w, h = rendered(dom.flame)
+    check(int(flame["data-samples"]) == total, "flame graph of %s %s (JSON %d)" % (flame["data-samples"], unit, total))
+    w, h = rendered(flame)
     check(w > 0 and h > 0, "flame graph rendered %gx%g px" % (w, h))
-    empty = [f["data-name"] for f in dom.frames if min(rendered(f)) <= 0]
-    check(bool(dom.frames) and not empty,
-          "%d frames, each rendered with a size (none: %s)" % (len(dom.frames), empty[:5]))
+    empty = [f["data-name"] for f in frames if min(rendered(f)) <= 0]
+    check(bool(frames) and not empty, "%d frames, each rendered with a size (none: %s)" % (len(frames), empty[:5]))
     # A label may not run past its box (the renderer's character width
     # estimate against the font Chromium used); a pixel of rounding allowed.
-    over = [(f["data-name"], f["data-label-overflow"]) for f in dom.frames
+    over = [(f["data-name"], f["data-label-overflow"]) for f in frames
             if float(f.get("data-label-overflow", "-1")) > 1]
-    labelled = sum(1 for f in dom.frames if "data-label-overflow" in f)
+    labelled = sum(1 for f in frames if "data-label-overflow" in f)
     check(not over, "%d labels inside their boxes (past them: %s)" % (labelled, over[:5]))
+
+
+def check_profile(dom, r):
+    prof = r["profile"]
+    g = dom.graphs.get("profile")
+    check(g is not None, "section#profile present")
+    if g is None:
+        return
+    check(g["attrs"].get("data-run") == prof["run"], "profile of run '%s' (JSON '%s')" %
+          (g["attrs"].get("data-run"), prof["run"]))
+    check_graph(g, prof["samples"], "samples")
     want = [f["function"] for f in prof["top_functions"]]
     check(bool(want), "JSON names %d top functions" % len(want))
-    check(set(dom.top_functions) == set(want), "top functions table %s = JSON's %s" % (dom.top_functions, want))
-    check(dom.top_functions == want, "in the JSON's order")
-    names = {f["data-name"] for f in dom.frames}
+    check(set(g["table"]) == set(want), "top functions table %s = JSON's %s" % (g["table"], want))
+    check(g["table"] == want, "in the JSON's order")
+    names = {f["data-name"] for f in g["frames"]}
     missing = [f for f in want if f not in names]
     check(not missing, "each top function is a frame of the flame graph (not: %s)" % missing)
+
+
+def check_offcpu(dom, r):
+    off = r["offcpu"]
+    g = dom.graphs.get("offcpu")
+    check(g is not None, "section#offcpu present")
+    if g is None:
+        return
+    check(g["attrs"].get("data-run") == off["run"] and int(g["attrs"]["data-microseconds"]) == off["microseconds"],
+          "off-CPU stacks of run '%s', %s us (JSON '%s', %d us)" % (
+              g["attrs"].get("data-run"), g["attrs"].get("data-microseconds"), off["run"], off["microseconds"]))
+    check_graph(g, off["microseconds"], "us")
+    want = [w["wait"] for w in off["top_waits"]]
+    check(bool(want), "JSON names %d top waits" % len(want))
+    check(g["table"] == want, "top waits table %s = JSON's %s, in its order" % (g["table"], want))
 
 
 def main():
@@ -301,7 +327,7 @@ def main():
     dom.feed(open(dom_path, encoding="utf-8").read())
     r = json.load(open(json_path))
     check(bool(dom.plots), "%d plots in the DOM" % len(dom.plots))
-    {"report": check_report, "pcap": check_pcap, "profile": check_profile}[kind](dom, r)
+    {"report": check_report, "pcap": check_pcap, "profile": check_profile, "offcpu": check_offcpu}[kind](dom, r)
     sys.exit(1 if failures else 0)
 
 

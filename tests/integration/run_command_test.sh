@@ -6,7 +6,9 @@
 # - with a daemon: the control socket is 0660, a real bounded UDP echo sweep
 #   on loopback (lab/udp_echo.py) is wrapped as a run, and `--report --run`
 #   reads it back from the run store with its verdict and its load steps as
-#   segments, the delivered rate checked against the echo tool's own count;
+#   segments, the delivered rate checked against the echo tool's own count,
+#   and the daemon follows the wrapped command's threads (offcpu's stacks
+#   of the run name them) with no threads target configured;
 # - `bottleneckd run`'s summary reads as `--report --run NAME` for that run
 #   (in-process and through the daemon);
 # - a bad request gets a clear error and the daemon keeps serving;
@@ -177,6 +179,15 @@ if [ -s "$INTEG_TMP/sweep.json" ]; then
   # The parent run: finished, exit 0, a verdict, about 20 windows of load.
   check="$(json_get "$INTEG_TMP/sweep.json" '(r["parent"] or r["runs"][0])["state"] == "finished" and (r["parent"] or r["runs"][0])["exit_code"] == 0 and (r["parent"] or r["runs"][0])["verdict"]["label"] in ("cpu","interrupt","bus","none","undetermined") and (r["parent"] or r["runs"][0])["windows"] >= 8')"
   if [ "$check" = "True" ]; then integ_pass "run store: echo-sweep finished, exit 0, verdict $(json_get "$INTEG_TMP/sweep.json" '(r["parent"] or r["runs"][0])["verdict"]["label"]')"; else integ_fail "echo-sweep run record: $(head -c 600 "$INTEG_TMP/sweep.json")"; fi
+  # The run followed its command (control `follow`): its threads were
+  # targets with no collectors.threads.targets configured, so offcpu loaded
+  # and kept where the echo tool's threads waited.
+  if grep -q 'msg="run follows a process" name=echo-sweep' "$INTEG_TMP/bottleneckd-live.log" &&
+    [ "$(json_get "$INTEG_TMP/sweep.json" 'r["offcpu"]["microseconds"] > 1000000 and any(w["wait"].startswith("python3: ") for w in r["offcpu"]["top_waits"])')" = "True" ]; then
+    integ_pass "the daemon followed the wrapped command: $(json_get "$INTEG_TMP/sweep.json" 'r["offcpu"]["top_waits"][0]["wait"]')"
+  else
+    integ_fail "the wrapped command was not followed: $(grep -c 'run follows' "$INTEG_TMP/bottleneckd-live.log") log lines, offcpu $(json_get "$INTEG_TMP/sweep.json" 'r["offcpu"]')"
+  fi
   # Its load steps as segments: the echo tool's own count of requests per
   # second against the segment's delivered rate (lo counted once per echo by
   # its capture; by its counters it was requests plus replies).

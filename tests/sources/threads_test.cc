@@ -208,6 +208,31 @@ TEST(ThreadsCollectorTest, ByNameAndByPid) {
   }
 }
 
+// The processes the active runs follow (bottleneckd run's commands) are
+// read beside the configured targets, while they are set, marked run_only
+// unless a target names them too; with no target configured at all too.
+TEST(ThreadsCollectorTest, TheRunsProcessesAreTargetsWhileSet) {
+  ProcTree p;
+  BuildHost(p);
+  HostFs fs(p.roots());
+  ThreadsCollector c(Targets({ByPid(200)}));
+  c.SetRunPids({100, 200});
+  Sample s;
+  ASSERT_OK(c.Collect(fs, &s));
+  EXPECT_EQ(Describe(*s.threads),
+            (std::vector<std::string>{"100/100 udpecho udpecho", "100/101 udpecho-w udpecho", "200/200 sshd sshd"}));
+  // Only the run's: read for where they wait, not judged (run_only); a
+  // process a target names too is a target.
+  for (const ThreadSample& t : *s.threads) EXPECT_EQ(t.run_only, t.pid == 100) << t.task.tid;
+  c.SetRunPids({});
+  ASSERT_OK(c.Collect(fs, &s));
+  EXPECT_EQ(Describe(*s.threads), (std::vector<std::string>{"200/200 sshd sshd"}));
+  ThreadsCollector none(ThreadsOptions{});
+  none.SetRunPids({300});
+  ASSERT_OK(none.Collect(fs, &s));
+  EXPECT_EQ(Describe(*s.threads), (std::vector<std::string>{"300/300 udpecho udpecho"}));
+}
+
 TEST(ThreadsCollectorTest, LongNameMatchesTheTruncatedComm) {
   ProcTree p;
   BuildHost(p);
