@@ -17,14 +17,17 @@ std::string WaitOf(std::string_view stack) {
     stack = semi == std::string_view::npos ? std::string_view() : stack.substr(semi + 1);
   }
   if (frames.empty()) return "";
-  std::string_view object, call;
+  std::string_view object, call, lost;
   size_t end = frames.size();
   if (end > 1 && frames[end - 1].starts_with('[')) object = frames[--end];
   for (size_t i = 1; i < end; ++i) {
     if (frames[i].ends_with(" [kernel]")) break;
+    if (frames[i] == "[user stack not kept]") lost = frames[i];
     if (!frames[i].starts_with('[')) call = frames[i];
   }
-  std::string out = std::string(frames[0]) + ": " + (call.empty() ? "(kernel)" : std::string(call));
+  // No user frame: a kernel thread's, or a user stack the map did not keep.
+  if (call.empty()) call = lost.empty() ? "(kernel)" : lost;
+  std::string out = std::string(frames[0]) + ": " + std::string(call);
   if (!object.empty()) out += " " + std::string(object);
   return out;
 }

@@ -26,7 +26,8 @@ void WriteProfileJson(const Report& r, JsonWriter* w);
 
 // Where a run's threads waited, from its off-CPU stacks: each stack as
 // "THREAD: CALL [OBJECT]", CALL its innermost user frame (the call that
-// blocked; "(kernel)" for a stack with none), [OBJECT] its leaf when the
+// blocked; "(kernel)" for a stack with none, "[user stack not kept]" for
+// one whose user stack the map did not keep), [OBJECT] its leaf when the
 // stack has one (window/offcpu_stacks.h), microseconds summed, most first.
 std::vector<FunctionSamples> TopOffCpuWaits(const FoldedProfile& offcpu, size_t n);
 // "\noff-CPU stacks of run 'NAME': S s off the CPU\n" then the top waits;

@@ -391,6 +391,11 @@ TEST(ReportHtml, OffCpuSectionWithTopWaitsAndFlameGraph) {
                                              {"kworker: (kernel)", 50'000},
                                              {"udpecho: recv (libc.so.6) [preempted]", 50'000}};
   EXPECT_EQ(TopOffCpuWaits(r.offcpu, 10), want);
+  // A stack whose user part the map did not keep says so, not "(kernel)".
+  FoldedProfile lost;
+  AddFolded("udpecho;[user stack not kept];__sys_recvfrom [kernel];[udp 10.0.0.2:7 -> 10.0.0.9:9]", 10, &lost);
+  EXPECT_EQ(TopOffCpuWaits(lost, 10),
+            (std::vector<FunctionSamples>{{"udpecho: [user stack not kept] [udp 10.0.0.2:7 -> 10.0.0.9:9]", 10}}));
   std::string html = ReportHtml(r);
   size_t section = html.find("<section id=\"offcpu\" data-run=\"peer\" data-microseconds=\"1000000\">");
   ASSERT_NE(section, std::string::npos) << html.substr(html.find("<section id=\"profile\""));
