@@ -20,6 +20,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -58,6 +59,18 @@ class Sleeper {
   std::atomic<int> tid_{0};
   std::thread t_;
 };
+
+// The thread's state letter (/proc/self/task/TID/stat, after its comm); 0
+// when it cannot be read.
+char TaskState(int tid) {
+  FILE* f = std::fopen(("/proc/self/task/" + std::to_string(tid) + "/stat").c_str(), "r");
+  if (!f) return 0;
+  char line[512] = {};
+  const bool read = std::fgets(line, sizeof line, f) != nullptr;
+  std::fclose(f);
+  const char* paren = read ? std::strrchr(line, ')') : nullptr;
+  return paren && paren[1] == ' ' ? paren[2] : 0;
+}
 
 // The thread's nanoseconds on a CPU (schedstat's first field).
 uint64_t RunNs(int tid) {
@@ -586,7 +599,11 @@ TEST(OffCpuSource, ManyShortLivedWakersShareOneOtherSite) {
     // One thread per byte, each after the reader blocked again.
     std::thread([&] { (void)::write(wr.get(), "x", 1); }).join();
     for (int spin = 0; spin < 200 && got.load() <= i; ++spin) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    // Blocked in its read again before the next writer: a write to a reader
+    // still running wakes nobody (2 ms was not always enough beside a
+    // compile: the sanitizer tree counted 12 other wakers of 13).
+    for (int spin = 0; spin < 200 && TaskState(reader_tid.load()) != 'S'; ++spin)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   reader.join();
   ASSERT_EQ(got.load(), kWriters);
