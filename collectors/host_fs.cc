@@ -58,11 +58,14 @@ void ReleaseSlack(std::string* out) {
 // How a read treats a file longer than its cap.
 enum class Cap { kError, kPrefix };
 
-// /proc/PID/task/TID/wchan (and /proc/PID/wchan) is the one /proc text file
-// the kernel writes without a newline: a single symbol name, read as it is.
+// The /proc text files the kernel writes without a newline, read as they
+// are: /proc/PID/task/TID/wchan (and /proc/PID/wchan), a single symbol
+// name; /proc/PID/task/TID/children, "410 420 " (the pids a thread forked).
 bool Unterminated(std::string_view rel) {
-  constexpr std::string_view kWchan = "wchan";
-  return rel == kWchan || (rel.size() > kWchan.size() && rel.substr(rel.size() - kWchan.size() - 1) == "/wchan");
+  for (std::string_view name : {"wchan", "children"})
+    if (rel == name || (rel.size() > name.size() && rel.ends_with(name) && rel[rel.size() - name.size() - 1] == '/'))
+      return true;
+  return false;
 }
 
 // Reads until EOF or max_bytes; out keeps its capacity between calls.

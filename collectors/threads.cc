@@ -1,6 +1,7 @@
 #include "collectors/threads.h"
 
 #include <algorithm>
+#include <charconv>
 #include <climits>
 #include <string>
 
@@ -199,6 +200,36 @@ void ThreadsCollector::ReadTaskState(const HostFs& fs, const std::string& pid, c
     objects_.Resolve(fs, t->pid, SyscallName(*t->wait.syscall), t->wait.args, &t->wait.object);
 }
 
+void ThreadsCollector::AddRunDescendants(const HostFs& fs) {
+  // Breadth first from the commands: each process's threads' children
+  // files list the processes it forked (CONFIG_PROC_CHILDREN; without it,
+  // only the commands themselves are followed).
+  std::vector<int> run(run_pids_.begin(), run_pids_.end());
+  if (run.size() > kMaxRunProcesses) run.resize(kMaxRunProcesses);
+  for (size_t i = 0; i < run.size() && run.size() < kMaxRunProcesses; ++i) {
+    const std::string pid = std::to_string(run[i]);
+    if (!fs.ListProc(pid + "/task", &names_).ok()) continue;  // gone
+    // The main thread's children first, then at most 15 other threads'
+    // (a process of thousands of threads costs no thousand reads a tick).
+    auto main = std::find(names_.begin(), names_.end(), pid);
+    if (main != names_.end()) std::iter_swap(names_.begin(), main);
+    if (names_.size() > 16) names_.resize(16);
+    for (const std::string& tid : names_) {
+      if (!fs.ReadProc(pid + "/task/" + tid + "/children", &buf_).ok()) continue;
+      for (std::string_view rest(buf_); !rest.empty();) {
+        const size_t space = rest.find(' ');
+        int child = 0;
+        std::string_view word = rest.substr(0, space);
+        if (std::from_chars(word.data(), word.data() + word.size(), child).ec == std::errc() && child > 0 &&
+            std::find(run.begin(), run.end(), child) == run.end() && run.size() < kMaxRunProcesses)
+          run.push_back(child);
+        rest.remove_prefix(space == std::string_view::npos ? rest.size() : space + 1);
+      }
+    }
+  }
+  pids_.insert(pids_.end(), run.begin(), run.end());
+}
+
 bool ThreadsCollector::TaskExists(const HostFs& fs, const std::string& pid, const std::string& tid) {
   std::vector<std::string> tids;
   if (!fs.ListProc(pid + "/task", &tids).ok()) return false;
@@ -231,7 +262,7 @@ Status ThreadsCollector::Collect(const HostFs& fs, HostReadings* out) {
   std::sort(pids_.begin(), pids_.end());
   pids_.erase(std::unique(pids_.begin(), pids_.end()), pids_.end());
   targeted_ = pids_;
-  pids_.insert(pids_.end(), run_pids_.begin(), run_pids_.end());
+  AddRunDescendants(fs);
   std::sort(pids_.begin(), pids_.end());
   pids_.erase(std::unique(pids_.begin(), pids_.end()), pids_.end());
   for (int pid : pids_) {

@@ -70,13 +70,18 @@ class ThreadsCollector : public Collector {
   // kRescanEvery ticks, or when one vanishes): a run's start, so a process
   // started just before it is followed from the run's first window.
   void Rescan() override { need_scan_ = true; }
-  // The runs' commands: read as pid targets too (collectors/collector.h).
+  // The runs' commands: read as pid targets too (collectors/collector.h),
+  // with their descendants (/proc/PID/task/TID/children: a shell's
+  // program, a server's workers), at most kMaxRunProcesses.
   void SetRunPids(const std::vector<int>& pids) override { run_pids_ = pids; }
+  static constexpr size_t kMaxRunProcesses = 64;
   // (Their threads are marked ThreadSample::run_only unless a configured
   // target names the process too.)
 
  private:
   Status ScanNames(const HostFs& fs);
+  // Appends the descendants of run_pids_ to pids_ (kMaxRunProcesses in all).
+  void AddRunDescendants(const HostFs& fs);
   // Appends pid's threads to *out; *vanished when the process is gone.
   Status CollectPid(const HostFs& fs, int pid, std::vector<ThreadSample>* out, bool* vanished);
   static bool TaskExists(const HostFs& fs, const std::string& pid, const std::string& tid);

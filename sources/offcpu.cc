@@ -13,6 +13,7 @@
 #include <set>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "base/clock.h"
 #include "base/state_file.h"
@@ -64,10 +65,43 @@ OffCpuWaker ReadWaker(int tid) {
 // the kernel's pid space wraps); at most this many are kept.
 constexpr int64_t kWakerNameNs = 60'000'000'000;
 constexpr size_t kMaxWakerNames = 4096;
-// Folded stacks kept named, at most: up to 64 frames of 40 bytes, 2.5 KiB
-// a stack at worst (10 MiB); past it they are named again as they come.
-constexpr size_t kMaxStackTexts = 4096;
+// Distinct named stacks (by thread, site and waker) kept in the folded
+// totals, at most; a stack first named past it is "[other stacks]" (up to
+// 64 frames of 40 bytes, 2.5 KiB a stack at worst: 40 MiB).
+constexpr size_t kMaxFoldedSites = 16384;
 
+}  // namespace
+
+// Epochs (sources/bpf/offcpu_maps.h): the program walks each period's
+// stacks into the pair of stack maps of its epoch and keys its totals with
+// that epoch. The reader turns the epoch when the pair in use fills (an
+// eighth of either map: a stack map refuses a new stack whose bucket is
+// taken) or `totals` does (half), and at the next Read, when no switch away
+// can still be walking into the old pair, retires the old epoch: it names
+// the old pair's stacks still needed (the old epoch's keys, and its periods
+// under way: a thread asleep across the turn), empties the pair, and folds
+// each old key no period under way will add to into its own named totals,
+// deleting it from `totals`. The named totals only grow, as the map's did:
+// a window's differences do not see the turn. A binary without frame
+// pointers walks into garbage, a new user stack nearly every period (the
+// echo lab's python3 peer: ~1000 a second, its map full within seconds
+// before epochs); such stacks are named up to the first frame in no mapping
+// (sources/profile_symbols.h), so the folded totals stay as few as the
+// distinct stacks named.
+namespace {
+// (tid, involuntary, sampled, where, stack, waker, waker_softirq): a site as
+// OffCpuReading keeps it.
+// (tid, involuntary, sampled, where, stack, waker, waker_softirq), the
+// texts interned (Bpf::Intern): compared by address, copied never.
+using SiteKey = std::tuple<int, bool, bool, const std::string*, const std::string*, int, bool>;
+struct SiteTotal {
+  uint64_t ns = 0, count = 0;
+};
+constexpr size_t kTurnAtKernelStacks = OFFCPU_MAX_STACKS / 8;
+constexpr size_t kTurnAtUserStacks = OFFCPU_MAX_USER_STACKS / 8;
+// Also bounds the names kept for the epoch in use: one per key at most
+// (4096 x 2.5 KiB, 10 MiB).
+constexpr size_t kTurnAtKeys = OFFCPU_MAX_SITES / 4;
 }  // namespace
 
 struct OffCpuSource::Bpf {
@@ -75,11 +109,26 @@ struct OffCpuSource::Bpf {
   uint64_t generation = 0;
   int cpus = 0;
   Symbolizer symbols;
-  std::unordered_map<int32_t, std::string> site_of_stack;  // stack id -> WaitSiteOf
-  // (pid, kernel stack id, user stack id) -> the folded frames (StackText).
-  std::map<std::tuple<int, int32_t, int32_t>, std::string> stack_text;
+  uint32_t epoch = 0;             // the program's (skel->bss->epoch)
+  bool retiring = false;          // turned at the last Read: epoch - 1 is retired at this one
+  std::set<uint32_t> old_epochs;  // turned from, their names maybe still kept
+  // Names, per epoch: (epoch, stack id) -> WaitSiteOf; (pid, epoch, kernel
+  // stack id, user stack id) -> the folded frames (StackText). An old
+  // epoch's stay while its keys or periods do (its pair may hold another
+  // epoch's stacks by then).
+  std::map<std::pair<uint32_t, int32_t>, const std::string*> site_of_stack;
+  std::map<std::tuple<int, uint32_t, int32_t, int32_t>, const std::string*> stack_text;
+  // Every text named, once: as many as the distinct stacks named (a stack
+  // named past kMaxFoldedSites is "[other stacks]").
+  std::unordered_set<std::string> texts;
+  const std::string* Intern(std::string text) { return &*texts.insert(std::move(text)).first; }
+  // The retired epochs' keys, named and summed (see "Epochs").
+  std::map<SiteKey, SiteTotal> folded;
   std::map<int, int> pid_of;        // followed tid -> its process
   std::map<int, uint32_t> targets;  // tid -> its stack_threshold (offcpu_target)
+  // Each thread's walks until the next Read (offcpu_target.walks_left):
+  // twice its share of kOffCpuStacksPerSecond over the followed threads.
+  uint32_t walks_per_read = static_cast<uint32_t>(2 * kOffCpuStacksPerSecond);
   // Each followed thread's periods (all sites) at the last Read, for its rate.
   std::map<int, uint64_t> last_periods;
   int64_t last_read_ns = 0;
@@ -97,14 +146,22 @@ struct OffCpuSource::Bpf {
   ~Bpf() {
     if (skel != nullptr) offcpu_bpf::destroy(skel);
   }
-  // The stack's wait site, named once per stack id (a stack id is never
-  // reused while the program is loaded: the map is not written with
+  const bpf_map* KernelStacks(uint32_t e) const { return e & 1 ? skel->maps.stacks1 : skel->maps.stacks0; }
+  const bpf_map* UserStacks(uint32_t e) const { return e & 1 ? skel->maps.user_stacks1 : skel->maps.user_stacks0; }
+  // Whether epoch e's pair still holds its stacks: the current epoch's, and
+  // the retiring one's until this Read empties it.
+  bool Readable(uint32_t e) const { return e == epoch || (retiring && e + 1 == epoch); }
+  // The stack's wait site, named once per (epoch, stack id) (a stack id is
+  // never reused while its map holds it: the maps are not written with
   // BPF_F_REUSE_STACKID).
-  const std::string& Site(int32_t stack_id) {
-    auto [it, fresh] = site_of_stack.try_emplace(stack_id);
-    if (!fresh || stack_id < 0) return it->second;  // "" for an unsampled or unkept stack
+  const std::string* Site(uint32_t e, int32_t stack_id) {
+    auto [it, fresh] = site_of_stack.try_emplace({e, stack_id}, nullptr);
+    if (!fresh) return it->second;
+    std::string where;  // "" for an unsampled or unkept stack
     uint64_t ips[OFFCPU_STACK_DEPTH] = {};
-    if (int n = Ips(skel->maps.stacks, stack_id, ips); n > 0) it->second = WaitSiteOf(symbols.kernel(), ips, n);
+    if (stack_id >= 0 && Readable(e))
+      if (int n = Ips(KernelStacks(e), stack_id, ips); n > 0) where = WaitSiteOf(symbols.kernel(), ips, n);
+    it->second = Intern(std::move(where));
     return it->second;
   }
   // The stack's addresses in `map`, innermost first: how many (0 when not kept).
@@ -115,30 +172,72 @@ struct OffCpuSource::Bpf {
     return n;
   }
   // The user then kernel frames of a period's stacks, folded, named once per
-  // (process, stacks): a stack id is the same addresses in any process,
-  // named by each process's own maps.
-  const std::string& StackText(int tid, int32_t kernel_id, int32_t user_id) {
-    auto p = pid_of.find(tid);
-    const int pid = p != pid_of.end() ? p->second : tid;
-    if (stack_text.size() >= kMaxStackTexts) stack_text.clear();  // named again as they come
-    auto [it, fresh] = stack_text.try_emplace({pid, kernel_id, user_id});
-    if (!fresh || kernel_id < 0) return it->second;
+  // (process, epoch, stacks): a stack id is the same addresses in any
+  // process, named by each process's own maps.
+  const std::string* StackText(int tid, uint32_t e, int32_t kernel_id, int32_t user_id) {
+    const int pid = PidOf(tid);
+    auto [it, fresh] = stack_text.try_emplace({pid, e, kernel_id, user_id}, nullptr);
+    if (!fresh) return it->second;
     std::vector<std::string> frames;
     uint64_t ips[OFFCPU_STACK_DEPTH] = {};
-    if (int n = Ips(skel->maps.user_stacks, user_id, ips); n > 0)
-      symbols.AppendUser(pid, ips, n, &frames);
-    else if (user_id == -EEXIST)
-      frames.push_back("[user stack not kept]");  // its bucket in the user map held another stack
-    if (int n = Ips(skel->maps.stacks, kernel_id, ips); n > 0) {
-      // The walk starts in the tracepoint's program: the frames innermost of
-      // the switch (__schedule) are the tracer's, not the thread's.
-      int from = 0;
-      for (int i = 0; i < std::min(n, 8); ++i)
-        if (symbols.kernel().Name(ips[i]) == "__schedule") from = i;
-      symbols.AppendKernel(ips + from, n - from, &frames);
+    if (kernel_id >= 0 && Readable(e)) {
+      if (int n = Ips(UserStacks(e), user_id, ips); n > 0)
+        symbols.AppendUser(pid, ips, n, &frames);
+      else if (user_id == -EEXIST)
+        frames.push_back("[user stack not kept]");  // its bucket in the user map held another stack
+      if (int n = Ips(KernelStacks(e), kernel_id, ips); n > 0) {
+        // The walk starts in the tracepoint's program: the frames innermost
+        // of the switch (__schedule) are the tracer's, not the thread's.
+        int from = 0;
+        for (int i = 0; i < std::min(n, 8); ++i)
+          if (symbols.kernel().Name(ips[i]) == "__schedule") from = i;
+        symbols.AppendKernel(ips + from, n - from, &frames);
+      }
     }
-    it->second = FoldedFrames(frames);
+    // Once as many are folded as are kept, a new stack is one of the others,
+    // for as long as this name is kept: a key's stack never changes.
+    it->second = Intern(frames.empty()                    ? std::string()
+                        : folded.size() < kMaxFoldedSites ? FoldedFrames(frames)
+                                                          : std::string("[other stacks]"));
     return it->second;
+  }
+  // Empties epoch e's pair of stack maps.
+  void EmptyStacks(uint32_t e) {
+    for (const bpf_map* map : {KernelStacks(e), UserStacks(e)}) {
+      std::vector<int32_t> ids;
+      int32_t id = 0, next = 0;
+      const int32_t* prev = nullptr;
+      while (bpf_map__get_next_key(map, prev, &next, sizeof next) == 0) {
+        ids.push_back(next);
+        id = next;
+        prev = &id;
+      }
+      for (int32_t i : ids) bpf_map__delete_elem(map, &i, sizeof i, 0);
+    }
+  }
+  // Forgets the names of old epochs but those still needed: of the keys
+  // not folded and the periods under way (`sites`: (epoch, kernel stack
+  // id); `stacks`: as stack_text's keys). Their texts stay interned.
+  void KeepOldNames(const std::set<std::pair<uint32_t, int32_t>>& sites,
+                    const std::set<std::tuple<int, uint32_t, int32_t, int32_t>>& stacks) {
+    std::erase_if(site_of_stack, [&](const auto& kv) { return kv.first.first != epoch && !sites.count(kv.first); });
+    std::erase_if(stack_text,
+                  [&](const auto& kv) { return std::get<1>(kv.first) != epoch && !stacks.count(kv.first); });
+  }
+  // Forgets the texts nothing refers to any more (a thread no longer
+  // followed took its folded totals), once they are twice the folded
+  // totals' bound.
+  void ForgetUnusedTexts() {
+    if (texts.size() < 2 * kMaxFoldedSites) return;
+    std::unordered_set<const std::string*> used;
+    for (const auto& [k, t] : folded) used.insert(std::get<3>(k)), used.insert(std::get<4>(k));
+    for (const auto& [k, text] : site_of_stack) used.insert(text);
+    for (const auto& [k, text] : stack_text) used.insert(text);
+    std::erase_if(texts, [&](const std::string& t) { return !used.count(&t); });
+  }
+  int PidOf(int tid) const {
+    auto p = pid_of.find(tid);
+    return p != pid_of.end() ? p->second : tid;
   }
 };
 
@@ -199,17 +298,23 @@ Status OffCpuSource::SetTargets(const std::vector<int>& tids, const std::map<int
     bpf_map__delete_elem(b.skel->maps.targets, &k, sizeof k, 0);
     bpf_map__delete_elem(b.skel->maps.starts, &k, sizeof k, 0);  // a period it will never end
     bpf_map__delete_elem(b.skel->maps.waker_slots, &k, sizeof k, 0);
+    bpf_map__delete_elem(b.skel->maps.overflow, &k, sizeof k, 0);
     b.last_periods.erase(it->first);
+    auto tid_sites = [tid = it->first](const auto& kv) { return std::get<0>(kv.first) == tid; };
+    std::erase_if(b.folded, tid_sites);
     it = b.targets.erase(it);
   }
   for (int tid : want) {
     if (b.targets.count(tid)) continue;
     if (static_cast<int>(b.targets.size()) >= OFFCPU_MAX_TARGETS) break;
     const uint32_t k = static_cast<uint32_t>(tid);
-    const offcpu_target t{0xffffffffu};  // every stack until its rate is known
+    // Every stack until its rate is known, up to a second's share.
+    const offcpu_target t{0xffffffffu, b.walks_per_read};
     const offcpu_wakers free_slots{};
+    const offcpu_overflow none{};
     // The slots first: a thread followed without them has every waker "other".
     if (bpf_map__update_elem(b.skel->maps.waker_slots, &k, sizeof k, &free_slots, sizeof free_slots, BPF_ANY) != 0 ||
+        bpf_map__update_elem(b.skel->maps.overflow, &k, sizeof k, &none, sizeof none, BPF_ANY) != 0 ||
         bpf_map__update_elem(b.skel->maps.targets, &k, sizeof k, &t, sizeof t, BPF_ANY) != 0)
       return Status::FromErrno(errno, "following thread " + std::to_string(tid));
     b.targets[tid] = t.stack_threshold;
@@ -224,7 +329,19 @@ Status OffCpuSource::Read(OffCpuReading* out) {
   out->generation = b.generation;
   out->tids.clear();
   for (const auto& [tid, threshold] : b.targets) out->tids.push_back(tid);
-  std::map<std::tuple<int, bool, bool, std::string, std::string, int, bool>, OffCpuSite> sites;
+  // The periods under way, read before the totals: an old epoch's key
+  // whose thread has no period of that epoch under way now takes no more
+  // adds, and is folded.
+  std::map<int, offcpu_start> under_way;
+  for (const auto& [tid, threshold] : b.targets) {
+    const uint32_t k = static_cast<uint32_t>(tid);
+    offcpu_start st{};
+    if (bpf_map__lookup_elem(b.skel->maps.starts, &k, sizeof k, &st, sizeof st, 0) == 0) under_way[tid] = st;
+  }
+  auto under_way_in = [&](int tid, uint32_t e) {
+    auto it = under_way.find(tid);
+    return it != under_way.end() && it->second.epoch == e;
+  };
   // The totals of threads no longer followed: deleted after the walk (a
   // hash map's walk restarts at a deleted key), so a daemon following
   // short-lived threads does not fill the map with the dead's sites.
@@ -235,30 +352,10 @@ Status OffCpuSource::Read(OffCpuReading* out) {
   // for a large one): the walks of that time went on at the old rate.
   std::vector<std::pair<offcpu_key, offcpu_value>> raw;
   std::map<int, uint64_t> periods;  // each followed thread's, all sites
-  auto add = [&](uint32_t tid, int32_t stack_id, int32_t user_id, bool involuntary, uint32_t waker_key, uint64_t ns,
-                 uint64_t count) {
-    const bool sampled = stack_id != OFFCPU_UNSAMPLED;
-    const std::string& where = b.Site(stack_id);
-    const std::string& stack = b.StackText(static_cast<int>(tid), stack_id, user_id);
-    const bool softirq = waker_key != OFFCPU_NO_WAKER && (waker_key & OFFCPU_WAKER_SOFTIRQ) != 0;
-    const int waker = waker_key == OFFCPU_NO_WAKER      ? kNoWaker
-                      : waker_key == OFFCPU_OTHER_WAKER ? kOtherWaker
-                                                        : static_cast<int>(waker_key & ~OFFCPU_WAKER_SOFTIRQ);
-    OffCpuSite& s = sites[{static_cast<int>(tid), involuntary, sampled, where, stack, waker, softirq}];
-    s.tid = static_cast<int>(tid);
-    s.where = where;
-    s.stack = stack;
-    s.involuntary = involuntary;
-    s.sampled = sampled;
-    s.waker = waker;
-    s.waker_softirq = softirq;
-    s.ns += ns;
-    s.count += count;
-  };
   offcpu_key key{}, next{};
   const offcpu_key* prev = nullptr;
-  for (int n = 0; n < OFFCPU_MAX_SITES && bpf_map__get_next_key(b.skel->maps.totals, prev, &next, sizeof next) == 0;
-       ++n) {
+  size_t keys = 0;
+  for (; keys < OFFCPU_MAX_SITES && bpf_map__get_next_key(b.skel->maps.totals, prev, &next, sizeof next) == 0; ++keys) {
     key = next;
     prev = &key;
     offcpu_value v{};
@@ -274,26 +371,106 @@ Status OffCpuSource::Read(OffCpuReading* out) {
   }
   for (const offcpu_key& k : unfollowed) bpf_map__delete_elem(b.skel->maps.totals, &k, sizeof k, 0);
   AdjustStackSampling(periods, out->mono_ns);
-  for (const auto& [k, v] : raw) add(k.tid, k.stack_id, k.user_stack_id, k.involuntary != 0, k.waker, v.ns, v.count);
+
+  std::map<SiteKey, SiteTotal> sites = b.folded;
+  auto add = [&](std::map<SiteKey, SiteTotal>& into, uint32_t tid, uint32_t epoch, int32_t stack_id, int32_t user_id,
+                 bool involuntary, uint32_t waker_key, uint64_t ns, uint64_t count) {
+    const bool sampled = stack_id != OFFCPU_UNSAMPLED;
+    const bool softirq = waker_key != OFFCPU_NO_WAKER && (waker_key & OFFCPU_WAKER_SOFTIRQ) != 0;
+    const int waker = waker_key == OFFCPU_NO_WAKER      ? kNoWaker
+                      : waker_key == OFFCPU_OTHER_WAKER ? kOtherWaker
+                                                        : static_cast<int>(waker_key & ~OFFCPU_WAKER_SOFTIRQ);
+    SiteTotal& t = into[{static_cast<int>(tid), involuntary, sampled, b.Site(epoch, stack_id),
+                         b.StackText(static_cast<int>(tid), epoch, stack_id, user_id), waker, softirq}];
+    t.ns += ns;
+    t.count += count;
+  };
+  std::vector<offcpu_key> fold;  // old epochs' keys done with: folded, then deleted
+  std::set<uint32_t> live;       // old epochs still keyed or under way
+  // Their names, still needed.
+  std::set<std::pair<uint32_t, int32_t>> old_sites;
+  std::set<std::tuple<int, uint32_t, int32_t, int32_t>> old_texts;
+  auto need = [&](int tid, uint32_t e, int32_t kernel_id, int32_t user_id) {
+    live.insert(e);
+    old_sites.insert({e, kernel_id});
+    old_texts.insert({b.PidOf(tid), e, kernel_id, user_id});
+  };
+  std::set<int32_t> kernel_ids, user_ids;  // the current epoch's, in use
+  for (const auto& [k, v] : raw) {
+    if (k.epoch == b.epoch) {
+      kernel_ids.insert(k.stack_id);
+      user_ids.insert(k.user_stack_id);
+    } else if (!under_way_in(static_cast<int>(k.tid), k.epoch)) {
+      add(b.folded, k.tid, k.epoch, k.stack_id, k.user_stack_id, k.involuntary != 0, k.waker, v.ns, v.count);
+      fold.push_back(k);
+    } else {
+      need(static_cast<int>(k.tid), k.epoch, k.stack_id, k.user_stack_id);
+    }
+    add(sites, k.tid, k.epoch, k.stack_id, k.user_stack_id, k.involuntary != 0, k.waker, v.ns, v.count);
+  }
+  for (const auto& [tid, st] : under_way) {
+    if (st.epoch == b.epoch) {
+      kernel_ids.insert(st.stack_id);
+      user_ids.insert(st.user_stack_id);
+    } else {
+      need(tid, st.epoch, st.stack_id, st.user_stack_id);
+      b.StackText(tid, st.epoch, st.stack_id, st.user_stack_id);  // named while its pair holds it
+      b.Site(st.epoch, st.stack_id);
+    }
+  }
+  // Periods that found `totals` full: their time, without their stacks.
+  for (const auto& [tid, threshold] : b.targets) {
+    const uint32_t k = static_cast<uint32_t>(tid);
+    offcpu_overflow o{};
+    if (bpf_map__lookup_elem(b.skel->maps.overflow, &k, sizeof k, &o, sizeof o, 0) != 0) continue;
+    for (int i : {0, 1})
+      if (o.count[i] > 0)
+        add(sites, k, b.epoch, OFFCPU_UNSAMPLED, OFFCPU_UNSAMPLED, i == 1, OFFCPU_NO_WAKER, o.ns[i], o.count[i]);
+  }
   // A thread off the CPU now: its period so far counts at its site, so a
   // window holds the time spent in it, not whole periods ended in it (the
   // next read's total replaces this part when the period ends).
   for (const auto& [tid, threshold] : b.targets) {
     const uint32_t k = static_cast<uint32_t>(tid);
-    offcpu_start s{};
-    if (bpf_map__lookup_elem(b.skel->maps.starts, &k, sizeof k, &s, sizeof s, 0) != 0) continue;
+    offcpu_start st{};
+    if (bpf_map__lookup_elem(b.skel->maps.starts, &k, sizeof k, &st, sizeof st, 0) != 0) continue;
     const uint64_t now = static_cast<uint64_t>(out->mono_ns);
     // Its waker, if one was seen, ends it in the next read: not yet.
-    if (now > s.ns) add(k, s.stack_id, s.user_stack_id, s.involuntary != 0, OFFCPU_NO_WAKER, now - s.ns, 0);
+    if (now > st.ns)
+      add(sites, k, st.epoch, st.stack_id, st.user_stack_id, st.involuntary != 0, OFFCPU_NO_WAKER, now - st.ns, 0);
+  }
+  for (const offcpu_key& k : fold) bpf_map__delete_elem(b.skel->maps.totals, &k, sizeof k, 0);
+  // The old epochs' names: once as the epoch retires, then as each
+  // epoch's last sleeper wakes.
+  if (b.retiring || std::any_of(b.old_epochs.begin(), b.old_epochs.end(), [&](uint32_t e) { return !live.count(e); })) {
+    b.KeepOldNames(old_sites, old_texts);
+    std::erase_if(b.old_epochs, [&](uint32_t e) { return !live.count(e); });
+  }
+  if (b.retiring) {
+    b.EmptyStacks(b.epoch - 1);
+    b.retiring = false;
+  }
+  if (kernel_ids.size() >= kTurnAtKernelStacks || user_ids.size() >= kTurnAtUserStacks || keys >= kTurnAtKeys) {
+    b.old_epochs.insert(b.epoch);  // until no key or period of it is left
+    b.retiring = true;
+    b.epoch += 1;
+    __atomic_store_n(&b.skel->bss->epoch, b.epoch, __ATOMIC_SEQ_CST);
   }
   out->sites.clear();
   out->wakers.clear();
   std::set<int> wakers;
-  for (auto& [k, s] : sites) {
-    if (s.waker > 0) wakers.insert(s.waker);
-    out->sites.push_back(std::move(s));
+  out->sites.reserve(sites.size());
+  for (const auto& [k, t] : sites) {
+    const auto& [tid, involuntary, sampled, where, stack, waker, softirq] = k;
+    if (waker > 0) wakers.insert(waker);
+    out->sites.push_back({tid, *where, involuntary, t.ns, t.count, sampled, waker, softirq, *stack});
   }
+  std::sort(out->sites.begin(), out->sites.end(), [](const OffCpuSite& x, const OffCpuSite& y) {
+    return std::tie(x.tid, x.involuntary, x.sampled, x.where, x.stack, x.waker, x.waker_softirq) <
+           std::tie(y.tid, y.involuntary, y.sampled, y.where, y.stack, y.waker, y.waker_softirq);
+  });
   for (int tid : wakers) out->wakers.push_back(b.Waker(tid, out->mono_ns));
+  b.ForgetUnusedTexts();
   b.symbols.ForgetExited();  // a process gone: its pid may come back as another's
   const uint32_t zero = 0;
   out->dropped = 0;
@@ -306,17 +483,28 @@ Status OffCpuSource::Read(OffCpuReading* out) {
 void OffCpuSource::AdjustStackSampling(std::map<int, uint64_t> periods, int64_t mono_ns) {
   Bpf& b = *bpf_;
   const double seconds = static_cast<double>(mono_ns - b.last_read_ns) / 1e9;
+  // The walks a second are shared by the threads that switched: each new
+  // stack may be a new key (a binary without frame pointers walks a new
+  // one nearly every period), and `totals` must hold a tick's.
+  size_t switching = 0;
+  for (const auto& [tid, n] : periods) {
+    auto last = b.last_periods.find(tid);
+    switching += last == b.last_periods.end() || n > last->second ? 1 : 0;
+  }
+  const double per_thread =
+      std::min(kOffCpuStacksPerSecond, kOffCpuStacksPerSecondAll / static_cast<double>(std::max<size_t>(switching, 1)));
+  b.walks_per_read = static_cast<uint32_t>(std::max(2 * per_thread, 16.0));
   for (auto& [tid, threshold] : b.targets) {
     const uint64_t now = periods[tid];  // 0 for a thread with no period yet: its rate counts from here
     auto last = b.last_periods.find(tid);
-    if (last == b.last_periods.end() || seconds <= 0 || now < last->second) continue;
-    const double rate = static_cast<double>(now - last->second) / seconds;
-    const uint32_t want = rate <= kOffCpuStacksPerSecond
-                              ? 0xffffffffu
-                              : static_cast<uint32_t>(4294967295.0 * kOffCpuStacksPerSecond / rate);
-    if (want == threshold) continue;
+    uint32_t want = threshold;
+    if (last != b.last_periods.end() && seconds > 0 && now >= last->second) {
+      const double rate = static_cast<double>(now - last->second) / seconds;
+      want = rate <= per_thread ? 0xffffffffu : static_cast<uint32_t>(4294967295.0 * per_thread / rate);
+    }
+    // Written each Read: it refills walks_left.
     const uint32_t k = static_cast<uint32_t>(tid);
-    const offcpu_target t{want};
+    const offcpu_target t{want, b.walks_per_read};
     if (bpf_map__update_elem(b.skel->maps.targets, &k, sizeof k, &t, sizeof t, BPF_EXIST) == 0) threshold = want;
   }
   b.last_periods = std::move(periods);

@@ -81,6 +81,13 @@ struct OffCpuWaker {
 // share of the periods is set each Read from the thread's last rate): 1000
 // walks at 1.5-2.6 us each is 0.3 % of a CPU per thread on this VM.
 inline constexpr double kOffCpuStacksPerSecond = 1000;
+// ... and for all of them together: the threads that switched since the
+// last Read share it. Each walk may be a new stack (a binary without frame
+// pointers walks a new one nearly every period), and a stack map refuses a
+// new stack whose bucket is taken: a 1 s tick's 2000 in the 8192 buckets
+// of an epoch's user map refuse about one in eight (sources/offcpu.cc
+// "Epochs").
+inline constexpr double kOffCpuStacksPerSecondAll = 2000;
 
 struct OffCpuReading {
   int64_t mono_ns = 0;      // CLOCK_MONOTONIC when the maps were read

@@ -15,6 +15,10 @@
 namespace bottleneckd {
 namespace {
 
+constexpr std::string_view kUnknownFrame = "[unknown]";
+// Named frames kept per process (Process::frames): about 100 bytes each.
+constexpr size_t kMaxFramesKept = 65536;
+
 // /proc/PID/maps of a large process (a browser, a JVM) is a few hundred KiB.
 constexpr size_t kMaxMapsBytes = 16u << 20;
 
@@ -113,9 +117,15 @@ const ElfSymbols* Symbolizer::VdsoSymbols(const MappedRange& r) {
 
 std::string Symbolizer::UserFrame(int pid, Process& p, uint64_t ip, bool* entry) {
   *entry = false;
-  if (!p.read) {
+  if (p.read) {
+    if (auto it = p.frames.find(ip); it != p.frames.end()) {
+      *entry = it->second.second;
+      return it->second.first;
+    }
+  } else {
     p.read = true;
     p.ticks_since_read = 0;
+    p.frames.clear();
     ++maps_reads_;
     std::string text;
     if (ReadStateFile(procfs_ + "/" + std::to_string(pid) + "/maps", kMaxMapsBytes, &text).ok())
@@ -126,7 +136,7 @@ std::string Symbolizer::UserFrame(int pid, Process& p, uint64_t ip, bool* entry)
     p.read = false;
     return UserFrame(pid, p, ip, entry);
   }
-  if (r == nullptr) return "[unknown]";
+  if (r == nullptr) return std::string(kUnknownFrame);  // not kept: garbage addresses are many
   const std::string module(BaseName(r->path.empty() ? "[anon]" : r->path));
   const bool vdso = r->path == "[vdso]";
   const ElfSymbols* syms = vdso                                   ? VdsoSymbols(*r)
@@ -136,9 +146,16 @@ std::string Symbolizer::UserFrame(int pid, Process& p, uint64_t ip, bool* entry)
   // a call that ends a function names that function.
   std::string_view name;
   if (syms != nullptr) name = syms->NameAtFileOffset(FileOffsetOf(*r, ip > 0 ? ip - 1 : ip));
-  if (name.empty()) return Hex(ip) + " (" + module + ")";
-  *entry = IsEntry(name);
-  return Demangle(name) + " (" + module + ")";
+  if (p.frames.size() >= kMaxFramesKept) p.frames.clear();
+  auto& [text, is_entry] = p.frames[ip];
+  if (name.empty()) {
+    text = Hex(ip) + " (" + module + ")";
+  } else {
+    is_entry = IsEntry(name);
+    text = Demangle(name) + " (" + module + ")";
+  }
+  *entry = is_entry;
+  return text;
 }
 
 void Symbolizer::AppendUser(int pid, const uint64_t* ips, int n, std::vector<std::string>* out) {
@@ -147,7 +164,13 @@ void Symbolizer::AppendUser(int pid, const uint64_t* ips, int n, std::vector<std
   bool reached_entry = false;
   for (int i = 0; i < n; ++i) {
     bool entry = false;
-    frames.push_back(UserFrame(pid, p, ips[i], &entry));
+    std::string frame = UserFrame(pid, p, ips[i], &entry);
+    // A return address in no mapping: the frame-pointer chain broke below
+    // it (a binary without frame pointers), and what follows is garbage, a
+    // new stack nearly every walk. Named up to the break, such walks are a
+    // few stacks, not thousands (sources/offcpu.cc "Epochs").
+    if (i > 0 && frame == kUnknownFrame) break;
+    frames.push_back(std::move(frame));
     if (entry) {
       reached_entry = true;
       break;
@@ -171,7 +194,8 @@ void Symbolizer::ForgetExited() {
 
 size_t Symbolizer::bytes() const {
   size_t b = 0;
-  for (const auto& [pid, p] : procs_) b += sizeof p + p.maps.ranges().size() * (sizeof(MappedRange) + 48);
+  for (const auto& [pid, p] : procs_)
+    b += sizeof p + p.maps.ranges().size() * (sizeof(MappedRange) + 48) + p.frames.size() * 100;
   std::vector<const ElfSymbols*> seen;  // one table may serve several inodes (one build ID)
   for (const auto& [key, s] : files_)
     if (s && std::find(seen.begin(), seen.end(), s.get()) == seen.end()) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "base/status.h"
@@ -39,9 +40,11 @@ class Symbolizer {
   void AppendKernel(const uint64_t* ips, int n, std::vector<std::string>* out) const;
   // Appends user frames `ips` (innermost first) of process pid to *out,
   // outermost first: "name (binary)", "0xADDRESS (binary)" without a symbol,
-  // "[unknown]" outside every mapping. Frames past a thread's entry
-  // (_start, start_thread, clone3) are dropped: a frame-pointer walk reads
-  // on into the caller's garbage there. A stack that reaches no entry gets
+  // "[unknown]" for the innermost outside every mapping; an outer one
+  // there ends the walk (the chain broke: its return address is garbage).
+  // Frames past a thread's entry (_start, start_thread, clone3) are
+  // dropped: a frame-pointer walk reads on into the caller's garbage there.
+  // A stack that reaches no entry gets
   // "[truncated]" as its outermost frame: its binary (or a library on the
   // way) keeps no frame pointers, so its callers are unknown.
   void AppendUser(int pid, const uint64_t* ips, int n, std::vector<std::string>* out);
@@ -66,6 +69,11 @@ class Symbolizer {
     ProcMaps maps;
     bool read = false;         // maps read (successfully or not)
     int ticks_since_read = 0;  // ForgetExited calls since the maps were read
+    // Frames named since the maps were read, by address: (name, entry).
+    // Naming one (a mapping's search, a symbol's, a demangling) took ~10
+    // us; the off-CPU reader names a tick's new stacks, often thousands of
+    // frames at the same few addresses.
+    std::unordered_map<uint64_t, std::pair<std::string, bool>> frames;
   };
   const ElfSymbols* FileSymbols(int pid, const MappedRange& r);
   // The vDSO's functions, read from this process's own vDSO (the kernel maps

@@ -53,24 +53,34 @@ struct {
 
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, OFFCPU_MAX_TARGETS);
+  __type(key, __u32);  // tid
+  __type(value, struct offcpu_overflow);
+} overflow SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, OFFCPU_MAX_SITES);
   __type(key, struct offcpu_key);
   __type(value, struct offcpu_value);
 } totals SEC(".maps");
 
-struct {
-  __uint(type, BPF_MAP_TYPE_STACK_TRACE);
-  __uint(max_entries, OFFCPU_MAX_STACKS);
-  __uint(key_size, sizeof(__u32));
-  __uint(value_size, OFFCPU_STACK_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
+// The two pairs of stack maps (offcpu_maps.h "epoch"): stacks0 and
+// user_stacks0 in even epochs, stacks1 and user_stacks1 in odd ones.
+#define OFFCPU_STACK_MAP(name, entries)                     \
+  struct {                                                  \
+    __uint(type, BPF_MAP_TYPE_STACK_TRACE);                 \
+    __uint(max_entries, entries);                           \
+    __uint(key_size, sizeof(__u32));                        \
+    __uint(value_size, OFFCPU_STACK_DEPTH * sizeof(__u64)); \
+  } name SEC(".maps")
+OFFCPU_STACK_MAP(stacks0, OFFCPU_MAX_STACKS);
+OFFCPU_STACK_MAP(stacks1, OFFCPU_MAX_STACKS);
+OFFCPU_STACK_MAP(user_stacks0, OFFCPU_MAX_USER_STACKS);
+OFFCPU_STACK_MAP(user_stacks1, OFFCPU_MAX_USER_STACKS);
 
-struct {
-  __uint(type, BPF_MAP_TYPE_STACK_TRACE);
-  __uint(max_entries, OFFCPU_MAX_USER_STACKS);
-  __uint(key_size, sizeof(__u32));
-  __uint(value_size, OFFCPU_STACK_DEPTH * sizeof(__u64));
-} user_stacks SEC(".maps");
+// Turned by the reader (sources/offcpu.cc "Epochs").
+__u32 epoch = 0;
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -116,12 +126,19 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct* prev, struct task_str
                              .involuntary = preempt ? 1 : 0,
                              .stack_id = OFFCPU_UNSAMPLED,
                              .waker = OFFCPU_NO_WAKER,
-                             .user_stack_id = OFFCPU_UNSAMPLED};
-    if (t->stack_threshold == 0xffffffffu || bpf_get_prandom_u32() < t->stack_threshold) {
-      s.stack_id = bpf_get_stackid(ctx, &stacks, 0);
-      // The thread's user registers as it entered the kernel: the walk of
-      // the call that blocked, from the system call's caller out.
-      s.user_stack_id = bpf_get_stackid(ctx, &user_stacks, BPF_F_USER_STACK);
+                             .user_stack_id = OFFCPU_UNSAMPLED,
+                             .epoch = epoch};
+    if (t->walks_left > 0 && (t->stack_threshold == 0xffffffffu || bpf_get_prandom_u32() < t->stack_threshold)) {
+      t->walks_left -= 1;  // one thread leaves one CPU at a time
+      // The thread's user registers as it entered the kernel: the user
+      // walk is of the call that blocked, from the system call's caller out.
+      if (s.epoch & 1) {
+        s.stack_id = bpf_get_stackid(ctx, &stacks1, 0);
+        s.user_stack_id = bpf_get_stackid(ctx, &user_stacks1, BPF_F_USER_STACK);
+      } else {
+        s.stack_id = bpf_get_stackid(ctx, &stacks0, 0);
+        s.user_stack_id = bpf_get_stackid(ctx, &user_stacks0, BPF_F_USER_STACK);
+      }
     }
     if (bpf_map_update_elem(&starts, &prev_tid, &s, BPF_ANY) != 0) {
       struct offcpu_drops* d = this_cpu_drops();
@@ -136,7 +153,8 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct* prev, struct task_str
                            .stack_id = s->stack_id,
                            .user_stack_id = s->user_stack_id,
                            .involuntary = s->involuntary,
-                           .waker = slotted_waker(next_tid, s->waker)};
+                           .waker = slotted_waker(next_tid, s->waker),
+                           .epoch = s->epoch};
   __u64 d = now > s->ns ? now - s->ns : 0;
   bpf_map_delete_elem(&starts, &next_tid);
   struct offcpu_value* v = bpf_map_lookup_elem(&totals, &key);
@@ -150,6 +168,13 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct* prev, struct task_str
     // keys concurrently, but the reader may; the adds are atomic anyway.
     __sync_fetch_and_add(&v->ns, d);
     __sync_fetch_and_add(&v->count, 1);
+    return 0;
+  }
+  struct offcpu_overflow* o = bpf_map_lookup_elem(&overflow, &next_tid);
+  if (o) {
+    const int i = key.involuntary ? 1 : 0;
+    __sync_fetch_and_add(&o->ns[i], d);
+    __sync_fetch_and_add(&o->count[i], 1);
   } else {
     struct offcpu_drops* dr = this_cpu_drops();
     if (dr) dr->no_site += 1;

@@ -11,17 +11,27 @@
 // Distinct (thread, kernel stack, voluntary or not) sites; a switch whose
 // site finds no slot is counted in offcpu_drops.no_site.
 #define OFFCPU_MAX_SITES 16384
-// Kernel stacks kept (one per distinct stack at the switch), and their depth:
-// the scheduler's own frames, the function it waits in and the system call
-// fit in 32.
-#define OFFCPU_MAX_STACKS 8192
+// Kernel stacks kept per epoch (one per distinct stack at the switch), and
+// their depth: the scheduler's own frames, the function it waits in and the
+// system call fit in 32.
+#define OFFCPU_MAX_STACKS 4096
 // User stacks have a map of their own: a binary without frame pointers
 // walks into garbage, a new stack nearly every period, and the map (whose
 // ids are its hash buckets, never reused) fills; sharing one map, its
 // kernel stacks then found their buckets taken and the wait sites went
 // unnamed (lab.irqtime's pipe scenario, late in the lab's daemon's life).
-#define OFFCPU_MAX_USER_STACKS 16384
+#define OFFCPU_MAX_USER_STACKS 8192
 #define OFFCPU_STACK_DEPTH 32
+
+// Stacks are walked into one of two pairs of maps (kernel and user), the
+// pair of the program's epoch (epoch & 1). A stack map is a hash without
+// chaining whose id is the stack's bucket: a new stack whose bucket is
+// taken is not kept, so a map n/8 full refuses one new stack in 8. The
+// reader turns the epoch when either map of the pair in use is an eighth
+// full, or `totals` half; a tick later (no switch away can still be walking
+// into the old pair) it names what the old pair holds, folds the old
+// epoch's totals into its own, and empties the old pair, which the next
+// turn uses again (sources/offcpu.cc "Epochs").
 
 // The stack_id of a period whose stack was not taken (see offcpu_target).
 #define OFFCPU_UNSAMPLED (-1000000)
@@ -32,8 +42,20 @@
 // bpf_get_prandom_u32() < stack_threshold (0xffffffff: always). The periods
 // walked are a random sample, so their sites' shares are the thread's; every
 // period's time is counted either way (unsampled ones under OFFCPU_UNSAMPLED).
+// walks_left caps the walks until the reader's next Read, which sets it
+// again: a thread followed a moment ago walks every period (its rate is not
+// known yet) but not a million of them, nor does a sudden burst.
 struct offcpu_target {
   __u32 stack_threshold;
+  __u32 walks_left;
+};
+
+// The periods of a followed thread whose key found no slot in `totals`
+// (full): counted here, per thread, as periods whose stacks were not kept,
+// so their time is not lost. The reader writes a zeroed entry as it follows
+// the thread.
+struct offcpu_overflow {
+  __u64 ns[2], count[2];  // [involuntary]
 };
 
 // The waker of a period no wakeup was seen for: a preempted thread (it was
@@ -58,6 +80,7 @@ struct offcpu_key {
   // timer softirqs), or the idle task (an interrupt on an idle CPU);
   // OFFCPU_NO_WAKER.
   __u32 waker;
+  __u32 epoch;  // the epoch the period began in: its stack ids are that epoch's pair's
 };
 #define OFFCPU_WAKER_SOFTIRQ 0x80000000u
 // The waker of a period raised by a thread that found its waiter's slots
@@ -90,11 +113,13 @@ struct offcpu_start {
   __u32 involuntary;
   __u32 waker;  // as offcpu_key's; set by sched_waking
   __s32 user_stack_id;
+  __u32 epoch;  // when it went off the CPU (offcpu_key.epoch)
+  __u32 pad;
 };
 
 // What the program could not count (per CPU, cumulative).
 struct offcpu_drops {
-  __u64 no_site;   // periods whose site found no slot in `totals`
+  __u64 no_site;   // periods whose site found no slot in `totals` nor the thread's `overflow`
   __u64 no_start;  // switches away that found no slot in `starts`
 };
 

@@ -107,6 +107,22 @@ TEST(Symbolizer, AnAddressInNoMappingIsUnknown) {
   EXPECT_EQ(frames, (std::vector<std::string>{"[truncated]", "[unknown]"}));
 }
 
+// A frame-pointer walk through a binary without frame pointers reads a
+// garbage return address (here 0x10, in no mapping) and then whatever the
+// garbage frame pointer points at: a new stack nearly every walk. The walk
+// ends at the break, so those walks name one stack.
+TEST(Symbolizer, AnOuterFrameInNoMappingEndsTheWalk) {
+  Symbolizer s;
+  const std::string self = SelfName();
+  for (uint64_t garbage : {0x4242ull, 0x9999ull}) {
+    const uint64_t ips[] = {Inside(reinterpret_cast<void*>(&bn_profile_symbols_inner)), 0x10,
+                            Inside(reinterpret_cast<void*>(&bn_profile_symbols_outer)), garbage};
+    std::vector<std::string> frames;
+    s.AppendUser(getpid(), ips, 4, &frames);
+    EXPECT_EQ(frames, (std::vector<std::string>{"[truncated]", "bn_profile_symbols_inner (" + self + ")"}));
+  }
+}
+
 TEST(Symbolizer, AnUnmappedFrameRereadsTheMapsAtMostOnceInTenTicks) {
   // A garbage frame of a stack without frame pointers falls in no mapping
   // every tick; the maps are static meanwhile.

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 #include <thread>
@@ -231,6 +233,60 @@ TEST(ThreadsCollectorTest, TheRunsProcessesAreTargetsWhileSet) {
   none.SetRunPids({300});
   ASSERT_OK(none.Collect(fs, &s));
   EXPECT_EQ(Describe(*s.threads), (std::vector<std::string>{"300/300 udpecho udpecho"}));
+}
+
+// A run's command is often a shell or a launcher: the processes it started
+// (its threads' children files, transitively) are the run's too.
+TEST(ThreadsCollectorTest, ARunsCommandsDescendantsAreTheRuns) {
+  ProcTree p;
+  BuildHost(p);
+  p.Process(400, "bash", {400});
+  p.Process(410, "lab_load_gen", {410, 411});
+  p.Process(420, "worker", {420});
+  auto write = [&](const std::string& rel, const std::string& text) {
+    std::ofstream(p.roots().procfs + "/" + rel) << text;
+  };
+  write("400/task/400/children", "410 ");
+  write("410/task/411/children", "420 999 ");  // 999: exited since
+  write("420/task/420/children", "");
+  HostFs fs(p.roots());
+  ThreadsCollector c(Targets({ByPid(200)}));
+  c.SetRunPids({400});
+  Sample s;
+  ASSERT_OK(c.Collect(fs, &s));
+  EXPECT_EQ(Describe(*s.threads),
+            (std::vector<std::string>{"200/200 sshd sshd", "400/400 bash bash", "410/410 lab_load_gen lab_load_gen",
+                                      "410/411 lab_load_gen-w lab_load_gen", "420/420 worker worker"}));
+  for (const ThreadSample& t : *s.threads) EXPECT_EQ(t.run_only, t.pid != 200) << t.task.tid;
+}
+
+// On this host: a child this process forks is followed with it.
+TEST(ThreadsCollectorTest, ARunFollowsTheChildItsCommandForks) {
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    prctl(PR_SET_NAME, "bnrunchild");
+    (void)!write(ready[1], "x", 1);
+    for (int i = 0; i < 100; ++i) usleep(100'000);  // bounded: 10 s
+    _exit(0);
+  }
+  char x;
+  ASSERT_EQ(read(ready[0], &x, 1), 1);
+  HostFs fs{HostRoots{}};
+  ThreadsCollector c(ThreadsOptions{});
+  c.SetRunPids({getpid()});
+  Sample s;
+  ASSERT_OK(c.Collect(fs, &s));
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  close(ready[0]);
+  close(ready[1]);
+  bool found = false;
+  for (const ThreadSample& t : *s.threads) found |= t.pid == child && t.task.comm == "bnrunchild" && t.run_only;
+  EXPECT_TRUE(found) << "child " << child << " not followed";
 }
 
 TEST(ThreadsCollectorTest, LongNameMatchesTheTruncatedComm) {

@@ -21,6 +21,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -272,7 +273,7 @@ TEST(OffCpuSource, KeepsTheWholeStackAThreadWaitsIn) {
 
 // Distinct user stacks, one per path of `level` calls through two
 // functions (Descend<0> and Descend<1>: two bodies, two return addresses)
-// chosen by the bits of `path`: 2^14 of them, each ending in a 20 us sleep.
+// chosen by the bits of `path`: 2^level of them, each ending in a 20 us sleep.
 template <int kSide>
 __attribute__((noinline)) void Descend(int level, unsigned path) {
   if (level == 0) {
@@ -285,50 +286,89 @@ __attribute__((noinline)) void Descend(int level, unsigned path) {
   asm volatile("" ::: "memory");  // not a tail call: each level keeps its frame
 }
 
-// User stacks fill their map (a binary without frame pointers walks into
-// garbage, a new stack nearly every period), and a wait site first seen
-// after that is still named: the kernel's stacks have a map of their own.
-// With one map for both, the pipe scenario's site late in lab.irqtime's
-// daemon read "an unnamed kernel stack" (a fresh-clone CI of 8c99232).
-TEST(OffCpuSource, UserStacksFillingTheirMapLeaveTheWaitSitesNamed) {
+// Many times the stack maps' worth of distinct stacks (2^16 paths), read
+// once every 200 ms as the daemon ticks: stacks walked late are still kept
+// (a binary without frame pointers walks into garbage, a new user stack
+// nearly every period: with maps that only filled, every stack after the
+// first 16 k was "[user stack not kept]" and `totals` ran out of sites), no
+// period is dropped, every thread's totals only grow through the epochs'
+// turns, and a thread asleep across the turns keeps its stack and its
+// whole wait. With one map for both, the pipe scenario's site late in
+// lab.irqtime's daemon read "an unnamed kernel stack" (a fresh-clone CI of
+// 8c99232): a new wait site is named at the end.
+TEST(OffCpuSource, StacksWalkedLateAreKeptThroughTheMapsTurns) {
   OffCpuSource src;
   ASSERT_OK(src.Start());
+  PipeReader asleep;  // blocked before the first turn, released after the last
   std::atomic<bool> stop{false};
   std::vector<std::thread> fillers;
   std::vector<std::atomic<int>> tids(16);
   for (size_t i = 0; i < tids.size(); ++i)
     fillers.emplace_back([&, i] {
       tids[i].store(Tid());
-      const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);  // bounded
-      for (unsigned path = static_cast<unsigned>(i); !stop.load() && std::chrono::steady_clock::now() < end;
-           path += static_cast<unsigned>(tids.size()))
-        Descend<0>(14, path);
+      const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);  // bounded
+      for (unsigned path = static_cast<unsigned>(i) * 4099; !stop.load() && std::chrono::steady_clock::now() < end;
+           path += 7)
+        Descend<0>(16, path);
     });
   std::vector<int> followed;
   for (auto& t : tids) {
     while (t.load() == 0) std::this_thread::yield();
     followed.push_back(t.load());
   }
-  PipeReader reader;
-  followed.push_back(reader.tid());
+  followed.push_back(asleep.tid());
   ASSERT_OK(src.SetTargets(followed));
-  // Every period walked (no Read yet thins them): 16 threads of 20 us sleeps
-  // walk their 16384 paths' stacks in about a second.
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  asleep.Go();
+  auto total = [](const OffCpuReading& r, int tid) {
+    uint64_t ns = 0;
+    for (const OffCpuSite& s : r.sites) ns += s.tid == tid ? s.ns : 0;
+    return ns;
+  };
+  // 16 threads of 20 us sleeps, their walks thinned to kOffCpuStacksPerSecondAll.
+  OffCpuReading previous, last;
+  ASSERT_OK(src.Read(&last));
+  for (int i = 1; i < 25; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    previous = std::move(last);
+    ASSERT_OK(src.Read(&last));
+    for (int tid : followed) {
+      EXPECT_GE(total(last, tid), total(previous, tid)) << "thread " << tid << " read " << i;
+      EXPECT_TRUE(ComputeThreadWaits(previous, last, tid).has_value()) << "thread " << tid << " read " << i;
+    }
+  }
   stop.store(true);
   for (std::thread& t : fillers) t.join();
-  reader.Go();  // its pipe read: a kernel stack not seen before
+  // The last window's walked periods: their stacks kept, but for a bucket
+  // now and then.
+  std::map<std::pair<int, std::string>, uint64_t> before;
+  for (const OffCpuSite& s : previous.sites) before[{s.tid, s.stack}] += s.count;
+  std::map<std::pair<int, std::string>, uint64_t> walked;
+  for (const OffCpuSite& s : last.sites) walked[{s.tid, s.stack}] += s.sampled && s.tid != asleep.tid() ? s.count : 0;
+  uint64_t kept = 0, not_kept = 0;  // periods walked
+  for (const auto& [k, n] : walked)
+    if (n > before[k]) (k.second.find("[user stack not kept]") == std::string::npos ? kept : not_kept) += n - before[k];
+  EXPECT_GT(kept, 100u);
+  EXPECT_GT(kept, 3 * not_kept) << not_kept << " of " << kept + not_kept << " periods walked without their user stack";
+  asleep.Release();
+  PipeReader late;  // its pipe read: a kernel stack not seen before
+  followed.push_back(late.tid());
+  ASSERT_OK(src.SetTargets(followed));
+  late.Go();
   OffCpuReading a, b;
   ASSERT_OK(src.Read(&a));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   ASSERT_OK(src.Read(&b));
-  reader.Release();
-  size_t kept = 0, not_kept = 0;
-  for (const OffCpuSite& site : b.sites)
-    if (site.tid != reader.tid() && site.sampled)
-      (site.stack.find("[user stack not kept]") == std::string::npos ? kept : not_kept) += 1;
-  EXPECT_GT(not_kept, 0u) << kept << " stacks kept: the user map did not fill";
-  auto waits = ComputeThreadWaits(a, b, reader.tid());
+  late.Release();
+  EXPECT_EQ(b.dropped, 0u) << "periods found no slot in the totals";
+  // Asleep through every turn: its one period, named by the stack it
+  // blocked with, about the 5 s it slept.
+  const OffCpuSite* slept = nullptr;
+  for (const OffCpuSite& s : b.sites)
+    if (s.tid == asleep.tid() && s.where.find("(read)") != std::string::npos) slept = &s;
+  ASSERT_NE(slept, nullptr) << OffCpuFileText(b);
+  EXPECT_NE(slept->stack.find("BlockInPipeReadOuter"), std::string::npos) << slept->stack;
+  EXPECT_GT(slept->ns, 4'800'000'000u);
+  auto waits = ComputeThreadWaits(a, b, late.tid());
   ASSERT_TRUE(waits.has_value());
   ASSERT_FALSE(waits->empty());
   EXPECT_NE((*waits)[0].where.find("(read)"), std::string::npos) << "'" << (*waits)[0].where << "'";
