@@ -501,8 +501,11 @@ void OffCpuSource::AdjustStackSampling(std::map<int, uint64_t> periods, int64_t 
     if (last != b.last_periods.end() && seconds > 0 && now >= last->second) {
       const double rate = static_cast<double>(now - last->second) / seconds;
       want = rate <= per_thread ? 0xffffffffu : static_cast<uint32_t>(4294967295.0 * per_thread / rate);
+      // A thread that did not switch spent no walks: nothing to write (a
+      // syscall a thread a tick, for thousands of idle targets).
+      if (now == last->second && want == threshold) continue;
     }
-    // Written each Read: it refills walks_left.
+    // Written: it refills walks_left too.
     const uint32_t k = static_cast<uint32_t>(tid);
     const offcpu_target t{want, b.walks_per_read};
     if (bpf_map__update_elem(b.skel->maps.targets, &k, sizeof k, &t, sizeof t, BPF_EXIST) == 0) threshold = want;
