@@ -45,9 +45,9 @@ constexpr size_t kPlacesShown = 3;
 // instead. In its light run 3 of 3, while a stall of the VM lost 5.5 % of
 // one window at the socket (fresh-clone CI of f0b488d: the run read `wait`).
 // The sampled share counts from kSampledInputLow, in full from
-// kSampledInputFull, and only over at least kSampledInputMin waiting samples.
+// kSampledInputFull, and only over at least kSampledPlacesMin waiting
+// samples (analysis/wait_class.h).
 constexpr double kSampledInputLow = 0.6, kSampledInputFull = 0.9;
-constexpr int kSampledInputMin = 3;
 
 // Of a receive wait's resolved samples, the share on a socket connected to
 // one peer: waiting there is waiting for the peer's answer, the thread's own
@@ -77,7 +77,7 @@ double InputShare(const ThreadState& st) {
   if (all <= 0) return 0;
   double share = input / all;
   if (st.places_measured) return share;
-  if (all < kSampledInputMin) return 0;
+  if (all < kSampledPlacesMin) return 0;
   return share * Ramp(share, kSampledInputLow, kSampledInputFull);
 }
 
@@ -127,13 +127,15 @@ double QueuedBehindOthers(const Signals& s, const ThreadSignal& th) {
 // the socket rung's loss, the host's, is the one its waits are weighed by.
 // The socket rung is UDP's RcvbufErrors: every datagram it counts was
 // refused by some UDP socket, so a process whose UDP inputs refused none of
-// them waited while another process's socket lost.
+// them waited while another process's socket lost. Its TCP listeners are
+// no part of it: their refusals are connections, not datagrams of the
+// rung (they are said in the evidence, InputsNote).
 std::optional<double> OwnInputLoss(const Signals& s, const ThreadSignal& th) {
   if (th.pid <= 0) return std::nullopt;
   bool read = false;
   double drops = 0;
   for (const InputSocketWindow& i : s.input_sockets)
-    if (i.pid == th.pid) read = true, drops += i.drops_per_second;
+    if (i.pid == th.pid && !i.listening) read = true, drops += i.drops_per_second;
   if (!read) return std::nullopt;
   if (s.offered_packets_per_second > 0) return drops / s.offered_packets_per_second;
   return drops > 0 ? 1.0 : 0.0;
@@ -236,14 +238,28 @@ std::string WaitPlacesSentence(const ThreadSignal& th) {
 
 // "; while its input udp 0.0.0.0:7000 refused 2.1 k datagrams/s (212 KiB
 // queued at the window's end; the socket's drops, /proc/PID/net/udp)": the
-// thread's process's unconnected UDP sockets (collectors/input_sockets.h),
-// the work waiting or lost while it waited; "" when none was seen.
+// thread's process's unconnected UDP sockets and TCP listeners
+// (collectors/input_sockets.h), the work waiting or lost while it waited;
+// "" when none was seen.
 std::string InputsNote(const Signals& s, const ThreadSignal& th) {
   std::string out;
   int shown = 0;
   for (const InputSocketWindow& i : s.input_sockets) {
     if (i.pid != th.pid || shown == 2) continue;
     out += shown++ ? "; its input " : "; while its input ";
+    if (i.listening) {
+      // "tcp 0.0.0.0:8080 (listening) held 128 connections in its accept
+      // queue at the window's end (/proc/PID/net/tcp); its namespace's
+      // listeners refused 40 connections/s (TcpExt ListenDrops, ...)"
+      out += i.protocol + " " + i.local + " (listening) held " + std::to_string(i.receive_queue) +
+             (i.receive_queue == 1 ? " connection" : " connections") +
+             " in its accept queue at the window's end (/proc/" + std::to_string(i.pid) + "/net/" + i.protocol + ")";
+      if (i.namespace_drops)
+        out += "; its namespace's listeners refused " +
+               (i.drops_per_second > 0 ? FormatRate(i.drops_per_second) + " connections/s" : std::string("nothing")) +
+               " (TcpExt ListenDrops, /proc/" + std::to_string(i.pid) + "/net/netstat)";
+      continue;
+    }
     out += i.protocol + " " + i.local + " refused " +
            (i.drops_per_second > 0 ? FormatRate(i.drops_per_second) + " datagrams/s" : std::string("nothing")) + " (" +
            std::to_string((i.receive_queue + 512) / 1024) + " KiB" +
@@ -304,6 +320,10 @@ std::string WaitSentence(const Signals& sig, const ThreadSignal& th) {
              "offcpu (eBPF: sched_waking), so its futex waits count as a lock";
         break;
       }
+  if (TooFewSampledWaits(*th.state))
+    s += "; too few of its samples caught it waiting (" + std::to_string(SampledWaits(*th.state)) + " of " +
+         std::to_string(th.state->place_samples) + ", at least " + std::to_string(kSampledPlacesMin) +
+         " needed) to say what it waits on: unseen (offcpu's eBPF measures it)";
   if (std::string by = WaitSharesSentence(WaitShares(*th.state)); !by.empty())
     s += "; by what it waited on (analysis/wait_class.h): " + by + " of the window";
   return s;

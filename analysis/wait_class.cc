@@ -112,7 +112,12 @@ std::array<double, kWaitClassCount> WaitShares(const ThreadState& st) {
     return out;
   }
   if (!st.places_measured) {
-    // Sampled places are instants: they share the waiting among themselves.
+    // Sampled places are instants: they share the waiting among themselves,
+    // when there are enough of them to.
+    if (all < kSampledPlacesMin) {
+      out[static_cast<size_t>(WaitClass::kUnseen)] = st.waiting;
+      return out;
+    }
     for (const ThreadState::Place& p : st.places)
       out[static_cast<size_t>(ClassOfPlace(p))] += st.waiting * p.samples / all;
     return out;
@@ -130,6 +135,18 @@ std::array<double, kWaitClassCount> WaitShares(const ThreadState& st) {
   }
   out[static_cast<size_t>(WaitClass::kUnseen)] += std::max(0.0, st.waiting - placed);
   return out;
+}
+
+int SampledWaits(const ThreadState& st) {
+  if (st.places_measured) return 0;
+  int n = 0;
+  for (const ThreadState::Place& p : st.places) n += p.samples;
+  return n;
+}
+
+bool TooFewSampledWaits(const ThreadState& st) {
+  const int n = SampledWaits(st);
+  return n > 0 && n < kSampledPlacesMin;
 }
 
 std::vector<ThreadWaitShares> ThreadWaits(const Signals& s) {

@@ -159,6 +159,15 @@ Status HostFs::ReadProc(std::string_view rel, std::string* out) const {
   return ReadFile(ProcPath(rel), out, kMaxProcBytes, /*whole=*/true, Cap::kError, !Unterminated(rel));
 }
 
+Status HostFs::ReadProcPrefix(std::string_view rel, std::string* out, size_t max_bytes) const {
+  Status s = ReadFile(ProcPath(rel), out, max_bytes, /*whole=*/true, Cap::kPrefix);
+  if (s.ok() && out->size() < max_bytes && !out->empty() && out->back() != '\n') {
+    out->clear();
+    return Status::Corruption(ProcPath(rel) + ": ends mid-line (cut short?): not read");
+  }
+  return s;
+}
+
 Status HostFs::OpenProc(std::string_view rel, UniqueFd* out) const {
   if (!live()) return Status::NotSupported(ProcPath(rel) + ": kept descriptors only on the live host; read by path");
   return OpenRegular(ProcPath(rel), out);

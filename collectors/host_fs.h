@@ -68,6 +68,12 @@ class HostFs {
   // test that injects faults) it is the virtual ReadProc, and *kept stays
   // closed: the fast path is the door's to offer, never a way around it.
   Status ReadProcKept(std::string_view rel, UniqueFd* kept, std::string* out) const;
+  // Reads at most the first max_bytes of the /proc text file `rel`: a table
+  // whose head is all that is wanted (the TCP table's listeners, which the
+  // kernel writes before any connection: the rest of a busy server's table
+  // is never made). The text may stop mid-line at the cap, where the caller
+  // drops the part line; a shorter file is read whole and must end its line.
+  virtual Status ReadProcPrefix(std::string_view rel, std::string* out, size_t max_bytes) const;
   // Opens the /proc file `rel` (checked as the reads above) for ReadProcKept.
   // NotSupported unless this door reads the live host (live()): a subclass
   // that wraps ReadProc (the recorder) refuses it too, so every kept read

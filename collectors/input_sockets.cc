@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/parse_util.h"
+#include "collectors/sockets.h"
 #include "collectors/wait_object.h"
 
 namespace bottleneckd {
@@ -33,6 +34,38 @@ Status FindInputSockets(std::string_view table, bool v6, int pid, const std::vec
   return status;
 }
 
+Status FindListeningSockets(std::string_view head, size_t head_bytes, bool v6, int pid,
+                            const std::vector<uint64_t>& inodes, std::vector<InputSocket>* out, bool* more) {
+  const bool cut = head.size() >= head_bytes;
+  if (cut) head = head.substr(0, head.rfind('\n') + 1);  // the part line (npos + 1: none)
+  bool all_listening = true;
+  Status status;
+  ForEachSocketRow(head, [&](const SocketRow& row) {
+    if (row.field[3] != "0A") {  // TCP_LISTEN; the connections follow the listeners
+      all_listening = false;
+      return false;
+    }
+    if (!std::binary_search(inodes.begin(), inodes.end(), row.inode)) return true;
+    InputSocket s;
+    const std::string_view queues = row.field[4];  // tx_queue:rx_queue
+    const size_t colon = queues.find(':');
+    if (!FormatEndpoint(row.field[1], v6, &s.local) || colon == std::string_view::npos ||
+        !ParseHexU64(queues.substr(colon + 1), &s.receive_queue)) {
+      status = Status::Corruption("socket " + std::to_string(row.inode) + ": cannot read '" +
+                                  std::string(Trim(row.line)) + "'");
+      return false;
+    }
+    s.pid = pid;
+    s.inode = row.inode;
+    s.protocol = v6 ? "tcp6" : "tcp";
+    s.listening = true;
+    out->push_back(std::move(s));
+    return true;
+  });
+  *more = status.ok() && cut && all_listening;
+  return status;
+}
+
 void InputSocketFinder::ListSockets(const HostFs& fs, int pid, Process* p) {
   ++listings_;
   p->sockets.clear();
@@ -51,6 +84,22 @@ void InputSocketFinder::ListSockets(const HostFs& fs, int pid, Process* p) {
   }
   std::sort(p->sockets.begin(), p->sockets.end());
   p->sockets.erase(std::unique(p->sockets.begin(), p->sockets.end()), p->sockets.end());
+}
+
+bool InputSocketFinder::CollectListeners(const HostFs& fs, int pid, bool v6, const Process& p,
+                                         std::vector<InputSocket>* out, bool* failed) {
+  path_.assign(std::to_string(pid)).append(v6 ? "/net/tcp6" : "/net/tcp");
+  for (size_t head = kTcpTableHeadBytes;; head *= 4) {
+    const size_t had = out->size();
+    bool more = false;
+    if (!fs.ReadProcPrefix(path_, &buf_, head).ok()) return false;
+    if (!FindListeningSockets(buf_, head, v6, pid, p.sockets, out, &more).ok()) {
+      *failed = true;
+      return true;
+    }
+    if (!more || head >= kTcpTableHeadMaxBytes) return true;
+    out->resize(had);  // read again, further
+  }
 }
 
 void InputSocketFinder::Collect(const HostFs& fs, int pid, std::vector<InputSocket>* out) {
@@ -74,6 +123,32 @@ void InputSocketFinder::Collect(const HostFs& fs, int pid, std::vector<InputSock
     }
     table = out->size() > had;
   }
+  const size_t tcp = out->size();
+  for (bool v6 : {false, true}) {
+    bool& table = p.tables[v6 ? 3 : 2];
+    if (!table) continue;
+    const size_t had = out->size();
+    bool failed = false;
+    if (!CollectListeners(fs, pid, v6, p, out, &failed)) {
+      table = false;  // gone, or no IPv6
+      continue;
+    }
+    if (failed) {
+      out->resize(before);
+      return;
+    }
+    table = out->size() > had;
+  }
+  if (out->size() == tcp) return;
+  // The listeners' refusals: their namespace's, read once for the process.
+  path_.assign(std::to_string(pid)).append("/net/netstat");
+  SocketStats stats;
+  if (!fs.ReadProc(path_, &buf_).ok() || !ParseProcNetNetstat(buf_, &stats).ok()) return;
+  if (auto drops = stats.Get("TcpExt", "ListenDrops"); drops && *drops >= 0)
+    for (auto i = out->begin() + static_cast<std::ptrdiff_t>(tcp); i != out->end(); ++i) {
+      i->drops = static_cast<uint64_t>(*drops);
+      i->namespace_drops = true;
+    }
 }
 
 void InputSocketFinder::Keep(const std::vector<int>& pids) {

@@ -156,6 +156,11 @@ Status ReplayFs::ReadSysPrefix(std::string_view rel, std::string* out, size_t ma
   return Serve([&](const HostFs& t) { return t.ReadSysPrefix(rel, out, max_bytes); });
 }
 
+Status ReplayFs::ReadProcPrefix(std::string_view rel, std::string* out, size_t max_bytes) const {
+  if (!SafeRel(rel)) return Status::NotFound(std::string(rel) + ": not a path inside the recording");
+  return Serve([&](const HostFs& t) { return t.ReadProcPrefix(rel, out, max_bytes); });
+}
+
 Status ReplayFs::OpenSys(std::string_view rel, UniqueFd*) const {
   return Status::NotSupported(std::string(rel) + ": a replay is read by path");
 }

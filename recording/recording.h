@@ -118,6 +118,7 @@ class RecordingFs : public HostFs {
   Status ReadProc(std::string_view rel, std::string* out) const override;
   Status ReadSys(std::string_view rel, std::string* out, size_t max_bytes = kMaxSysBytes) const override;
   Status ReadSysPrefix(std::string_view rel, std::string* out, size_t max_bytes) const override;
+  Status ReadProcPrefix(std::string_view rel, std::string* out, size_t max_bytes) const override;
   Status OpenSys(std::string_view rel, UniqueFd* out) const override;
   Status OpenProc(std::string_view rel, UniqueFd* out) const override;
   Status ListProc(std::string_view rel, std::vector<std::string>* names) const override;
@@ -178,6 +179,7 @@ class ReplayFs : public HostFs {
   Status ReadProc(std::string_view rel, std::string* out) const override;
   Status ReadSys(std::string_view rel, std::string* out, size_t max_bytes = kMaxSysBytes) const override;
   Status ReadSysPrefix(std::string_view rel, std::string* out, size_t max_bytes) const override;
+  Status ReadProcPrefix(std::string_view rel, std::string* out, size_t max_bytes) const override;
   Status OpenSys(std::string_view rel, UniqueFd* out) const override;
   Status OpenProc(std::string_view rel, UniqueFd* out) const override;
   Status ListProc(std::string_view rel, std::vector<std::string>* names) const override;

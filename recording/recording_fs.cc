@@ -171,6 +171,12 @@ Status RecordingFs::ReadSysPrefix(std::string_view rel, std::string* out, size_t
   return s;
 }
 
+Status RecordingFs::ReadProcPrefix(std::string_view rel, std::string* out, size_t max_bytes) const {
+  Status s = HostFs::ReadProcPrefix(rel, out, max_bytes);
+  if (s.ok()) Record(Tree::kProc, rel, *out, out->size() >= max_bytes);
+  return s;
+}
+
 Status RecordingFs::OpenSys(std::string_view rel, UniqueFd*) const {
   return Status::NotSupported(SysPath(rel) + ": kept descriptors are not recorded; read by path");
 }

@@ -48,7 +48,12 @@ run_ctest() {
     total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$line")
     fail=$(sed -E 's/.*tests passed, ([0-9]+) tests? failed.*/\1/' <<<"$line")
     passed=$((passed + total - fail)); failed=$((failed + fail))
-    [ "$fail" -eq 0 ] || failures+=("$label: $fail ctest failures")
+    # The failed tests by name: the summary at the end is often all of a
+    # CI log a reader gets.
+    local names
+    names=$(sed -n '/^The following tests FAILED:/,/^Errors while running CTest/p' "$log" |
+            sed -nE 's/^[[:space:]]*[0-9]+ - ([^ ]+) .*/\1/p' | paste -sd' ')
+    [ "$fail" -eq 0 ] || failures+=("$label: $fail ctest failures${names:+: $names}")
   fi
   rm -f "$log"
 }
@@ -61,6 +66,10 @@ stage_done() { stage_times+=("$1 $(( (SECONDS - started) / 60 )) min"); started=
 finish() {
   for f in "${failures[@]}"; do echo "FAILED: $f"; done
   for r in "${retried[@]}"; do echo "LAB ATTEMPTS: $r failed an attempt (see the list above; FAILED too if it failed them all)"; done
+  # Each failed lab attempt's first FAIL lines and its cause, shortened.
+  if [ -s build/test/tests/lab-retries.log ]; then
+    cut -c1-200 build/test/tests/lab-retries.log | head -n 16 | sed 's/^/LAB: /'
+  fi
   echo "stages: ${stage_times[*]/%/;}"
   echo "$1: $passed passed, $failed failed"
   [ "$failed" -eq 0 ]

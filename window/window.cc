@@ -285,10 +285,24 @@ void InputSocketRates(const Sample& p, const Sample& c, double secs, Window* w) 
     auto it = std::find_if(p.input_sockets->begin(), p.input_sockets->end(),
                            [&](const InputSocket& a) { return a.pid == b.pid && a.inode == b.inode; });
     if (it == p.input_sockets->end()) continue;
+    InputSocketWindow i{b.pid, b.protocol, b.local, 0, b.receive_queue, b.listening, false};
+    if (b.listening) {
+      // The namespace's ListenDrops (unsigned long), when both reads had it.
+      if (it->namespace_drops && b.namespace_drops) {
+        auto d = CounterDelta(it->drops, b.drops, CounterWidth::k64, &w->issues, "threads",
+                              std::to_string(b.pid) + " netstat", "ListenDrops");
+        if (!d) continue;
+        i.drops_per_second = static_cast<double>(*d) / secs;
+        i.namespace_drops = true;
+      }
+      w->input_sockets.push_back(std::move(i));
+      continue;
+    }
     auto d = CounterDelta(it->drops, b.drops, CounterWidth::k32, &w->issues, "threads",
                           std::to_string(b.pid) + " socket " + std::to_string(b.inode), "drops");
     if (!d) continue;
-    w->input_sockets.push_back({b.pid, b.protocol, b.local, static_cast<double>(*d) / secs, b.receive_queue});
+    i.drops_per_second = static_cast<double>(*d) / secs;
+    w->input_sockets.push_back(std::move(i));
   }
 }
 

@@ -88,12 +88,16 @@ struct ThreadWindow {
 
 // A target process's input socket over the window
 // (collectors/input_sockets.h): the datagrams it refused per second, and its
-// receive buffer in use at the window's end.
+// receive buffer in use at the window's end; for a TCP listener, the
+// connections waiting in its accept queue at the window's end, and its
+// namespace's listeners' refusals per second (TcpExt ListenDrops).
 struct InputSocketWindow {
   int pid = 0;
   std::string protocol, local;  // "udp", "0.0.0.0:7000"
   double drops_per_second = 0;
-  uint64_t receive_queue = 0;  // bytes
+  uint64_t receive_queue = 0;    // bytes; a listener's: connections
+  bool listening = false;        // a TCP listener
+  bool namespace_drops = false;  // drops_per_second is its namespace's
 };
 
 // A block device over the window (collectors/diskstats.h), read once a

@@ -76,6 +76,34 @@ TEST(WaitClass, SampledPlacesShareTheWaitingByTheirCounts) {
   EXPECT_DOUBLE_EQ(shares[static_cast<size_t>(WaitClass::kUnseen)], 0.80);
 }
 
+TEST(WaitClass, TooFewSampledWaitsAreUnseenNotExtrapolated) {
+  // lab.echo's idle scenario (this VM, 2026-12-06): the echo asleep 63 % of
+  // the time in 50 us sleeps, one of its last 18 samples waiting, in the
+  // receive on its own input; the class split read "input 69.6 % of the
+  // window" from that one sample.
+  ThreadState st;
+  st.waiting = 0.696;
+  st.place_samples = 18;
+  st.places = {Place("__skb_wait_for_more_packets (recvfrom)", 1, 0, 1, 0, "udp 10.0.0.2:7 (unconnected)")};
+  EXPECT_TRUE(TooFewSampledWaits(st));
+  auto shares = WaitShares(st);
+  EXPECT_DOUBLE_EQ(shares[static_cast<size_t>(WaitClass::kUnseen)], 0.696);
+  EXPECT_DOUBLE_EQ(shares[static_cast<size_t>(WaitClass::kInput)], 0.0);
+  EXPECT_EQ(LargestOwnClass(st), "");
+  // Two are still too few; at kSampledPlacesMin they split.
+  st.places.push_back(Place("hrtimer_nanosleep (clock_nanosleep)", 1));
+  EXPECT_DOUBLE_EQ(WaitShares(st)[static_cast<size_t>(WaitClass::kUnseen)], 0.696);
+  st.places.back().samples = kSampledPlacesMin - 1;
+  EXPECT_FALSE(TooFewSampledWaits(st));
+  shares = WaitShares(st);
+  EXPECT_DOUBLE_EQ(shares[static_cast<size_t>(WaitClass::kUnseen)], 0.0);
+  EXPECT_NEAR(shares[static_cast<size_t>(WaitClass::kSleep)], 0.696 * 2 / 3, 1e-12);
+  EXPECT_EQ(LargestOwnClass(st), "sleep");
+  // Measured places are time, whatever the samples.
+  st.places_measured = true;
+  EXPECT_FALSE(TooFewSampledWaits(st));
+}
+
 TEST(WaitClass, MeasuredPlacesAreTimeAndLeaveTheRestUnseen) {
   // offcpu measured 50 % and 30 % of the time off the CPU (waiting 0.78 +
   // runnable 0.02) in two places; the preempted rest is no place.

@@ -18,6 +18,7 @@
 
 #include "base/unique_fd.h"
 #include "collectors/host_readings.h"
+#include "collectors/sockets.h"
 #include "collectors/threads.h"
 #include "tests/support/test_util.h"
 
@@ -69,6 +70,46 @@ TEST(FindInputSockets, ALineOfItsSocketCutShortIsAnError) {
   EXPECT_NE(s.message().find("socket 17336027: cannot read"), std::string::npos) << s.ToString();
   // Another socket's line is not parsed past its inode.
   EXPECT_OK(FindInputSockets(cut, false, 700, {9}, &out));
+}
+
+// The TCP table's head as this VM printed it (kernel 6.18.44): the
+// listeners first (st 0A, rx_queue the connections waiting to be accepted:
+// the first set by hand to a full queue of 128), then the connections.
+constexpr char kTcp[] =
+    "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+    "   0: 00000000:1F90 00000000:0000 0A 00000000:00000080 00:00000000 00000000     0        0 1062 1 "
+    "000000008e488edc 100 0 0 10 0\n"
+    "   1: 0100007F:0277 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1063 1 "
+    "000000001e488edc 100 0 0 10 0\n"
+    "   2: 0100007F:1F90 0100007F:A2C4 01 00000000:00000000 00:00000000 00000000     0        0 1070 1 "
+    "000000002e488edc 20 4 30 10 -1\n";
+
+TEST(FindListeningSockets, TheProcessListenersFromTheTablesHead) {
+  std::vector<InputSocket> out;
+  bool more = true;
+  ASSERT_OK(FindListeningSockets(kTcp, kTcpTableHeadBytes, false, 700, {1062, 1070}, &out, &more));
+  ASSERT_EQ(out.size(), 1u) << "1063 is not its; 1070 is a connection";
+  EXPECT_EQ(out[0].protocol, "tcp");
+  EXPECT_EQ(out[0].local, "0.0.0.0:8080");
+  EXPECT_TRUE(out[0].listening);
+  EXPECT_EQ(out[0].receive_queue, 128u);
+  EXPECT_EQ(out[0].drops, 0u);
+  EXPECT_FALSE(more) << "a connection followed the listeners";
+  // A head cut at its cap in the second listener: the part line is not
+  // read, and more listeners may follow.
+  const std::string text = kTcp;
+  const size_t cut = text.find("   1:") + 20;
+  out.clear();
+  ASSERT_OK(FindListeningSockets(text.substr(0, cut), cut, false, 700, {1062, 1063}, &out, &more));
+  EXPECT_EQ(out.size(), 1u);
+  EXPECT_TRUE(more);
+  // A listener of its whose queue cannot be read: an error naming it.
+  std::string broken = text;
+  broken.replace(broken.find("00000000:00000080"), 17, "00000000-00000080");
+  out.clear();
+  Status s = FindListeningSockets(broken, kTcpTableHeadBytes, false, 700, {1062}, &out, &more);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find("socket 1062"), std::string::npos) << s.ToString();
 }
 
 // A HostFs that counts the reads of each proc file.
@@ -166,6 +207,64 @@ TEST(InputSocketsLive, AnOverflowingSocketOfATargetShowsItsDropsAndQueue) {
   len = sizeof s;
   ASSERT_EQ(::getsockname(sender.get(), reinterpret_cast<sockaddr*>(&s), &len), 0);
   for (const InputSocket& i : *r.input_sockets) EXPECT_NE(i.local, "127.0.0.1:" + std::to_string(ntohs(s.sin_port)));
+}
+
+// TcpExt ListenDrops of this process's namespace, read here by the test.
+uint64_t ListenDrops() {
+  SocketStats st;
+  std::string text;
+  EXPECT_OK(HostFs(HostRoots{}).ReadProc("self/net/netstat", &text));
+  EXPECT_OK(ParseProcNetNetstat(text, &st));
+  return static_cast<uint64_t>(st.Get("TcpExt", "ListenDrops").value_or(-1));
+}
+
+// This process on the real /proc: a TCP listener on loopback with a backlog
+// of 1, connected to by clients it never accepts, is the threads
+// collector's input with the connections waiting in its accept queue and
+// its namespace's ListenDrops; the clients' connections are not inputs.
+TEST(InputSocketsLive, AListenerOfATargetShowsItsAcceptQueue) {
+  UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  ASSERT_TRUE(listener.valid());
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener.get(), reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(listener.get(), 1), 0);
+  socklen_t len = sizeof a;
+  ASSERT_EQ(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&a), &len), 0);
+  // Two connections complete (the queue holds backlog + 1); the kernel's
+  // handshake with each is done before connect returns on loopback.
+  std::vector<UniqueFd> clients;
+  for (int i = 0; i < 2; ++i) {
+    clients.emplace_back(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    ASSERT_EQ(::connect(clients.back().get(), reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << i;
+  }
+  const uint64_t drops_before = ListenDrops();
+  ThreadsOptions o;
+  o.targets.push_back(ThreadTarget{"", ::getpid()});
+  ThreadsCollector c(o);
+  HostReadings r;
+  ASSERT_OK(c.Collect(HostFs(HostRoots{}), &r));
+  const uint64_t drops_after = ListenDrops();
+  ASSERT_TRUE(r.input_sockets.has_value());
+  const std::string local = "127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+  const InputSocket* mine = nullptr;
+  for (const InputSocket& s : *r.input_sockets)
+    if (s.local == local) mine = &s;
+  ASSERT_NE(mine, nullptr) << "no input " << local;
+  EXPECT_EQ(mine->protocol, "tcp");
+  EXPECT_TRUE(mine->listening);
+  EXPECT_EQ(mine->receive_queue, 2u) << "two connections waiting to be accepted";
+  EXPECT_TRUE(mine->namespace_drops);
+  EXPECT_GE(mine->drops, drops_before);
+  EXPECT_LE(mine->drops, drops_after);
+  // The clients' sockets are connections, not inputs.
+  for (const UniqueFd& cl : clients) {
+    sockaddr_in s{};
+    len = sizeof s;
+    ASSERT_EQ(::getsockname(cl.get(), reinterpret_cast<sockaddr*>(&s), &len), 0);
+    for (const InputSocket& i : *r.input_sockets) EXPECT_NE(i.local, "127.0.0.1:" + std::to_string(ntohs(s.sin_port)));
+  }
 }
 
 }  // namespace

@@ -434,6 +434,28 @@ TEST(RecordingFs, RefusesDescriptorsSoCollectorsReadByPath) {
   EXPECT_TRUE(replay.OpenSys("class/net/em0/statistics/rx_packets", &fd).IsNotSupported());
 }
 
+// A table read only to its head (the TCP table's listeners,
+// collectors/input_sockets.h) is recorded as read, cut mid-line where the
+// cap fell, and a replay serves the same head.
+TEST(RecordingFs, PrefixReadsAreRecordedAndReplayedAsRead) {
+  TempDir tmp;
+  RecordingFs cap(HostRoots{}, tmp.path() + "/rec");
+  ASSERT_OK(cap.BeginSample(0, kSec, kSec));
+  std::string head;
+  ASSERT_OK(cap.ReadProcPrefix("net/tcp", &head, 100));
+  EXPECT_EQ(head.size(), 100u) << "the table's header line alone is longer";
+  EXPECT_EQ(head.rfind("  sl  local_address", 0), 0u) << head;
+  std::string whole;
+  ASSERT_OK(cap.ReadProcPrefix("net/snmp", &whole, HostFs::kMaxSysBytes));
+  EXPECT_EQ(whole.back(), '\n') << "a file shorter than the cap is read whole";
+  ASSERT_OK(cap.EndSample());
+  ReplayFs replay(tmp.path() + "/rec");
+  ASSERT_OK(replay.Select(0));
+  std::string back;
+  ASSERT_OK(replay.ReadProcPrefix("net/tcp", &back, 100));
+  EXPECT_EQ(back, head);
+}
+
 // The kept-descriptor fast path is the door's: the recorder refuses it, so a
 // collector's ReadProcKept on the live host comes back through ReadProc and
 // is recorded (it once read around the recorder, and live recordings held no

@@ -12,7 +12,9 @@
 #   - the host's steal at 5 % or more of the attempt's CPU time (/proc/stat,
 #     measured here around the attempt);
 #   - a failed ground-truth check of the lab's own ("NAME: kernel: ...": the
-#     kernel's counters did not show the load the scenario asked for);
+#     kernel's counters did not show the load the scenario asked for;
+#     "NAME: generator: ...": the generator's own counts did not show the
+#     plateau or the rise the scenario needs);
 #   - an attempt that stopped before judging anything (no FAIL line).
 # Every failed attempt is printed in full and its FAIL lines and causes are
 # appended to LAB_RETRIES_LOG (default: lab-retries.log in the working
@@ -40,7 +42,7 @@ for ((a = 1; a <= attempts; a++)); do
   causes=$(grep -E '^ENVIRONMENT: ' "$out" | sed 's/^ENVIRONMENT: //' | cut -c1-240)
   steal=$(awk -v t=$((total1 - total0)) -v s=$((steal1 - steal0)) 'BEGIN { if (t > 0 && s / t >= 0.05) printf "%.1f", 100 * s / t }')
   [ -n "$steal" ] && causes+=$'\n'"the host's steal was $steal % of the attempt's CPU time"
-  truth=$(grep -E '^FAIL: [^ ]+: kernel: ' "$out" | sed 's/^FAIL: //' | cut -c1-160)
+  truth=$(grep -E '^FAIL: [^ ]+: (kernel|generator): ' "$out" | sed 's/^FAIL: //' | cut -c1-160)
   [ -n "$truth" ] && causes+=$'\n'"the lab's own ground truth failed: $(echo "$truth" | head -n 1)"
   if [ -z "$fails" ]; then
     fails="exit $rc, no FAIL line: $(tail -n 3 "$out" | tr '\n' ' ' | cut -c1-240)"

@@ -222,10 +222,20 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
         # 8c99232: the daemon's 14 samples read sleep 45.8 %, lock 38.2 %),
         # and lock first in others. wait_class_present names the one that
         # must be among its own classes whichever is first.
-        check(bool(own) and own[0] in expect["wait_class"].split("|"),
+        # Sampled (no eBPF), the daemon may have caught the thread waiting
+        # too few times to split its waiting (analysis/wait_class.h
+        # kSampledPlacesMin): it says so and names no class, rather than one
+        # from a sample or two. A short sleeper's samplers find it runnable
+        # when they wake on its CPU (lab.echo's idle, this VM: the daemon's
+        # samples caught the echo waiting 1 of 18 times, the lab's own 17 of
+        # 83, schedstat 63 %). Measured (lab.irqtime) it must name the class.
+        too_few = "too few of its samples caught it waiting" in sentence
+        if too_few and not own:
+            figure(name + " wait class", "not split: " + re.search(r"too few of its samples[^;]*", sentence).group(0))
+        check((bool(own) and own[0] in expect["wait_class"].split("|")) or (too_few and not own),
               "%s: the largest of the thread's own wait classes is %s: %s" % (
                   name, expect["wait_class"], sentence or "none"))
-        if "wait_class_present" in expect:
+        if "wait_class_present" in expect and not (too_few and not own):
             check(expect["wait_class_present"] in own, "%s: %s is among the thread's own wait classes (%s)" % (
                 name, expect["wait_class_present"], ", ".join(own) or "none"))
     if "wait_input" in expect:
@@ -421,7 +431,15 @@ def wait_site(name, evidence, wchan_path, how, syscall=None):
 def plateau_steps(name, steps, loaded, flat):
     """The generator's steps from `loaded` on (past capacity): sent rises by
     at least 5 % a step and echoed stays below 90 % of it; from `flat` on,
-    echoed also stays within 10 % of its mean over those steps."""
+    echoed does not follow sent: it rises by at most a quarter of what sent
+    rises (the least-squares slope of echoed on sent within +-0.25) and each
+    step stays within 25 % of their mean.
+
+    Not within 10 % of the mean: the waiting echo's capacity is its 50 us
+    sleeps, and this VM's timers moved it between 8 s steps by up to 20 % on
+    2026-12-06 (two runs: 11787, 10384, 9880, 10070/s and 11801, 8879,
+    12061, 12004/s while sent rose 24 k to 33 k/s; the day before, 5878986's
+    fresh-clone CI: 10504 to 10574/s), each a plateau the daemon found."""
     sent = [s["sent"] / s["seconds"] for s in steps[loaded:]]
     echoed = [s["echoed"] / s["seconds"] for s in steps[loaded:]]
     held = echoed[flat - loaded:]
@@ -432,10 +450,17 @@ def plateau_steps(name, steps, loaded, flat):
           all(e <= 0.9 * s for s, e in zip(sent, echoed)),
           "%s: generator: sent rising and echoed below 90 %% of sent, steps %d on (sent/echoed per s): %s" % (
               name, loaded, rows))
-    check(len(held) >= 3 and all(abs(e - mean) <= 0.10 * mean for e in held),
-          "%s: generator: echoed within 10 %% of its mean %.0f/s (%+.1f %% to %+.1f %%), steps %d on" % (
-              name, mean, 100 * (min(held) / mean - 1) if mean else 0, 100 * (max(held) / mean - 1) if mean else 0,
-              flat))
+    held_sent = sent[flat - loaded:]
+    sx = sum(held_sent) / max(1, len(held_sent))
+    var = sum((x - sx) ** 2 for x in held_sent)
+    slope = sum((x - sx) * (e - mean) for x, e in zip(held_sent, held)) / var if var > 0 else 0.0
+    figure(name + " generator plateau", "echoed %.0f/s mean, %+.1f %% to %+.1f %%, slope on sent %+.2f, steps %d on" % (
+        mean, 100 * (min(held) / mean - 1) if mean else 0, 100 * (max(held) / mean - 1) if mean else 0, slope, flat))
+    check(len(held) >= 3 and all(abs(e - mean) <= 0.25 * mean for e in held) and abs(slope) <= 0.25,
+          "%s: generator: echoed flat from step %d: within 25 %% of its mean %.0f/s (%+.1f %% to %+.1f %%), "
+          "slope on sent %+.2f (at most 0.25 either way)" % (
+              name, flat, mean, 100 * (min(held) / mean - 1) if mean else 0,
+              100 * (max(held) / mean - 1) if mean else 0, slope))
 
 
 def plateau(name, log_path, start, end, expect, skip):

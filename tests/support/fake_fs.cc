@@ -46,6 +46,11 @@ Status FakeFs::ReadSysPrefix(std::string_view rel, std::string* out, size_t max_
                                unprivileged_pci_config && config ? std::min<size_t>(max_bytes, 64) : max_bytes);
 }
 
+Status FakeFs::ReadProcPrefix(std::string_view rel, std::string* out, size_t max_bytes) const {
+  if (const Status* f = Fault(rel)) return *f;
+  return HostFs::ReadProcPrefix(rel, out, max_bytes);
+}
+
 Status FakeFs::OpenSys(std::string_view rel, UniqueFd* out) const {
   if (Counted(rel)) ++calls.open_sys;
   if (const Status* f = Fault(rel)) return *f;

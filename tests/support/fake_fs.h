@@ -47,6 +47,7 @@ class FakeFs : public HostFs {
   Status ReadProc(std::string_view rel, std::string* out) const override;
   Status ReadSys(std::string_view rel, std::string* out, size_t max_bytes) const override;
   Status ReadSysPrefix(std::string_view rel, std::string* out, size_t max_bytes) const override;
+  Status ReadProcPrefix(std::string_view rel, std::string* out, size_t max_bytes) const override;
   Status OpenSys(std::string_view rel, UniqueFd* out) const override;
   Status ListProc(std::string_view rel, std::vector<std::string>* names) const override;
   Status ListSys(std::string_view rel, std::vector<std::string>* names) const override;
