@@ -329,20 +329,43 @@ std::string WaitSentence(const Signals& sig, const ThreadSignal& th) {
   return s;
 }
 
+// Work enters at the threads that receive it (ThreadState::receiver): one
+// of them waiting on its own stalls every request behind it, and a thread
+// downstream of it waits for what it hands over. So a receiver whose
+// waiting qualifies (kReceiverFirst) is named before any thread that does
+// not receive: a pool worker on its futex, which without offcpu's wakers
+// reads as a lock (lab.echo's pool: udppool waited 90 % there, udpecho 60
+// % on its peer, and the longer wait was named).
+constexpr double kReceiverFirst = 0.5;
+
+// "thread udpecho receives the work, but its wait scored 0.41, under
+// 0.50, to be named first (its own waiting 61.0 % of the window; runnable
+// 28.0 % beside 11.0 % running, 53.0 % of the CPU it wanted queued behind
+// other work than its own threads; cpu1 0.00 saturated; its inputs' loss
+// weight 1.00)": the factors of WaitScore, each as the rule read it.
+std::string PassedOverSentence(const Signals& s, const ThreadSignal& th, const VerdictThresholds& t) {
+  const ThreadState& st = *th.state;
+  double score = WaitScore(s, th, t);
+  const bool own_inputs = OwnInputLoss(s, th).has_value();
+  const double loss = own_inputs ? LossWeight(s, th) : 1.0;
+  score *= loss;
+  const CpuSignal* cpu = CpuOf(s, th.cpu);
+  std::string out = "thread " + th.thread + " receives the work, but its wait scored " + FormatScore(score) +
+                    ", under " + FormatScore(kReceiverFirst) + ", to be named first (its own waiting " +
+                    FormatPercent(OwnWaiting(st)) + " of the window; runnable " + FormatPercent(st.runnable) +
+                    " beside " + FormatPercent(st.running) + " running, " + FormatPercent(QueuedBehindOthers(s, th)) +
+                    " of the CPU it wanted queued behind other work than its own threads";
+  if (cpu) out += "; " + CpuName(cpu->cpu) + " " + FormatScore(CpuSaturation(*cpu, t)) + " saturated";
+  if (own_inputs) out += "; its inputs' loss weight " + FormatScore(loss);
+  return out + ")";
+}
+
 }  // namespace
 
 RuleResult WaitRule(const Signals& s, const VerdictThresholds& t) {
   RuleResult r;
   const ThreadSignal* best = nullptr;
   double best_score = -1;
-  // Work enters at the threads that receive it (ThreadState::receiver): one
-  // of them waiting on its own stalls every request behind it, and a thread
-  // downstream of it waits for what it hands over. So a receiver whose
-  // waiting qualifies (kReceiverFirst) is named before any thread that does
-  // not receive: a pool worker on its futex, which without offcpu's wakers
-  // reads as a lock (lab.echo's pool: udppool waited 90 % there, udpecho 60
-  // % on its peer, and the longer wait was named).
-  constexpr double kReceiverFirst = 0.5;
   auto ahead = [&](const ThreadSignal& th, double score) {
     if (!best) return true;
     const bool first = th.state->receiver && score >= kReceiverFirst;
@@ -371,6 +394,12 @@ RuleResult WaitRule(const Signals& s, const VerdictThresholds& t) {
   if (const CpuSignal* cpu = CpuOf(s, best->cpu)) r.evidence.push_back(CpuSentence(*cpu));
   for (const CpuBudget& b : CpuBudgets(s))
     if (b.cpu == best->cpu) r.evidence.push_back("budget of " + CpuBudgetSentence(b));
+  // A receiver passed over says why, so a reader (and a lab that expected
+  // it) sees what kept it from being named first.
+  const bool named_first = best->state->receiver && best_score >= kReceiverFirst;
+  if (losing && !named_first)
+    for (const ThreadSignal& th : s.threads)
+      if (&th != best && th.state && th.state->receiver) r.evidence.push_back(PassedOverSentence(s, th, t));
   double losses = 0;
   if (losing) {
     // Without a packet path (offered 0: loopback not listed) the share is unknown: the losses count.
