@@ -1,11 +1,18 @@
 #include "base/config_reader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <utility>
 
 #include "base/parse_util.h"
+#include "base/unique_fd.h"
 
 namespace bottleneckd {
 namespace {
@@ -45,7 +52,65 @@ bool QuoteCloses(std::string_view line) {
   return false;
 }
 
+// Where the first tab in a line's leading whitespace is (0-based line and
+// column, as yaml-cpp's marks), if any.
+std::optional<YAML::Mark> IndentationTab(std::string_view yaml) {
+  int line = 0;
+  for (size_t at = 0; at < yaml.size(); ++line) {
+    size_t end = yaml.find('\n', at);
+    if (end == std::string_view::npos) end = yaml.size();
+    for (size_t i = at; i < end && (yaml[i] == ' ' || yaml[i] == '\t'); ++i) {
+      if (yaml[i] != '\t') continue;
+      YAML::Mark m;
+      m.pos = static_cast<int>(i);
+      m.line = line;
+      m.column = static_cast<int>(i - at);
+      return m;
+    }
+    at = end + 1;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+Status LoadYaml(std::string_view yaml, std::string_view filename, YAML::Node* root) {
+  try {
+    *root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    if (std::optional<YAML::Mark> tab = IndentationTab(yaml); tab && tab->line <= e.mark.line)
+      return At(filename, *tab, "a tab in the indentation: YAML indents with spaces only");
+    return At(filename, e.mark, e.msg);
+  }
+  return Status::OK();
+}
+
+Status ConfigTooLarge(std::string_view file, std::string_view what, uint64_t bytes, size_t max_bytes) {
+  return Status::InvalidArgument(std::string(file) + ": the " + std::string(what) + " is " + std::to_string(bytes) +
+                                 " bytes, over the limit of " + std::to_string(max_bytes) + " bytes");
+}
+
+Status ReadConfigText(const std::string& path, std::string_view what, size_t max_bytes, std::string* out) {
+  const std::string named = std::string(what) + " file " + path;
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return Status::FromErrno(errno, named);
+  struct stat st;
+  if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > max_bytes)
+    return ConfigTooLarge(path, what, static_cast<uint64_t>(st.st_size), max_bytes);
+  // Not sized by stat alone (a pipe, a file growing): at most one chunk over.
+  std::string text;
+  char buf[65536];
+  while (text.size() <= max_bytes) {
+    ssize_t n = ::read(fd.get(), buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::FromErrno(errno, named);
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  if (text.size() > max_bytes) return ConfigTooLarge(path, what, text.size(), max_bytes);
+  *out = std::move(text);
+  return Status::OK();
+}
 
 Status ConfigReader::Duration(const YAML::Node& n, std::string_view key, const DurationSpec& spec, double* out) const {
   if (!n.IsMap() || !n[std::string(key)]) return Status::OK();

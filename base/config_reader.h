@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <initializer_list>
 #include <string>
@@ -35,6 +36,19 @@ inline Status At(std::string_view file, const YAML::Mark& m, const std::string& 
   }
   return Status::InvalidArgument(s + ": " + msg);
 }
+
+// Loads YAML text into *root; a syntax error is an error at its line and
+// column ("x.yaml:3:5: illegal map value"), and a tab in an indentation is
+// said as such (yaml-cpp reads it as "illegal map value" or worse).
+Status LoadYaml(std::string_view yaml, std::string_view filename, YAML::Node* root);
+
+// Reads a config file of at most max_bytes into *out (a pipe or a growing
+// file read one chunk past the limit, no more). `what` names it in errors
+// ("config"): "config file /etc/x.yaml: No such file or directory",
+// "/etc/x.yaml: the config is 2000000 bytes, over the limit of 1048576 bytes".
+Status ReadConfigText(const std::string& path, std::string_view what, size_t max_bytes, std::string* out);
+// The error for text over the limit, as ReadConfigText says it.
+Status ConfigTooLarge(std::string_view file, std::string_view what, uint64_t bytes, size_t max_bytes);
 
 // Most entries one config list (threads.targets, netdev include/exclude,
 // interfaces, ...) may hold.

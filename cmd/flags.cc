@@ -259,6 +259,10 @@ std::vector<Spec> BuildSpecs() {
          st->f->listen_address = v;
          return Status::OK();
        }},
+      {"--web.config.file", "FILE", Kind::kValue, kDaemon | kCheck,
+       "the exporter toolkit's web config (node_exporter's format): TLS, client certificates, basic auth "
+       "(docs/web-config.md; default none: plain HTTP)",
+       g_daemon, Into(&Flags::web_config_file)},
       {"--control.socket", "PATH", Kind::kValue, kDaemon | kCheck | kRun | kReport,
        "Unix socket for run start/stop (default /run/bottleneckd/control.sock; owner and group only); with report, "
        "read the run store of the daemon listening there",
@@ -685,6 +689,7 @@ Status ParseFlags(int argc, const char* const* argv, Flags* out) {
 
 Status ApplyFlags(const Flags& f, Config* c) {
   if (f.listen_address) c->listen_address = *f.listen_address;
+  if (f.web_config_file) c->web_config_file = *f.web_config_file;
   if (f.procfs) c->roots.procfs = *f.procfs;
   if (f.sysfs) c->roots.sysfs = *f.sysfs;
   if (f.ethtool) c->roots.ethtool = *f.ethtool;

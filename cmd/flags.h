@@ -45,7 +45,8 @@ struct Flags {
   std::string bearer_token_file, ca_file;      // --prometheus.bearer-token-file, --prometheus.ca-file
   std::vector<std::string> fleet_flags_given;  // the fleet flags given, for the check that --prometheus.url is
   bool help = false, version = false;
-  std::string help_text;  // with help: the help of the command it was asked of
+  std::string help_text;                       // with help: the help of the command it was asked of
+  std::optional<std::string> web_config_file;  // --web.config.file
   std::optional<std::string> listen_address, procfs, sysfs, ethtool, log_level, state_dir, control_socket;
   std::vector<std::string> enable, disable;  // --collector.X / --no-collector.X
   std::vector<std::string>

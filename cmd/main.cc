@@ -304,13 +304,17 @@ int RunDaemon(Config config, const Flags& flags) {
   RunReportSource reports;  // "/" and "/report" read the store the tracker writes, when it has one
   if (runs.has_store()) reports.runs_db = config.state_dir + "/runs.db";
   reports.loss = config.verdict.loss();
-  if (s.ok()) s = HttpServer::Start(addr, &store, &http, reports);
+  std::shared_ptr<WebSecurity> security;
+  if (s.ok() && !config.web_config_file.empty()) s = WebSecurity::Load(config.web_config_file, &security);
+  if (s.ok()) s = HttpServer::Start(addr, &store, &http, reports, security);
   if (!s.ok()) {
     Log(LogLevel::kError, "cannot start HTTP server", {{"err", s.message()}});
     return 1;
   }
   Log(LogLevel::kInfo, "listening",
       {{"address", http->BoundAddress()},
+       {"tls", security && security->tls() ? "on" : "off"},
+       {"basic_auth", security && security->Current()->auth() ? "on" : "off"},
        {"config", config.file.empty() ? "(defaults)" : config.file},
        {"interval", std::to_string(config.interval_seconds) + "s"}});
 
@@ -406,6 +410,18 @@ int Main(int argc, char** argv) {
     return 1;
   }
   if (flags.config_check) {
+    if (!config.web_config_file.empty()) {
+      // The web config whole, as the daemon's start reads it: the file, its
+      // certificate, key and CA, its users' hashes.
+      std::shared_ptr<WebSecurity> security;
+      s = WebSecurity::Load(config.web_config_file, &security);
+      if (!s.ok()) {
+        std::fprintf(stderr, "bottleneckd: web config error: %s\n", s.message().c_str());
+        return 1;
+      }
+      std::printf("web config OK: %s (TLS %s, basic auth %s)\n", config.web_config_file.c_str(),
+                  security->tls() ? "on" : "off", security->Current()->auth() ? "on" : "off");
+    }
     std::printf("config OK: %s\n", config.file.empty() ? "(built-in defaults)" : config.file.c_str());
     return 0;
   }

@@ -142,9 +142,8 @@ void InputSocketFinder::Collect(const HostFs& fs, int pid, std::vector<InputSock
   if (out->size() == tcp) return;
   // The listeners' refusals: their namespace's, read once for the process.
   path_.assign(std::to_string(pid)).append("/net/netstat");
-  SocketStats stats;
-  if (!fs.ReadProc(path_, &buf_).ok() || !ParseProcNetNetstat(buf_, &stats).ok()) return;
-  if (auto drops = stats.Get("TcpExt", "ListenDrops"); drops && *drops >= 0)
+  if (!fs.ReadProc(path_, &buf_).ok() || !ParseProcNetNetstat(buf_, &netstat_).ok()) return;
+  if (auto drops = netstat_.Get("TcpExt", "ListenDrops"); drops && *drops >= 0)
     for (auto i = out->begin() + static_cast<std::ptrdiff_t>(tcp); i != out->end(); ++i) {
       i->drops = static_cast<uint64_t>(*drops);
       i->namespace_drops = true;

@@ -41,6 +41,7 @@
 
 #include "base/status.h"
 #include "collectors/host_fs.h"
+#include "collectors/sockets.h"
 
 namespace bottleneckd {
 
@@ -113,6 +114,7 @@ class InputSocketFinder {
   std::map<int, Process> processes_;
   std::vector<std::string> names_;
   std::string path_, link_, buf_;
+  SocketStats netstat_;  // reused: ParseProcNetNetstat overwrites its tables in place, no allocation a tick
   uint64_t listings_ = 0;
 };
 

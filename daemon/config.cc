@@ -1,18 +1,12 @@
 #include "daemon/config.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <optional>
 
 #include "analysis/verdict_config.h"
 #include "base/config_fields.h"
 #include "base/listen_address.h"
-#include "base/unique_fd.h"
 #include "bus/bus_model_config.h"
 #include "sources/source_config.h"
 #include "sources/source_registry.h"
@@ -21,8 +15,7 @@ namespace bottleneckd {
 namespace {
 
 Status TooLarge(std::string_view file, uint64_t bytes) {
-  return Status::InvalidArgument(std::string(file) + ": the config is " + std::to_string(bytes) +
-                                 " bytes, over the limit of " + std::to_string(kMaxConfigBytes) + " bytes");
+  return ConfigTooLarge(file, "config", bytes, kMaxConfigBytes);
 }
 
 Status ParseCollectors(const ConfigReader& r, std::string_view file, const YAML::Node& n, CollectorsSection* c) {
@@ -69,44 +62,12 @@ Status CheckCaptureInterfaces(const CollectorsSection& c) {
   return Status::OK();
 }
 
-namespace {
-
-// Where the first tab in a line's leading whitespace is (0-based line and
-// column, as yaml-cpp's marks), if any.
-std::optional<YAML::Mark> IndentationTab(std::string_view yaml) {
-  int line = 0;
-  for (size_t at = 0; at < yaml.size(); ++line) {
-    size_t end = yaml.find('\n', at);
-    if (end == std::string_view::npos) end = yaml.size();
-    for (size_t i = at; i < end && (yaml[i] == ' ' || yaml[i] == '\t'); ++i) {
-      if (yaml[i] != '\t') continue;
-      YAML::Mark m;
-      m.pos = static_cast<int>(i);
-      m.line = line;
-      m.column = static_cast<int>(i - at);
-      return m;
-    }
-    at = end + 1;
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
 Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out) {
   if (yaml.size() > kMaxConfigBytes) return TooLarge(filename, yaml.size());
   Config c;
   c.file = std::string(filename);
   YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml));
-  } catch (const YAML::Exception& e) {
-    // A tab in an indentation reads "illegal map value" or worse from the
-    // parser: YAML indents with spaces only, which is what to say.
-    if (std::optional<YAML::Mark> tab = IndentationTab(yaml); tab && tab->line <= e.mark.line)
-      return At(filename, *tab, "a tab in the indentation: YAML indents with spaces only");
-    return At(filename, e.mark, e.msg);
-  }
+  BN_RETURN_IF_ERROR(LoadYaml(yaml, filename, &root));
   ConfigReader r(filename, yaml);
   try {
     if (root.IsNull()) {
@@ -120,7 +81,10 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
         DurationField("interval", &Config::interval_seconds, {"interval", 0.01, 3600, "1s or 500ms"}),
         CustomField<Config>("web",
                             [](const ConfigReader& r, const YAML::Node& v, Config* c) {
-                              static const FieldTable<Config> kWeb = {{"listen_address", ListenAddressValue}};
+                              static const FieldTable<Config> kWeb = {
+                                  {"listen_address", ListenAddressValue},
+                                  LineField("config_file", &Config::web_config_file),
+                              };
                               return kWeb.Parse(r, v, "web", c);
                             }),
         CustomField<Config>("paths",
@@ -172,22 +136,8 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
 }
 
 Status LoadConfigFile(const std::string& path, Config* out) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return Status::FromErrno(errno, "config file " + path);
-  struct stat st;
-  if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > kMaxConfigBytes)
-    return TooLarge(path, static_cast<uint64_t>(st.st_size));
-  // Not sized by stat alone (a pipe, a file growing): at most one byte over.
   std::string text;
-  char buf[65536];
-  while (text.size() <= kMaxConfigBytes) {
-    ssize_t n = ::read(fd.get(), buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::FromErrno(errno, "config file " + path);
-    if (n == 0) break;
-    text.append(buf, static_cast<size_t>(n));
-  }
-  if (text.size() > kMaxConfigBytes) return TooLarge(path, text.size());
+  BN_RETURN_IF_ERROR(ReadConfigText(path, "config", kMaxConfigBytes, &text));
   return ParseConfig(text, path, out);
 }
 

@@ -54,6 +54,9 @@ struct Config {
   std::string file;               // where it was read from ("" = built-in defaults)
   double interval_seconds = 1.0;  // sampling period
   std::string listen_address = ":9858";
+  // The exporter toolkit's web config (TLS, basic auth, headers of the HTTP
+  // listener; exporters/http/web_config.h); "" serves plain HTTP to anyone.
+  std::string web_config_file;
   HostRoots roots;
   LogLevel log_level = LogLevel::kInfo;
   CollectorsSection collectors;

@@ -23,12 +23,17 @@ RUN_PACKAGES=(
   libbpf-dev bpftool clang
   # the fleet report's client of the Prometheus query API (fleet/): HTTP(S), JSON
   libcurl4-openssl-dev nlohmann-json3-dev
+  # the web config (--web.config.file): TLS through OpenSSL, bcrypt through libcrypt
+  # (exporters/http/tls_context.h, web_security.h)
+  libssl-dev libcrypt-dev
 )
 TEST_PACKAGES=(
   # faster links of the test binaries (CMakeLists.txt: BOTTLENECKD_LLD)
   lld
   # tests: GoogleTest, clang's libFuzzer + sanitizers, the real Prometheus/promtool
   libgtest-dev libgmock-dev libclang-rt-14-dev prometheus curl python3 iproute2
+  # the web config's refusals, checked with the real client (tests/integration/web_config_test.sh)
+  openssl
   # the HTML report's browser test (tests/integration/html_report_test.sh): headless Chromium
   chromium
   # the Debian package (debian/, tests/integration/package_test.sh) and the

@@ -26,6 +26,8 @@
 #include "base/mutex.h"
 #include "base/unique_fd.h"
 #include "exporters/http/request_head.h"
+#include "exporters/http/tls_stream.h"
+#include "exporters/http/web_security.h"
 
 #ifndef SO_PEERGROUPS
 #define SO_PEERGROUPS 59  // Linux 4.13
@@ -49,6 +51,7 @@ const char* Reason(int status) {
   switch (status) {
     case 200: return "OK";
     case 400: return "Bad Request";
+    case 401: return "Unauthorized";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
     case 431: return "Request Header Fields Too Large";
@@ -109,6 +112,7 @@ class EventServer::Loop {
       return Status::FromErrno(errno, "http: epoll_ctl");
     loop_thread_ = std::thread([this] { Run(); });
     worker_thread_ = std::thread([this] { Work(); });
+    if (options_.security) auth_thread_ = std::thread([this] { CheckPasswords(); });
     return Status::OK();
   }
 
@@ -117,10 +121,12 @@ class EventServer::Loop {
       MutexLock l(&mu_);
       stopping_ = true;
       jobs_cv_.NotifyAll();
+      auth_cv_.NotifyAll();
     }
     Wake();
     if (loop_thread_.joinable()) loop_thread_.join();
     if (worker_thread_.joinable()) worker_thread_.join();
+    if (auth_thread_.joinable()) auth_thread_.join();
   }
 
   const std::string& address() const { return address_; }
@@ -131,7 +137,7 @@ class EventServer::Loop {
   }
 
  private:
-  enum class State { kHead, kIdle, kWorking, kWriting, kLinger };
+  enum class State { kHandshake, kHead, kIdle, kWorking, kWriting, kLinger };
 
   struct Conn {
     UniqueFd fd;
@@ -148,8 +154,11 @@ class EventServer::Loop {
     size_t lingered = 0;
     uint64_t seq = 0;  // bumped on every deadline or idle-queue entry; older entries are stale
     uint32_t events = 0;
-    LinePeer peer;              // line protocol: who connected
-    bool linger_until = false;  // line protocol: after the answer, drop what it sends until the deadline
+    LinePeer peer;                   // line protocol: who connected
+    bool linger_until = false;       // line protocol: after the answer, drop what it sends until the deadline
+    std::unique_ptr<TlsStream> tls;  // the web config's TLS: every byte in and out goes through it
+    RequestHead pending;             // a request waiting for its password check
+    bool tls_started = false;        // its first byte came (and was not plain HTTP)
   };
 
   struct Deadline {
@@ -179,6 +188,13 @@ class EventServer::Loop {
   struct LineDone {
     uint64_t id;
     std::string answer;
+  };
+
+  struct AuthJob {
+    uint64_t id;
+    std::shared_ptr<const WebSettings> web;
+    std::string user, password;
+    AuthFailure result = AuthFailure::kCount;  // kCount: they passed
   };
 
   bool Watch(int fd, uint64_t id, uint32_t events, int op) {
@@ -294,18 +310,30 @@ class EventServer::Loop {
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
       auto c = std::make_unique<Conn>();
+      if (options_.security && options_.security->tls()) {
+        // The configuration of the moment (re-read when its files changed):
+        // this connection keeps it to its end.
+        c->tls = TlsStream::OnSocket(options_.security->Current()->tls, fd);
+        if (!c->tls) continue;  // out of memory: closed
+      }
       c->fd = std::move(conn_fd);
       c->id = next_id_++;
       c->events = EPOLLIN;
       if (!Watch(fd, c->id, c->events, EPOLL_CTL_ADD)) continue;
       Conn* raw = c.get();
       conns_.emplace(raw->id, std::move(c));
+      Count([](Stats* s) { ++s->accepted; });
+      if (raw->tls) {
+        // The handshake is bounded as a request head is.
+        raw->state = State::kHandshake;
+        SetDeadline(raw, options_.head_timeout_ms);
+        continue;
+      }
       // Nothing sent yet: idle, as between two requests of a kept-alive
       // connection. The head deadline starts at the first byte; a client
       // delayed between its connect() and its send() (starved of CPU, or a
       // paused VM: the 3 s stall of issue 47's load) is not closed unanswered.
       Idle(raw);
-      Count([](Stats* s) { ++s->accepted; });
     }
   }
 
@@ -393,6 +421,7 @@ class EventServer::Loop {
   template <typename Take>
   bool ReadAvailable(Conn* c, bool* eof, Take take) {
     char buf[kReadChunk];
+    if (c->tls) return ReadTls(c, eof, take, buf);
     for (;;) {
       ssize_t n = ::recv(c->fd.get(), buf, sizeof(buf), 0);
       if (n == 0) {
@@ -407,6 +436,65 @@ class EventServer::Loop {
       }
       if (!take(buf, static_cast<size_t>(n)) || static_cast<size_t>(n) < sizeof(buf)) return true;
     }
+  }
+
+  // ReadAvailable through TLS: records are read until the stream wants the
+  // socket again (a short read does not mean the socket is drained: OpenSSL
+  // may hold the rest of a record, which epoll cannot see).
+  template <typename Take>
+  bool ReadTls(Conn* c, bool* eof, Take take, char* buf) {
+    for (;;) {
+      size_t got = 0;
+      switch (c->tls->Read(buf, kReadChunk, &got)) {
+        case TlsStream::Io::kOk:
+          if (!take(buf, got)) return true;
+          continue;
+        case TlsStream::Io::kWantRead: SetInterest(c, EPOLLIN); return true;
+        case TlsStream::Io::kWantWrite:  // a key update or ticket to send first
+          SetInterest(c, EPOLLIN | EPOLLOUT);
+          return true;
+        case TlsStream::Io::kClosed: *eof = true; return true;
+        case TlsStream::Io::kError:
+          Count([](Stats* s) { ++s->tls_failed; });
+          Close(c->id);
+          return false;
+      }
+    }
+  }
+
+  // A TLS connection's handshake, as far as the socket lets it go. A client
+  // that speaks plain HTTP to it (its first byte a letter, where a TLS
+  // record starts with 0x16) is told so, as Go's servers tell it, and closed.
+  void Handshake(Conn* c) {
+    char first = 0;
+    if (!c->tls_started) {
+      const ssize_t n = ::recv(c->fd.get(), &first, 1, MSG_PEEK);
+      if (n == 1 && first >= 'A' && first <= 'Z') {
+        static constexpr char kPlain[] =
+            "HTTP/1.0 400 Bad Request\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
+            "Client sent an HTTP request to an HTTPS server.\n";
+        Count([](Stats* s) { ++s->tls_failed; });
+        UniqueFd fd = std::move(c->fd);
+        Close(c->id);
+        SendAndClose(std::move(fd), kPlain);
+        return;
+      }
+      c->tls_started = n == 1;
+    }
+    switch (c->tls->Handshake()) {
+      case TlsStream::Io::kOk:
+        Idle(c);
+        SetInterest(c, EPOLLIN);
+        Read(c);  // the request may have come with the handshake's last flight
+        return;
+      case TlsStream::Io::kWantRead: SetInterest(c, EPOLLIN); return;
+      case TlsStream::Io::kWantWrite: SetInterest(c, EPOLLOUT); return;
+      case TlsStream::Io::kClosed:
+      case TlsStream::Io::kError: break;
+    }
+    Count([](Stats* s) { ++s->tls_failed; });
+    Log(LogLevel::kDebug, "http: TLS handshake failed", {{"err", c->tls->Error()}});
+    Close(c->id);
   }
 
   // What a line-protocol connection sent: its line goes to the worker.
@@ -476,6 +564,11 @@ class EventServer::Loop {
   }
 
   void Refuse(UniqueFd fd) {
+    if (options_.security && options_.security->tls()) {
+      // A TLS client would read a plain-text 503 as a broken record: closed.
+      Count([](Stats* s) { ++s->refused; });
+      return;
+    }
     static constexpr char kBusy[] =
         "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 21\r\n"
         "Retry-After: 1\r\nConnection: close\r\n\r\ntoo many connections\n";
@@ -526,6 +619,7 @@ class EventServer::Loop {
       return;
     }
     switch (c->state) {
+      case State::kHandshake: Handshake(c); break;
       case State::kHead:
       case State::kIdle: line_ ? ReadLine(c) : Read(c); break;
       case State::kWriting: Write(c); break;
@@ -573,6 +667,79 @@ class EventServer::Loop {
     }
     c->in.erase(0, head.size);
     Count([](Stats* s) { ++s->requests; });
+    if (options_.security && !Authorized(c, &head)) return;
+    Dispatch(c, std::move(head));
+  }
+
+  // Whether the request's credentials pass (or none are asked for); false
+  // when it was answered 401 or waits for the password thread.
+  bool Authorized(Conn* c, RequestHead* head) {
+    std::shared_ptr<const WebSettings> web = options_.security->Current();
+    if (!web->auth()) return true;
+    std::string user, password;
+    if (head->authorization.empty()) {
+      Unauthorized(c, *head, AuthFailure::kMissing);
+      return false;
+    }
+    if (!ParseBasicAuth(head->authorization, &user, &password)) {
+      Unauthorized(c, *head, AuthFailure::kMalformed);
+      return false;
+    }
+    const auto& users = web->config.users;
+    auto it = std::lower_bound(
+        users.begin(), users.end(), user,
+        [](const std::pair<std::string, std::string>& u, const std::string& name) { return u.first < name; });
+    if (it != users.end() && it->first == user && auth_cache_.Contains(user, password, it->second)) return true;
+    {
+      MutexLock l(&mu_);
+      if (auth_jobs_.size() >= options_.auth_queue) {
+        Count([](Stats* s) { ++s->refused; });
+        Respond(c, TextResponse(503, "busy: try again\n", "Retry-After: 1\r\n"), head->method == "HEAD", true);
+        return false;
+      }
+      auth_jobs_.push_back({c->id, std::move(web), std::move(user), std::move(password)});
+      auth_cv_.NotifyOne();
+    }
+    c->pending = std::move(*head);
+    c->state = State::kWorking;
+    SetDeadline(c, 0);
+    SetInterest(c, 0);
+    return false;
+  }
+
+  void Unauthorized(Conn* c, const RequestHead& head, AuthFailure why) {
+    Count([why](Stats* s) { ++s->auth_failed[static_cast<int>(why)]; });
+    const bool close = !head.keep_alive || head.has_body || c->peer_closed;
+    c->http10_keep_alive = head.minor_version == 0 && !close;
+    Respond(c,
+            TextResponse(401, "unauthorized\n", "WWW-Authenticate: Basic realm=\"bottleneckd\", charset=\"UTF-8\"\r\n"),
+            head.method == "HEAD", close);
+  }
+
+  // The password thread: bcrypt, one check at a time, off the loop.
+  void CheckPasswords() {
+    pthread_setname_np(pthread_self(), "bnd-http-auth");
+    for (;;) {
+      AuthJob job;
+      {
+        MutexLock l(&mu_);
+        while (auth_jobs_.empty() && !stopping_) auth_cv_.Wait(&mu_);
+        if (stopping_) return;
+        job = std::move(auth_jobs_.front());
+        auth_jobs_.pop_front();
+      }
+      job.result = CheckPassword(*job.web, job.user, job.password);
+      Count([](Stats* s) { ++s->auth_checks; });
+      {
+        MutexLock l(&mu_);
+        auth_done_.push_back(std::move(job));
+      }
+      Wake();
+    }
+  }
+
+  // A request whose credentials passed (or were not asked for).
+  void Dispatch(Conn* c, RequestHead head) {
     bool close = !head.keep_alive || head.has_body || c->peer_closed;
     c->http10_keep_alive = head.minor_version == 0 && !close;
     bool is_head = head.method == "HEAD";
@@ -612,10 +779,26 @@ class EventServer::Loop {
   void FinishJobs() {
     std::deque<Done> done;
     std::deque<LineDone> lines;
+    std::deque<AuthJob> checked;
     {
       MutexLock l(&mu_);
       done.swap(done_);
       lines.swap(line_done_);
+      checked.swap(auth_done_);
+    }
+    for (AuthJob& a : checked) {
+      auto it = conns_.find(a.id);
+      if (it == conns_.end() || it->second->state != State::kWorking) continue;
+      Conn* c = it->second.get();
+      RequestHead head = std::move(c->pending);
+      if (a.result != AuthFailure::kCount) {
+        Unauthorized(c, head, a.result);
+        continue;
+      }
+      const auto& users = a.web->config.users;
+      for (const auto& [user, hash] : users)
+        if (user == a.user) auth_cache_.Insert(a.user, a.password, hash);
+      Dispatch(c, std::move(head));
     }
     for (LineDone& d : lines) {
       auto it = conns_.find(d.id);
@@ -677,6 +860,7 @@ class EventServer::Loop {
     h += std::to_string(length);
     h += "\r\nCache-Control: no-store\r\n";
     h += r.headers;
+    if (options_.security) h += options_.security->Current()->headers;
     if (close) {
       h += "Connection: close\r\n";
     } else if (c->http10_keep_alive) {
@@ -691,11 +875,35 @@ class EventServer::Loop {
     Write(c);
   }
 
+  // Sends what the TLS stream takes of c's answer; false when it must wait
+  // for the socket (interest set) or c was closed.
+  bool WriteTls(Conn* c, size_t total) {
+    const std::string* body = c->out_body.get();
+    while (c->out_sent < total) {
+      const bool in_head = c->out_sent < c->out_head.size();
+      const char* at = in_head ? c->out_head.data() + c->out_sent : body->data() + (c->out_sent - c->out_head.size());
+      size_t left = in_head ? c->out_head.size() - c->out_sent : total - c->out_sent;
+      size_t put = 0;
+      switch (c->tls->Write(at, std::min<size_t>(left, 16384), &put)) {
+        case TlsStream::Io::kOk: c->out_sent += put; continue;
+        case TlsStream::Io::kWantWrite: SetInterest(c, EPOLLOUT); return false;
+        case TlsStream::Io::kWantRead: SetInterest(c, EPOLLIN); return false;
+        case TlsStream::Io::kClosed:
+        case TlsStream::Io::kError: Close(c->id); return false;
+      }
+    }
+    return true;
+  }
+
   void Write(Conn* c) {
     for (;;) {
       const std::string* body = c->out_body.get();
       size_t body_size = body ? body->size() : 0;
       size_t total = c->out_head.size() + body_size;
+      if (c->tls) {
+        if (!WriteTls(c, total)) return;
+        break;
+      }
       if (c->out_sent >= total) break;
       iovec iov[2];
       int n_iov = 0;
@@ -723,6 +931,7 @@ class EventServer::Loop {
     }
     c->out_body.reset();
     if (c->close_after) {
+      if (c->tls) c->tls->Shutdown();  // close_notify: the answer ended here, not cut
       if ((c->in.empty() && !c->linger_until) || c->peer_closed) {
         Close(c->id);
         return;
@@ -821,12 +1030,17 @@ class EventServer::Loop {
   std::deque<Done> done_ GUARDED_BY(mu_);
   std::deque<LineJob> line_jobs_ GUARDED_BY(mu_);
   std::deque<LineDone> line_done_ GUARDED_BY(mu_);
+  CondVar auth_cv_;
+  std::deque<AuthJob> auth_jobs_ GUARDED_BY(mu_);
+  std::deque<AuthJob> auth_done_ GUARDED_BY(mu_);
+  AuthCache auth_cache_;  // loop thread only
 
   mutable Mutex stats_mu_;
   Stats stats_ GUARDED_BY(stats_mu_);
 
   std::thread loop_thread_;
   std::thread worker_thread_;
+  std::thread auth_thread_;
 };
 
 EventServer::EventServer(std::unique_ptr<Loop> loop) : loop_(std::move(loop)) {}

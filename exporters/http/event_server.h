@@ -85,6 +85,8 @@ struct HttpRoute {
   std::function<HttpResponse(const HttpRequest&)> handler;
 };
 
+class WebSecurity;
+
 struct EventServerOptions {
   int head_timeout_ms = 2000;
   int idle_timeout_ms = 60000;
@@ -93,6 +95,16 @@ struct EventServerOptions {
   size_t max_connections = 0;  // 0: min(4096, RLIMIT_NOFILE - 128), at least 16
   size_t worker_queue = 16;
   int listen_backlog = 512;  // capped by net.core.somaxconn
+  // The web config's TLS, basic auth and headers (web_security.h); null:
+  // plain HTTP, no auth. With TLS a connection starts with its handshake,
+  // under the head deadline (a client that stalls mid-handshake is closed
+  // then, unanswered), and one past the connection limit is closed without
+  // the plain-text 503. With users every request first shows its
+  // credentials: none or malformed ones are answered 401 at once; unknown
+  // ones go to the password thread (bcrypt, one at a time, `auth_queue`
+  // waiting: 503 past it), and those that pass are cached.
+  std::shared_ptr<WebSecurity> security;
+  size_t auth_queue = 16;
 };
 
 // A line-protocol peer, from SO_PEERCRED and SO_PEERGROUPS at accept.
@@ -128,10 +140,13 @@ class EventServer {
   struct Stats {
     uint64_t accepted = 0;
     uint64_t requests = 0;
-    uint64_t refused = 0;    // 503 at the connection limit or a full worker queue
-    uint64_t evicted = 0;    // idle connections closed for a newcomer
-    uint64_t timed_out = 0;  // closed at a head, idle or write deadline
-    uint64_t bad = 0;        // 400, 431, 505
+    uint64_t refused = 0;          // 503 at the connection limit or a full worker queue
+    uint64_t evicted = 0;          // idle connections closed for a newcomer
+    uint64_t timed_out = 0;        // closed at a head, idle or write deadline
+    uint64_t bad = 0;              // 400, 431, 505
+    uint64_t tls_failed = 0;       // handshakes refused or broken (one stalled: timed_out)
+    uint64_t auth_checks = 0;      // passwords checked by bcrypt (cache misses)
+    uint64_t auth_failed[4] = {};  // 401 answers, by AuthFailure (web_security.h)
     size_t open = 0;
     size_t max_connections = 0;
     size_t deadlines = 0;     // entries in the deadline heap, superseded ones included (as of the last count)

@@ -169,7 +169,7 @@ HttpResponse StoreReport(const RunReportSource& runs) {
 HttpServer::~HttpServer() = default;
 
 Status HttpServer::Start(const ListenAddress& address, const SnapshotStore* store, std::unique_ptr<HttpServer>* out,
-                         const RunReportSource& runs) {
+                         const RunReportSource& runs, std::shared_ptr<WebSecurity> security) {
   auto metrics = std::make_shared<MetricsRoute>(store);
   BuildInfo build = GetBuildInfo();
   std::vector<HttpRoute> routes = {
@@ -179,7 +179,9 @@ Status HttpServer::Start(const ListenAddress& address, const SnapshotStore* stor
       {"/report", true, [runs](const HttpRequest&) { return StoreReport(runs); }},
   };
   std::unique_ptr<HttpServer> s(new HttpServer());
-  Status st = EventServer::Start(address, std::move(routes), EventServerOptions(), &s->server_);
+  EventServerOptions options;
+  options.security = std::move(security);
+  Status st = EventServer::Start(address, std::move(routes), options, &s->server_);
   if (!st.ok()) return st;
   *out = std::move(s);
   return Status::OK();

@@ -32,6 +32,7 @@
 #include "base/listen_address.h"
 #include "base/status.h"
 #include "exporters/http/event_server.h"
+#include "exporters/http/web_security.h"
 
 namespace bottleneckd {
 
@@ -51,8 +52,10 @@ class HttpServer {
   // Starts serving on `address`. `store` must outlive the server. When the
   // address cannot be bound the error says why (ListenOn: permission denied,
   // address in use).
+  // `security`: the web config's TLS and basic auth (web_security.h); null
+  // serves plain HTTP to anyone.
   static Status Start(const ListenAddress& address, const SnapshotStore* store, std::unique_ptr<HttpServer>* out,
-                      const RunReportSource& runs = {});
+                      const RunReportSource& runs = {}, std::shared_ptr<WebSecurity> security = nullptr);
 
   // The address actually bound, with the kernel-chosen port when 0 was asked
   // ("127.0.0.1:40123").

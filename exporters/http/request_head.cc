@@ -72,6 +72,7 @@ HeadParse ParseRequestHead(std::string_view in, size_t max_head, RequestHead* ou
   bool have_request_line = false;
   bool have_length = false;
   bool have_te = false;
+  bool have_authorization = false;
   uint64_t length = 0;
   bool conn_close = false;
   bool conn_keep_alive = false;
@@ -135,6 +136,10 @@ HeadParse ParseRequestHead(std::string_view in, size_t max_head, RequestHead* ou
     } else if (EqualsIgnoringCase(name, "Accept-Encoding")) {
       if (!h.accept_encoding.empty()) h.accept_encoding += ", ";
       h.accept_encoding += value;
+    } else if (EqualsIgnoringCase(name, "Authorization")) {
+      if (have_authorization) return Fail(400, "two Authorization lines", status, error);
+      have_authorization = true;
+      h.authorization = value;
     }
   }
   if (have_te && have_length) return Fail(400, "both Transfer-Encoding and Content-Length", status, error);

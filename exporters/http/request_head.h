@@ -20,6 +20,7 @@
 //     persistence with the version: 1.1 persists unless "close", 1.0 only
 //     with "keep-alive";
 //   - Accept-Encoding lines joined with ", " (RFC 9110 section 5.3);
+//   - Authorization's value, as sent (twice is 400: which one would count?);
 //   - a head longer than `max_head` bytes without its end is 431.
 #pragma once
 
@@ -36,6 +37,7 @@ struct RequestHead {
   bool keep_alive = true;       // the connection may carry another request
   bool has_body = false;        // Content-Length > 0 or Transfer-Encoding
   std::string accept_encoding;  // every Accept-Encoding line, joined
+  std::string authorization;    // the Authorization line's value (given twice: 400)
   size_t size = 0;              // bytes of the head, its blank line included
 };
 
