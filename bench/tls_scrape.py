@@ -3,8 +3,10 @@
 
   tls_scrape.py URL N MODE [PKI USER PASSWORD]
 
-MODE: "kept" (one kept-alive connection for all N scrapes) or "fresh" (a new
-connection, and with https a new TLS handshake, for each). With https the
+MODE: "kept" (one kept-alive connection for all N scrapes), "fresh" (a new
+connection, and with https a new TLS handshake, for each), or "idle" (N
+connections that finish their handshake and send nothing: it prints "ready
+N" once they are open and holds them until its stdin closes). With https the
 client presents PKI/prometheus.crt and trusts PKI/ca.crt, and sends basic
 auth USER:PASSWORD, as Prometheus does with scheme: https, tls_config and
 basic_auth. Each scrape asks for gzip, as Prometheus does. Prints one line:
@@ -34,6 +36,19 @@ def main():
         if ctx is not None:
             return http.client.HTTPSConnection(u.hostname, u.port, context=ctx, timeout=10)
         return http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+
+    if mode == "idle":
+        import resource
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, n + 256), hard))
+        held = []
+        for _ in range(n):
+            c = connect()
+            c.connect()
+            held.append(c)
+        print("ready %d" % len(held), flush=True)
+        sys.stdin.read()
+        return
 
     conn = connect()
     times, size = [], 0

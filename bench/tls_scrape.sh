@@ -15,10 +15,13 @@
 #                  cpu_ns) over the N scrapes / N, less its idle CPU over the
 #                  same wall time (measured before, the exporter alone)
 #   latency        the client's request to end of body, median and p95
+#   RSS            with TLS: the exporter's VmRSS before and with IDLE (1000)
+#                  idle TLS connections open (each finished its handshake with
+#                  the client certificate), per connection
 # Not part of the test suite: nothing here passes or fails on a time.
 #
 # usage: bench/tls_scrape.sh [BOTTLENECKD_BINARY]
-# env:   N=400 (scrapes per exporter and mode)
+# env:   N=400 (scrapes per exporter and mode) IDLE=1000
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -28,6 +31,7 @@ source "$HERE/lib.sh"
 
 BIN=${1:-$SRC/build/bench/bottleneckd}
 N=${N:-400}
+IDLE=${IDLE:-1000}
 [[ -x "$BIN" ]] || bench_die "no bottleneckd binary at $BIN (build it, or pass its path)"
 command -v prometheus-node-exporter >/dev/null || bench_die "prometheus-node-exporter is not installed"
 command -v openssl >/dev/null || bench_die "openssl is not installed"
@@ -88,6 +92,7 @@ start() {
   bench_die "$name does not answer on $URL"
 }
 
+RSS_ROWS=()
 echo "N=$N scrapes per exporter and mode; seed-box fixture tree; $(nproc) CPUs; $(uname -r)"
 echo
 echo "| exporter | transport | connection | CPU ms/scrape | latency median ms | latency p95 ms | gzip body bytes |"
@@ -108,7 +113,22 @@ for exporter in bottleneckd node_exporter; do
         'BEGIN { printf "%.3f", (c - r * (b - a)) / n / 1e6 }')
       echo "| $exporter | $([[ $secured == 1 ]] && echo "TLS + basic auth + client cert" || echo plain) | $mode | $cpu | $med | $p95 | $bytes |"
     done
+    if [[ $secured == 1 ]]; then
+      rss0=$(awk '/^VmRSS:/ { print $2 }' "/proc/$PID/status")
+      coproc IDLER { python3 "$HERE/tls_scrape.py" "$URL" "$IDLE" idle "$D" prometheus bench; }
+      read -r ready held <&"${IDLER[0]}"
+      [[ $ready == ready ]] || bench_die "$exporter: the idle connections failed"
+      sleep 1
+      rss1=$(awk '/^VmRSS:/ { print $2 }' "/proc/$PID/status")
+      eval "exec ${IDLER[1]}>&-"  # its stdin closes: it lets the connections go
+      wait "$IDLER_PID" 2>/dev/null || true
+      RSS_ROWS+=("| $exporter | $rss0 | $rss1 | $held | $(((rss1 - rss0) * 1024 / held)) |")
+    fi
     kill "$PID" 2>/dev/null || true
     wait "$PID" 2>/dev/null || true
   done
 done
+echo
+echo "| exporter | RSS kB before | RSS kB with the idle TLS connections | connections | bytes each |"
+echo "|---|---|---|---|---|"
+printf '%s\n' "${RSS_ROWS[@]}"

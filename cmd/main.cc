@@ -306,6 +306,8 @@ int RunDaemon(Config config, const Flags& flags) {
   reports.loss = config.verdict.loss();
   std::shared_ptr<WebSecurity> security;
   if (s.ok() && !config.web_config_file.empty()) s = WebSecurity::Load(config.web_config_file, &security);
+  // Read before the loop runs: from then on only its thread asks for the configuration.
+  const bool tls = security && security->tls(), basic_auth = security && security->Current()->auth();
   if (s.ok()) s = HttpServer::Start(addr, &store, &http, reports, security);
   if (!s.ok()) {
     Log(LogLevel::kError, "cannot start HTTP server", {{"err", s.message()}});
@@ -313,8 +315,8 @@ int RunDaemon(Config config, const Flags& flags) {
   }
   Log(LogLevel::kInfo, "listening",
       {{"address", http->BoundAddress()},
-       {"tls", security && security->tls() ? "on" : "off"},
-       {"basic_auth", security && security->Current()->auth() ? "on" : "off"},
+       {"tls", tls ? "on" : "off"},
+       {"basic_auth", basic_auth ? "on" : "off"},
        {"config", config.file.empty() ? "(defaults)" : config.file},
        {"interval", std::to_string(config.interval_seconds) + "s"}});
 
@@ -351,6 +353,11 @@ int RunDaemon(Config config, const Flags& flags) {
         }
         if (next.listen_address != config.listen_address)
           Log(LogLevel::kWarn, "web.listen_address changes need a restart", {{"kept", config.listen_address}});
+        // The web config's own files are re-read when they change
+        // (exporters/http/web_security.h); naming another is a restart.
+        if (next.web_config_file != config.web_config_file)
+          Log(LogLevel::kWarn, "web.config_file changes need a restart",
+              {{"kept", config.web_config_file.empty() ? "(none: plain HTTP)" : config.web_config_file}});
         SetLogLevel(next.log_level);
         daemon.Reconfigure(next);
       }

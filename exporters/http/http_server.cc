@@ -1,6 +1,7 @@
 #include "exporters/http/http_server.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <ctime>
 #include <iterator>
@@ -54,6 +55,13 @@ class MetricsRoute {
   explicit MetricsRoute(const SnapshotStore* store)
       : store_(store), build_(GetBuildInfo()), cache_(std::getenv("BOTTLENECKD_BENCH_UNCACHED") == nullptr) {}
 
+  // The web config whose counters follow the snapshot's families (counted
+  // as of the tick's first scrape), before the server starts; the server
+  // once it runs (a scrape may come first: then they follow from the next
+  // tick).
+  void SetSecurity(std::shared_ptr<WebSecurity> security) { security_ = std::move(security); }
+  void SetServer(const EventServer* server) { server_.store(server); }
+
   HttpResponse Serve(const HttpRequest& req) {
     std::shared_ptr<const Snapshot> snap = store_->Latest();
     if (!cache_ || snap != key_ || !identity_) {
@@ -63,6 +71,8 @@ class MetricsRoute {
       std::shared_ptr<std::string> body = Reuse(std::move(identity_));
       body->reserve(last_size_);
       AppendMetricsText(snap.get(), build_, body.get());
+      if (const EventServer* server = server_.load(); server != nullptr && security_)
+        AppendListenerMetrics(Listener(*server), body.get());
       last_size_ = body->size();
       identity_ = std::move(body);
     }
@@ -91,6 +101,20 @@ class MetricsRoute {
   }
 
  private:
+  ListenerSecurity Listener(const EventServer& server) const {
+    const EventServer::Stats st = server.GetStats();
+    ListenerSecurity l;
+    l.tls = security_->tls();
+    l.auth = security_->Current()->auth();
+    l.tls_failed = st.tls_failed;
+    l.auth_checks = st.auth_checks;
+    for (int i = 0; i < static_cast<int>(AuthFailure::kCount); ++i)
+      l.auth_failed.emplace_back(AuthFailureName(static_cast<AuthFailure>(i)), st.auth_failed[i]);
+    l.reloads = security_->reloads();
+    l.failed_reloads = security_->failed_reloads();
+    return l;
+  }
+
   // The last tick's buffer, emptied, when no answer still being written holds
   // it: its capacity is kept (a fresh large body's page faults cost as much as
   // the rest of a scrape). Every holder lives on the loop thread, so the count
@@ -103,6 +127,8 @@ class MetricsRoute {
   }
 
   const SnapshotStore* store_;
+  std::atomic<const EventServer*> server_{nullptr};
+  std::shared_ptr<WebSecurity> security_;
   BuildInfo build_;
   bool cache_;
   std::shared_ptr<std::string> spare_gzip_;
@@ -179,10 +205,12 @@ Status HttpServer::Start(const ListenAddress& address, const SnapshotStore* stor
       {"/report", true, [runs](const HttpRequest&) { return StoreReport(runs); }},
   };
   std::unique_ptr<HttpServer> s(new HttpServer());
+  metrics->SetSecurity(security);
   EventServerOptions options;
   options.security = std::move(security);
   Status st = EventServer::Start(address, std::move(routes), options, &s->server_);
   if (!st.ok()) return st;
+  metrics->SetServer(s->server_.get());
   *out = std::move(s);
   return Status::OK();
 }

@@ -132,7 +132,7 @@ bool ValidateMetricNames(std::string* bad) {
         "bus",      "speed",      "width",     "max_speed", "max_width", "downtrained", "emulated",  "narrowest",
         "hop",      "assumption", "direction", "method",    "profile",   "parameters",  "vendor_id", "device_id",
         "class_id", "parent",     "numa_node", "fact",      "severity",  "error",       "bound",     "resource",
-        "vector",   "attach"}) {
+        "vector",   "attach",     "reason",    "result"}) {
     if (!prometheus::CheckLabelName(l)) {
       *bad = l;
       return false;

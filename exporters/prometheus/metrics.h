@@ -8,8 +8,10 @@
 #include <prometheus/collectable.h>
 #include <prometheus/metric_family.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/snapshot.h"
@@ -43,6 +45,20 @@ class SnapshotCollectable : public prometheus::Collectable {
   const SnapshotStore* store_;
   BuildInfo build_;
 };
+
+// The HTTP listener's web config at work (exporters/http/web_security.h):
+// its counters since start, appended after the snapshot's families while a
+// web config is on (docs/metrics.md "The listener's web config").
+struct ListenerSecurity {
+  bool tls = false;
+  bool auth = false;
+  uint64_t tls_failed = 0;                                    // handshakes refused or broken
+  uint64_t auth_checks = 0;                                   // bcrypt checks run (credentials not in the cache)
+  std::vector<std::pair<std::string, uint64_t>> auth_failed;  // 401s by reason
+  uint64_t reloads = 0;                                       // changed files taken
+  uint64_t failed_reloads = 0;  // changed files refused (the previous configuration stayed)
+};
+void AppendListenerMetrics(const ListenerSecurity& s, std::string* text);
 
 // Every metric name this exporter can emit, for start-up validation
 // (prometheus::CheckMetricName) and the docs' metrics reference test.

@@ -38,7 +38,8 @@
 #   - the daemon's learned delivery cost (bottleneckd_interrupt_delivery_cost_seconds
 #     {source="measured"}, the slope of the soaker's unexplained time against
 #     interrupts over every window so far) is within 50 % of the loaded span's
-#     gap per IPI.
+#     gap per IPI, widened by the gap's uncertainty (the quiet and control
+#     spans' soaker losses apart, per IPI: lab_check.py).
 # The spans are measured between the daemon's sample times (its counters move
 # only at samples). Then the echo lab's softirq scenario runs with irqtime on
 # (the echo on cpu1, RPS to cpu1): measured handler time plus the learned

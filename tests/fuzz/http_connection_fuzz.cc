@@ -1,10 +1,12 @@
 // Fuzz target: whole connections through the event loop
 // (exporters/http/event_server.h), both of its protocols: HTTP on 127.0.0.1
-// and the line service (the control socket's) on a Unix socket. The input is
-// a script of up to four clients' operations, one byte each with its
-// operands after it:
-//   0 connect a client (up to 4 at once): HTTP, or the line service when the
-//     next byte is odd
+// and the line service (the control socket's) on a Unix socket, and HTTP
+// under a web config (TLS with basic auth, exporters/http/web_security.h) on
+// a third listener, where the script's bytes meet the TLS handshake. The
+// input is a script of up to four clients' operations, one byte each with
+// its operands after it:
+//   0 connect a client (up to 4 at once): by the next byte % 3, HTTP, the
+//     line service or TLS
 //   1 send the next N bytes of the script on client C (N = next byte % 64)
 //   2 send a whole request line for a route or a bad path on client C
 //   3 half-close client C (shutdown SHUT_WR)
@@ -14,11 +16,13 @@
 //     some pauses pass it)
 //   7 reset client C (SO_LINGER 0, then close: an RST)
 // After the script every client is closed, and a fresh client must be
-// answered 200 on /a, and a fresh line client its line, within 2 s: no script
-// may wedge either loop, leak a connection past its deadlines, or trip a
-// sanitizer. The servers are started once (deadlines short, at most 8 HTTP
-// and 3 line connections, so the limits and eviction are reached too).
+// answered 200 on /a, a fresh line client its line, and a fresh TLS session
+// (an OpenSSL client, basic auth) 200 on /a, within 2 s: no script may wedge
+// a loop, leak a connection past its deadlines, or trip a sanitizer. The servers are started once (deadlines short, at
+// most 8 HTTP and 3 line connections, so the limits and eviction are reached too).
 #include <netinet/in.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -29,6 +33,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -38,6 +43,8 @@
 
 #include "base/listen_address.h"
 #include "exporters/http/event_server.h"
+#include "exporters/http/web_security.h"
+#include "tests/support/test_tls.h"
 
 namespace {
 
@@ -76,6 +83,57 @@ EventServer* Server() {
       std::abort();
     std::string bound = s->BoundAddress();
     g_port = std::stoi(bound.substr(bound.rfind(':') + 1));
+    return s;
+  }();
+  return server.get();
+}
+
+int g_tls_port = 0;
+SSL_CTX* g_tls_client = nullptr;
+std::string g_tls_dir;  // its certificates and web config, removed at exit
+
+// TLS with basic auth (user "u", password "p", bcrypt cost 4); certificates
+// made at start (tests/support/test_tls.h).
+EventServer* TlsServer() {
+  static std::unique_ptr<EventServer> server = [] {
+    char dir[] = "/tmp/bn-fuzz-tls.XXXXXX";
+    if (::mkdtemp(dir) == nullptr) std::abort();
+    const std::string d = dir;
+    bottleneckd::test::TestKeyPair ca = bottleneckd::test::MakeTestCert("fuzz ca", nullptr, false);
+    bottleneckd::test::TestKeyPair cert = bottleneckd::test::MakeTestCert("localhost", &ca, true, 2);
+    const std::string hash = bottleneckd::test::TestBcrypt("p", 4);
+    FILE* f = std::fopen((d + "/web.yml").c_str(), "w");
+    if (f == nullptr || hash.empty() || !bottleneckd::test::WritePem(d + "/s.crt", cert, false) ||
+        !bottleneckd::test::WritePem(d + "/s.key", cert, true))
+      std::abort();
+    std::fprintf(f, "tls_server_config: {cert_file: s.crt, key_file: s.key}\nbasic_auth_users: {u: \"%s\"}\n",
+                 hash.c_str());
+    std::fclose(f);
+    g_tls_dir = d;
+    std::atexit([] {
+      for (const char* name : {"/web.yml", "/s.crt", "/s.key"}) ::unlink((g_tls_dir + name).c_str());
+      ::rmdir(g_tls_dir.c_str());
+    });
+    EventServerOptions o;
+    // The handshake runs under the head deadline: 500 ms, so a sanitized
+    // handshake on a busy machine finishes (the script's stalls still pass it).
+    o.head_timeout_ms = 500;
+    o.idle_timeout_ms = 50;
+    o.write_timeout_ms = 50;
+    o.max_connections = 8;
+    o.auth_queue = 2;
+    if (!bottleneckd::WebSecurity::Load(d + "/web.yml", &o.security).ok()) std::abort();
+    std::vector<HttpRoute> routes = {{"/a", false, [](const HttpRequest&) { return Text("a"); }}};
+    ListenAddress addr;
+    std::unique_ptr<EventServer> s;
+    if (!bottleneckd::ParseListenAddress("127.0.0.1:0", &addr).ok() ||
+        !EventServer::Start(addr, std::move(routes), o, &s).ok())
+      std::abort();
+    std::string bound = s->BoundAddress();
+    g_tls_port = std::stoi(bound.substr(bound.rfind(':') + 1));
+    g_tls_client = SSL_CTX_new(TLS_client_method());
+    X509_STORE_add_cert(SSL_CTX_get_cert_store(g_tls_client), ca.cert.get());
+    SSL_CTX_set_verify(g_tls_client, SSL_VERIFY_PEER, nullptr);
     return s;
   }();
   return server.get();
@@ -151,12 +209,12 @@ bool LineAnswered() {
   return in == "ok\nstatus\n" || in == "error\tbusy\n";
 }
 
-int Connect() {
+int Connect(int port = g_port) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return -1;
   sockaddr_in a{};
   a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(g_port));
+  a.sin_port = htons(static_cast<uint16_t>(port));
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 && errno != EINPROGRESS) {
     ::close(fd);
@@ -193,11 +251,43 @@ bool Answered() {
   return in.rfind("HTTP/1.1 200 ", 0) == 0 || in.rfind("HTTP/1.1 503 ", 0) == 0;  // 503: at the limit, said
 }
 
+// A fresh TLS session's authorized GET /a answered 200 (or 503 at the
+// limit, said) within 2 s: a blocking OpenSSL client on a socket with 2 s
+// timeouts.
+bool TlsAnswered() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  timeval tv{2, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(g_tls_port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string in;
+  SSL* ssl = SSL_new(g_tls_client);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 && ssl != nullptr && SSL_set_fd(ssl, fd) == 1 &&
+      SSL_connect(ssl) == 1) {
+    const std::string req = "GET /a HTTP/1.1\r\nAuthorization: Basic dTpw\r\nConnection: close\r\n\r\n";
+    if (SSL_write(ssl, req.data(), static_cast<int>(req.size())) > 0) {
+      char buf[4096];
+      int n;
+      while (in.find("\r\n\r\n") == std::string::npos && (n = SSL_read(ssl, buf, sizeof(buf))) > 0)
+        in.append(buf, static_cast<size_t>(n));
+    }
+  }
+  SSL_free(ssl);
+  ERR_clear_error();
+  ::close(fd);
+  return in.rfind("HTTP/1.1 200 ", 0) == 0 || in.rfind("HTTP/1.1 503 ", 0) == 0;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Server();
   LineServer();
+  TlsServer();
   if (size > 512) return 0;  // scripts stay short: each op is a system call or a pause
   std::vector<int> clients;
   int pause_left_ms = 60;  // pauses of one script, together
@@ -221,9 +311,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < size;) {
     const uint8_t op = data[i++] % 8;
     if (op == 0) {
-      const bool line = i < size && (data[i++] & 1);
+      const int kind = i < size ? data[i++] % 3 : 0;
       if (clients.size() < 4) {
-        int fd = line ? ConnectLine() : Connect();
+        int fd = kind == 1 ? ConnectLine() : Connect(kind == 2 ? g_tls_port : g_port);
         if (fd >= 0) clients.push_back(fd);
       }
       continue;
@@ -275,8 +365,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // script is still waiting to be accepted (checked before them, the count
   // raced one accepted after it first read 0, and failed after 7 to 200 s
   // of fuzzing, before the line service came too).
-  if (!Answered() || !LineAnswered()) std::abort();
-  auto open = [] { return Server()->GetStats().open + LineServer()->GetStats().open; };
+  if (!Answered() || !LineAnswered() || !TlsAnswered()) std::abort();
+  auto open = [] { return Server()->GetStats().open + LineServer()->GetStats().open + TlsServer()->GetStats().open; };
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(3);
   while (open() > 0 && std::chrono::steady_clock::now() < end)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));

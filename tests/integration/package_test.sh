@@ -111,11 +111,12 @@ for f in usr/sbin/bottleneckd etc/bottleneckd/bottleneckd.yaml $unit_dir/bottlen
          usr/share/bottleneckd/prometheus/bottleneckd-alerts.yml usr/share/bottleneckd/prometheus/bottleneckd-recording.yml \
          usr/share/bottleneckd/grafana/bottleneckd-host.json usr/share/bottleneckd/grafana/bottleneckd-fleet.json \
          usr/share/bottleneckd/grafana/provisioning/dashboards/bottleneckd.yaml \
-         usr/share/doc/bottleneckd/README.md usr/share/doc/bottleneckd/metrics.md usr/share/doc/bottleneckd/copyright; do
+         usr/share/doc/bottleneckd/README.md usr/share/doc/bottleneckd/metrics.md usr/share/doc/bottleneckd/copyright \
+         usr/share/doc/bottleneckd/web-config.md usr/share/doc/bottleneckd/examples/web-config.yml; do
   [ -e "$root/$f" ] || missing+=" /$f"
 done
 if [ -z "$missing" ]; then
-  integ_pass "the package holds the binary, conffile, unit, man page, completion, rules, dashboards and docs"
+  integ_pass "the package holds the binary, conffile, unit, man page, completion, rules, dashboards, docs and the web config's example"
 else
   integ_fail "missing from the package:$missing"
 fi

@@ -172,6 +172,20 @@ else
   integ_fail "Prometheus did not scrape over TLS: $(curl -s "$PROM_URL/api/v1/targets" | head -c 600)"
 fi
 
+# The refusals above, as Prometheus reads them from the daemon.
+counted() {  # QUERY AT_LEAST
+  local line
+  line="$(integ_query "$1" 2>/dev/null)" && [ -n "$line" ] && integ_num "$(integ_value "$line")" '>=' "$2"
+}
+if integ_wait_for 10 "the refusals in the scraped counters" counted \
+  'bottleneckd_http_auth_failures_total{reason="wrong_password"}' 1 &&
+  counted 'bottleneckd_http_auth_failures_total{reason="unknown_user"}' 1 &&
+  counted 'bottleneckd_http_tls_handshake_failures_total' 3; then
+  integ_pass "bottleneckd_http_auth_failures_total and _tls_handshake_failures_total count the refusals, by reason"
+else
+  integ_fail "the refusal counters: $(integ_query '{__name__=~"bottleneckd_http_.*"}' 2>&1 | tr '\n' ';')"
+fi
+
 # --- hostile clients beside the scrapes --------------------------------------
 # 1000 TLS connections that finish their handshake (with the client
 # certificate) and then stay idle, 200 that send a ClientHello's first bytes

@@ -20,6 +20,7 @@
 
 #include "base/unique_fd.h"
 #include "exporters/http/event_server.h"
+#include "exporters/http/http_server.h"
 #include "exporters/http/web_security.h"
 #include "tests/support/test_tls.h"
 #include "tests/support/test_util.h"
@@ -315,6 +316,43 @@ TEST_F(TlsServerTest, UsersWithoutTlsAskOverPlainHttpWithTheFilesHeaders) {
     EXPECT_EQ(Code(in), extra.empty() ? 401 : 200) << in;
     EXPECT_NE(in.find("X-Content-Type-Options: nosniff\r\n"), std::string::npos) << in;
   }
+}
+
+// The daemon's endpoint (HttpServer) under the web config: its /metrics
+// carries the listener's counters after the snapshot's families.
+TEST_F(TlsServerTest, MetricsCountHandshakeFailuresAndRefusalsByReason) {
+  dir_.Write("web.yml", Tls("basic_auth_users:\n  prom: " + hash_ + "\n"));
+  ASSERT_TRUE(WebSecurity::Load(dir_.path() + "/web.yml", &security_).ok());
+  SnapshotStore store;
+  store.Publish(std::make_shared<Snapshot>());
+  ListenAddress a;
+  ASSERT_TRUE(ParseListenAddress("127.0.0.1:0", &a).ok());
+  std::unique_ptr<HttpServer> http;
+  ASSERT_TRUE(HttpServer::Start(a, &store, &http, {}, security_).ok());
+  port_ = std::stoi(http->BoundAddress().substr(http->BoundAddress().rfind(':') + 1));
+  EXPECT_FALSE(TlsClient(port_, other_ca_, {}).connected()) << "a client that does not trust the certificate";
+  {
+    TlsClient c(port_, ca_, {});
+    ASSERT_TRUE(c.connected());
+    EXPECT_EQ(Code(c.Get("/metrics")), 401);
+    EXPECT_EQ(Code(c.Get("/metrics", Basic("prom", "nope"))), 401);
+    EXPECT_EQ(Code(c.Get("/metrics", Basic("prom", "nope2"))), 401);
+    EXPECT_EQ(Code(c.Get("/metrics", Basic("who", "nope"))), 401);
+  }
+  store.Publish(std::make_shared<Snapshot>());  // a new tick: the body is built again
+  TlsClient c(port_, ca_, {});
+  ASSERT_TRUE(c.connected());
+  std::string m = c.Get("/metrics", Basic("prom", "s3cret"));
+  ASSERT_EQ(Code(m), 200) << m;
+  EXPECT_NE(m.find("# TYPE bottleneckd_http_auth_failures_total counter\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("bottleneckd_http_auth_failures_total{reason=\"missing\"} 1\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("bottleneckd_http_auth_failures_total{reason=\"wrong_password\"} 2\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("bottleneckd_http_auth_failures_total{reason=\"unknown_user\"} 1\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("bottleneckd_http_auth_failures_total{reason=\"malformed\"} 0\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("bottleneckd_http_auth_checks_total 4\n"), std::string::npos) << m;  // 3 refused, this one
+  EXPECT_NE(m.find("bottleneckd_http_tls_handshake_failures_total 1\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("bottleneckd_web_config_reloads_total{result=\"taken\"} 0\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("bottleneckd_build_info"), std::string::npos);
 }
 
 TEST(BasicAuth, TheHeaderIsParsedAsRfc7617SaysAndNothingElse) {
