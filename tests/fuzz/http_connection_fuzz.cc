@@ -63,27 +63,38 @@ HttpResponse Text(std::string s) {
   return r;
 }
 
+// The deadlines and limits of both HTTP servers: short, so the scripts
+// reach them.
+EventServerOptions ShortOptions() {
+  EventServerOptions o;
+  o.head_timeout_ms = 20;
+  o.idle_timeout_ms = 50;
+  o.write_timeout_ms = 50;
+  o.max_connections = 8;
+  o.worker_queue = 2;
+  return o;
+}
+
+// An HTTP server on 127.0.0.1 (a port the kernel picks, into *port).
+std::unique_ptr<EventServer> StartHttp(std::vector<HttpRoute> routes, const EventServerOptions& o, int* port) {
+  ListenAddress addr;
+  std::unique_ptr<EventServer> s;
+  if (!bottleneckd::ParseListenAddress("127.0.0.1:0", &addr).ok() ||
+      !EventServer::Start(addr, std::move(routes), o, &s).ok())
+    std::abort();
+  std::string bound = s->BoundAddress();
+  *port = std::stoi(bound.substr(bound.rfind(':') + 1));
+  return s;
+}
+
 EventServer* Server() {
   static std::unique_ptr<EventServer> server = [] {
-    EventServerOptions o;
-    o.head_timeout_ms = 20;
-    o.idle_timeout_ms = 50;
-    o.write_timeout_ms = 50;
-    o.max_connections = 8;
-    o.worker_queue = 2;
     std::vector<HttpRoute> routes = {
         {"/a", false, [](const HttpRequest&) { return Text("a"); }},
         {"/big", false, [](const HttpRequest&) { return Text(std::string(1 << 20, 'x')); }},
         {"/slow", true, [](const HttpRequest&) { return Text("slow"); }},
     };
-    ListenAddress addr;
-    std::unique_ptr<EventServer> s;
-    if (!bottleneckd::ParseListenAddress("127.0.0.1:0", &addr).ok() ||
-        !EventServer::Start(addr, std::move(routes), o, &s).ok())
-      std::abort();
-    std::string bound = s->BoundAddress();
-    g_port = std::stoi(bound.substr(bound.rfind(':') + 1));
-    return s;
+    return StartHttp(std::move(routes), ShortOptions(), &g_port);
   }();
   return server.get();
 }
@@ -114,23 +125,14 @@ EventServer* TlsServer() {
       for (const char* name : {"/web.yml", "/s.crt", "/s.key"}) ::unlink((g_tls_dir + name).c_str());
       ::rmdir(g_tls_dir.c_str());
     });
-    EventServerOptions o;
+    EventServerOptions o = ShortOptions();
     // The handshake runs under the head deadline: 500 ms, so a sanitized
     // handshake on a busy machine finishes (the script's stalls still pass it).
     o.head_timeout_ms = 500;
-    o.idle_timeout_ms = 50;
-    o.write_timeout_ms = 50;
-    o.max_connections = 8;
     o.auth_queue = 2;
     if (!bottleneckd::WebSecurity::Load(d + "/web.yml", &o.security).ok()) std::abort();
-    std::vector<HttpRoute> routes = {{"/a", false, [](const HttpRequest&) { return Text("a"); }}};
-    ListenAddress addr;
-    std::unique_ptr<EventServer> s;
-    if (!bottleneckd::ParseListenAddress("127.0.0.1:0", &addr).ok() ||
-        !EventServer::Start(addr, std::move(routes), o, &s).ok())
-      std::abort();
-    std::string bound = s->BoundAddress();
-    g_tls_port = std::stoi(bound.substr(bound.rfind(':') + 1));
+    std::unique_ptr<EventServer> s =
+        StartHttp({{"/a", false, [](const HttpRequest&) { return Text("a"); }}}, o, &g_tls_port);
     g_tls_client = SSL_CTX_new(TLS_client_method());
     X509_STORE_add_cert(SSL_CTX_get_cert_store(g_tls_client), ca.cert.get());
     SSL_CTX_set_verify(g_tls_client, SSL_VERIFY_PEER, nullptr);
