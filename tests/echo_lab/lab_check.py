@@ -588,18 +588,22 @@ def sweep(args):
         return
     (light_name, light, _), (heavy_name, heavy, heavy_steps) = runs[0], runs[-1]
     # The light sweep's steps are none, unless the VM really lost echoes in
-    # a step (the generator got back over 1 % fewer than it sent: a fresh-
-    # clone CI once lost 2.7 % of k0's 8 k/s step to a stall of the VM): then
-    # the verdict is the echo thread waiting while losing, which is what
-    # happened, and is checked as that.
+    # a step (the generator got back fewer than it sent by more than the
+    # daemon's own loss tolerance, 0.2 % (analysis/loss_tolerance.h): a
+    # fresh-clone CI once lost 2.7 % of k0's 8 k/s step to a stall of the VM,
+    # another 0.8 % of its 16 k/s step, 70-89 datagrams/s at the echo's
+    # socket while the echo was runnable 20 % of the time and waiting for
+    # its input 47 %). Then the verdict is the echo thread waiting while
+    # losing, or `undetermined`: loss that nothing measured explains, the
+    # rules' answer for it (docs/verdict-rules.md), never a bound elsewhere.
     light_steps = runs[0][2]
     for seg, step in zip(light, light_steps):
         lost = 1 - step["echoed"] / step["sent"] if step["sent"] else 0
         label, resource = seg["verdict"]["label"], seg["verdict"]["resource"]
-        if lost > 0.01:
-            check(label in ("none", "wait") and (label == "none" or resource == "thread udpecho"),
-                  "%s: segment %s lost %.1f %% of its echoes: none, or wait on the echo thread (%s [%s])" % (
-                      light_name, seg["name"], lost * 100, label, resource))
+        if lost > 0.002:
+            check(label in ("none", "undetermined") or (label == "wait" and resource == "thread udpecho"),
+                  "%s: segment %s lost %.1f %% of its echoes: none, undetermined, or wait on the echo thread "
+                  "(%s [%s])" % (light_name, seg["name"], lost * 100, label, resource))
         else:
             check(label == "none", "%s: segment %s lost %.1f %% of its echoes: none (%s [%s])" % (
                 light_name, seg["name"], lost * 100, label, resource))
