@@ -141,7 +141,7 @@ class EventServer {
     uint64_t accepted = 0;
     uint64_t requests = 0;
     uint64_t refused = 0;          // 503 at the connection limit or a full worker queue
-    uint64_t evicted = 0;          // idle connections closed for a newcomer
+    uint64_t evicted = 0;          // idle connections (or silent TLS ones) closed for a newcomer
     uint64_t timed_out = 0;        // closed at a head, idle or write deadline
     uint64_t bad = 0;              // 400, 431, 505
     uint64_t tls_failed = 0;       // handshakes refused or broken (one stalled: timed_out)

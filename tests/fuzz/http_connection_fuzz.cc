@@ -24,6 +24,8 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -178,13 +180,31 @@ EventServer* LineServer() {
   return server.get();
 }
 
-int ConnectLine() {
-  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+// A script's line client connects without blocking: the backlog full, it
+// is refused (EAGAIN). The fresh client after the script connects as the
+// control client does (control/control_socket.cc): blocking, for 2 s at
+// most, while the backlog is full. A script that connects and closes line
+// clients in a row leaves up to the backlog's 8 in it, accepted only as the
+// loop reaches them: the fresh client's non-blocking connect then found it
+// full and the fuzzer aborted ("the line listener did not answer").
+int ConnectLine(bool blocking = false) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (blocking ? 0 : SOCK_NONBLOCK), 0);
   if (fd < 0) return -1;
+  if (blocking) {
+    timeval tv{2, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  }
   sockaddr_un a{};
   a.sun_family = AF_UNIX;
   std::strncpy(a.sun_path, g_line_path.c_str(), sizeof(a.sun_path) - 1);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+  // A blocking wait is interrupted by libFuzzer's SIGALRM (TlsAnswered):
+  // tried again, within the 2 s.
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  int rc;
+  while ((rc = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a))) != 0 && blocking && errno == EINTR &&
+         std::chrono::steady_clock::now() < end) {
+  }
+  if (rc != 0) {
     ::close(fd);
     return -1;
   }
@@ -198,9 +218,9 @@ int ConnectLine() {
 // only after a sent line aborted the fuzzer in a fresh-clone CI of 1d30e22:
 // the script's last line clients were still counted when the newcomer came.
 bool LineAnswered() {
-  int fd = ConnectLine();
+  int fd = ConnectLine(true);
   if (fd < 0) return false;
-  const ssize_t sent = ::send(fd, "status\n", 7, MSG_NOSIGNAL);
+  const ssize_t sent = ::send(fd, "status\n", 7, MSG_NOSIGNAL | MSG_DONTWAIT);
   const bool refused_early = sent < 0 && (errno == EPIPE || errno == ECONNRESET);
   std::string in;
   auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
@@ -260,8 +280,16 @@ bool Answered() {
 
 // A fresh TLS session's authorized GET /a answered 200 (or 503 at the
 // limit, said) within 2 s: a blocking OpenSSL client on a socket with 2 s
-// timeouts.
-bool TlsAnswered() {
+// timeouts. Its writes go through OpenSSL's socket BIO, without
+// MSG_NOSIGNAL: SIGPIPE is blocked in this thread while it runs, and one it
+// raised is taken back (the server's writes raise none: its own BIO sends
+// with MSG_NOSIGNAL, exporters/http/tls_stream.cc). What failed goes to
+// *why.
+bool TlsAnswered(std::string* why) {
+  sigset_t pipe, old;
+  sigemptyset(&pipe);
+  sigaddset(&pipe, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe, &old);
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return false;
   timeval tv{2, 0};
@@ -273,19 +301,49 @@ bool TlsAnswered() {
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   std::string in;
   SSL* ssl = SSL_new(g_tls_client);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 && ssl != nullptr && SSL_set_fd(ssl, fd) == 1 &&
-      SSL_connect(ssl) == 1) {
+  auto failed = [&](const char* step, int rc) {
+    *why = std::string(step) + " failed (SSL error " + std::to_string(SSL_get_error(ssl, rc)) + ", errno " +
+           std::strerror(errno) + ")";
+  };
+  // libFuzzer's -timeout runs on SIGALRM, once a second: a blocking read it
+  // interrupts returns EINTR, which OpenSSL reports as "want read". Retried
+  // within the 2 s (unretried, the fuzzer aborted in fresh-clone CIs of
+  // 2a7cf48 with the server well: "the handshake failed (SSL error 2, errno
+  // Interrupted system call)").
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  auto retried = [&](auto io) {
+    int rc;
+    while ((rc = io()) <= 0 && std::chrono::steady_clock::now() < end) {
+      const int e = SSL_get_error(ssl, rc);
+      if (!((e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) && errno == EINTR)) break;
+    }
+    return rc;
+  };
+  int rc = 0;
+  if (ssl == nullptr || SSL_set_fd(ssl, fd) != 1 || ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+    *why = std::string("connect failed: ") + std::strerror(errno);
+  } else if ((rc = retried([&] { return SSL_connect(ssl); })) != 1) {
+    failed("the handshake", rc);
+  } else {
     const std::string req = "GET /a HTTP/1.1\r\nAuthorization: Basic dTpw\r\nConnection: close\r\n\r\n";
-    if (SSL_write(ssl, req.data(), static_cast<int>(req.size())) > 0) {
+    if ((rc = retried([&] { return SSL_write(ssl, req.data(), static_cast<int>(req.size())); })) <= 0) {
+      failed("the request's write", rc);
+    } else {
       char buf[4096];
-      int n;
-      while (in.find("\r\n\r\n") == std::string::npos && (n = SSL_read(ssl, buf, sizeof(buf))) > 0)
-        in.append(buf, static_cast<size_t>(n));
+      while (in.find("\r\n\r\n") == std::string::npos &&
+             (rc = retried([&] { return SSL_read(ssl, buf, sizeof(buf)); })) > 0)
+        in.append(buf, static_cast<size_t>(rc));
+      if (in.find("\r\n\r\n") == std::string::npos) failed(("the answer's read (" + in + ")").c_str(), rc);
     }
   }
   SSL_free(ssl);
   ERR_clear_error();
   ::close(fd);
+  const timespec now{0, 0};
+  while (sigtimedwait(&pipe, nullptr, &now) == SIGPIPE) {
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (!in.empty() && why->empty()) *why = "answered " + in.substr(0, in.find("\r\n"));
   return in.rfind("HTTP/1.1 200 ", 0) == 0 || in.rfind("HTTP/1.1 503 ", 0) == 0;
 }
 
@@ -373,10 +431,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // raced one accepted after it first read 0, and failed after 7 to 200 s
   // of fuzzing, before the line service came too).
   // Which listener did not answer, said before the abort.
+  std::string tls_why;
   for (auto [name, answered] :
-       {std::pair{"HTTP", Answered()}, std::pair{"line", LineAnswered()}, std::pair{"TLS", TlsAnswered()}})
+       {std::pair{"HTTP", Answered()}, std::pair{"line", LineAnswered()}, std::pair{"TLS", TlsAnswered(&tls_why)}})
     if (!answered) {
-      std::fprintf(stderr, "after the script: the %s listener did not answer a fresh client\n", name);
+      const EventServer::Stats st = TlsServer()->GetStats();
+      std::fprintf(stderr,
+                   "after the script: the %s listener did not answer a fresh client (TLS: %s; its server: "
+                   "open %zu, accepted %llu, refused %llu, evicted %llu, timed out %llu)\n",
+                   name, tls_why.c_str(), static_cast<size_t>(st.open), static_cast<unsigned long long>(st.accepted),
+                   static_cast<unsigned long long>(st.refused), static_cast<unsigned long long>(st.evicted),
+                   static_cast<unsigned long long>(st.timed_out));
       std::abort();
     }
   auto open = [] { return Server()->GetStats().open + LineServer()->GetStats().open + TlsServer()->GetStats().open; };

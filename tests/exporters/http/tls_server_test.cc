@@ -136,7 +136,7 @@ class TlsServerTest : public ::testing::Test {
   }
 
   // Starts a server with `yaml` as its web config (in the test's folder).
-  void Start(const std::string& yaml, int head_timeout_ms = 2000) {
+  void Start(const std::string& yaml, int head_timeout_ms = 2000, size_t max_connections = 0) {
     server_obj_.reset();
     dir_.Write("web.yml", yaml);
     Status s = WebSecurity::Load(dir_.path() + "/web.yml", &security_);
@@ -149,6 +149,7 @@ class TlsServerTest : public ::testing::Test {
     EventServerOptions o;
     o.security = security_;
     o.head_timeout_ms = head_timeout_ms;
+    o.max_connections = max_connections;  // 0: the default
     ListenAddress a;
     ASSERT_TRUE(ParseListenAddress("127.0.0.1:0", &a).ok());
     ASSERT_TRUE(EventServer::Start(a, {route}, o, &server_obj_).ok());
@@ -262,6 +263,46 @@ TEST_F(TlsServerTest, AHandshakeThatStallsIsClosedAtTheHeadDeadline) {
   EXPECT_LE(::recv(fd.get(), &b, 1, 0), 0);
   EXPECT_EQ(server_obj_->GetStats().timed_out, 1u);
   EXPECT_TRUE(Served({})) << "the server went on";
+}
+
+// At the connection limit a newcomer takes the slot of a connection whose
+// client has sent nothing, as a plain listener's newcomer takes an idle
+// one's; a handshake under way keeps its slot. Before, every TLS connection
+// held its slot to the head deadline: http_connection_fuzz's fresh session
+// was closed unanswered behind its script's dead connections, accepted in
+// one batch before their EOFs were read.
+TEST_F(TlsServerTest, ASilentConnectionYieldsItsSlotAndAHandshakeUnderWayKeepsIt) {
+  Start(Tls(), 10000, 2);
+  UniqueFd started = Connect(port_);
+  ASSERT_TRUE(started.valid());
+  const char partial[] = {0x16, 0x03, 0x01, 0x02, 0x00};  // a ClientHello's record header, and no more
+  ASSERT_EQ(::send(started.get(), partial, sizeof(partial), MSG_NOSIGNAL), 5);
+  UniqueFd silent = Connect(port_);
+  ASSERT_TRUE(silent.valid());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBoundMs);
+  while (server_obj_->GetStats().open < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(server_obj_->GetStats().open, 2u);
+  EXPECT_TRUE(Served({})) << "the newcomer was not served";
+  EXPECT_EQ(server_obj_->GetStats().evicted, 1u);
+  char b;
+  EXPECT_EQ(::recv(silent.get(), &b, 1, 0), 0) << "the silent connection was not the one closed";
+  pollfd p{started.get(), POLLIN, 0};
+  EXPECT_EQ(::poll(&p, 1, 0), 0) << "the handshake under way lost its slot";
+  // Both slots under way: the newcomer is closed unanswered (a plain-text
+  // 503 would be a broken record to it), the two are kept.
+  while (server_obj_->GetStats().open > 1 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  UniqueFd second = Connect(port_);
+  ASSERT_TRUE(second.valid());
+  ASSERT_EQ(::send(second.get(), partial, sizeof(partial), MSG_NOSIGNAL), 5);
+  while (server_obj_->GetStats().open < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  UniqueFd newcomer = Connect(port_);
+  ASSERT_TRUE(newcomer.valid());
+  EXPECT_LE(::recv(newcomer.get(), &b, 1, 0), 0) << "the newcomer was not closed";
+  EXPECT_EQ(server_obj_->GetStats().refused, 1u);
+  EXPECT_EQ(::poll(&p, 1, 0), 0);
 }
 
 TEST_F(TlsServerTest, ARenewedCertificateIsServedOnTheNextConnectionAndABrokenOneIsNot) {
