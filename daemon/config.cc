@@ -128,6 +128,7 @@ Status ParseConfig(std::string_view yaml, std::string_view filename, Config* out
     };
     BN_RETURN_IF_ERROR(kTop.Parse(r, root, "the top level", &c));
     c.soaker.state_dir = c.state_dir;
+    c.runs.tracker.loss = c.verdict.loss();
   } catch (const YAML::Exception& e) {
     return At(filename, e.mark, e.msg);
   }

@@ -233,8 +233,16 @@ std::string LimitedPartSentence(const RunReport& r);
 // the points' order. `evidence`, when given, maps (label, resource) to the
 // latest full Verdict seen with it, so the run's verdict carries the
 // sentences of its (label, resource); else the verdict has none.
+//
+// A run that lost (its settled windows' drops over `loss`, the verdict's
+// tolerance, against their offered load) is never `none`: where most of
+// its windows said none (its losses a burst too short to be a limited
+// part, or held behind the verdict's hysteresis) it is `undetermined`, loss
+// that nothing measured explains, its reasons saying how much and where
+// (docs/report.md, "Run verdict").
 using VerdictEvidence = std::map<std::pair<int, std::string>, Verdict>;
-void Summarise(const std::vector<TimelinePoint>& settled, const VerdictEvidence* evidence, RunReport* r);
+void Summarise(const std::vector<TimelinePoint>& settled, const VerdictEvidence* evidence, RunReport* r,
+               const LossTolerance& loss = {});
 
 // The run as one step of a sweep. The plateau is on /proc/stat busy (the
 // seed's 80-85 %, the symptom as top shows it), not the soaker's truth.

@@ -127,7 +127,7 @@ RunReport RunTracker::SummariseSpan(const Live& l, size_t first, size_t last) co
   VerdictEvidence evidence;
   for (size_t i = from; i < last; ++i)
     evidence[{static_cast<int>(l.verdicts[i].label), l.verdicts[i].resource}] = l.verdicts[i];
-  Summarise(settled, &evidence, &r);
+  Summarise(settled, &evidence, &r, o_.loss);
   if (settled.empty()) {
     r.verdict = Verdict();
     r.verdict.reasons.push_back("no complete window inside the run: it was shorter than the sampling interval");
@@ -197,7 +197,7 @@ void RunTracker::OnWindow(const TimelinePoint& p, const Verdict& v, const std::v
     RunReport r = window_.run;
     VerdictEvidence evidence;
     for (const Verdict& w : window_.verdicts) evidence[{static_cast<int>(w.label), w.resource}] = w;
-    Summarise(window_.points, &evidence, &r);
+    Summarise(window_.points, &evidence, &r, o_.loss);
     r.end = p.t;
     r.flows = window_.flows.Top();
     r.profile = std::move(window_.profile);

@@ -33,6 +33,10 @@ struct RunTrackerOptions {
   bool segments = true;                     // segment runs within runs
   SegmentOptions segment;
   size_t max_active = 16;
+  // When a run's drops are loss (the verdict's, analysis/verdict.h
+  // VerdictThresholds::loss(); not a field of `runs.tracker`): a run that
+  // lost is never `none` (Summarise).
+  LossTolerance loss{};
 };
 
 class RunTracker {

@@ -229,7 +229,7 @@ Report ReportOfRecording(const ReplayedTimeline& replay, const SegmentOptions& s
       settled.push_back(points[i]);
       evidence[{static_cast<int>(verdicts[i].label), verdicts[i].resource}] = verdicts[i];
     }
-    Summarise(settled, &evidence, &r);
+    Summarise(settled, &evidence, &r, loss);
     if (run.offered_packets_per_second) r.offered_packets_per_second = *run.offered_packets_per_second;
     out->runs.push_back(std::move(r));
   }

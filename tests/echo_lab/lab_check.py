@@ -89,6 +89,35 @@ def whole_run_rates(store_path, run_id):
     return (sum(r[0] for r in rows) / len(rows), sum(r[1] for r in rows) / len(rows), len(rows))
 
 
+def settled_socket_loss(sched_path, store_path, run_id):
+    """The kernel's socket loss (RcvbufErrors over InDatagrams +
+    RcvbufErrors, from lab_wchan's samples of the echo's /proc/TID/net/snmp)
+    over the windows the daemon judges the run on: its settled windows, all
+    but the first min(5, n / 2) (runs/run_summary.h SettleWindows), each
+    ending at its timeline t. None without the samples."""
+    db = sqlite3.connect("file:%s?mode=ro" % store_path, uri=True)
+    try:
+        ts = [r[0] for r in db.execute("SELECT t FROM timeline WHERE run_id = ? ORDER BY t", (run_id,))]
+    finally:
+        db.close()
+    settle = min(5, len(ts) // 2)
+    if len(ts) - settle < 1 or settle < 1:
+        return None
+    start, end = ts[settle - 1], ts[-1]
+    try:
+        with open(sched_path) as f:
+            rows = [tuple(float(x) for x in line.split()) for line in f if len(line.split()) == 5]
+    except OSError:
+        return None
+    before = [r for r in rows if r[0] <= start]
+    after = [r for r in rows if r[0] >= end]
+    if not before or not after:
+        return None
+    a, b = before[-1], after[0]
+    arrived = (b[3] - a[3]) + (b[4] - a[4])
+    return (b[4] - a[4]) / arrived if arrived > 0 else None
+
+
 def window_resources(store_path, run_id):
     """Every window's (label, resource) of a run, from the run store's
     timeline."""
@@ -131,7 +160,34 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
     # of the time, and read `cpu [cpu0]`, the generator's idle CPU).
     loss = d["udp_rcvbuf_errors"] / max(1.0, sent)
     lossy = "lossy_label" in expect and loss > float(expect.get("socket_loss_max", "1"))
-    if lossy:
+    # Where the kernel's loss fell decides what the daemon can say: it judges
+    # the run's settled windows (the first half of a short run settles), and
+    # a run whose settled windows lost over its tolerance (0.2 %) is never
+    # `none` (docs/verdict-rules.md section 5). So with the lab's own samples
+    # of the kernel's counters over those windows: over socket_loss_max
+    # there, a limit or undetermined; under a tenth of it, the expected
+    # label; between (or lost outside them only), either. The light run lost
+    # 1 %+ in one burst in the fresh-clone CI of 2a7cf48 and said none; in
+    # another, 0.7 % of the scenario, all of it inside the settled windows.
+    judged = None
+    if "lossy_label" in expect and "store" in expect and "wchan" in expect:
+        judged = settled_socket_loss(os.path.join(os.path.dirname(expect["wchan"]), "sched"), expect["store"],
+                                     parent["id"])
+    either = False
+    if judged is not None:
+        figure(name + " truth settled", "the kernel counted %.2f %% lost at the socket in the run's settled windows "
+               "(%.2f %% over the scenario)" % (judged * 100, loss * 100))
+        limit = float(expect.get("socket_loss_max", "1"))
+        either = limit / 10 < judged <= limit or (lossy and judged <= limit / 10)
+        lossy = judged > limit
+    if either:
+        lossy_resources = expect.get("lossy_resources", "").split("|")
+        check(label == expect["label"] or (re.fullmatch(expect["lossy_label"], label) is not None and
+                                           resource in lossy_resources),
+              "%s: run verdict %s [%s] (the run lost a little: expected %s or /%s/ [%s])" % (
+                  name, label, resource, expect["label"], expect["lossy_label"], expect.get("lossy_resources", "")))
+        expect.pop("profile_threads", None)
+    elif lossy:
         figure(name + " truth", "the kernel counted %.1f %% of sent lost at the socket (more than %s): "
                "judged as a losing run" % (loss * 100, expect["socket_loss_max"]))
         resources = expect.get("lossy_resources", "").split("|")
@@ -541,10 +597,10 @@ def sweep_report_paths(args):
 
 def running_share(sched_path, start, end):
     """The echo thread's running share of [start, end] from lab_wchan's
-    "SECONDS RUN_NS RUNQUEUE_NS" samples; None without two samples inside."""
+    "SECONDS RUN_NS RUNQUEUE_NS ..." samples; None without two samples inside."""
     try:
         with open(sched_path) as f:
-            rows = [tuple(float(x) for x in line.split()) for line in f if len(line.split()) == 3]
+            rows = [tuple(float(x) for x in line.split()[:3]) for line in f if len(line.split()) >= 3]
     except OSError:
         return None
     inside = [r for r in rows if start <= r[0] <= end]
@@ -588,8 +644,8 @@ def sweep(args):
         return
     (light_name, light, _), (heavy_name, heavy, heavy_steps) = runs[0], runs[-1]
     # The light sweep's steps are none, unless the VM really lost echoes in
-    # a step (the generator got back fewer than it sent by more than the
-    # daemon's own loss tolerance, 0.2 % (analysis/loss_tolerance.h): a
+    # a step (the generator got back fewer than it sent by more than half
+    # the daemon's own loss tolerance, 0.2 % (analysis/loss_tolerance.h): a
     # fresh-clone CI once lost 2.7 % of k0's 8 k/s step to a stall of the VM,
     # another 0.8 % of its 16 k/s step, 70-89 datagrams/s at the echo's
     # socket while the echo was runnable 20 % of the time and waiting for
@@ -600,7 +656,10 @@ def sweep(args):
     for seg, step in zip(light, light_steps):
         lost = 1 - step["echoed"] / step["sent"] if step["sent"] else 0
         label, resource = seg["verdict"]["label"], seg["verdict"]["resource"]
-        if lost > 0.002:
+        # Half the tolerance: a segment is judged on its settled windows,
+        # where a step's loss can be twice its whole step's share, and a
+        # segment that lost there is never none (docs/verdict-rules.md 5).
+        if lost > 0.001:
             check(label in ("none", "undetermined") or (label == "wait" and resource == "thread udpecho"),
                   "%s: segment %s lost %.1f %% of its echoes: none, undetermined, or wait on the echo thread "
                   "(%s [%s])" % (light_name, seg["name"], lost * 100, label, resource))
