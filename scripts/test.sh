@@ -68,7 +68,7 @@ finish() {
   for r in "${retried[@]}"; do echo "LAB ATTEMPTS: $r failed an attempt (see the list above; FAILED too if it failed them all)"; done
   # Each failed lab attempt's first FAIL lines and its cause, shortened.
   if [ -s build/test/tests/lab-retries.log ]; then
-    cut -c1-200 build/test/tests/lab-retries.log | head -n 16 | sed 's/^/LAB: /'
+    cut -c1-700 build/test/tests/lab-retries.log | head -n 12 | sed 's/^/LAB: /'
   fi
   echo "stages: ${stage_times[*]/%/;}"
   echo "$1: $passed passed, $failed failed"

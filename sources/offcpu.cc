@@ -76,7 +76,8 @@ constexpr size_t kMaxFoldedSites = 16384;
 // stacks into the pair of stack maps of its epoch and keys its totals with
 // that epoch. The reader turns the epoch when the pair in use fills (an
 // eighth of either map: a stack map refuses a new stack whose bucket is
-// taken) or `totals` does (half), and at the next Read, when no switch away
+// taken), `totals` does (a quarter), or the epoch's walks are refused
+// (TurnEpoch), and at the next Read, when no switch away
 // can still be walking into the old pair, retires the old epoch: it names
 // the old pair's stacks still needed (the old epoch's keys, and its periods
 // under way: a thread asleep across the turn), empties the pair, and folds
@@ -102,7 +103,13 @@ constexpr size_t kTurnAtUserStacks = OFFCPU_MAX_USER_STACKS / 8;
 // Also bounds the names kept for the epoch in use: one per key at most
 // (4096 x 2.5 KiB, 10 MiB).
 constexpr size_t kTurnAtKeys = OFFCPU_MAX_SITES / 4;
+constexpr uint64_t kTurnAtRefusedWalks = 8;
 }  // namespace
+
+bool TurnEpoch(const OffCpuEpochUse& u) {
+  return u.kernel_stacks >= kTurnAtKernelStacks || u.user_stacks >= kTurnAtUserStacks || u.keys >= kTurnAtKeys ||
+         (u.refused >= kTurnAtRefusedWalks && u.refused * 10 > u.walked);
+}
 
 struct OffCpuSource::Bpf {
   offcpu_bpf* skel = nullptr;
@@ -396,10 +403,12 @@ Status OffCpuSource::Read(OffCpuReading* out) {
     old_texts.insert({b.PidOf(tid), e, kernel_id, user_id});
   };
   std::set<int32_t> kernel_ids, user_ids;  // the current epoch's, in use
+  uint64_t walked = 0, refused = 0;        // the current epoch's periods
   for (const auto& [k, v] : raw) {
     if (k.epoch == b.epoch) {
       kernel_ids.insert(k.stack_id);
       user_ids.insert(k.user_stack_id);
+      if (k.stack_id != OFFCPU_UNSAMPLED) walked += v.count, refused += k.stack_id == -EEXIST ? v.count : 0;
     } else if (!under_way_in(static_cast<int>(k.tid), k.epoch)) {
       add(b.folded, k.tid, k.epoch, k.stack_id, k.user_stack_id, k.involuntary != 0, k.waker, v.ns, v.count);
       fold.push_back(k);
@@ -450,7 +459,7 @@ Status OffCpuSource::Read(OffCpuReading* out) {
     b.EmptyStacks(b.epoch - 1);
     b.retiring = false;
   }
-  if (kernel_ids.size() >= kTurnAtKernelStacks || user_ids.size() >= kTurnAtUserStacks || keys >= kTurnAtKeys) {
+  if (TurnEpoch({kernel_ids.size(), user_ids.size(), keys, walked, refused})) {
     b.old_epochs.insert(b.epoch);  // until no key or period of it is left
     b.retiring = true;
     b.epoch += 1;

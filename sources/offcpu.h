@@ -140,6 +140,24 @@ class OffCpuSource : public Source {
   std::unique_ptr<Bpf> bpf_;
 };
 
+// What the epoch in use holds at a Read (sources/offcpu.cc "Epochs"): the
+// distinct kernel and user stack ids its keys name, the keys in `totals`,
+// and its periods walked and, of those, the ones whose kernel stack was
+// refused (its bucket held another stack: -EEXIST).
+struct OffCpuEpochUse {
+  size_t kernel_stacks = 0, user_stacks = 0, keys = 0;
+  uint64_t walked = 0, refused = 0;
+};
+// Whether the reader turns to the other pair of maps: either map of the pair
+// an eighth full (a new stack is refused one time in eight), `totals` a
+// quarter full, or a tenth of the epoch's walks (at least 8) refused. A
+// stack hashes to one bucket: one that finds its bucket taken is refused at
+// every walk until the map is emptied, so a thread whose one wait stack
+// collided read "an unnamed kernel stack" 100 % for as long as the epoch
+// lasted (14 s of lab.irqtime's pipe scenario in the fresh-clone CI of
+// 2a7cf48, late in the lab daemon's life, the map not yet an eighth full).
+bool TurnEpoch(const OffCpuEpochUse& u);
+
 // The recording's offcpu file (docs/recording-format.md, "offcpu";
 // sources/offcpu_reading_file.cc). Parse errors are Corruption "offcpu line N: ...".
 std::string OffCpuFileText(const OffCpuReading& r);

@@ -38,7 +38,7 @@ for ((a = 1; a <= attempts; a++)); do
   rc=${PIPESTATUS[0]}
   [ "$rc" -eq 0 ] && exit 0
   read -r total1 steal1 <<<"$(host_ticks)"
-  fails=$(grep -E '^FAIL: ' "$out" | sed 's/^FAIL: //' | cut -c1-240)
+  fails=$(grep -E '^FAIL: ' "$out" | sed 's/^FAIL: //' | cut -c1-700)
   causes=$(grep -E '^ENVIRONMENT: ' "$out" | sed 's/^ENVIRONMENT: //' | cut -c1-240)
   steal=$(awk -v t=$((total1 - total0)) -v s=$((steal1 - steal0)) 'BEGIN { if (t > 0 && s / t >= 0.05) printf "%.1f", 100 * s / t }')
   [ -n "$steal" ] && causes+=$'\n'"the host's steal was $steal % of the attempt's CPU time"
