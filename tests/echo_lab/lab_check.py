@@ -188,8 +188,10 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
                   name, label, resource, expect["label"], expect["lossy_label"], expect.get("lossy_resources", "")))
         expect.pop("profile_threads", None)
     elif lossy:
-        figure(name + " truth", "the kernel counted %.1f %% of sent lost at the socket (more than %s): "
-               "judged as a losing run" % (loss * 100, expect["socket_loss_max"]))
+        figure(name + " truth", "the kernel counted %.2f %% lost at the socket %s (more than %s): "
+               "judged as a losing run" % ((judged if judged is not None else loss) * 100,
+                                           "in the run's settled windows" if judged is not None else "of sent",
+                                           expect["socket_loss_max"]))
         resources = expect.get("lossy_resources", "").split("|")
         check(re.fullmatch(expect["lossy_label"], label) is not None and resource in resources,
               "%s: run verdict %s [%s] (the run lost: expected /%s/ [%s])" % (
