@@ -14,7 +14,8 @@ void AppendListenerMetrics(const ListenerSecurity& s, std::string* text) {
   if (s.tls)
     FamilyBuilder(&out, metric::kHttpTlsHandshakeFailuresTotal,
                   "TLS handshakes the listener refused or that broke (a wrong version, no or an untrusted client "
-                  "certificate, garbage, plain HTTP to the TLS port) since start.",
+                  "certificate, garbage, plain HTTP to the TLS port, a client that closed or reset mid-handshake) "
+                  "since start.",
                   MetricType::Counter)
         .Add(static_cast<double>(s.tls_failed));
   if (s.auth) {
