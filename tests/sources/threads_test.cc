@@ -350,12 +350,18 @@ TEST(ThreadsCollectorTest, TaskStateFilesAreRead) {
 }
 
 // A HostFs whose thread moves between reads: each read of its syscall file
-// returns the next of `syscalls` (the last one for good), wchan `wchan`.
+// returns the next of `syscalls` (the last one for good), wchan `wchan`,
+// its stat the state `state` (0: the tree's, S).
 class MovingThreadFs : public HostFs {
  public:
-  MovingThreadFs(HostRoots roots, std::vector<std::string> syscalls, std::string wchan)
-      : HostFs(std::move(roots)), syscalls_(std::move(syscalls)), wchan_(std::move(wchan)) {}
+  MovingThreadFs(HostRoots roots, std::vector<std::string> syscalls, std::string wchan, char state = 0)
+      : HostFs(std::move(roots)), syscalls_(std::move(syscalls)), wchan_(std::move(wchan)), state_(state) {}
   Status ReadProc(std::string_view rel, std::string* out) const override {
+    if (state_ != 0 && rel.ends_with("/task/200/stat")) {
+      Status s = HostFs::ReadProc(rel, out);
+      if (s.ok() && out->find(") ") != std::string::npos) (*out)[out->find(") ") + 2] = state_;
+      return s;
+    }
     if (rel.ends_with("/task/200/syscall")) {
       *out = syscalls_[std::min(reads_++, syscalls_.size() - 1)];
       return Status::OK();
@@ -370,6 +376,7 @@ class MovingThreadFs : public HostFs {
  private:
   std::vector<std::string> syscalls_;
   std::string wchan_;
+  char state_;
   mutable size_t reads_ = 0;
 };
 
@@ -404,11 +411,22 @@ TEST(ThreadsCollectorTest, AThreadThatMovedBetweenReadsIsNotPairedAcrossWaits) {
     EXPECT_EQ(s.threads->front().wait.syscall, 230);
   }
   {
-    // Running at the first read: no wait, no retry.
-    MovingThreadFs fs(p.roots(), {"running\n", sleep, sleep}, "hrtimer_nanosleep");
+    // Running (stat R) at the first read: no wait, no retry.
+    MovingThreadFs fs(p.roots(), {"running\n", sleep, sleep}, "hrtimer_nanosleep", 'R');
     ASSERT_OK(c.Collect(fs, &s));
     EXPECT_EQ(s.threads->front().wait.wchan, "");
     EXPECT_FALSE(s.threads->front().wait.syscall.has_value());
+  }
+  {
+    // Asleep by stat, "running" by syscall: the kernel's syscall file says
+    // so of a sleeper still on its run queue (it read "running" in every
+    // sample of lab.echo's epoll echo, a fresh-clone CI of e8affe8). Its
+    // wchan, read twice, is the sample: the function, no call, no object.
+    MovingThreadFs fs(p.roots(), {"running\n"}, "hrtimer_nanosleep", 'S');
+    ASSERT_OK(c.Collect(fs, &s));
+    EXPECT_EQ(s.threads->front().wait.wchan, "hrtimer_nanosleep");
+    EXPECT_FALSE(s.threads->front().wait.syscall.has_value());
+    EXPECT_TRUE(c.read_issues()->empty());
   }
   {
     // Moving on every read, past the reads' bound: unseen this tick, not a guess.
