@@ -21,13 +21,13 @@ using pid_stat::kUtime;
 // or sooner when a cached pid disappears.
 constexpr int kRescanEvery = 10;
 
-// A thread's wait is read as (syscall, wchan, syscall) up to this many times
-// a tick (ReadTaskState), the retries of all threads at most
-// kWaitRetriesPerTick: three reads cost 45 us on this VM with a CI run
-// beside them (/proc's open is most of it), so the retries of a tick cost
-// about 6 ms at most, spent only on threads that moved between reads.
-constexpr int kWaitReads = 8;
-constexpr int kWaitRetriesPerTick = 128;
+// A thread's wait is read as (syscall, wchan, syscall) at most this many
+// times a tick (ReadTaskState). More cost more than they find: the kernel
+// may sleep a jiffy in each syscall read of a sleeper still on its run
+// queue, and eight tries (128 retries a tick) slowed the lab daemon's ticks
+// so that its metrics poller got one scrape in 41 s of lab.echo's wait
+// scenario (a fresh-clone CI of ae210a3).
+constexpr int kWaitReads = 2;
 
 bool ParseInt(std::string_view s, int* out) {
   uint64_t v = 0;
@@ -187,16 +187,9 @@ void ThreadsCollector::ReadTaskState(const HostFs& fs, const std::string& pid, c
   // fresh-clone CI of 414b4be, lab.echo's convoy: its lock read as a
   // sleep). So syscall is read before and after wchan, and the pair is
   // kept only when both reads agree.
-  // A thread running at the first read has no wait to pair. One waiting
-  // then is read again until a pair agrees, kWaitReads times at most (and
-  // kWaitRetriesPerTick for all the threads of a tick), past a retry that
-  // finds it running too: its wait is what this sample is of. Two tries,
-  // and a retry that found it running ending them, left a thread that
-  // sleeps 50 us at a time placed in 1 or 2 of 15 samples (lab.echo's epoll
-  // echo, the fresh-clone CI of 6e9ffcb: the three reads take about as
-  // long as its sleep); on a slower machine none of its places was
-  // named, and its wait read as its input's (the official CI of 2a7cf48).
-  // Past the bounds the place is left unseen this tick rather than guessed.
+  // A thread running at the first read has no wait to pair; one that
+  // disagrees twice, or runs at the second try, is unseen this tick (a
+  // stale first wchan is not kept beside a "running" call).
   //
   // syscall also says "running" of a thread that is asleep: the kernel
   // reads a sleeper's registers only once it is off its run queue, and one
@@ -204,16 +197,16 @@ void ThreadsCollector::ReadTaskState(const HostFs& fs, const std::string& pid, c
   // it shares: the lab's echo beside its soaker) makes the reader sleep a
   // jiffy, after which a 50 us sleeper has woken: "running" in every one
   // of the epoll echo's samples in a fresh-clone CI of e8affe8 while it
-  // waited 70 % of the time, its waits "not seen". wchan has no such
-  // wait. So a thread that stat found asleep and syscall "running" is
+  // waited 70 % of the time, its waits "not seen". wchan never sleeps
+  // (it too reads 0 for many of those sleepers: the lab's own wchan sampler
+  // read 0 in 142 of 171 samples of the wait scenario). So a thread that stat found asleep and syscall "running" is
   // sampled by its wchan alone, read twice and kept when both agree: its
   // kernel function without the call or its object.
   bool consistent = false, wchan_only = false;
   for (int attempt = 0; attempt < kWaitReads && !consistent; ++attempt) {
-    if (attempt > 0 && wait_retries_left_-- <= 0) break;
     if (!ReadTaskFile(fs, pid, tid, "syscall", true, &t->wait.hidden)) break;
     if (buf_.rfind("running", 0) == 0) {
-      if (attempt > 0) continue;
+      if (attempt > 0) break;
       consistent = true;
       if ((t->task.state == 'S' || t->task.state == 'D') &&
           ReadTaskFile(fs, pid, tid, "wchan", true, &t->wait.hidden)) {
@@ -273,7 +266,6 @@ bool ThreadsCollector::TaskExists(const HostFs& fs, const std::string& pid, cons
 }
 
 Status ThreadsCollector::Collect(const HostFs& fs, HostReadings* out) {
-  wait_retries_left_ = kWaitRetriesPerTick;
   std::vector<ThreadSample>& threads = out->threads ? *out->threads : out->threads.emplace();
   threads.clear();
   std::vector<InputSocket>& inputs = out->input_sockets ? *out->input_sockets : out->input_sockets.emplace();

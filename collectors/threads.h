@@ -93,7 +93,6 @@ class ThreadsCollector : public Collector {
   ThreadsOptions options_;
   std::string buf_;
   std::string syscall_first_;  // ReadTaskState's first syscall read, kept to compare
-  int wait_retries_left_ = 0;  // this Collect's retries of a moving thread's wait (ReadTaskState)
   std::string path_;
   std::string process_;
   std::vector<std::string> names_;  // directory listing scratch
