@@ -63,22 +63,12 @@ bool SocketReceive(const ThreadState::Place& p, std::string_view fn, std::string
 // answers.
 bool EpollCall(std::string_view call) { return Among(call, {"epoll_wait", "epoll_pwait", "epoll_pwait2"}); }
 
-// A place sampled by its wchan alone (collectors/threads.cc: the kernel's
-// syscall file said "running" of a sleeper): the kernel functions that name
-// their call without doubt.
-std::string_view CallOfFunction(std::string_view fn) {
-  if (Among(fn, {"hrtimer_nanosleep", "do_nanosleep"})) return "clock_nanosleep";
-  if (Among(fn, {"futex_do_wait", "futex_wait_queue", "futex_wait_queue_me"})) return "futex";
-  return {};
-}
-
 }  // namespace
 
 WaitClass ClassOfPlace(const ThreadState::Place& p) {
   std::string_view where = p.where;
   std::string_view call = SyscallOf(where);
   std::string_view fn = where.substr(0, where.find(' '));
-  if (call.empty()) call = CallOfFunction(fn);
   if (Among(call, {"clock_nanosleep", "nanosleep"})) return WaitClass::kSleep;
   // A futex woken mostly by the thread that receives the work, waited on by
   // one that does not: a pool worker waiting for work handed over (its

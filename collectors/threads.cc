@@ -190,31 +190,12 @@ void ThreadsCollector::ReadTaskState(const HostFs& fs, const std::string& pid, c
   // A thread running at the first read has no wait to pair; one that
   // disagrees twice, or runs at the second try, is unseen this tick (a
   // stale first wchan is not kept beside a "running" call).
-  //
-  // syscall also says "running" of a thread that is asleep: the kernel
-  // reads a sleeper's registers only once it is off its run queue, and one
-  // still queued (EEVDF's delayed dequeue keeps a sleeper there, on a CPU
-  // it shares: the lab's echo beside its soaker) makes the reader sleep a
-  // jiffy, after which a 50 us sleeper has woken: "running" in every one
-  // of the epoll echo's samples in a fresh-clone CI of e8affe8 while it
-  // waited 70 % of the time, its waits "not seen". wchan never sleeps
-  // (it too reads 0 for many of those sleepers: the lab's own wchan sampler
-  // read 0 in 142 of 171 samples of the wait scenario). So a thread that stat found asleep and syscall "running" is
-  // sampled by its wchan alone, read twice and kept when both agree: its
-  // kernel function without the call or its object.
-  bool consistent = false, wchan_only = false;
+  bool consistent = false;
   for (int attempt = 0; attempt < kWaitReads && !consistent; ++attempt) {
     if (!ReadTaskFile(fs, pid, tid, "syscall", true, &t->wait.hidden)) break;
     if (buf_.rfind("running", 0) == 0) {
       if (attempt > 0) break;
       consistent = true;
-      if ((t->task.state == 'S' || t->task.state == 'D') &&
-          ReadTaskFile(fs, pid, tid, "wchan", true, &t->wait.hidden)) {
-        syscall_first_.swap(buf_);
-        if (ReadTaskFile(fs, pid, tid, "wchan", true, &t->wait.hidden) && buf_ == syscall_first_)
-          t->wait.wchan = ParseTaskWchan(buf_);
-        wchan_only = true;
-      }
       break;
     }
     syscall_first_.swap(buf_);
@@ -224,7 +205,7 @@ void ThreadsCollector::ReadTaskState(const HostFs& fs, const std::string& pid, c
     consistent = buf_ == syscall_first_;
   }
   if (!consistent) t->wait.wchan.clear();
-  if (consistent && !wchan_only && parsed(ParseTaskSyscall(buf_, &t->wait.syscall, &t->wait.args)) && t->wait.syscall &&
+  if (consistent && parsed(ParseTaskSyscall(buf_, &t->wait.syscall, &t->wait.args)) && t->wait.syscall &&
       *t->wait.syscall >= 0)
     objects_.Resolve(fs, t->pid, SyscallName(*t->wait.syscall), t->wait.args, &t->wait.object);
 }

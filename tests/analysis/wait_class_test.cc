@@ -37,12 +37,6 @@ TEST(WaitClass, APlaceIsClassedByWhatItWaitsOnNotItsKernelFunction) {
   EXPECT_EQ(ClassOfPlace(Place(recv, 9)), WaitClass::kInput);  // unresolved: its input, as before objects
   EXPECT_EQ(ClassOfPlace(Place("do_epoll_wait (epoll_wait)", 1)), WaitClass::kOther);
   EXPECT_EQ(ClassOfPlace(Place("pipe_read (read)", 1, 0, 1, 0, "pipe:[1234]")), WaitClass::kOther);
-  // Sampled by wchan alone (the syscall file said "running" of a sleeper,
-  // collectors/threads.cc): the functions that name their call are classed
-  // by it; the others stay other.
-  EXPECT_EQ(ClassOfPlace(Place("hrtimer_nanosleep", 1)), WaitClass::kSleep);
-  EXPECT_EQ(ClassOfPlace(Place("futex_do_wait", 1)), WaitClass::kLock);
-  EXPECT_EQ(ClassOfPlace(Place("do_epoll_wait", 1)), WaitClass::kOther);
 }
 
 // An event loop blocked in epoll: what its interest list watches

@@ -416,17 +416,6 @@ TEST(ThreadsCollectorTest, AThreadThatMovedBetweenReadsIsNotPairedAcrossWaits) {
     EXPECT_FALSE(s.threads->front().wait.syscall.has_value());
   }
   {
-    // Asleep by stat, "running" by syscall: the kernel's syscall file says
-    // so of a sleeper still on its run queue (it read "running" in every
-    // sample of lab.echo's epoll echo, a fresh-clone CI of e8affe8). Its
-    // wchan, read twice, is the sample: the function, no call, no object.
-    MovingThreadFs fs(p.roots(), {"running\n"}, "hrtimer_nanosleep", 'S');
-    ASSERT_OK(c.Collect(fs, &s));
-    EXPECT_EQ(s.threads->front().wait.wchan, "hrtimer_nanosleep");
-    EXPECT_FALSE(s.threads->front().wait.syscall.has_value());
-    EXPECT_TRUE(c.read_issues()->empty());
-  }
-  {
     // Moving on every read, past the reads' bound: unseen this tick, not a guess.
     std::vector<std::string> moving;
     for (int i = 0; i < 40; ++i) moving.push_back(i % 2 ? sleep : futex);
