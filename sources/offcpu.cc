@@ -380,11 +380,13 @@ Status OffCpuSource::Read(OffCpuReading* out) {
   AdjustStackSampling(periods, out->mono_ns);
 
   std::map<SiteKey, SiteTotal> sites = b.folded;
+  // kWakerNotYet: the reader's own, for a period under way.
   auto add = [&](std::map<SiteKey, SiteTotal>& into, uint32_t tid, uint32_t epoch, int32_t stack_id, int32_t user_id,
-                 bool involuntary, uint32_t waker_key, uint64_t ns, uint64_t count) {
+                 bool involuntary, uint32_t waker_key, uint64_t ns, uint64_t count, bool under_way = false) {
     const bool sampled = stack_id != OFFCPU_UNSAMPLED;
     const bool softirq = waker_key != OFFCPU_NO_WAKER && (waker_key & OFFCPU_WAKER_SOFTIRQ) != 0;
-    const int waker = waker_key == OFFCPU_NO_WAKER      ? kNoWaker
+    const int waker = under_way                         ? kWakerNotYet
+                      : waker_key == OFFCPU_NO_WAKER    ? kNoWaker
                       : waker_key == OFFCPU_OTHER_WAKER ? kOtherWaker
                                                         : static_cast<int>(waker_key & ~OFFCPU_WAKER_SOFTIRQ);
     SiteTotal& t = into[{static_cast<int>(tid), involuntary, sampled, b.Site(epoch, stack_id),
@@ -446,7 +448,8 @@ Status OffCpuSource::Read(OffCpuReading* out) {
     const uint64_t now = static_cast<uint64_t>(out->mono_ns);
     // Its waker, if one was seen, ends it in the next read: not yet.
     if (now > st.ns)
-      add(sites, k, st.epoch, st.stack_id, st.user_stack_id, st.involuntary != 0, OFFCPU_NO_WAKER, now - st.ns, 0);
+      add(sites, k, st.epoch, st.stack_id, st.user_stack_id, st.involuntary != 0, OFFCPU_NO_WAKER, now - st.ns, 0,
+          true);
   }
   for (const offcpu_key& k : fold) bpf_map__delete_elem(b.skel->maps.totals, &k, sizeof k, 0);
   // The old epochs' names: once as the epoch retires, then as each

@@ -66,6 +66,9 @@ struct OffCpuSite {
 inline constexpr int kNoWaker = -1;
 inline constexpr int kWokenByInterrupt = 0;
 inline constexpr int kOtherWaker = -2;
+// A period still under way at the read (count 0): its waker is not known
+// yet; the next read adds the whole period to its waker's site.
+inline constexpr int kWakerNotYet = -3;
 inline constexpr int kOffCpuWakerSlots = 6;  // OFFCPU_WAKER_SLOTS
 
 // A waker's names, read from /proc/TID/status when first seen: its thread

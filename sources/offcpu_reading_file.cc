@@ -64,13 +64,14 @@ Status ParseOffCpuFile(std::string_view text, OffCpuReading* out) {
     } else if (r.key() == "site") {
       OffCpuSite s;
       if (!r.Int(&s.tid, 1, kMaxTid) || !r.B(&s.involuntary) || !r.B(&s.sampled) || !r.U(&s.ns) || !r.U(&s.count) ||
-          (format >= 2 && (!r.Int(&s.waker, kOtherWaker, kMaxTid) || !r.B(&s.waker_softirq))) || !r.S(&s.where) ||
+          (format >= 2 && (!r.Int(&s.waker, kWakerNotYet, kMaxTid) || !r.B(&s.waker_softirq))) || !r.S(&s.where) ||
           (format >= 3 && !r.S(&s.stack)) || !r.AtEnd())
         return r.Bad(format >= 3 ? "expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE STACK' (WAKER "
-                                   "from -2)"
+                                   "from -3)"
                      : format == 2
-                         ? "expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE' (WAKER from -2)"
+                         ? "expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE' (WAKER from -3)"
                          : "expected 'site TID INVOLUNTARY SAMPLED NS COUNT WHERE'");
+      if (s.waker == kWakerNotYet && s.count != 0) return r.Bad("a period under way (WAKER -3) has COUNT 0");
       o.sites.push_back(std::move(s));
     } else if (r.key() == "waker" && format >= 2) {
       OffCpuWaker k;

@@ -68,6 +68,7 @@ std::optional<std::vector<WaitSiteWindow>> ComputeThreadWaits(const OffCpuReadin
     }
     Delta d{&key, ns, periods, {}};
     for (const auto& [waker, wns] : s.ns_by_waker) {
+      if (waker.first == kWakerNotYet) continue;  // its waker not known yet: no one's share
       auto w0 = s0.ns_by_waker.find(waker);
       const uint64_t old = w0 != s0.ns_by_waker.end() ? w0->second : 0;
       if (wns > old) d.ns_by_waker[waker] = static_cast<double>(wns - old);

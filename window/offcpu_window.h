@@ -44,8 +44,9 @@ struct WaitSiteWindow {
   bool involuntary = false;
   double ratio = 0;               // of the window, in [0, 1]
   double periods_per_second = 0;  // periods that ended in the window
-  // Its time by waker, largest first (shares under 1 % left out). A period
-  // still under way at the window's end has no waker yet: its part is kNoWaker.
+  // Its time by waker, largest first (shares under 1 % left out), of the
+  // time whose waker is known: a period still under way at the window's end
+  // (kWakerNotYet) is no one's share, and its waker's when it ends.
   std::vector<WakerShare> wakers{};
 };
 

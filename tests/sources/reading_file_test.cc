@@ -131,7 +131,7 @@ TEST(OffCpuFile, FormatTwoReadsWithoutStacks) {
   // Format 3 wants the column.
   EXPECT_EQ(
       Decode("offcpu", "format\t3\nreading\t1\t2\t3\nsite\t7\t0\t1\t500\t2\t9\t0\tx\n", &s).message(),
-      "offcpu line 3: expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE STACK' (WAKER from -2), "
+      "offcpu line 3: expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE STACK' (WAKER from -3), "
       "got 'site?7?0?1?500?2?9?0?x'");
 }
 
@@ -139,11 +139,13 @@ TEST(OffCpuFile, RefusesMalformedLines) {
   const std::string head = "format\t2\nreading\t1\t2\t3\n";
   Sample s;
   EXPECT_EQ(Decode("offcpu", head + "site\t0\t0\t1\t5\t1\t-1\t0\tx\n", &s).message(),
-            "offcpu line 3: expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE' (WAKER from -2), got "
+            "offcpu line 3: expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE' (WAKER from -3), got "
             "'site?0?0?1?5?1?-1?0?x'");
+  EXPECT_EQ(Decode("offcpu", head + "site\t7\t0\t1\t5\t1\t-4\t0\tx\n", &s).message(),
+            "offcpu line 3: expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE' (WAKER from -3), got "
+            "'site?7?0?1?5?1?-4?0?x'");
   EXPECT_EQ(Decode("offcpu", head + "site\t7\t0\t1\t5\t1\t-3\t0\tx\n", &s).message(),
-            "offcpu line 3: expected 'site TID INVOLUNTARY SAMPLED NS COUNT WAKER SOFTIRQ WHERE' (WAKER from -2), got "
-            "'site?7?0?1?5?1?-3?0?x'");
+            "offcpu line 3: a period under way (WAKER -3) has COUNT 0, got 'site?7?0?1?5?1?-3?0?x'");
   EXPECT_EQ(Decode("offcpu", head + "waker\t9\t1\ta\nwaker\t8\t1\tb\n", &s).message(),
             "offcpu line 4: waker lines go by increasing TID, got 'waker?8?1?b'");
   EXPECT_EQ(Decode("offcpu", head + "waker\t9\tx\ta\n", &s).message(),

@@ -103,7 +103,7 @@ TEST(ComputeThreadWaits, WakersSplitASitesTime) {
   // an interrupt (a timer) in the window; a period under way at the
   // first reading (0.05 s, no waker yet) ended by thread 9: the site's sum
   // moved on, the no-waker part went down and counts for nobody.
-  OffCpuReading a = Reading(1'000'000'000, {{7, "futex_do_wait (futex)", false, 50'000'000, 0, true, kNoWaker},
+  OffCpuReading a = Reading(1'000'000'000, {{7, "futex_do_wait (futex)", false, 50'000'000, 0, true, kWakerNotYet},
                                             {7, "futex_do_wait (futex)", false, 100'000'000, 10, true, 9}});
   OffCpuReading b = Reading(2'000'000'000, {{7, "futex_do_wait (futex)", false, 450'000'000, 50, true, 9},
                                             {7, "futex_do_wait (futex)", false, 100'000'000, 20, true, 0}});
@@ -123,6 +123,33 @@ TEST(ComputeThreadWaits, WakersSplitASitesTime) {
   // The site's sum going down is another load: unmeasured, as before wakers.
   OffCpuReading c = Reading(3'000'000'000, {{7, "futex_do_wait (futex)", false, 500'000'000, 60, true, 9}});
   EXPECT_FALSE(ComputeThreadWaits(b, c, 7).has_value());
+}
+
+// A waiter still asleep at the second reading (0.2 s of it, its waker not
+// known yet) is no one's share: the thread that woke every ended wait has
+// them all. Periods that ended with no wakeup seen (preempted in a sleeping
+// state, a wakeup the program missed) are a share of their own.
+TEST(ComputeThreadWaits, APeriodUnderWayIsNoWakersShare) {
+  OffCpuReading a = Reading(1'000'000'000, {{7, "futex_do_wait (futex)", false, 100'000'000, 10, true, 9}});
+  OffCpuReading b = Reading(2'000'000'000, {{7, "futex_do_wait (futex)", false, 700'000'000, 70, true, 9},
+                                            {7, "futex_do_wait (futex)", false, 200'000'000, 0, true, kWakerNotYet}});
+  b.wakers = {{9, 8, "udpwork"}};
+  auto w = ComputeThreadWaits(a, b, 7);
+  ASSERT_TRUE(w.has_value());
+  ASSERT_EQ(w->size(), 1u);
+  EXPECT_DOUBLE_EQ((*w)[0].ratio, 0.8);  // the time under way is the site's
+  ASSERT_EQ((*w)[0].wakers.size(), 1u);
+  EXPECT_EQ((*w)[0].wakers[0].tid, 9);
+  EXPECT_DOUBLE_EQ((*w)[0].wakers[0].ratio, 1.0);
+  OffCpuReading c = Reading(3'000'000'000, {{7, "futex_do_wait (futex)", false, 1'300'000'000, 130, true, 9},
+                                            {7, "futex_do_wait (futex)", false, 200'000'000, 10, true, kNoWaker}});
+  c.wakers = b.wakers;
+  w = ComputeThreadWaits(b, c, 7);
+  ASSERT_TRUE(w.has_value());
+  ASSERT_EQ((*w)[0].wakers.size(), 2u);
+  EXPECT_DOUBLE_EQ((*w)[0].wakers[0].ratio, 0.6 / 0.8);
+  EXPECT_EQ((*w)[0].wakers[1].tid, kNoWaker);
+  EXPECT_DOUBLE_EQ((*w)[0].wakers[1].ratio, 0.2 / 0.8);
 }
 
 }  // namespace
