@@ -253,8 +253,9 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
         check(share <= float(expect["softirq_cpu_max"]),
               "%s: kernel: the echo CPU spent %.1f %% in softirq (at most %s)" % (
                   name, share * 100, expect["softirq_cpu_max"]))
-    thread_state(name, d, echoed, expect)
-    if "wait_site" in expect:
+    mean_wait_us = thread_state(name, d, echoed, expect)
+    unseeable = unseeable_waits(name, parent["verdict"]["evidence"], expect, mean_wait_us)
+    if "wait_site" in expect and not unseeable:
         wait_site(name, parent["verdict"]["evidence"], expect["wchan"], expect["wait_site"],
                   expect.get("wait_syscall"))
     if "wait_object" in expect:
@@ -292,10 +293,10 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
         too_few = "too few of its samples caught it waiting" in sentence
         if too_few and not own:
             figure(name + " wait class", "not split: " + re.search(r"too few of its samples[^;]*", sentence).group(0))
-        check((bool(own) and own[0] in expect["wait_class"].split("|")) or (too_few and not own),
+        check((bool(own) and own[0] in expect["wait_class"].split("|")) or (too_few and not own) or unseeable,
               "%s: the largest of the thread's own wait classes is %s: %s" % (
                   name, expect["wait_class"], sentence or "none"))
-        if "wait_class_present" in expect and not (too_few and not own):
+        if "wait_class_present" in expect and not (too_few and not own) and not unseeable:
             check(expect["wait_class_present"] in own, "%s: %s is among the thread's own wait classes (%s)" % (
                 name, expect["wait_class_present"], ", ".join(own) or "none"))
     if "wait_input" in expect:
@@ -409,7 +410,9 @@ def profile(name, report, parent, expect):
 def thread_state(name, d, echoed, expect):
     """The echo thread's time (schedstat: running, runnable on a run queue,
     the rest off-CPU in its own waits), its switches (status) and its CPU's
-    busy time (/proc/stat less the soaker's SCHED_IDLE threads there)."""
+    busy time (/proc/stat less the soaker's SCHED_IDLE threads there).
+    Returns its mean wait in microseconds (waiting time over voluntary
+    switches; None without any)."""
     running = d["echo_run_ns"] / 1e9 / d["seconds"]
     runnable = d["echo_runqueue_ns"] / 1e9 / d["seconds"]
     waiting = 1 - running - runnable
@@ -439,6 +442,40 @@ def thread_state(name, d, echoed, expect):
         check(busy <= float(expect["echo_cpu_busy_max"]),
               "%s: kernel: the echo CPU was %.1f %% busy (/proc/stat %.1f %% less the soaker's %.1f %%; at most %s)"
               % (name, busy * 100, procstat * 100, soaker * 100, expect["echo_cpu_busy_max"]))
+    if d["echo_voluntary_switches"] <= 0:
+        return None
+    return waiting * d["seconds"] / d["echo_voluntary_switches"] * 1e6
+
+
+# Waits shorter than this on average are ones the /proc sampler may never
+# catch (docs/verdict-rules.md section 2, "A sleeper on a shared CPU may not
+# be seen at all"): three reads of the thread's syscall and wchan take
+# 20-45 us here, and on a CPU shared with the soaker each syscall read of a
+# sleeper can itself sleep until the sleeper woke.
+UNSEEABLE_WAIT_US = 200
+
+
+def unseeable_waits(name, evidence, expect, mean_wait_us):
+    """Sampled (no eBPF), the daemon may not have caught a short sleeper
+    waiting even once: it says "where it waits was not seen (running when
+    sampled)" rather than guess, which issue 49 accepts without eBPF ("or
+    says plainly that without eBPF it cannot tell which object"). Accepted
+    only when the lab's own schedstat shows waits that short; a thread with
+    long waits must be seen. Measured (eBPF) it is never accepted. lab.echo
+    in a fresh-clone CI of e8affe8: epoll, 69.5 % waiting over 11.6 k
+    voluntary switches/s (60 us a wait), none of the daemon's samples
+    caught it."""
+    if expect.get("wait_site") != "sampled" or mean_wait_us is None:
+        return False
+    sentence = next((e for e in evidence if e.startswith("thread udpecho:")), "")
+    if "where it waits was not seen (running when sampled)" not in sentence:
+        return False
+    short = mean_wait_us < UNSEEABLE_WAIT_US
+    figure(name + " wait place", "not seen by the sampler: the echo's waits average %.0f us (%s %d us)" % (
+        mean_wait_us, "under" if short else "not under", UNSEEABLE_WAIT_US))
+    check(short, "%s: the evidence says where it waits was not seen, and the echo's waits average %.0f us "
+          "(under %d us, what the sampler may miss)" % (name, mean_wait_us, UNSEEABLE_WAIT_US))
+    return short
 
 
 # A place the lab's wchan sampler saw in at least this share of the echo

@@ -11,9 +11,11 @@
 //     and sequence number, so an echo is counted for the step that sent it
 //     even when it arrives later. After the last step it waits 0.5 s for
 //     late echoes. Prints, per step,
-//       "step=I rate=R sent=N echoed=M send_errors=E seconds=S"
+//       "step=I rate=R sent=N echoed=M send_errors=E seconds=S stall_ms=T"
 //     (S: the step's measured length; send_errors: datagrams the kernel
-//     refused, retried later and not counted as sent) and a progress line
+//     refused, retried later and not counted as sent; T: the longest pass of
+//     its sending loop, which sleeps at most 1 ms: longer is a stall of its
+//     CPU, and the datagrams it owed went out in one burst after) and a progress line
 //     to stderr at each step's start.
 //
 // LAB_GEN_WORK_US=W in the environment (0 to 10000): the generator spins W
@@ -41,6 +43,10 @@ static void Sleep(double s) {
 struct Step {
   double rate, seconds;
   unsigned long long sent, echoed, send_errors;
+  // The longest pass of the sending loop: it sleeps at most 1 ms and never
+  // blocks, so a longer one is its CPU taken from it (a stall of the VM or
+  // the host), after which it sends the datagrams it owes in one burst.
+  double stall;
 };
 
 static struct Step g_steps[kMaxSteps];
@@ -131,6 +137,7 @@ int main(int argc, char** argv) {
     double now = start;
     uint64_t seq = 0;
     while (!g_stop && now < end) {
+      const double pass_start = now;
       // Datagrams due by now (the whole batch when flat out).
       double due = st->rate > 0 ? st->rate * (now - start) - (double)st->sent : kBatch;
       int n = due >= kBatch ? kBatch : (int)due;
@@ -172,6 +179,7 @@ int main(int argc, char** argv) {
         Sleep(gap < 0.001 ? gap / 2 : 0.001);
         now = LabNow();
       }
+      if (now - pass_start > st->stall) st->stall = now - pass_start;
     }
     st->seconds = now - start;
   }
@@ -181,8 +189,8 @@ int main(int argc, char** argv) {
   }
   for (int s = 0; s < g_step_count; ++s) {
     const struct Step* st = &g_steps[s];
-    printf("step=%d rate=%.0f sent=%llu echoed=%llu send_errors=%llu seconds=%.3f\n", s, st->rate, st->sent, st->echoed,
-           st->send_errors, st->seconds);
+    printf("step=%d rate=%.0f sent=%llu echoed=%llu send_errors=%llu seconds=%.3f stall_ms=%.1f\n", s, st->rate,
+           st->sent, st->echoed, st->send_errors, st->seconds, st->stall * 1e3);
   }
   return 0;
 }
