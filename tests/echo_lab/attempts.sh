@@ -8,7 +8,10 @@
 # machine"), and the retry says which way:
 #   - an "ENVIRONMENT: ..." line of the attempt (lab.sh lab_environment: the
 #     echo CPU's steal at 5 % or more of a scenario, ticks the lab daemon
-#     skipped because sampling overran its interval);
+#     skipped because sampling overran its interval; the generator stalled,
+#     which counts only for a scenario with a failed check of its own: a
+#     fresh-clone CI of 4e14549 retried lab.echo's failed `wait` plateau
+#     for stalls seen in k0, k20000 and handoff);
 #   - the host's steal at 5 % or more of the attempt's CPU time (/proc/stat,
 #     measured here around the attempt);
 #   - a failed ground-truth check of the lab's own ("NAME: kernel: ...": the
@@ -39,7 +42,19 @@ for ((a = 1; a <= attempts; a++)); do
   [ "$rc" -eq 0 ] && exit 0
   read -r total1 steal1 <<<"$(host_ticks)"
   fails=$(grep -E '^FAIL: ' "$out" | sed 's/^FAIL: //' | cut -c1-700)
-  causes=$(grep -E '^ENVIRONMENT: ' "$out" | sed 's/^ENVIRONMENT: //' | cut -c1-240)
+  # A generator's stall explains its own scenario's failures only: the
+  # scenarios whose checks failed ("FAIL: NAME: ..."). One in another
+  # scenario is said in the log, and is no cause.
+  failed_names=$(grep -E '^FAIL: [^:]+: ' "$out" | sed -E 's/^FAIL: ([^:]+): .*/\1/' | sort -u)
+  causes="" unrelated=""
+  while IFS= read -r line; do
+    [ -n "$line" ] || continue
+    if [[ $line == *": the generator stalled "* ]] && ! grep -qxF -- "${line%%:*}" <<<"$failed_names"; then
+      unrelated+=$'\n'"$line"
+    else
+      causes+=$'\n'"$line"
+    fi
+  done < <(grep -E '^ENVIRONMENT: ' "$out" | sed 's/^ENVIRONMENT: //' | cut -c1-240)
   steal=$(awk -v t=$((total1 - total0)) -v s=$((steal1 - steal0)) 'BEGIN { if (t > 0 && s / t >= 0.05) printf "%.1f", 100 * s / t }')
   [ -n "$steal" ] && causes+=$'\n'"the host's steal was $steal % of the attempt's CPU time"
   truth=$(grep -E '^FAIL: [^ ]+: (kernel|generator): ' "$out" | sed 's/^FAIL: //' | cut -c1-160)
@@ -52,6 +67,7 @@ for ((a = 1; a <= attempts; a++)); do
   {
     echo "$name: attempt $a of $attempts failed ($(date -u +%FT%TZ)):"
     echo "$fails" | sed 's/^/  /'
+    [ -z "$unrelated" ] || echo "$unrelated" | sed '/^$/d; s/^/  seen in a scenario with no failed check, no cause: /'
     if [ -n "$causes" ]; then
       echo "$causes" | sed 's/^/  environment: /'
     else
