@@ -14,7 +14,24 @@ LoadStep StepOfWindow(const Signals& s) {
   // Utilisation as /proc/stat reports it (what top shows: the seed's
   // 80-85 %) of the application's CPU: the plateau is that symptom,
   // whatever the soaker says.
-  if (const CpuSignal* app = ApplicationCpu(s)) step.utilisation = app->accounting_busy;
+  if (const CpuSignal* app = ApplicationCpu(s)) {
+    step.utilisation = app->accounting_busy;
+    // The target threads' running time on it, by schedstat's nanoseconds:
+    // the application's own share, which the tick samples behind
+    // accounting_busy cannot give a thread that runs 30 us at a time.
+    double own = 0;
+    bool known = false;
+    for (const ThreadSignal& th : s.threads) {
+      if (th.cpu != app->cpu) continue;
+      if (!th.state) {
+        known = false;
+        break;
+      }
+      own += th.state->running;
+      known = true;
+    }
+    if (known) step.application_utilisation = own;
+  }
   for (const CpuSignal& c : s.cpus) step.cpu_seconds_per_second += c.busy;
   step.drops_per_second = s.ladder.nic + s.ladder.backlog + s.ladder.socket;
   return step;
@@ -50,6 +67,10 @@ Analysis Analyzer::Analyze(const WindowInput& in) {
   partial_.offered_packets_per_second += w.offered_packets_per_second;
   partial_.delivered_packets_per_second += w.delivered_packets_per_second;
   partial_.utilisation += w.utilisation;
+  if (w.application_utilisation) {
+    partial_.application_utilisation = partial_.application_utilisation.value_or(0) + *w.application_utilisation;
+    ++partial_application_windows_;
+  }
   partial_.cpu_seconds_per_second += w.cpu_seconds_per_second;
   partial_.drops_per_second += w.drops_per_second;
   if (++partial_windows_ >= std::max(1, step_options_.windows_per_step)) {
@@ -57,12 +78,17 @@ Analysis Analyzer::Analyze(const WindowInput& in) {
     partial_.offered_packets_per_second /= n;
     partial_.delivered_packets_per_second /= n;
     partial_.utilisation /= n;
+    // The step's application share only when each of its windows had one.
+    if (partial_application_windows_ == partial_windows_)
+      *partial_.application_utilisation /= n;
+    else
+      partial_.application_utilisation.reset();
     partial_.cpu_seconds_per_second /= n;
     partial_.drops_per_second /= n;
     steps_.push_back(partial_);
     while (steps_.size() > static_cast<size_t>(std::max(1, step_options_.steps))) steps_.pop_front();
     partial_ = LoadStep();
-    partial_windows_ = 0;
+    partial_windows_ = partial_application_windows_ = 0;
   }
   out.plateau = DetectPlateau(std::vector<LoadStep>(steps_.begin(), steps_.end()), plateau_options_);
   return out;

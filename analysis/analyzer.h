@@ -75,13 +75,15 @@ class Analyzer {
   Signals signals_;
   LoadStep partial_;  // the step being filled
   int partial_windows_ = 0;
+  int partial_application_windows_ = 0;  // of them, those with an application utilisation
   std::deque<LoadStep> steps_;
 };
 
 // One window's load as a plateau step: offered and delivered packets, the
 // application CPU's /proc/stat busy ratio (ApplicationCpu: the utilisation
-// users see, which is what plateaus), all CPUs' busy time per second, drops
-// on every rung.
+// users see) and the target threads' running share of it (schedstat: the
+// application's own, whose flatness the plateau judges), all CPUs' busy time
+// per second, drops on every rung.
 LoadStep StepOfWindow(const Signals& s);
 
 }  // namespace bottleneckd

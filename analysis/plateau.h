@@ -17,7 +17,12 @@ struct LoadStep {
   std::string name;
   double offered_packets_per_second = 0;
   double delivered_packets_per_second = 0;
-  double utilisation = 0;                // busiest CPU's busy ratio (soaker when available)
+  double utilisation = 0;  // busiest CPU's busy ratio (soaker when available)
+  // The application's own share of that CPU: its target threads' running
+  // time there (schedstat), when the kernel gave it for each of them. The
+  // plateau's flatness is judged on it when every step has it: a CPU's
+  // utilisation also holds other work that moves on its own.
+  std::optional<double> application_utilisation;
   double cpu_seconds_per_second = 0;     // all CPUs' busy time per second (for service demand)
   double drops_per_second = 0;           // all rungs
   double received_bytes_per_second = 0;  // for service demand per byte; 0 when unknown
@@ -54,8 +59,9 @@ struct Plateau {
 // plateau: offered never falls by more than offered_dip_max from one step to
 // the next (measurement noise) and rises by at least offered_rise_min over
 // the run; every step's utilisation lies in
-// (utilisation_min, utilisation_max) and within utilisation_band of each
-// other; no step delivers more than the run's first step x (1 +
+// (utilisation_min, utilisation_max), and within utilisation_band of each
+// other the steps' application_utilisation when every step has it, else
+// their utilisation; no step delivers more than the run's first step x (1 +
 // max(delivered_flat, delivered_elasticity x the step's offered rise over the
 // first's)). The earliest of equally long runs wins; detected false
 // when none qualifies (fewer steps than min_steps included).

@@ -173,14 +173,34 @@ lab_switches() {
 # lab_wchan TID COUNT SCHED: where the thread waits (its wchan; "0": running
 # or runnable) every 0.2 s, COUNT times at most, until the thread is gone;
 # each time "SECONDS RUN_NS RUNQUEUE_NS UDP_IN UDP_RCVBUF_ERRORS" (its
-# schedstat, lab_udp_in_and_drops) appended to SCHED.
+# schedstat, and its namespace's Udp InDatagrams and RcvbufErrors as
+# lab_udp_in_and_drops reads them) appended to SCHED. Bash builtins only,
+# one sleep a sample: it samples the echo's CPU while it runs there, and
+# reading the same files through date, awk and subshells forked about 35
+# processes a second, which took cpu1 from the echo under test (a per-task
+# schedstat sampler, 2026-12-06: the echo's running share of cpu1 moved from
+# 33 % to 25 % whenever the lab's bash loops ran there, and the daemon's
+# budget read 28-33 % of other tasks).
 lab_wchan() {
-  local i w
+  local i j w run queue line in drops
+  local -a f head
   for ((i = 0; i < $2; i++)); do
     [ -e "/proc/$1/wchan" ] || break
     IFS= read -r w <"/proc/$1/wchan"
     echo "${w:-0}"
-    echo "$(date +%s.%N) $(lab_schedstat "$1") $(lab_udp_in_and_drops "$1")" >>"$3"
+    read -r run queue _ 2>/dev/null <"/proc/$1/schedstat" || run=0 queue=0
+    in="" drops="" head=()
+    while read -r -a f; do
+      [ "${f[0]}" = "Udp:" ] || continue
+      if [ ${#head[@]} -eq 0 ]; then head=("${f[@]}"); continue; fi
+      for ((j = 1; j < ${#f[@]}; j++)); do
+        case "${head[j]}" in InDatagrams) in=${f[j]} ;; RcvbufErrors) drops=${f[j]} ;; esac
+      done
+      break
+    done 2>/dev/null <"/proc/$1/net/snmp"
+    line="$EPOCHREALTIME $run $queue"
+    [ -n "$in" ] && line+=" $in $drops"
+    echo "$line" >>"$3"
     sleep 0.2
   done
 }
