@@ -23,7 +23,8 @@
 #     soaker's lost cycles in the control under 15 % (a busy cpu0 slows cpu1's
 #     soaker loop by itself on this VM: 0.4-8.7 % seen);
 #   - loaded: the kernel ran cpu1's NET_RX softirq at least 1000 times a
-#     second (/proc/softirqs: there is load to measure), and the daemon's
+#     second (/proc/softirqs: there is load to measure; the lab's ground
+#     truth, which tests/echo_lab/attempts.sh retries), and the daemon's
 #     NET_RX time per run is more than 0.5 us and at most net_rx_action's
 #     time budget (netdev_budget_usecs) plus 50 %;
 #   - measured interrupt time <= soaker lost + 5 points (the handlers cannot

@@ -841,8 +841,8 @@ def irqtime(cpu, quiet_before, quiet_after, control_before, control_after, load_
     # (28-40 % with 4-11 k IPIs/s), every check below passing; 10 % of NET_RX
     # time had been the bound here, and failed that run.
     check(v["net_rx_runs_per_second"] >= 1000,
-          "load: the kernel ran cpu%d's NET_RX softirq %.0f times/s >= 1000 (/proc/softirqs: RPS steers the receive "
-          "work there)" % (cpu, v["net_rx_runs_per_second"]))
+          "load: kernel: cpu%d ran its NET_RX softirq %.0f times/s >= 1000 (/proc/softirqs: RPS steers the receive "
+          "work there; the lab's ground truth, tests/echo_lab/attempts.sh)" % (cpu, v["net_rx_runs_per_second"]))
     # The daemon's NET_RX time per run, against what one run can take: some
     # work (more than 0.5 us: a run that finds one datagram delivers it to
     # the socket) and at most net_rx_action's time budget, with 50 % for a
