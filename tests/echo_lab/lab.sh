@@ -157,14 +157,6 @@ lab_cpu_ticks() {
 # lab_schedstat TID: nanoseconds the thread ran and waited on a run queue
 # (/proc/TID/schedstat fields 1 and 2).
 lab_schedstat() { awk '{ print $1, $2 }' "/proc/$1/schedstat" 2>/dev/null || echo 0 0; }
-# lab_udp_in_and_drops TID: the UDP datagrams the thread's network namespace
-# delivered and refused for a full receive buffer (/proc/TID/net/snmp's
-# InDatagrams and RcvbufErrors), so a check can say what the kernel lost in
-# the very windows a run was judged on (lab_check.py settled_socket_loss).
-lab_udp_in_and_drops() {
-  awk '$1 == "Udp:" { if (!n) { for (i = 2; i <= NF; i++) col[$i] = i; n = 1 }
-                      else print $col["InDatagrams"], $col["RcvbufErrors"] }' "/proc/$1/net/snmp" 2>/dev/null
-}
 # lab_switches TID: the thread's voluntary and involuntary context switches.
 lab_switches() {
   awk '$1 == "voluntary_ctxt_switches:" { v = $2 } $1 == "nonvoluntary_ctxt_switches:" { n = $2 }
@@ -173,8 +165,10 @@ lab_switches() {
 # lab_wchan TID COUNT SCHED: where the thread waits (its wchan; "0": running
 # or runnable) every 0.2 s, COUNT times at most, until the thread is gone;
 # each time "SECONDS RUN_NS RUNQUEUE_NS UDP_IN UDP_RCVBUF_ERRORS" (its
-# schedstat, and its namespace's Udp InDatagrams and RcvbufErrors as
-# lab_udp_in_and_drops reads them) appended to SCHED. Bash builtins only,
+# schedstat, and the datagrams its network namespace delivered and refused
+# for a full receive buffer: /proc/TID/net/snmp's Udp InDatagrams and
+# RcvbufErrors, so a check can say what the kernel lost in the very windows
+# a run was judged on, lab_check.py settled_socket_loss) appended to SCHED. Bash builtins only,
 # one sleep a sample: it samples the echo's CPU while it runs there, and
 # reading the same files through date, awk and subshells forked about 35
 # processes a second, which took cpu1 from the echo under test (a per-task
