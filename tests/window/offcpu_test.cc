@@ -328,8 +328,11 @@ TEST(OffCpuSource, StacksWalkedLateAreKeptThroughTheMapsTurns) {
   for (size_t i = 0; i < tids.size(); ++i)
     fillers.emplace_back([&, i] {
       tids[i].store(Tid());
-      // Bounded, and long enough for the reads of a sanitizer build.
-      const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+      // Until the last read (stop), bounded under ctest's 300 s: the 40
+      // reads of the sanitizer build take 74 s alone and 83 s in CI, and
+      // fillers that stopped at 120 s left the last window with nothing
+      // walked (beside two other offcpu suites under ASan: 190 s).
+      const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(280);
       for (unsigned path = static_cast<unsigned>(i) * 16411; !stop.load() && std::chrono::steady_clock::now() < end;
            path += 7)
         Descend<0>(16, path, 100);
@@ -524,7 +527,11 @@ TEST(OffCpuSource, NamesTheThreadThatWokeAFutexWait) {
   std::thread waker([&] {
     pthread_setname_np(pthread_self(), "bnwaker");
     waker_tid.store(Tid());
-    for (int i = 0; i < 400; ++i) {  // 0.8 s at most
+    // Until the window is read (stop), 10 s at most: a waker that ended
+    // first has no name left to read (its /proc/TID gone; 400 turns, 0.8 s,
+    // ended before the second read beside the other offcpu tests under ASan).
+    const int64_t end = MonotonicNanos() + 10'000'000'000;
+    while (MonotonicNanos() < end) {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       std::lock_guard<std::mutex> lock(mu);
       if (stop) break;
@@ -626,7 +633,9 @@ TEST(OffCpuSource, ADatagramOverLoopbackWakesItsReaderInTheSendersSoftirq) {
   std::thread sender([&] {
     pthread_setname_np(pthread_self(), "bnsender");
     sender_tid.store(Tid());
-    for (int i = 0; i < 400 && !stop.load(); ++i) {  // 0.8 s at most
+    // Until the window is read, 10 s at most (as the futex test's waker).
+    const int64_t end = MonotonicNanos() + 10'000'000'000;
+    while (!stop.load() && MonotonicNanos() < end) {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       (void)::sendto(tx.get(), "x", 1, 0, reinterpret_cast<sockaddr*>(&a), sizeof a);
     }
