@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <map>
 #include <set>
 #include <tuple>
@@ -142,13 +143,38 @@ struct OffCpuSource::Bpf {
   std::vector<offcpu_drops> drop_values;
   // Wakers' names (ReadWaker) and when each was read.
   std::map<int, std::pair<OffCpuWaker, int64_t>> waker_names;
-  const OffCpuWaker& Waker(int tid, int64_t now) {
+  // Waker `tid`'s names: /proc's, read once a minute at most, while that
+  // tid is still the process the wakeup found (`seen`, the slot's: the
+  // kernel's names at the wakeup); the slot's where the thread exited
+  // before the read or its tid is another process's now.
+  const OffCpuWaker& Waker(int tid, int64_t now, const OffCpuWaker* seen) {
     auto it = waker_names.find(tid);
-    if (it != waker_names.end() && now - it->second.second < kWakerNameNs) return it->second.first;
+    if (it != waker_names.end() && now - it->second.second < kWakerNameNs &&
+        (seen == nullptr || it->second.first.pid == seen->pid))
+      return it->second.first;
     if (it == waker_names.end() && waker_names.size() >= kMaxWakerNames) waker_names.clear();
     auto& slot = waker_names[tid];
     slot = {ReadWaker(tid), now};
+    if (seen != nullptr && slot.first.pid != seen->pid) slot.first = *seen;
     return slot.first;
+  }
+  // The followed threads' named wakers, by tid, as their slots keep them.
+  std::map<int, OffCpuWaker> SlottedWakers() const {
+    std::map<int, OffCpuWaker> out;
+    for (const auto& [tid, threshold] : targets) {
+      const uint32_t k = static_cast<uint32_t>(tid);
+      offcpu_wakers w{};
+      if (bpf_map__lookup_elem(skel->maps.waker_slots, &k, sizeof k, &w, sizeof w, 0) != 0) continue;
+      for (int i = 0; i < OFFCPU_WAKER_SLOTS; ++i) {
+        const int waker = static_cast<int>(w.tid[i] & ~OFFCPU_WAKER_SOFTIRQ);
+        if (waker <= 0 || waker == static_cast<int>(OFFCPU_OTHER_WAKER)) continue;
+        OffCpuWaker& n = out[waker];
+        n.tid = waker;
+        n.pid = static_cast<int>(w.tgid[i]);
+        n.name.assign(w.comm[i], strnlen(w.comm[i], OFFCPU_COMM_LEN));
+      }
+    }
+    return out;
   }
   ~Bpf() {
     if (skel != nullptr) offcpu_bpf::destroy(skel);
@@ -481,7 +507,12 @@ Status OffCpuSource::Read(OffCpuReading* out) {
     return std::tie(x.tid, x.involuntary, x.sampled, x.where, x.stack, x.waker, x.waker_softirq) <
            std::tie(y.tid, y.involuntary, y.sampled, y.where, y.stack, y.waker, y.waker_softirq);
   });
-  for (int tid : wakers) out->wakers.push_back(b.Waker(tid, out->mono_ns));
+  // Read after the totals: a waker in them took its slot first.
+  const std::map<int, OffCpuWaker> slotted = b.SlottedWakers();
+  for (int tid : wakers) {
+    auto seen = slotted.find(tid);
+    out->wakers.push_back(b.Waker(tid, out->mono_ns, seen != slotted.end() ? &seen->second : nullptr));
+  }
   b.ForgetUnusedTexts();
   b.symbols.ForgetExited();  // a process gone: its pid may come back as another's
   const uint32_t zero = 0;

@@ -71,12 +71,13 @@ inline constexpr int kOtherWaker = -2;
 inline constexpr int kWakerNotYet = -3;
 inline constexpr int kOffCpuWakerSlots = 6;  // OFFCPU_WAKER_SLOTS
 
-// A waker's names, read from /proc/TID/status when first seen: its thread
-// name and its process.
+// A waker's names: its thread name and its process, read from
+// /proc/TID/status, or as the kernel gave them at the wakeup where the
+// thread exited before the read or its tid is another process's now.
 struct OffCpuWaker {
   int tid = 0;
-  int pid = 0;       // its process (Tgid); 0 when it had exited
-  std::string name;  // its thread name (comm); "" when it had exited
+  int pid = 0;       // its process (Tgid); 0 unknown
+  std::string name;  // its thread name (comm); "" unknown
   bool operator==(const OffCpuWaker&) const = default;
 };
 

@@ -95,10 +95,11 @@ static __always_inline struct offcpu_drops* this_cpu_drops(void) {
 }
 
 // The waker as the key keeps it: a timer, none and a thread already in
-// `tid`'s slots as they are, a new thread in a free slot, else
-// OFFCPU_OTHER_WAKER. One thread comes back on one CPU at a time: its slots
-// are written by one CPU at a time.
-static __always_inline __u32 slotted_waker(__u32 tid, __u32 waker) {
+// `tid`'s slots as they are, a new thread in a free slot (with its names as
+// the wakeup found them), else OFFCPU_OTHER_WAKER. One thread comes back on
+// one CPU at a time: its slots are written by one CPU at a time.
+static __always_inline __u32 slotted_waker(__u32 tid, const struct offcpu_start* s) {
+  const __u32 waker = s->waker;
   if (waker == 0 || waker == OFFCPU_NO_WAKER) return waker;
   struct offcpu_wakers* w = bpf_map_lookup_elem(&waker_slots, &tid);
   if (!w) return OFFCPU_OTHER_WAKER;
@@ -106,6 +107,8 @@ static __always_inline __u32 slotted_waker(__u32 tid, __u32 waker) {
   for (int i = 0; i < OFFCPU_WAKER_SLOTS; ++i) {
     if (w->tid[i] == waker) return waker;
     if (w->tid[i] == 0) {
+      w->tgid[i] = s->waker_tgid;
+      __builtin_memcpy(w->comm[i], s->waker_comm, OFFCPU_COMM_LEN);
       w->tid[i] = waker;
       return waker;
     }
@@ -153,7 +156,7 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct* prev, struct task_str
                            .stack_id = s->stack_id,
                            .user_stack_id = s->user_stack_id,
                            .involuntary = s->involuntary,
-                           .waker = slotted_waker(next_tid, s->waker),
+                           .waker = slotted_waker(next_tid, s),
                            .epoch = s->epoch};
   __u64 d = now > s->ns ? now - s->ns : 0;
   bpf_map_delete_elem(&starts, &next_tid);
@@ -256,12 +259,16 @@ int BPF_PROG(on_waking, struct task_struct* p) {
   if (tid == 0) return 0;
   struct offcpu_start* s = bpf_map_lookup_elem(&starts, &tid);
   if (!s || s->involuntary) return 0;
-  __u32 current = (__u32)bpf_get_current_pid_tgid();
+  const __u64 pid_tgid = bpf_get_current_pid_tgid();
+  const __u32 current = (__u32)pid_tgid;
   struct offcpu_cpu_context* c = this_cpu_context();
   const __u32 vec = c && c->softirq ? c->softirq - 1 : 0xffffffffu;
-  if (current == 0 || (c && c->in_hrtimer) || vec == OFFCPU_TIMER_SOFTIRQ || vec == OFFCPU_HRTIMER_SOFTIRQ)
+  if (current == 0 || (c && c->in_hrtimer) || vec == OFFCPU_TIMER_SOFTIRQ || vec == OFFCPU_HRTIMER_SOFTIRQ) {
     s->waker = 0;
-  else
-    s->waker = c && c->softirq ? current | OFFCPU_WAKER_SOFTIRQ : current;
+    return 0;
+  }
+  s->waker = c && c->softirq ? current | OFFCPU_WAKER_SOFTIRQ : current;
+  s->waker_tgid = (__u32)(pid_tgid >> 32);
+  bpf_get_current_comm(s->waker_comm, sizeof s->waker_comm);
   return 0;
 }

@@ -94,9 +94,15 @@ struct offcpu_key {
 // the softirq of whatever task the NIC's interrupt came on) would add a site
 // per waker until `totals` is full; with it, each thread has at most
 // OFFCPU_WAKER_SLOTS + 3 wakers per stack (the slots, a timer, none, other).
+// Each slot keeps its waker's process and thread name as the wakeup found
+// them: a waker that exits before the next read (a short-lived helper) is
+// still named, and a tid taken again by another process is not misnamed.
 #define OFFCPU_WAKER_SLOTS 6
+#define OFFCPU_COMM_LEN 16  // the kernel's TASK_COMM_LEN
 struct offcpu_wakers {
   __u32 tid[OFFCPU_WAKER_SLOTS];  // as offcpu_key.waker, OFFCPU_WAKER_SOFTIRQ included
+  __u32 tgid[OFFCPU_WAKER_SLOTS];
+  char comm[OFFCPU_WAKER_SLOTS][OFFCPU_COMM_LEN];
 };
 
 // Cumulative since the program was loaded: time off the CPU from the switch
@@ -113,8 +119,9 @@ struct offcpu_start {
   __u32 involuntary;
   __u32 waker;  // as offcpu_key's; set by sched_waking
   __s32 user_stack_id;
-  __u32 epoch;  // when it went off the CPU (offcpu_key.epoch)
-  __u32 pad;
+  __u32 epoch;                       // when it went off the CPU (offcpu_key.epoch)
+  __u32 waker_tgid;                  // the waker's process, set with waker
+  char waker_comm[OFFCPU_COMM_LEN];  // its thread name, set with waker
 };
 
 // What the program could not count (per CPU, cumulative).
