@@ -343,10 +343,15 @@ TEST(OffCpuSource, StacksWalkedLateAreKeptThroughTheMapsTurns) {
     while (t.load() == 0) std::this_thread::yield();
     followed.push_back(t.load());
   }
-  followed.push_back(asleep.tid());
-  ASSERT_OK(src.SetTargets(followed));
+  // The sleeper blocks first, followed alone: its one user stack walked into
+  // an empty map. Followed with the fillers, their walks of those 20 ms had
+  // taken its bucket now and then ("[user stack not kept]" in a fresh-clone
+  // CI of af16569).
+  ASSERT_OK(src.SetTargets({asleep.tid()}));
   asleep.Go();
   const auto asleep_since = std::chrono::steady_clock::now();
+  followed.push_back(asleep.tid());
+  ASSERT_OK(src.SetTargets(followed));
   auto total = [](const OffCpuReading& r, int tid) {
     uint64_t ns = 0;
     for (const OffCpuSite& s : r.sites) ns += s.tid == tid ? s.ns : 0;
