@@ -52,7 +52,8 @@ struct Analysis {
 
 class Analyzer {
  public:
-  explicit Analyzer(const VerdictThresholds& t, const PlateauOptions& p = {}, const LiveStepOptions& l = {});
+  explicit Analyzer(const VerdictThresholds& t, const PlateauOptions& p = LivePlateauOptions(),
+                    const LiveStepOptions& l = {});
 
   // Analyses the next window of the sequence (they must come in order: the
   // hysteresis and the plateau steps carry over from the windows before).

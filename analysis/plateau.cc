@@ -79,6 +79,13 @@ std::string Sentence(const std::vector<LoadStep>& steps, size_t first, size_t la
 
 }  // namespace
 
+PlateauOptions LivePlateauOptions() {
+  PlateauOptions o;
+  o.offered_rise_min = 0.15;
+  o.delivered_flat = 0.07;
+  return o;
+}
+
 Plateau DetectPlateau(const std::vector<LoadStep>& steps, const PlateauOptions& o) {
   Plateau p;
   size_t min_len = static_cast<size_t>(std::max(2, o.min_steps));

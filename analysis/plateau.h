@@ -48,6 +48,18 @@ struct PlateauOptions {
   int min_steps = 3;
 };
 
+// The live plateau's tolerances (Analyzer: 5-window steps of a load the
+// daemon does not control). A live step is 5 s of a server whose capacity
+// wanders on its own: lab.echo's waiting echo, steady past capacity,
+// delivered 12.8-14.0 k/s from one step to the next (2026-12-06, this VM),
+// so a later step read up to 5.5 % over an earlier one while offered rose
+// 22 %. Against delivered_flat's 3 % the live metric dropped in and out,
+// and one fresh-clone CI read 1 in 1 of 20 scrapes. Flat is 7 % here, and
+// offered must rise 15 % (twice that) so that a server whose delivered
+// follows its offered load is never flat within it (docs/verdict-rules.md
+// section 10). Steps of runs (a sweep) are whole runs and keep the defaults.
+PlateauOptions LivePlateauOptions();
+
 struct Plateau {
   bool detected = false;
   double level = 0;            // mean utilisation on the plateau

@@ -441,4 +441,79 @@ TEST(Analyzer, LivePlateauFollowsTheApplicationsOwnShare) {
       << last.plateau.evidence;
 }
 
+// lab.echo's waiting echo past capacity (this VM, 2026-12-06; the run's
+// windows in its store, grouped 5 to a step as the daemon groups them): the
+// last four live steps of the run, offered 27.5 k -> 33.0 k/s. The echo's
+// capacity crept up 1.4-2.1 % a step (12916 -> 13608/s, +5.4 %) while it ran
+// 29-32 % of cpu1: a later step over the first by more than 3 %, whichever
+// three steps were taken. The live tolerances (LivePlateauOptions) find it;
+// a sweep's, for whole runs, do not.
+std::vector<LoadStep> WaitingEchoWhoseCapacityCreeps() {
+  const double offered[] = {27542, 30000, 31742, 33003};
+  const double delivered[] = {12916, 13097, 13377, 13608};
+  const double busy[] = {0.33, 0.31, 0.30, 0.29};
+  const double own[] = {0.322, 0.308, 0.299, 0.291};
+  std::vector<LoadStep> steps;
+  for (int i = 0; i < 4; ++i) {
+    LoadStep st;
+    st.offered_packets_per_second = offered[i];
+    st.delivered_packets_per_second = delivered[i];
+    st.utilisation = busy[i];
+    st.application_utilisation = own[i];
+    steps.push_back(st);
+  }
+  return steps;
+}
+
+TEST(DetectPlateau, LiveStepsTolerateACapacityThatCreeps) {
+  std::vector<LoadStep> steps = WaitingEchoWhoseCapacityCreeps();
+  EXPECT_FALSE(DetectPlateau(steps, PlateauOptions()).detected);
+  Plateau p = DetectPlateau(steps, LivePlateauOptions());
+  ASSERT_TRUE(p.detected);
+  EXPECT_EQ(p.first, 0u);
+  EXPECT_EQ(p.last, 3u);
+  EXPECT_NE(p.evidence.find("12916 -> 13608 packets/s (+5.4 %)"), std::string::npos) << p.evidence;
+}
+
+// What the live tolerances still refuse: a server whose delivered follows
+// its offered load (1 % lost), and a flat delivered under a rise of offered
+// that the live steps' noise could make (10 %, under 15 %).
+TEST(DetectPlateau, LiveStepsStillRefuseDeliveredFollowingOfferedOrASmallRise) {
+  std::vector<LoadStep> following, small;
+  for (double offered : {20000.0, 22000.0, 24000.0}) {
+    LoadStep st;
+    st.offered_packets_per_second = offered;
+    st.delivered_packets_per_second = 0.99 * offered;
+    st.utilisation = 0.40;
+    following.push_back(st);
+  }
+  for (double offered : {20000.0, 21000.0, 22000.0}) {
+    LoadStep st;
+    st.offered_packets_per_second = offered;
+    st.delivered_packets_per_second = 15000;
+    st.utilisation = 0.40;
+    small.push_back(st);
+  }
+  EXPECT_FALSE(DetectPlateau(following, LivePlateauOptions()).detected);
+  EXPECT_FALSE(DetectPlateau(small, LivePlateauOptions()).detected);
+  EXPECT_TRUE(DetectPlateau(small, PlateauOptions()).detected);  // whole runs: 10 % is a rise
+}
+
+// The daemon's Analyzer (its default options) judges its live steps with the
+// live tolerances: the creeping echo's windows, 5 to a step, are a plateau.
+TEST(Analyzer, LiveStepsAreJudgedWithTheLiveTolerances) {
+  Analyzer analyzer{VerdictThresholds()};
+  std::vector<LoadStep> steps = WaitingEchoWhoseCapacityCreeps();
+  Analysis last;
+  for (const LoadStep& st : steps) {
+    for (int i = 0; i < LiveStepOptions().windows_per_step; ++i) {
+      Window w = EchoHostWindow(st.offered_packets_per_second, st.delivered_packets_per_second, 0.30, st.utilisation);
+      w.threads = {EchoThread(st.utilisation, *st.application_utilisation)};
+      Sample cur;
+      last = analyzer.Analyze(WindowInput{w, cur});
+    }
+  }
+  EXPECT_TRUE(last.plateau.detected) << last.plateau.evidence;
+}
+
 }  // namespace bottleneckd::plateau_test
