@@ -115,7 +115,7 @@ timeline() {
 plateau() {  # NAME 0|1 [FROM]: the live plateau metric in the scenario's span, from FROM s in
   local span
   read -r -a span <"$INTEG_TMP/$1/span" || return
-  lab_check plateau "$1" "$INTEG_TMP/metrics.log" "${span[0]}" "${span[1]}" "$2" "${3:-0}"
+  lab_check plateau "$1" "$INTEG_TMP/metrics.log" "${span[0]}" "${span[1]}" "$2" "${3:-0}" "$STATE/runs.db"
 }
 
 lab_rps 0

@@ -12,7 +12,7 @@ usage: lab_check.py run REPORT.json GEN.out KERNEL_BEFORE KERNEL_AFTER EXPECT
   KERNEL_*: "key value" lines (the script's lab_kernel_state)
 usage: lab_check.py timeline VERDICTS.log START END LABEL RESOURCES
   VERDICTS.log: "t label resource" lines from the /metrics poller
-usage: lab_check.py plateau NAME METRICS.log START END 0|1 FROM
+usage: lab_check.py plateau NAME METRICS.log START END 0|1 FROM [RUNS.db]
   METRICS.log: "t METRIC_LINE" lines from the /metrics poller; the live
   plateau metric from FROM seconds after START to END: never 1 (0), or 1 in
   scrapes (1)
@@ -560,7 +560,27 @@ def plateau_steps(name, steps, loaded, flat):
               100 * (max(held) / mean - 1) if mean else 0, slope))
 
 
-def plateau(name, log_path, start, end, expect, skip):
+def live_windows(store_path, name, start, end):
+    """When the live plateau check fails: the run NAME's windows between
+    START and END as its store kept them (offered/application per second,
+    the application CPU's /proc/stat busy, its target threads' share of it),
+    one string, for reading against the live plateau's 5-window steps
+    (analysis/plateau.h LivePlateauOptions)."""
+    db = sqlite3.connect("file:%s?mode=ro" % store_path, uri=True)
+    try:
+        rows = db.execute(
+            "SELECT t.t, t.offered_packets_per_second, t.application_packets_per_second, t.accounting_busy,"
+            " (SELECT MAX(b.threads) FROM timeline_budget b WHERE b.run_id = t.run_id AND b.t = t.t)"
+            " FROM timeline t JOIN runs r ON r.id = t.run_id WHERE r.name = ? AND t.t BETWEEN ? AND ?"
+            " ORDER BY t.t", (name, start, end)).fetchall()
+    finally:
+        db.close()
+    return "; ".join("+%.0f %.0f/%.0f %.2f %s" % (t - start, o or 0, a or 0, u or 0,
+                                                  "%.2f" % th if th is not None else "-")
+                     for t, o, a, u, th in rows) or "none"
+
+
+def plateau(name, log_path, start, end, expect, skip, store_path=None):
     """The live plateau metric (and the daemon's view of the echo thread)
     scraped between START + SKIP and END."""
     start += skip
@@ -595,6 +615,8 @@ def plateau(name, log_path, start, end, expect, skip):
     else:
         check(len(ones) >= 2, "%s: bottleneckd_utilisation_plateau read 1 with the load past capacity (%s)" % (
             name, seen))
+        if len(ones) < 2 and store_path:
+            figure(name + " windows (+s offered/application busy threads)", live_windows(store_path, name, start, end))
 
 
 def timeline(log_path, start, end, label, resources):
@@ -911,8 +933,9 @@ if __name__ == "__main__":
         (sweep if sys.argv[1] == "sweep" else table)(sys.argv[2:])
     elif len(sys.argv) in (9, 10) and sys.argv[1] == "irqtime":
         irqtime(*sys.argv[2:])
-    elif len(sys.argv) == 8 and sys.argv[1] == "plateau":
-        plateau(sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5]), sys.argv[6], float(sys.argv[7]))
+    elif len(sys.argv) in (8, 9) and sys.argv[1] == "plateau":
+        plateau(sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5]), sys.argv[6], float(sys.argv[7]),
+                *sys.argv[8:])
     elif len(sys.argv) == 7 and sys.argv[1] == "timeline":
         timeline(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5], sys.argv[6])
     else:
