@@ -61,6 +61,15 @@ std::optional<Segment> SegmentTracker::Judge(const Sample& w, double level) {
   }
   pending_.push_back(w);
   if (pending_.size() < BreakWindows()) return std::nullopt;
+  if (CatchesUp(pending_, level)) {
+    // A stall and its catch-up: the pair carries the phase's packets, so
+    // it counts as in band (docs/segments.md rule 5).
+    for (const Sample& p : pending_) sum_ += p.rate;
+    in_band_ += pending_.size();
+    last_in_band_ = pending_.back().index;
+    pending_.clear();
+    return std::nullopt;
+  }
   // The phase has ended at its last in-band window; the out-of-band run
   // starts the next one. Replaying it ends no phase: that takes an in-band
   // window plus BreakWindows() out-of-band ones, more than the run holds.
@@ -68,6 +77,20 @@ std::optional<Segment> SegmentTracker::Judge(const Sample& w, double level) {
   std::optional<Segment> ended = EndPhase();
   for (const Sample& p : run) Step(p);
   return ended;
+}
+
+// Out-of-band windows on both sides of the level whose mean is in its band:
+// a sender (or a host) that stalled across a window's edge and sent what it
+// owed in the next window. A step's windows all lie on one side.
+bool SegmentTracker::CatchesUp(const std::vector<Sample>& run, double level) const {
+  bool below = false, above = false;
+  double sum = 0;
+  for (const Sample& p : run) {
+    below = below || p.rate < level;
+    above = above || p.rate > level;
+    sum += p.rate;
+  }
+  return below && above && InBand(sum / static_cast<double>(run.size()), level);
 }
 
 void SegmentTracker::Settle() {

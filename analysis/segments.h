@@ -41,7 +41,9 @@ struct Segment {
 // tolerance x level. Fewer than break_windows out-of-band windows in a row
 // are a blip (in the segment only when in-band windows follow, never in the
 // level); break_windows in a row end the phase at its last in-band window
-// and start the next phase. Add returns the ended phase at the window that
+// and start the next phase, unless they lie on both sides of the level with
+// their mean in band (a stall and its catch-up across a window's edge: they
+// count as in band, in the level too). Add returns the ended phase at the window that
 // ends it (the idle one or the break_windows-th out-of-band one), at most
 // one per call; Flush returns the phase in progress and forgets trailing
 // blips and unsettled windows (indices go on counting). A phase with fewer
@@ -64,6 +66,7 @@ class SegmentTracker {
   void Settle();
   std::optional<Segment> EndPhase();
   bool InBand(double rate, double level) const;
+  bool CatchesUp(const std::vector<Sample>& run, double level) const;
   double Level() const;
   size_t MinWindows() const;
   size_t BreakWindows() const;

@@ -194,6 +194,43 @@ TEST(FindSegments, SingleWindowBlipDoesNotSplit) {
   }
 }
 
+// lab.echo's K=0 sweep in the fresh-clone CI of e69f0da (2026-12-07): the
+// generator stalled 104 ms in its 8 k/s step and sent what it owed in one
+// burst; the run came out with 2 segments for 3 steps. Modelled here with
+// the stall across a window's edge: 4k x 6 (0..5), a straddle at 6k (6),
+// 8k, 8k (7, 8), the stall's window 10.4 % low and the catch-up's as high
+// (9, 10), 8k, 8k (11, 12), a straddle at 12k (13), 16k x 5 (14..18).
+// Judged as two out-of-band windows the 8k phase broke at 10 with 2 in-band
+// windows and resumed with 2 more: no segment. The pair lies on both sides
+// of 8k with its mean at 8k: it stays in the phase and its level, and the
+// 8k step is one segment, 7..12.
+TEST(FindSegments, AStallAndItsCatchUpAcrossAWindowsEdgeStayInThePhase) {
+  std::vector<double> v;
+  Append(&v, 6, 4000);
+  v.push_back(6000);
+  Append(&v, 2, 8000);
+  v.push_back(8000 * (1 - 0.104));
+  v.push_back(8000 * (1 + 0.104));
+  Append(&v, 2, 8000);
+  v.push_back(12000);
+  Append(&v, 5, 16000);
+  auto s = FindSegments(v);
+  ASSERT_EQ(s.size(), 3u);
+  ExpectSegment(s[0], 0, 5, 4000);
+  ExpectSegment(s[1], 7, 12, 8000);
+  ExpectSegment(s[2], 14, 18, 16000);
+  // A pair on both sides whose mean is out of band is no catch-up: 8k x 6,
+  // then 4k and 16k (mean 10k, 25 % over), then 16k: the phase breaks.
+  v.clear();
+  Append(&v, 6, 8000);
+  v.push_back(4000);
+  Append(&v, 6, 16000);
+  s = FindSegments(v);
+  ASSERT_EQ(s.size(), 2u);
+  ExpectSegment(s[0], 0, 5, 8000);
+  ExpectSegment(s[1], 7, 12, 16000);
+}
+
 TEST(FindSegments, TrailingBlipIsNotInTheSegmentAndLongerBlipsNeedMoreBreakWindows) {
   std::vector<double> v;
   Append(&v, 10, 40000);
