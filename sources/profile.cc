@@ -221,6 +221,7 @@ Status ProfileSource::Read(ProfileReading* out) {
       if (id >= 0) b.Stack(id, &stacks, &ips);
   for (int32_t id : b.stack_ids) bpf_map__delete_elem(b.skel->maps.stacks, &id, sizeof id, 0);
   b.stack_ids.clear();
+  if (before_naming_) before_naming_();
   for (const profile_key& k : keys) {
     uint64_t count = 0;
     if (bpf_map__lookup_and_delete_elem(b.skel->maps.counts, &k, sizeof k, &count, sizeof count, 0) != 0) {

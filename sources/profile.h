@@ -17,9 +17,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -123,11 +125,18 @@ class ProfileSource : public Source {
   // Bytes held by the symbol cache and the maps read back (an estimate).
   size_t cache_bytes() const;
 
+  // A test's seam: called in each Read after the read's stacks are copied
+  // out and deleted from the kernel's map, before any frame is named (the
+  // naming reads a binary's symbols the first time one of its stacks is
+  // seen, and takes as long as that binary makes it).
+  void SetBeforeNamingForTest(std::function<void()> hook) { before_naming_ = std::move(hook); }
+
  private:
   struct Bpf;
   ProfileOptions options_;
   std::string kallsyms_path_;
   std::unique_ptr<Bpf> bpf_;
+  std::function<void()> before_naming_;
 };
 
 // The recording's profile file (docs/recording-format.md, "profile";
