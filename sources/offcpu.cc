@@ -159,9 +159,11 @@ struct OffCpuSource::Bpf {
     return slot.first;
   }
   // The followed threads' named wakers, by tid, as their slots keep them.
-  std::map<int, OffCpuWaker> SlottedWakers() const {
+  // The names kept in the waker slots of `wakees` (the targets this read
+  // found woken by a named thread; the others' slots are not looked up).
+  std::map<int, OffCpuWaker> SlottedWakers(const std::set<int>& wakees) const {
     std::map<int, OffCpuWaker> out;
-    for (const auto& [tid, threshold] : targets) {
+    for (int tid : wakees) {
       const uint32_t k = static_cast<uint32_t>(tid);
       offcpu_wakers w{};
       if (bpf_map__lookup_elem(skel->maps.waker_slots, &k, sizeof k, &w, sizeof w, 0) != 0) continue;
@@ -496,11 +498,14 @@ Status OffCpuSource::Read(OffCpuReading* out) {
   }
   out->sites.clear();
   out->wakers.clear();
-  std::set<int> wakers;
+  std::set<int> wakers, wakees;
   out->sites.reserve(sites.size());
   for (const auto& [k, t] : sites) {
     const auto& [tid, involuntary, sampled, where, stack, waker, softirq] = k;
-    if (waker > 0) wakers.insert(waker);
+    if (waker > 0) {
+      wakers.insert(waker);
+      wakees.insert(tid);
+    }
     out->sites.push_back({tid, *where, involuntary, t.ns, t.count, sampled, waker, softirq, *stack});
   }
   std::sort(out->sites.begin(), out->sites.end(), [](const OffCpuSite& x, const OffCpuSite& y) {
@@ -508,7 +513,7 @@ Status OffCpuSource::Read(OffCpuReading* out) {
            std::tie(y.tid, y.involuntary, y.sampled, y.where, y.stack, y.waker, y.waker_softirq);
   });
   // Read after the totals: a waker in them took its slot first.
-  const std::map<int, OffCpuWaker> slotted = b.SlottedWakers();
+  const std::map<int, OffCpuWaker> slotted = b.SlottedWakers(wakees);
   for (int tid : wakers) {
     auto seen = slotted.find(tid);
     out->wakers.push_back(b.Waker(tid, out->mono_ns, seen != slotted.end() ? &seen->second : nullptr));
