@@ -258,7 +258,7 @@ timeline peer wait "thread udpecho" 8
 lab_scenario_tcppeer
 timeline tcppeer wait "thread udpecho" 8
 lab_scenario_pool
-timeline pool wait "thread udpecho" 7  # from the first loaded step (24 k/s), after the 7 s light one
+timeline pool wait "thread udpecho" 7  # from the first loaded step (16 k/s), after the 7 s light one
 lab_scenario_convoy
 timeline convoy wait "thread udpecho" 7
 lab_scenario_pipe
