@@ -32,6 +32,7 @@ passed=0
 failed=0
 failures=()
 retried=()
+skipped_names=()
 
 # Runs ctest in build dir $1 (label $2; more ctest arguments after it, -jN
 # among them) and adds its counts to the totals.
@@ -47,7 +48,14 @@ run_ctest() {
   else
     total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$line")
     fail=$(sed -E 's/.*tests passed, ([0-9]+) tests? failed.*/\1/' <<<"$line")
-    passed=$((passed + total - fail)); failed=$((failed + fail))
+    # A skipped test (GTEST_SKIP: tests/CMakeLists.txt) is neither passed
+    # nor failed: counted and named apart.
+    local skips
+    skips=$(sed -n '/^The following tests did not run:/,/^$/p' "$log" |
+            sed -nE 's/^[[:space:]]*[0-9]+ - ([^ ]+) \(Skipped\).*/\1/p')
+    local n
+    while read -r n; do [ -z "$n" ] || skipped_names+=("$n"); done <<<"$skips"
+    passed=$((passed + total - fail - $(grep -c . <<<"$skips"))); failed=$((failed + fail))
     # The failed tests by name: the summary at the end is often all of a
     # CI log a reader gets.
     local names
@@ -71,6 +79,7 @@ finish() {
     cut -c1-700 build/test/tests/lab-retries.log | head -n 12 | sed 's/^/LAB: /'
   fi
   echo "stages: ${stage_times[*]/%/;}"
+  [ "${#skipped_names[@]}" -eq 0 ] || echo "SKIPPED (not passed, not failed): ${skipped_names[*]}"
   echo "$1: $passed passed, $failed failed"
   [ "$failed" -eq 0 ]
 }
