@@ -17,6 +17,17 @@ bool FutexPlace(const ThreadState::Place& p) {
 
 }  // namespace
 
+std::vector<bool> WaitHistory::Counted(const std::deque<Sampled>& h, bool losing) {
+  std::vector<bool> counted(h.size(), !losing);
+  if (!losing) return counted;
+  int waits = 0;
+  for (size_t i = 0; i < h.size(); ++i)
+    if (h[i].losing) counted[i] = true, waits += !h[i].place.empty();
+  for (size_t i = h.size(); i-- > 0 && waits < kSampledPlacesMin;)
+    if (!h[i].losing) counted[i] = true, waits += !h[i].place.empty();
+  return counted;
+}
+
 std::string WaitPlace(const std::string& wchan, const std::string& syscall) {
   bool in_call = !syscall.empty() && syscall != "none";
   if (wchan.empty()) return in_call ? "(" + syscall + ")" : "";
@@ -32,16 +43,16 @@ void WaitHistory::Record(Signals* s) {
     std::deque<Sampled>& h = by_tid_[th.tid];
     h.push_back({WaitPlace(th.state->wchan, th.state->syscall), th.state->object, th.state->object_peer, losing});
     while (h.size() > static_cast<size_t>(kWaitSamples)) h.pop_front();
-    const auto losing_samples = std::count_if(h.begin(), h.end(), [](const Sampled& x) { return x.losing; });
-    const bool only_losing = losing && losing_samples >= kLosingSamplesMin;
+    const std::vector<bool> counted = Counted(h, losing);
     // Samples of one kernel function count together: wchan and syscall are
     // two reads, and the thread may wake between them ("hrtimer_nanosleep"
     // beside "hrtimer_nanosleep (clock_nanosleep)"); the place keeps the
     // longest name it was seen with, and the object seen most in it.
     std::map<std::string, ThreadState::Place> by_function;
     std::map<std::string, std::map<std::string, int>> objects;  // function -> object -> samples
-    for (const Sampled& p : h) {
-      if (p.place.empty() || (only_losing && !p.losing)) continue;
+    for (size_t i = 0; i < h.size(); ++i) {
+      const Sampled& p = h[i];
+      if (p.place.empty() || !counted[i]) continue;
       const std::string function = p.place.substr(0, p.place.find(" ("));
       ThreadState::Place& place = by_function[function];
       if (p.place.size() > place.where.size()) place.where = p.place;
@@ -57,7 +68,7 @@ void WaitHistory::Record(Signals* s) {
       for (const auto& [object, n] : objects[function])
         if (n > most) most = n, place.object = object;
     }
-    th.state->place_samples = static_cast<int>(only_losing ? losing_samples : h.size());
+    th.state->place_samples = static_cast<int>(std::count(counted.begin(), counted.end(), true));
     if (th.state->places_measured) {
       // The window's measured waits say how long; the samples say on what.
       for (ThreadState::Place& m : th.state->places) {

@@ -8,28 +8,32 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "analysis/signals.h"
 
 namespace bottleneckd {
 
 inline constexpr int kWaitSamples = 30;
-// While the window loses, the places are counted over the samples of the
-// losing windows only, once there are this many of them: what the thread
-// waits on while work is lost, not what it waited on in the light load
-// before (lab.echo's peer echo took 5.2 s to its `wait` verdict in a
-// fresh-clone CI, its history still full of the light step's receives on its
-// own input).
-inline constexpr int kLosingSamplesMin = 3;
-
+// While the window loses, the places are counted over the samples taken in
+// losing windows: what the thread waits on while work is lost, not what it
+// waited on in the light load before. Until those caught it waiting
+// kSampledPlacesMin times (analysis/wait_class.h), the newest of the others
+// fill in, so a thread seen waiting only for its input keeps that until its
+// losing samples say otherwise. lab.echo's pipe consumer (this VM,
+// 2026-12-07) waited on its input in the light step and on the pipe from the
+// load step on; counted over all samples, or over the losing ones only from
+// the third, its wait was discounted as input for 3 windows and its
+// producer named: 3.4-5.3 s to `wait thread udpecho` (goal 5 s), and 4.9-5.1
+// s for the pool's dispatcher.
 class WaitHistory {
  public:
   // Adds each target thread's sample of this window (ThreadState::wchan,
   // syscall, object) to its history and writes the history's places into
   // ThreadState::places (measured places keep their shares and gain the
-  // samples' objects): over every sample, or, while the window loses and at
-  // least kLosingSamplesMin samples were taken in losing windows, over
-  // those. Threads gone from the window are forgotten.
+  // samples' objects): over every sample, or, while the window loses, over
+  // the losing windows' samples (filled in as above). Threads gone from the
+  // window are forgotten.
   //
   // Then, with offcpu's wakers: a thread seen blocked in a socket receive
   // (analysis/wait_class.h WaitedForInput) receives work, from then on
@@ -42,6 +46,9 @@ class WaitHistory {
 
  private:
   void MarkHandoffs(Signals* s);
+  struct Sampled;
+  // Which of a history's samples count (the comment above Record).
+  static std::vector<bool> Counted(const std::deque<Sampled>& h, bool losing);
   struct Sampled {
     std::string place;   // WaitPlace; "" for a sample on the CPU or hidden
     std::string object;  // ThreadState::object

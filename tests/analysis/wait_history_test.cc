@@ -248,33 +248,42 @@ TEST(WaitHistory, PlacesCountTheirSamplesObjects) {
 // lab.echo's peer echo in a fresh-clone CI (193676a): its light step left
 // receives on its own input in the history, and at the load step the peer's
 // receives were too few of the 30 samples: 5.2 s to its `wait` verdict. While
-// the window loses, the losing windows' samples are counted, once there are
-// kLosingSamplesMin of them; before that, and when nothing is lost, all.
+// the window loses, the losing windows' samples are counted, the newest of
+// the others filling in until kSampledPlacesMin of them saw it waiting; when
+// nothing is lost, all.
 TEST(WaitHistory, WhileLosingThePlacesAreTheLosingWindowsOnes) {
   WaitHistory h;
   Signals s;
-  auto window = [&](bool peer, bool losing) {
-    s = OneThread(812, "__skb_wait_for_more_packets", "recvfrom");
-    s.threads[0].state->object = peer ? "udp 10.0.0.1:40000 -> 10.0.0.7:5432" : "udp 0.0.0.0:7 (unconnected)";
-    s.threads[0].state->object_peer = peer;
+  auto window = [&](bool peer, bool losing, bool on_cpu = false) {
+    s = on_cpu ? OneThread(812, "", "") : OneThread(812, "__skb_wait_for_more_packets", "recvfrom");
+    if (!on_cpu) {
+      s.threads[0].state->object = peer ? "udp 10.0.0.1:40000 -> 10.0.0.7:5432" : "udp 0.0.0.0:7 (unconnected)";
+      s.threads[0].state->object_peer = peer;
+    }
     if (losing) s.ladder.first_losing = Rung::kSocket;
     h.Record(&s);
     return s.threads[0].state->places.at(0);
   };
-  for (int i = 0; i < 20; ++i) window(false, false);  // the light step: its input
-  ThreadState::Place p = window(true, true);          // the load step's first losing window
-  EXPECT_EQ(p.samples, 21);                           // too few losing samples yet: all of them
+  for (int i = 0; i < 20; ++i) window(false, i == 19);  // the light step (its input), then on the CPU
+  window(false, false, true);
+  ThreadState::Place p = window(true, true);  // the load step's first losing window
+  // Its one losing sample and the light step's (a burst), and the newest
+  // others until three saw it waiting: the one on the CPU (counted, waiting
+  // nowhere) and one light receive.
+  EXPECT_EQ(p.samples, 3);
   EXPECT_EQ(p.peer_samples, 1);
+  EXPECT_EQ(s.threads[0].state->place_samples, 4);
   window(true, true);
   p = window(true, true);
-  EXPECT_EQ(p.samples, 3);  // kLosingSamplesMin losing windows: theirs only
-  EXPECT_EQ(p.object_samples, 3);
+  EXPECT_EQ(p.samples, 4);  // the three losing windows' and the burst's: no other
+  EXPECT_EQ(p.object_samples, 4);
   EXPECT_EQ(p.peer_samples, 3);
-  EXPECT_EQ(s.threads[0].state->place_samples, 3);
+  EXPECT_EQ(s.threads[0].state->place_samples, 4);
   // A window that loses nothing counts every sample again.
   p = window(true, false);
   EXPECT_EQ(p.samples, 24);
   EXPECT_EQ(p.peer_samples, 4);
+  EXPECT_EQ(s.threads[0].state->place_samples, 25);
 }
 
 // A pool worker waiting for work and a thread waiting for a lock sleep in
@@ -495,17 +504,17 @@ TEST(WaitHistory, AReceiverIsSeenByItsSocketReceivesEvenAllOnAPeer) {
 
 // Two threads of one server on one CPU, as the lab's echo modes run them:
 // the receiver (udpecho, 812) waits on its own and the other thread runs on
-// its CPU. Sampled over 8 windows, the first 3 light (the receiver waits for
-// its input), the rest losing at the socket.
+// its CPU. Sampled over `light` windows (the receiver waits for its input)
+// and then `loaded` ones losing at the socket; the last one's verdict.
 struct Sibling {
   std::string name, wchan, syscall;
   double running, runnable, waiting;
 };
-Verdict ServerOfTwo(const ThreadState& receiver_loaded, const Sibling& other) {
+Verdict ServerOfTwo(const ThreadState& receiver_loaded, const Sibling& other, int light = 3, int loaded_windows = 5) {
   WaitHistory h;
   Signals s;
-  for (int i = 0; i < 8; ++i) {
-    const bool loaded = i >= 3;
+  for (int i = 0; i < light + loaded_windows; ++i) {
+    const bool loaded = i >= light;
     s = OneThread(812, loaded ? receiver_loaded.wchan : "__skb_wait_for_more_packets",
                   loaded ? receiver_loaded.syscall : "recvfrom");
     s.threads[0].pid = 812;
@@ -579,6 +588,40 @@ TEST(WaitHistory, AReceiverThatRunsLittleIsNotIdle) {
   Verdict v = ServerOfTwo(echo, {"udpslow", "hrtimer_nanosleep", "clock_nanosleep", 0.2, 0.1, 0.7});
   ASSERT_EQ(v.label, Bound::kWait);
   EXPECT_EQ(v.resource, "thread udpecho");
+}
+
+// The verdicts of the first three losing windows after 20 light ones, run
+// together: "wait thread udpecho x3", or each as it came.
+std::string NamedAfterTheLoadStep(const ThreadState& receiver_loaded, const Sibling& other) {
+  std::string out;
+  for (int loaded = 1; loaded <= 3; ++loaded) {
+    Verdict v = ServerOfTwo(receiver_loaded, other, 20, loaded);
+    out += (out.empty() ? "" : "; ") + std::string(BoundName(v.label)) + " " + v.resource;
+  }
+  const std::string one = out.substr(0, out.find(';'));
+  return out == one + "; " + one + "; " + one ? one + " x3" : out;
+}
+
+// The pipe consumer at its load step (lab.echo, this VM, 2026-12-07): 20
+// light windows waiting for its input, then blocked on the pipe from the
+// first losing window on. Its light samples said nothing of what it waits on
+// while work is lost; counted with the losing one they discounted its wait
+// as input, and its producer was named for the first 3 windows (3.4-5.3 s to
+// `wait thread udpecho`). From the first losing window, it is named.
+TEST(WaitHistory, TheFirstLosingWindowJudgesAReceiverByWhatItWaitsOnNow) {
+  ThreadState echo{0.1, 0.01, 0.89, 10000, 10, "anon_pipe_read", "read", {}, 0};
+  const Sibling producer{"udpslow", "hrtimer_nanosleep", "clock_nanosleep", 0.19, 0.19, 0.62};
+  EXPECT_EQ(NamedAfterTheLoadStep(echo, producer), "wait thread udpecho x3");
+}
+
+// A second server of the process blocked on its own empty input (the lab's
+// idle scenario, udpquiet) waits there in every window, light or losing: at
+// the first losing window its one losing sample is filled in by its light
+// ones, all its input, and it is not named beside the sleeping echo.
+TEST(WaitHistory, AThreadThatOnlyEverWaitsForItsInputIsNotNamedAtTheLoadStep) {
+  ThreadState echo{0.36, 0.01, 0.63, 10000, 10, "hrtimer_nanosleep", "clock_nanosleep", {}, 0};
+  const Sibling quiet{"udpquiet", "__skb_wait_for_more_packets", "recvfrom", 0.0, 0.0, 1.0};
+  EXPECT_EQ(NamedAfterTheLoadStep(echo, quiet), "wait thread udpecho x3");
 }
 
 }  // namespace
