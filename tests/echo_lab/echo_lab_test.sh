@@ -84,7 +84,9 @@ DAEMON_PID=$INTEG_LAST_PID
 # The published verdict ("t label resource" lines in verdicts.log), the live
 # plateau and the echo thread's state ("t METRIC_LINE" in metrics.log),
 # scraped twice a second inside the box for the whole test (bounded: it stops
-# when the stop file appears, or after 420 s).
+# when the stop file appears, or after 420 s); a scrape that failed ("t
+# curl's exit code" in scrape-failures.log) is said beside the timeline's
+# figures, which also read the time to verdict from the run store.
 poller() {
   local end=$((SECONDS + 420)) line t re='^bottleneckd_verdict_info\{bound="([^"]*)",resource="([^"]*)"\}'
   while [ "$SECONDS" -lt "$end" ] && [ ! -e "$INTEG_TMP/poller.stop" ]; do
@@ -96,7 +98,8 @@ poller() {
       else
         echo "$t $line" >>"$INTEG_TMP/metrics.log"
       fi
-    done < <(lab_box curl -sf -m 2 "http://127.0.0.1:$PORT/metrics" |
+    done < <({ lab_box curl -sS -f -m 2 "http://127.0.0.1:$PORT/metrics" ||
+      echo "$EPOCHREALTIME $?" >>"$INTEG_TMP/scrape-failures.log"; } |
       grep -E '^bottleneckd_(verdict_info\{|utilisation_plateau |thread_state_ratio\{.*thread="udpecho"|cpu_budget_(overlap_)?ratio\{cpu="1")')
     sleep 0.5
   done
@@ -110,7 +113,7 @@ timeline() {
   local span
   read -r -a span <"$INTEG_TMP/$1/span" || return
   lab_check timeline "$INTEG_TMP/verdicts.log" "$(awk -v s="${span[0]}" -v f="${4:-0}" 'BEGIN { printf "%.3f", s + f }')" \
-    "${span[1]}" "$2" "$3"
+    "${span[1]}" "$2" "$3" "$STATE/runs.db" "$1" "$INTEG_TMP/scrape-failures.log"
 }
 plateau() {  # NAME 0|1 [FROM]: the live plateau metric in the scenario's span, from FROM s in
   local span

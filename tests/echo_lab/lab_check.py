@@ -10,7 +10,7 @@ usage: lab_check.py run REPORT.json GEN.out KERNEL_BEFORE KERNEL_AFTER EXPECT
     [store=RUNS.db]: compare every window of the run (from the run store)
     with the generator's whole step, for a load whose rate moves within it
   KERNEL_*: "key value" lines (the script's lab_kernel_state)
-usage: lab_check.py timeline VERDICTS.log START END LABEL RESOURCES
+usage: lab_check.py timeline VERDICTS.log START END LABEL RESOURCES [RUNS.db RUN FAILURES.log]
   VERDICTS.log: "t label resource" lines from the /metrics poller
 usage: lab_check.py plateau NAME METRICS.log START END 0|1 FROM [RUNS.db]
   METRICS.log: "t METRIC_LINE" lines from the /metrics poller; the live
@@ -619,9 +619,13 @@ def plateau(name, log_path, start, end, expect, skip, store_path=None):
             figure(name + " windows (+s offered/application busy threads)", live_windows(store_path, name, start, end))
 
 
-def timeline(log_path, start, end, label, resources):
+def timeline(log_path, start, end, label, resources, store_path=None, run_name=None, failures_path=None):
     """Time to verdict after the load started and label/resource changes
-    once it held, from the published verdict the poller scraped."""
+    once it held, from the published verdict the poller scraped; with the
+    run store, the time to verdict again from the daemon's own windows (the
+    published verdict each window stored: runs/run_summary.h TimelinePoint),
+    which no slow or failed scrape delays; with the poller's failures, the
+    scrapes that failed in the span and the longest gap between answers."""
     points = []
     with open(log_path) as f:
         for line in f:
@@ -634,6 +638,10 @@ def timeline(log_path, start, end, label, resources):
     check(first is not None, "timeline %s: the verdict %s [%s] appears (%d scrapes in %.1f-%.1f: %s)" % (
         label, label, "|".join(resources), len(points), start, end,
         ", ".join("%s %d" % kv for kv in seen.most_common(4)) or "none"))
+    if failures_path:
+        scrape_gaps(points, start, end, failures_path)
+    if store_path and run_name:
+        stored_time_to_verdict(store_path, run_name, start, end, label, resources)
     if first is None:
         return
     figure("time to verdict " + label, "%.1f s after the load step" % (first[0] - start))
@@ -642,6 +650,48 @@ def timeline(log_path, start, end, label, resources):
     minutes = max(1e-9, (held[-1][0] - held[0][0]) / 60)
     figure("changes per minute " + label, "%.1f (%d in %.0f s)" % (changes / minutes, changes,
                                                                     held[-1][0] - held[0][0]))
+
+
+def scrape_gaps(points, start, end, failures_path):
+    """The poller's failed scrapes in [start, end] (curl's exit codes: 28 is
+    its 2 s limit, 7 a refused connection) and the longest time without an
+    answer, when either says the scraped figures are thin."""
+    codes = collections.Counter()
+    try:
+        with open(failures_path) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 2 and start <= float(parts[0]) <= end:
+                    codes[parts[1]] += 1
+    except OSError:
+        pass
+    times = [start] + [p[0] for p in points] + [end]
+    gap = max(b - a for a, b in zip(times, times[1:]))
+    if codes or gap > 2:
+        figure("scrapes", "%d answered, %d failed (curl exit %s), longest %.1f s without an answer" % (
+            len(points), sum(codes.values()), ", ".join("%s x%d" % kv for kv in sorted(codes.items())) or "-", gap))
+
+
+def stored_time_to_verdict(store_path, run_name, start, end, label, resources):
+    """The first window of the run whose stored (published) verdict is
+    LABEL with one of RESOURCES, from the start of the load step, and the
+    label or resource changes over the windows after it."""
+    db = sqlite3.connect("file:%s?mode=ro" % store_path, uri=True)
+    try:
+        run = db.execute("SELECT id FROM runs WHERE name = ? AND parent_id IS NULL ORDER BY id DESC LIMIT 1",
+                         (run_name,)).fetchone()
+        rows = db.execute("SELECT t, label, resource FROM timeline WHERE run_id = ? AND t >= ? AND t <= ? ORDER BY t",
+                          (run[0], start, end)).fetchall() if run else []
+    finally:
+        db.close()
+    first = next((i for i, r in enumerate(rows) if r[1] == label and r[2] in resources), None)
+    if first is None:
+        figure("stored time to verdict " + label, "none in %d windows of run %s" % (len(rows), run_name))
+        return
+    held = rows[first:]
+    changes = sum(1 for a, b in zip(held, held[1:]) if a[1:] != b[1:])
+    figure("stored time to verdict " + label, "%.1f s after the load step (window %d of %d; %d changes after)" % (
+        rows[first][0] - start, first + 1, len(rows), changes))
 
 
 def sweep_runs(args):
@@ -936,8 +986,8 @@ if __name__ == "__main__":
     elif len(sys.argv) in (8, 9) and sys.argv[1] == "plateau":
         plateau(sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5]), sys.argv[6], float(sys.argv[7]),
                 *sys.argv[8:])
-    elif len(sys.argv) == 7 and sys.argv[1] == "timeline":
-        timeline(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5], sys.argv[6])
+    elif len(sys.argv) in (7, 10) and sys.argv[1] == "timeline":
+        timeline(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5], sys.argv[6], *sys.argv[7:])
     else:
         sys.exit(__doc__)
     sys.exit(1 if failed else 0)
