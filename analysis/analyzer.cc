@@ -50,6 +50,7 @@ Analysis Analyzer::Analyze(const WindowInput& in) {
   out.verdict = tracker_.Update(out.window);
   out.cpu_budget = CpuBudgets(signals_);
   out.thread_waits = ThreadWaits(signals_);
+  out.thread_wait_seconds = wait_seconds_.Add(out.thread_waits, in.window.seconds);
   for (std::string& e : CaptureEvidence(signals_.captures)) {
     out.window.evidence.push_back(e);
     out.verdict.evidence.push_back(std::move(e));

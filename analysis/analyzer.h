@@ -46,8 +46,9 @@ struct Analysis {
   // pending.
   Verdict window;
   Plateau plateau;
-  std::vector<CpuBudget> cpu_budget;           // each CPU's time over the window
-  std::vector<ThreadWaitShares> thread_waits;  // each target thread's waits by class
+  std::vector<CpuBudget> cpu_budget;                   // each CPU's time over the window
+  std::vector<ThreadWaitShares> thread_waits;          // each target thread's waits by class
+  std::vector<ThreadWaitSeconds> thread_wait_seconds;  // and their seconds since first seen
 };
 
 class Analyzer {
@@ -72,6 +73,7 @@ class Analyzer {
   LiveStepOptions step_options_;
   VerdictTracker tracker_;
   WaitHistory waits_;
+  WaitSecondsTotals wait_seconds_;
   DeliveryCost delivery_;
   Signals signals_;
   LoadStep partial_;  // the step being filled

@@ -60,6 +60,9 @@ struct Snapshot {
   // Each target thread's time off the CPU by wait class (analysis/
   // wait_class.h); empty until there is an analysed window.
   std::vector<ThreadWaitShares> thread_waits;
+  // And their seconds by class since the analysis first saw each thread
+  // (bottleneckd_thread_wait_seconds_total).
+  std::vector<ThreadWaitSeconds> thread_wait_seconds;
   // The host's learned interrupt delivery cost after the window
   // (analysis/delivery_cost.h); unset until there is an analysed window.
   std::optional<DeliveryCost> delivery_cost;

@@ -156,6 +156,19 @@ std::vector<ThreadWaitShares> ThreadWaits(const Signals& s) {
   return out;
 }
 
+std::vector<ThreadWaitSeconds> WaitSecondsTotals::Add(const std::vector<ThreadWaitShares>& window, double seconds) {
+  std::map<int, std::array<double, kWaitClassCount>> next;
+  std::vector<ThreadWaitSeconds> out;
+  for (const ThreadWaitShares& w : window) {
+    std::array<double, kWaitClassCount>& total = next[w.tid];
+    if (auto it = by_tid_.find(w.tid); it != by_tid_.end()) total = it->second;
+    for (size_t c = 0; c < kWaitClassCount; ++c) total[c] += w.shares[c] * seconds;
+    out.push_back({w.tid, total});
+  }
+  by_tid_ = std::move(next);
+  return out;
+}
+
 std::string LargestOwnClass(const ThreadState& st) {
   const std::array<double, kWaitClassCount> shares = WaitShares(st);
   size_t best = kWaitClassCount;

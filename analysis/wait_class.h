@@ -27,6 +27,7 @@
 
 #include <array>
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,26 @@ struct ThreadWaitShares {
   std::array<double, kWaitClassCount> shares{};
 };
 std::vector<ThreadWaitShares> ThreadWaits(const Signals& s);
+
+// Each target thread's seconds off the CPU by class since the analysis
+// first saw it, for the metrics: bottleneckd_thread_wait_seconds_total
+// {class}, whose rate() over any range is the thread's wait ratio there (a
+// scrape every 15 s reads the ratio gauge's last window, 1 s of 15).
+struct ThreadWaitSeconds {
+  int tid = 0;
+  std::array<double, kWaitClassCount> seconds{};
+};
+class WaitSecondsTotals {
+ public:
+  // Adds each thread's shares x the window's seconds to its totals and
+  // returns them; a thread absent from the window is forgotten, and starts
+  // again from 0 if its tid comes back (a counter reset, as rate() reads
+  // one).
+  std::vector<ThreadWaitSeconds> Add(const std::vector<ThreadWaitShares>& window, double seconds);
+
+ private:
+  std::map<int, std::array<double, kWaitClassCount>> by_tid_;
+};
 
 // The largest of a thread's own classes (not input, not unseen: what it
 // waited on that is its limit), "" when it has none over 0.05 % of the

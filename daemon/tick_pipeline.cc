@@ -100,6 +100,7 @@ void AnalyzeSnapshot(Analyzer* analyzer, Snapshot* snap) {
   snap->plateau = std::move(a.plateau);
   snap->cpu_budget = std::move(a.cpu_budget);
   snap->thread_waits = std::move(a.thread_waits);
+  snap->thread_wait_seconds = std::move(a.thread_wait_seconds);
   snap->delivery_cost = analyzer->delivery_cost();
 }
 
@@ -163,6 +164,7 @@ void TickPipeline::Finish(const std::shared_ptr<Snapshot>& snap, double interval
     snap->plateau = prev_->plateau;
     snap->cpu_budget = prev_->cpu_budget;
     snap->thread_waits = prev_->thread_waits;
+    snap->thread_wait_seconds = prev_->thread_wait_seconds;
     snap->delivery_cost = prev_->delivery_cost;
   } else if (prev_) {
     AnalyzeSnapshot(analyzer_.get(), snap.get());

@@ -1,7 +1,9 @@
 // Network interface, drop ladder, socket protocol and thread metric families.
 #include <algorithm>
+#include <array>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/kernel_units.h"
 #include "collectors/cpu.h"
@@ -18,6 +20,28 @@ using prometheus::MetricType;
 // /proc/net/snmp fields that are levels, not counters.
 bool IsGaugeField(std::string_view name) {
   return name == "RtoAlgorithm" || name == "RtoMin" || name == "RtoMax" || name == "MaxConn" || name == "CurrEstab";
+}
+
+// One series per target thread of the window and wait class, from the rows
+// (ThreadWaitShares or ThreadWaitSeconds) matched to it by tid; no family
+// when there are no rows (no analysed window yet).
+template <typename Row>
+void AddByWaitClass(const Window& window, const std::vector<Row>& rows,
+                    const std::array<double, kWaitClassCount> Row::*values, MetricsOut* out, MetricName name,
+                    std::string_view help, MetricType type) {
+  if (rows.empty()) return;
+  FamilyBuilder family(out, name, help, type);
+  for (const ThreadWindow& t : window.threads) {
+    auto row = std::find_if(rows.begin(), rows.end(), [&](const Row& x) { return x.tid == t.tid; });
+    if (row == rows.end()) continue;
+    std::string pid = std::to_string(t.pid), tid = std::to_string(t.tid);
+    for (size_t c = 0; c < kWaitClassCount; ++c)
+      family.Add(((*row).*values)[c], {{"process", t.process},
+                                       {"pid", pid},
+                                       {"thread", t.thread},
+                                       {"tid", tid},
+                                       {"class", WaitClassName(static_cast<WaitClass>(c))}});
+  }
 }
 
 }  // namespace
@@ -138,24 +162,16 @@ void AddThreadFamilies(const Snapshot& s, MetricsOut* out) {
     for (const auto& [name, v] : states)
       state.Add(v, {{"process", t.process}, {"pid", pid}, {"thread", t.thread}, {"tid", tid}, {"state", name}});
   }
-  if (s.thread_waits.empty()) return;
-  FamilyBuilder waits(out, metric::kThreadWaitRatio,
-                      "Share of the last window each target thread spent off the CPU in its own waits, by what "
-                      "it waited on (analysis/wait_class.h): input, peer, lock, disk, sleep, other, unseen; they "
-                      "sum to its waiting state ratio.",
-                      MetricType::Gauge);
-  for (const ThreadWindow& t : s.window->threads) {
-    auto w = std::find_if(s.thread_waits.begin(), s.thread_waits.end(),
-                          [&](const ThreadWaitShares& x) { return x.tid == t.tid; });
-    if (w == s.thread_waits.end()) continue;
-    std::string pid = std::to_string(t.pid), tid = std::to_string(t.tid);
-    for (size_t c = 0; c < kWaitClassCount; ++c)
-      waits.Add(w->shares[c], {{"process", t.process},
-                               {"pid", pid},
-                               {"thread", t.thread},
-                               {"tid", tid},
-                               {"class", WaitClassName(static_cast<WaitClass>(c))}});
-  }
+  AddByWaitClass(*s.window, s.thread_waits, &ThreadWaitShares::shares, out, metric::kThreadWaitRatio,
+                 "Share of the last window each target thread spent off the CPU in its own waits, by what "
+                 "it waited on (analysis/wait_class.h): input, peer, lock, disk, sleep, other, unseen; they "
+                 "sum to its waiting state ratio.",
+                 MetricType::Gauge);
+  AddByWaitClass(*s.window, s.thread_wait_seconds, &ThreadWaitSeconds::seconds, out, metric::kThreadWaitSecondsTotal,
+                 "Seconds each target thread spent off the CPU in its own waits since the daemon first saw it, by "
+                 "what it waited on (the classes of bottleneckd_thread_wait_ratio); its rate() is that ratio over "
+                 "the range.",
+                 MetricType::Counter);
 }
 
 }  // namespace bottleneckd::internal

@@ -142,5 +142,29 @@ TEST(WaitClass, ThreadsWithoutSchedstatHaveNoShares) {
   EXPECT_DOUBLE_EQ(w[0].shares[static_cast<size_t>(WaitClass::kUnseen)], 0.3);
 }
 
+// Seconds by class add up window by window (shares x the window's seconds);
+// a thread gone from a window is forgotten, and one that comes back starts
+// again from 0.
+TEST(WaitClass, WaitSecondsAddUpPerThreadAndForgetThreadsThatGo) {
+  const size_t sleep = static_cast<size_t>(WaitClass::kSleep), peer = static_cast<size_t>(WaitClass::kPeer);
+  ThreadWaitShares a{10, {}}, b{11, {}};
+  a.shares[sleep] = 0.5;
+  b.shares[peer] = 0.8;
+  WaitSecondsTotals totals;
+  std::vector<ThreadWaitSeconds> t = totals.Add({a, b}, 1.0);
+  t = totals.Add({a, b}, 2.0);
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0].tid, 10);
+  EXPECT_DOUBLE_EQ(t[0].seconds[sleep], 1.5);
+  EXPECT_DOUBLE_EQ(t[1].seconds[peer], 2.4);
+  EXPECT_DOUBLE_EQ(t[1].seconds[sleep], 0);
+  t = totals.Add({a}, 1.0);  // 11 gone
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_DOUBLE_EQ(t[0].seconds[sleep], 2.0);
+  t = totals.Add({a, b}, 1.0);  // 11 back: from 0
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_DOUBLE_EQ(t[1].seconds[peer], 0.8);
+}
+
 }  // namespace
 }  // namespace bottleneckd

@@ -196,6 +196,28 @@ TEST(Metrics, ThreadWaitsAreExportedByClass) {
   EXPECT_EQ(Find(BuildMetricFamilies(s, GetBuildInfo()), "bottleneckd_thread_wait_ratio"), nullptr);
 }
 
+// bottleneckd_thread_wait_seconds_total: the same classes as seconds since
+// the analysis first saw the thread (WaitSecondsTotals), a counter.
+TEST(Metrics, ThreadWaitSecondsAreCountersByClass) {
+  auto snap = std::make_shared<Snapshot>(*TwoTicks("seed-box"));
+  Snapshot* s = snap.get();
+  ASSERT_TRUE(s->window);
+  ASSERT_FALSE(s->window->threads.empty());
+  ThreadWaitSeconds w;
+  w.tid = s->window->threads[0].tid;
+  w.seconds[static_cast<size_t>(WaitClass::kSleep)] = 12.5;
+  s->thread_wait_seconds = {w};
+  auto fams = BuildMetricFamilies(s, GetBuildInfo());
+  const auto* secs = Find(fams, "bottleneckd_thread_wait_seconds_total");
+  ASSERT_NE(secs, nullptr);
+  EXPECT_EQ(secs->type, prometheus::MetricType::Counter);
+  ASSERT_EQ(secs->metric.size(), kWaitClassCount);
+  for (const auto& m : secs->metric)
+    EXPECT_EQ(m.counter.value, Label(m, "class") == "sleep" ? 12.5 : 0) << Label(m, "class");
+  s->thread_wait_seconds.clear();
+  EXPECT_EQ(Find(BuildMetricFamilies(s, GetBuildInfo()), "bottleneckd_thread_wait_seconds_total"), nullptr);
+}
+
 // irqtime (sources/irqtime.h): two CPUs, eth0's TxRx-0 (IRQ 30) on both,
 // TxRx-1 (IRQ 31) on cpu1, and IRQ 99 that is no NIC's.
 Snapshot IrqTimeSnapshot() {
