@@ -50,7 +50,7 @@ LAB_GEN=${4:?usage}
 . "$SRC/tests/integration/lib.sh"
 integ_bound_time 600 "$@"
 integ_init
-integ_require_tools python3 ip curl awk pgrep prometheus
+integ_require_tools python3 ip nsenter curl awk pgrep prometheus
 # shellcheck source=tests/echo_lab/lab.sh
 . "$SRC/tests/echo_lab/lab.sh"
 lab_up
@@ -85,8 +85,10 @@ DAEMON_PID=$INTEG_LAST_PID
 # plateau and the echo thread's state ("t METRIC_LINE" in metrics.log),
 # scraped twice a second inside the box for the whole test (bounded: it stops
 # when the stop file appears, or after 420 s); a scrape that failed ("t
-# curl's exit code" in scrape-failures.log) is said beside the timeline's
-# figures, which also read the time to verdict from the run store.
+# curl's exit code" in scrape-failures.log) and the slowest answer (curl's
+# own time, "t took SECONDS" in scrape-times.log, beside its errors) are
+# said beside the timeline's figures, which also read the time to verdict
+# from the run store.
 poller() {
   local end=$((SECONDS + 420)) line t re='^bottleneckd_verdict_info\{bound="([^"]*)",resource="([^"]*)"\}'
   while [ "$SECONDS" -lt "$end" ] && [ ! -e "$INTEG_TMP/poller.stop" ]; do
@@ -98,7 +100,8 @@ poller() {
       else
         echo "$t $line" >>"$INTEG_TMP/metrics.log"
       fi
-    done < <({ lab_box curl -sS -f -m 2 "http://127.0.0.1:$PORT/metrics" ||
+    done < <({ lab_box_net curl -sS -f -m 2 -w "%{stderr}$EPOCHREALTIME took %{time_total}\n" \
+      "http://127.0.0.1:$PORT/metrics" 2>>"$INTEG_TMP/scrape-times.log" ||
       echo "$EPOCHREALTIME $?" >>"$INTEG_TMP/scrape-failures.log"; } |
       grep -E '^bottleneckd_(verdict_info\{|utilisation_plateau |thread_state_ratio\{.*thread="udpecho"|cpu_budget_(overlap_)?ratio\{cpu="1")')
     sleep 0.5

@@ -104,6 +104,15 @@ lab_check() { lab_check_with lab_check.py "$@"; }
 
 # lab_box CMD...: runs CMD in the box's namespace.
 lab_box() { ip netns exec "$LAB_NSB" "$@"; }
+# lab_box_net CMD...: runs CMD in the box's network namespace only (setns,
+# as nsenter does it), for what runs many times a second beside the load:
+# `ip netns exec` also makes a mount namespace and mounts a fresh /sys in it
+# for each command. With it, the poller's scrapes stalled beside the load:
+# lab.echo here (2026-12-07) answered 1 scrape in the epoll scenario's
+# 14.6 s, no curl failed and none took over 10 ms by its own clock, so the
+# time went before curl ran (fresh-clone CIs: gaps of 2.4-5.8 s). With
+# nsenter the next whole lab.echo answered every scenario's scrapes in full.
+lab_box_net() { nsenter --net="/run/netns/$LAB_NSB" "$@"; }
 
 # lab_rps MASK: steers the box interface's receive processing to the CPUs of
 # MASK (hex, "0": off).

@@ -665,11 +665,25 @@ def scrape_gaps(points, start, end, failures_path):
                     codes[parts[1]] += 1
     except OSError:
         pass
+    # curl's own time of each scrape ("t took SECONDS" lines beside its
+    # errors): a slow answer is the daemon's (or the box's network), a gap
+    # with none is the poller's own (its process starts, its sleep).
+    slowest = 0.0
+    try:
+        with open(failures_path.replace("scrape-failures.log", "scrape-times.log")) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 3 and parts[1] == "took" and start <= float(parts[0]) <= end:
+                    slowest = max(slowest, float(parts[2]))
+    except (OSError, ValueError):
+        pass
     times = [start] + [p[0] for p in points] + [end]
     gap = max(b - a for a, b in zip(times, times[1:]))
     if codes or gap > 2:
-        figure("scrapes", "%d answered, %d failed (curl exit %s), longest %.1f s without an answer" % (
-            len(points), sum(codes.values()), ", ".join("%s x%d" % kv for kv in sorted(codes.items())) or "-", gap))
+        figure("scrapes", "%d answered, %d failed (curl exit %s), longest %.1f s without an answer, "
+               "slowest answer %.2f s by curl" % (
+                   len(points), sum(codes.values()), ", ".join("%s x%d" % kv for kv in sorted(codes.items())) or "-",
+                   gap, slowest))
 
 
 def stored_time_to_verdict(store_path, run_name, start, end, label, resources):
