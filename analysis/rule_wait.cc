@@ -219,6 +219,12 @@ std::string WaitPlacesSentence(const ThreadSignal& th) {
            WakersNote(st.places[i]);
     return s + " of its time off the CPU";
   }
+  // Followed by offcpu and measured under half of its waiting (signals.cc
+  // StateOf): its places are the samples'.
+  if (st.measured_missed)
+    s += "; offcpu (eBPF) measured " + FormatPercent(*st.measured_missed) +
+         " of the window in its waits: a wait under way since before it followed the thread counts from the "
+         "thread's next switch (docs/offcpu.md)";
   if (!st.places.empty()) {
     // The recent windows' samples (Analyzer's WaitHistory), most first.
     s += "; sampled in ";
@@ -323,7 +329,8 @@ std::string WaitSentence(const Signals& sig, const ThreadSignal& th) {
   if (TooFewSampledWaits(*th.state))
     s += "; too few of its samples caught it waiting (" + std::to_string(SampledWaits(*th.state)) + " of " +
          std::to_string(th.state->place_samples) + ", at least " + std::to_string(kSampledPlacesMin) +
-         " needed) to say what it waits on: unseen (offcpu's eBPF measures it)";
+         " needed) to say what it waits on: unseen (offcpu's eBPF measures it" +
+         (th.state->measured_missed ? " once that wait ends)" : ")");
   if (std::string by = WaitSharesSentence(WaitShares(*th.state)); !by.empty())
     s += "; by what it waited on (analysis/wait_class.h): " + by + " of the window";
   return s;

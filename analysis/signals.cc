@@ -34,7 +34,10 @@ std::optional<ThreadState> StateOf(const ThreadWindow& t) {
   st.object = t.wait.object.Describe();
   st.object_peer = t.wait.object.peer();
   st.hidden = t.wait.hidden;
-  if (t.measured_waits) {
+  // A wait under way since before offcpu followed the thread: its places
+  // are the samples' (Analyzer's WaitHistory).
+  st.measured_missed = MeasuredMissed(t);
+  if (t.measured_waits && !st.measured_missed) {
     // Shares of its time off the CPU as the program measured it, not of the
     // window: the program's clock (switch to switch) and schedstat's (pick to
     // dequeue) split each switch differently, about 2.5 us a switch here

@@ -97,6 +97,11 @@ struct ThreadState {
   std::vector<Place> places;
   int place_samples = 0;
   bool places_measured = false;
+  // Set when offcpu followed the thread through the window but measured
+  // under half of its waiting (window/offcpu_window.h MeasuredMissed: its
+  // measured own waits' share of the window): a wait under way since before
+  // it was followed. Its places are then the sampled ones.
+  std::optional<double> measured_missed{};
   // What the window-end sample's system call waited on, resolved from its
   // descriptor (collectors/wait_object.h): "udp 10.0.0.1:40000 ->
   // 10.0.0.2:7000"; "" when none or unknown. object_peer: a socket

@@ -27,6 +27,22 @@ bool AtSite(std::string_view where, std::string_view wchan) {
          (where.size() == wchan.size() || where[wchan.size()] == ' ');
 }
 
+void AddFoldedUs(std::string stack, double ns, FoldedProfile* out) {
+  const uint64_t us = static_cast<uint64_t>(std::llround(ns / 1000));
+  if (us > 0) AddFolded(stack, us, out);
+}
+
+// The thread's waiting the readings did not measure, at the place its
+// window-end sample saw (none when it saw none).
+void AddMissed(const OffCpuStackThread& t, FoldedProfile* out) {
+  if (t.missed_seconds <= 0 || t.wait_function.empty()) return;
+  std::string stack = FoldedFrame(t.thread.empty() ? "[unnamed]" : t.thread) + ";" +
+                      FoldedFrame(t.syscall.empty() ? "(no system call)" : t.syscall) + kMissedMark + ";" +
+                      FoldedFrame(t.wait_function) + " [kernel]";
+  if (!t.object.empty()) stack += ";[" + FoldedFrame(t.object) + "]";
+  AddFoldedUs(std::move(stack), t.missed_seconds * 1e9, out);
+}
+
 }  // namespace
 
 void AddOffCpuStacks(const OffCpuReading& a, const OffCpuReading& b, const std::vector<OffCpuStackThread>& threads,
@@ -34,6 +50,7 @@ void AddOffCpuStacks(const OffCpuReading& a, const OffCpuReading& b, const std::
   if (a.generation != b.generation || b.mono_ns <= a.mono_ns) return;
   for (const OffCpuStackThread& t : threads) {
     if (!Follows(a, t.tid) || !Follows(b, t.tid)) continue;
+    AddMissed(t, out);
     const std::map<StackKey, uint64_t> before = StacksOf(a, t.tid), after = StacksOf(b, t.tid);
     std::vector<std::pair<const StackKey*, double>> walked;
     double walked_ns = 0, all_ns = 0;
@@ -51,10 +68,7 @@ void AddOffCpuStacks(const OffCpuReading& a, const OffCpuReading& b, const std::
     }
     if (went_down || all_ns <= 0) continue;
     const std::string root = FoldedFrame(t.thread.empty() ? "[unnamed]" : t.thread);
-    auto add = [&](std::string stack, double ns) {
-      const uint64_t us = static_cast<uint64_t>(std::llround(ns / 1000));
-      if (us > 0) AddFolded(stack, us, out);
-    };
+    auto add = [&](std::string stack, double ns) { AddFoldedUs(std::move(stack), ns, out); };
     if (walked_ns <= 0) {
       add(root + ";" + kNotWalkedFrame, all_ns);
       continue;

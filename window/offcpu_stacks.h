@@ -13,7 +13,17 @@
 // whose stacks were walked for a share of its periods has the walked
 // stacks' time scaled to all its time off the CPU (as offcpu_window.h
 // scales its sites); time with no period walked is "[not walked]", a walked
-// stack the kernel's map did not keep "[stack not kept]". Pure arithmetic.
+// stack the kernel's map did not keep "[stack not kept]". A thread asleep
+// since before offcpu followed it (offcpu_window.h MeasuredMissed) has its
+// unmeasured waiting drawn as the place its window-end sample saw, marked
+// so:
+//
+//   udpecho;recvfrom [sampled: waiting since before offcpu followed it];
+//     __skb_wait_for_more_packets [kernel];[udp 10.0.0.1:40000 -> 10.0.0.7:5432] 1000000
+//
+// (one line, folded here).
+//
+// Pure arithmetic.
 #pragma once
 
 #include <string>
@@ -30,6 +40,9 @@ struct OffCpuStackThread {
   std::string thread;         // its name (comm)
   std::string wait_function;  // its wchan at the window's end; "" running or unknown
   std::string object;         // WaitObject::Describe() of that wait; "" none
+  std::string syscall{};      // the system call of that wait ("recvfrom"); "" none
+  // Its waiting the readings did not measure (MeasuredMissed), in seconds.
+  double missed_seconds = 0;
 };
 
 // Adds the threads' time off the CPU between a and b to *out (microseconds,
@@ -44,5 +57,6 @@ void AddOffCpuStacks(const OffCpuReading& a, const OffCpuReading& b, const std::
 inline constexpr const char* kPreemptedFrame = "[preempted]";
 inline constexpr const char* kNotWalkedFrame = "[not walked]";
 inline constexpr const char* kStackNotKeptFrame = "[stack not kept]";
+inline constexpr const char* kMissedMark = " [sampled: waiting since before offcpu followed it]";
 
 }  // namespace bottleneckd

@@ -5,6 +5,8 @@
 #include <tuple>
 #include <utility>
 
+#include "window/window.h"
+
 namespace bottleneckd {
 namespace {
 
@@ -42,6 +44,16 @@ constexpr double kMinWakerRatio = 0.01;
 }  // namespace
 
 bool Follows(const OffCpuReading& r, int tid) { return std::binary_search(r.tids.begin(), r.tids.end(), tid); }
+
+std::optional<double> MeasuredMissed(const ThreadWindow& t) {
+  if (!t.measured_waits || !t.waiting_ratio) return std::nullopt;
+  double own = 0;
+  for (const WaitSiteWindow& site : *t.measured_waits)
+    if (!site.involuntary) own += site.ratio;
+  const double waiting = *t.waiting_ratio;
+  if (waiting - own < kUnmeasuredWaitMin || own >= kMeasuredCoverMin * waiting) return std::nullopt;
+  return own;
+}
 
 std::optional<std::vector<WaitSiteWindow>> ComputeThreadWaits(const OffCpuReading& a, const OffCpuReading& b, int tid) {
   if (a.generation != b.generation || b.mono_ns <= a.mono_ns || !Follows(a, tid) || !Follows(b, tid))

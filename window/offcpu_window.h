@@ -53,6 +53,26 @@ struct WaitSiteWindow {
 // Whether reading r followed thread tid.
 bool Follows(const OffCpuReading& r, int tid);
 
+struct ThreadWindow;  // window/window.h
+
+// offcpu times a wait from the thread's switch away: a thread asleep since
+// before it was followed has no period until that wait ends, so the window
+// measures none of it while schedstat has the thread waiting. A server
+// stuck on a backend that stopped answering before the daemon started is
+// such a thread (a live run, 2026-12-07: waiting 100.0 % of every window,
+// measured 0, the evidence "no wait of its own this window" and the run
+// `undetermined`, where the sampled places, the daemon's without eBPF,
+// named the peer and gave `wait`). The share of the window its measured own
+// waits (not preemptions) cover when that is under half of its waiting
+// (the two clocks differ by a few points: docs/offcpu.md "Two clocks") and
+// leaves at least a fifth of the window unmeasured: the window's places are
+// then the sampled ones (analysis/signals.cc), and the rest is drawn as its
+// sampled place (offcpu_stacks.h). nullopt otherwise, and when the window
+// does not measure the thread.
+std::optional<double> MeasuredMissed(const ThreadWindow& t);
+inline constexpr double kMeasuredCoverMin = 0.5;
+inline constexpr double kUnmeasuredWaitMin = 0.2;
+
 // The sites of thread `tid` between a and b, largest ratio first, sites
 // under 0.1 % of the window left out; nullopt when the window does not
 // measure the thread (not followed by both readings, a different program

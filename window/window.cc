@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "base/kernel_units.h"
+#include "collectors/task_state.h"
 #include "window/offcpu_stacks.h"
 #include "window/window_numbers.h"
 
@@ -431,7 +432,10 @@ bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out) {
     std::vector<OffCpuStackThread> named;
     for (ThreadWindow& t : w.threads) {
       t.measured_waits = ComputeThreadWaits(*prev.offcpu, *cur.offcpu, t.tid);
-      named.push_back({t.tid, t.thread, t.wait.wchan, t.wait.object.Describe()});
+      const std::optional<double> measured = MeasuredMissed(t);
+      named.push_back({t.tid, t.thread, t.wait.wchan, t.wait.object.Describe(),
+                       t.wait.syscall && *t.wait.syscall >= 0 ? SyscallName(*t.wait.syscall) : "",
+                       measured ? (*t.waiting_ratio - *measured) * w.seconds : 0});
     }
     AddOffCpuStacks(*prev.offcpu, *cur.offcpu, named, &w.offcpu_stacks);
   }

@@ -193,10 +193,19 @@ TEST(WaitHistory, MeasuredWaitsNameThePlacesWithTheirShare) {
       << v.evidence[0];
 }
 
-// Measured, and no wait of its own in the window: said, not sampled instead.
+// Measured, and no wait of its own in the window (preempted, not waiting):
+// said, not sampled instead.
 TEST(WaitHistory, MeasuredWithoutWaitsSaysSo) {
-  Signals s = OneThread(812, "hrtimer_nanosleep", "clock_nanosleep");
-  s.threads[0].state->places_measured = true;
+  Window w;
+  w.seconds = 1;
+  ThreadWindow t = MeasuredThread(812, "udpecho", 0.36, 0.5, 0.14);
+  t.wait.wchan = "hrtimer_nanosleep";
+  t.wait.syscall = 230;  // clock_nanosleep
+  t.measured_waits = std::vector<WaitSiteWindow>{{"irqentry_exit", true, 0.5, 40}};
+  w.threads = {t};
+  Signals s = ExtractSignals(w, Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  ASSERT_TRUE(s.threads.at(0).state.has_value());
+  EXPECT_TRUE(s.threads[0].state->places_measured);
   WaitHistory h;
   h.Record(&s);
   EXPECT_TRUE(s.threads[0].state->places.empty());
@@ -207,9 +216,68 @@ TEST(WaitHistory, MeasuredWithoutWaitsSaysSo) {
   s.ladder.first_losing = Rung::kSocket;
   s.ladder.socket = 9000;
   Verdict v = Classify(s, VerdictThresholds());
-  ASSERT_FALSE(v.evidence.empty());
-  EXPECT_NE(v.evidence[0].find("measured by eBPF (sched_switch): no wait of its own this window"), std::string::npos)
+  EXPECT_NE(v.label, Bound::kWait);
+  EXPECT_TRUE(HasEvidence(v, "measured by eBPF (sched_switch): no wait of its own this window"))
+      << ::testing::PrintToString(v.evidence);
+}
+
+// A server stuck on its backend since before offcpu followed it: offcpu
+// times a wait from the switch away, so it measured nothing while schedstat
+// has the thread waiting the whole window (a live run, 2026-12-07: the run
+// `undetermined`, the evidence "no wait of its own this window"). Its
+// places are the samples', which name the peer: `wait`, class peer, and the
+// evidence says what the measurement missed. Measured waits that cover its
+// waiting stay measured.
+TEST(WaitHistory, AWaitUnderWaySinceBeforeOffcpuFollowedIsSampled) {
+  auto stuck = [](double measured) {
+    Window w;
+    w.seconds = 1;
+    ThreadWindow t = MeasuredThread(812, "udpecho", 0.0, 0.0, 1.0);
+    t.wait.wchan = "__skb_wait_for_more_packets";
+    t.wait.syscall = 45;  // recvfrom
+    t.wait.object.kind = WaitObject::Kind::kSocket;
+    t.wait.object.protocol = "udp";
+    t.wait.object.local = "10.0.0.2:40000";
+    t.wait.object.remote = "10.0.0.2:8";
+    t.measured_waits = std::vector<WaitSiteWindow>{};
+    if (measured > 0) t.measured_waits->push_back({"__skb_wait_for_more_packets (recvfrom)", false, measured, 1});
+    w.threads = {t};
+    w.input_sockets = {{812, "udp", "10.0.0.2:7", 6000, 212992}};
+    return w;
+  };
+  WaitHistory h;
+  Signals s;
+  for (int i = 0; i < 4; ++i) {
+    s = ExtractSignals(stuck(0), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+    OnCpu1(&s, true);
+    s.offered_packets_per_second = 6000;
+    s.ladder.socket = 6000;
+    h.Record(&s);
+  }
+  const ThreadState& st = *s.threads.at(0).state;
+  EXPECT_FALSE(st.places_measured);
+  ASSERT_TRUE(st.measured_missed.has_value());
+  EXPECT_DOUBLE_EQ(*st.measured_missed, 0);
+  ASSERT_EQ(st.places.size(), 1u);
+  EXPECT_EQ(ClassOfPlace(st.places[0]), WaitClass::kPeer);
+  EXPECT_TRUE(st.receiver);
+  Verdict v = Classify(s, VerdictThresholds());
+  ASSERT_EQ(v.label, Bound::kWait);
+  EXPECT_EQ(v.resource, "thread udpecho");
+  EXPECT_EQ(v.wait_class, "peer");
+  EXPECT_NE(v.evidence[0].find("; offcpu (eBPF) measured 0.0 % of the window in its waits: a wait under way since "
+                               "before it followed the thread counts from the thread's next switch (docs/offcpu.md); "
+                               "sampled in __skb_wait_for_more_packets (recvfrom) on peer udp 10.0.0.2:40000 -> "
+                               "10.0.0.2:8"),
+            std::string::npos)
       << v.evidence[0];
+  EXPECT_EQ(v.evidence[0].find("no wait of its own"), std::string::npos) << v.evidence[0];
+
+  // Measured, the wait once it ended: the measured places, whatever the
+  // clocks' few points apart.
+  Signals m = ExtractSignals(stuck(0.93), Sample(), nullptr, nullptr, SignalOptions{{1, 0}, {}, {}});
+  EXPECT_TRUE(m.threads.at(0).state->places_measured);
+  EXPECT_FALSE(m.threads[0].state->measured_missed.has_value());
 }
 
 // The object each sample's descriptor named rides with its place: the

@@ -23,6 +23,11 @@
 //                blocks in recv until the answer comes (one synchronous
 //                DNS, memcached or RPC call per request): udpecho waits on
 //                its peer while its own input fills and overflows;
+//       stuck    as peer, but udpback never answers: udpecho asks it once
+//                right after "ready", before reading its input, and stays
+//                blocked in that receive until SECONDS pass (a server stuck
+//                on a backend that stopped answering before anyone looked);
+//                nothing is echoed;
 //       tcppeer  the same over TCP: udpecho sends the datagram on a TCP
 //                connection to ADDR:PORT+1, where the process "tcpback"
 //                reads it whole, sleeps WAIT_US and writes it back, and
@@ -54,8 +59,8 @@
 //     to 50 us more. On exit (deadline, SIGTERM or SIGINT) prints
 //     "received=N echoed=M send_errors=E copies=K cpu=C mode=MODE wait_us=W".
 //
-// Bounded in time whatever arrives: every receive has a 100 ms timeout and a
-// wait is at most 1 s.
+// Bounded in time whatever arrives: every receive has a 100 ms timeout (the
+// stuck mode's one question: SECONDS) and a wait is at most 1 s.
 #define _GNU_SOURCE  // before any include: sched_setaffinity, recvmmsg
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -148,6 +153,7 @@ static void HandOff(const char* buf, size_t n, const struct sockaddr_in* peer, s
 // The peer: udpback answers each question on the backend socket after
 // WAIT_US; udpecho asks on a socket connected to it and waits for the answer.
 static int g_backend_fd = -1, g_ask_fd = -1;
+static int g_backend_silent = 0;  // the stuck mode: questions are read, never answered
 
 static void* Backend(void* arg) {
   (void)arg;
@@ -156,7 +162,7 @@ static void* Backend(void* arg) {
     struct sockaddr_in from;
     socklen_t from_len = sizeof from;
     ssize_t n = recvfrom(g_backend_fd, b, sizeof b, 0, (struct sockaddr*)&from, &from_len);
-    if (n < 0) continue;  // the 100 ms timeout: look at g_stop again
+    if (n < 0 || g_backend_silent) continue;  // the 100 ms timeout: look at g_stop again
     Wait();
     (void)sendto(g_backend_fd, b, (size_t)n, 0, (struct sockaddr*)&from, from_len);
   }
@@ -398,18 +404,20 @@ int main(int argc, char** argv) {
   const int wait = strcmp(mode, "wait") == 0 || idle || epoll_mode, handoff = strcmp(mode, "handoff") == 0;
   const int pool = strcmp(mode, "pool") == 0, convoy = strcmp(mode, "convoy") == 0,
             pipe_mode = strcmp(mode, "pipe") == 0;
-  const int peer_mode = strcmp(mode, "peer") == 0 || pool, tcp_peer = strcmp(mode, "tcppeer") == 0;
+  const int stuck = strcmp(mode, "stuck") == 0;
+  const int peer_mode = strcmp(mode, "peer") == 0 || pool || stuck, tcp_peer = strcmp(mode, "tcppeer") == 0;
   const int known = wait || handoff || peer_mode || tcp_peer || convoy || pipe_mode || strcmp(mode, "echo") == 0;
   if ((argc != 6 && !(argc == 8 && known && LabParseDouble(argv[7], 0, 1000000, &wait_d))) ||
       !LabParseDouble(argv[2], 1, 65535, &port_d) || !LabParseDouble(argv[3], 1, 3600, &seconds_d) ||
       !LabParseDouble(argv[4], -1, 4095, &cpu_d) || !LabParseDouble(argv[5], 0, 1000000, &copies_d)) {
     fprintf(stderr,
             "usage: lab_echo_server ADDR PORT SECONDS(1-3600) CPU(-1: any) K(0-1000000) "
-            "[echo|wait|handoff|peer|tcppeer|pool|convoy|pipe|idle|epoll WAIT_US(0-1000000)]\n");
+            "[echo|wait|handoff|peer|stuck|tcppeer|pool|convoy|pipe|idle|epoll WAIT_US(0-1000000)]\n");
     return 2;
   }
   const long port = (long)port_d, seconds = (long)seconds_d, cpu = (long)cpu_d, copies = (long)copies_d;
   g_wait_us = (long)wait_d;
+  g_backend_silent = stuck;
   g_copies = copies;
   if (LabPin((int)cpu) != 0) return 1;  // udpwork inherits the CPU and the timer slack
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -552,6 +560,15 @@ int main(int argc, char** argv) {
   }
   printf("ready port=%ld cpu=%ld copies=%ld mode=%s wait_us=%ld\n", port, cpu, copies, mode, g_wait_us);
   fflush(stdout);
+  if (stuck) {
+    // One question, before the input is read: the answer never comes, so
+    // the receive ends at the deadline (or on SIGTERM: a receive with a
+    // timeout is not restarted after a signal).
+    struct timeval all = {.tv_sec = seconds, .tv_usec = 0};
+    setsockopt(g_ask_fd, SOL_SOCKET, SO_RCVTIMEO, &all, sizeof all);
+    buf[0] = '?';
+    Ask(buf, 1);
+  }
   if (convoy) {
     ConvoyLoop((void*)&deadline);
     for (int i = 0; i < kConvoyThreads - 1; ++i) pthread_join(convoy_threads[i], NULL);

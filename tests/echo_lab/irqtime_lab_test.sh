@@ -51,7 +51,8 @@
 # network softirq followed no queue interrupt (RPS work is raised by IPIs).
 # Then the lab's other scenarios (light, cpu, wait, handoff and the K sweep's
 # two ends: lab.sh) run with irqtime on and must get the labels lab.echo
-# checks with it off.
+# checks with it off; and stuck (a server blocked on its backend since
+# before offcpu followed it), which only the measured path could miss.
 #
 # usage: irqtime_lab_test.sh BOTTLENECKD SOURCE_DIR ECHO_SERVER LOAD_GEN
 TEST_NAME=irqtime_lab_test
@@ -197,6 +198,7 @@ lab_scenario_wait
 lab_scenario_handoff
 lab_scenario_peer
 lab_scenario_tcppeer
+lab_scenario_stuck
 lab_scenario_pool
 lab_scenario_convoy
 lab_scenario_pipe

@@ -473,6 +473,26 @@ lab_scenario_tcppeer() {
     "wait_object=on peer tcp ${LAB_BOX_IP//./\\.}:[0-9]+ -> ${LAB_BOX_IP//./\\.}:$((LAB_PORT + 1))[ (]" \
     wait_class=peer "$(lab_input)"
 }
+# A server stuck on its backend since before the daemon followed it: in the
+# stuck mode udpecho asks udpback once, right after it starts (before the
+# threads collector finds it), and udpback never answers: udpecho stays in
+# that receive on the connected socket for the whole run while its input
+# overflows, and echoes nothing. offcpu times a wait from the switch away,
+# which it never saw: before window/offcpu_window.h MeasuredMissed, such a
+# run read `undetermined` with offcpu loaded, its evidence "measured by eBPF
+# (sched_switch): no wait of its own this window" (2026-12-07, a Python
+# stand-in), and `wait` without it. With offcpu (lab.irqtime) the evidence
+# must say what the program missed, and the run's off-CPU stacks draw the
+# wait at its sampled place, on the peer. One step: the thread does nothing
+# at any rate. lab.irqtime only: without offcpu this is the sampled path
+# lab.echo's peer checks.
+lab_scenario_stuck() {
+  local peer="udp ${LAB_BOX_IP//./\\.}:[0-9]+ -> ${LAB_BOX_IP//./\\.}:$((LAB_PORT + 1))"
+  ECHO_MODE="stuck 0" scenario stuck 0 1024 8 "6000" -- label=wait "resources=thread udpecho" \
+    socket_loss_min=0.9 thread_waiting_min=0.9 "wait_object=on peer ${peer}[ (]" wait_class=peer "$(lab_input)" \
+    ${LAB_WAKERS:+"wait_says=offcpu \(eBPF\) measured [0-9.]+ % of the window in its waits: a wait under way since before it followed the thread"} \
+    ${LAB_WAKERS:+"offcpu_object=measured:$peer"}
+}
 # lab_input: the wait_input check: the echo's evidence names its input, the
 # generator's destination, and a rate it refused.
 lab_input() {

@@ -100,5 +100,29 @@ TEST(AddOffCpuStacks, UnmeasuredWindowsAddNothing) {
   EXPECT_EQ(p.stacks.begin()->first.substr(0, 5), "a?b?;");
 }
 
+// A thread asleep since before offcpu followed it (offcpu_window.h
+// MeasuredMissed): no period of it in the readings, its unmeasured waiting
+// drawn at the place its sample saw, marked as sampled; a thread whose
+// sample saw no place has none drawn.
+TEST(AddOffCpuStacks, AWaitSinceBeforeItWasFollowedIsDrawnWhereItsSampleSawIt) {
+  OffCpuReading a = Reading(1'000'000'000, {});
+  OffCpuReading b = Reading(2'000'000'000, {});
+  FoldedProfile p;
+  AddOffCpuStacks(
+      a, b, {{7, "udpecho", "__skb_wait_for_more_packets", "udp 10.0.0.2:40000 -> 10.0.0.2:8", "recvfrom", 0.98}}, &p);
+  FoldedProfile want;
+  AddFolded(
+      "udpecho;recvfrom [sampled: waiting since before offcpu followed it];__skb_wait_for_more_packets [kernel];"
+      "[udp 10.0.0.2:40000 -> 10.0.0.2:8]",
+      980'000, &want);
+  EXPECT_EQ(p, want) << WriteFolded(p);
+  FoldedProfile q;
+  AddOffCpuStacks(a, b, {{7, "udpecho", "", "", "", 0.98}}, &q);
+  EXPECT_EQ(q.samples, 0u) << WriteFolded(q);
+  // Not followed by both readings: nothing, as for the measured stacks.
+  AddOffCpuStacks(Reading(1'000'000'000, {}, {}), b, {{7, "udpecho", "x", "", "read", 0.98}}, &q);
+  EXPECT_EQ(q.samples, 0u) << WriteFolded(q);
+}
+
 }  // namespace
 }  // namespace bottleneckd::offcpu_stacks_test

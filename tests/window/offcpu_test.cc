@@ -34,6 +34,7 @@
 #include "tests/support/test_util.h"
 #include "window/offcpu_stacks.h"
 #include "window/offcpu_window.h"
+#include "window/window.h"
 
 namespace bottleneckd::offcpu_test {
 namespace {
@@ -249,6 +250,43 @@ TEST(OffCpuSource, AThreadBlockedThroughTheWindowCountsItsTimeSoFar) {
   ASSERT_OK(src.Read(&d));
   EXPECT_TRUE(d.tids.empty());
   EXPECT_FALSE(ComputeThreadWaits(c, d, tid).has_value());
+}
+
+// The program's blind spot, on this kernel: a thread already blocked when
+// it is followed has no period until that wait ends, so a window measures
+// nothing of it while it waits throughout. MeasuredMissed
+// (window/offcpu_window.h) tells such a window from a measured one, and the
+// window's stacks draw the time at the place its sample saw.
+TEST(OffCpuSource, AThreadAsleepBeforeItWasFollowedIsMeasuredFromItsNextSwitch) {
+  OffCpuSource src;
+  ASSERT_OK(src.Start());
+  PipeReader reader;
+  const int tid = reader.tid();
+  reader.Go();  // blocked in its read before it is followed
+  ASSERT_OK(src.SetTargets({tid}));
+  OffCpuReading a, b;
+  ASSERT_OK(src.Read(&a));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_OK(src.Read(&b));
+  auto waits = ComputeThreadWaits(a, b, tid);
+  ASSERT_TRUE(waits.has_value());  // followed through the window
+  EXPECT_EQ(Ratio(*waits, "(read)"), 0);
+  ThreadWindow t;
+  t.tid = tid;
+  t.thread = "reader";
+  t.running_ratio = t.runnable_ratio = 0.0;
+  t.waiting_ratio = 1.0;  // schedstat: off the CPU the whole window
+  t.wait.wchan = "pipe_read";
+  t.wait.syscall = SYS_read;
+  t.measured_waits = waits;
+  const std::optional<double> measured = MeasuredMissed(t);
+  ASSERT_TRUE(measured.has_value());
+  EXPECT_LT(*measured, 0.01);
+  FoldedProfile p;
+  AddOffCpuStacks(a, b, {{tid, "reader", "pipe_read", "", "read", 1.0 - *measured}}, &p);
+  EXPECT_EQ(p.stacks.size(), 1u) << WriteFolded(p);
+  EXPECT_GT(p.stacks[std::string("reader;read") + kMissedMark + ";pipe_read [kernel]"], 0u) << WriteFolded(p);
+  reader.Release();
 }
 
 // The whole stack a thread left with, user frames (this test's functions,
