@@ -220,7 +220,7 @@ int RunStoreReport(const Config& config, const Flags& flags) {
   }
   if (flags.format == "folded-offcpu" && report.offcpu.samples == 0) {
     std::fprintf(stderr, "bottleneckd: report: run '%s' has no off-CPU stacks (%s)\n", report.profile_of.c_str(),
-                 EmptyOffCpuReason().c_str());
+                 EmptyOffCpuReason(report).c_str());
     return 2;
   }
   std::string text = flags.format == "folded"          ? WriteFolded(report.profile)

@@ -32,7 +32,7 @@ namespace bottleneckd {
 
 class WalSyncer;
 
-inline constexpr int kRunStoreSchemaVersion = 10;
+inline constexpr int kRunStoreSchemaVersion = 11;
 // The oldest schema a read-only open reads (figures a version lacks read as
 // unset, flows and CPU budgets as none); a writable open migrates any older file.
 inline constexpr int kRunStoreOldestReadable = 1;

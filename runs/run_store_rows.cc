@@ -135,6 +135,7 @@ const Column<RunReport> kRunColumns[] = {
      },
      8},
     BN_COLUMN_SINCE(RunReport, "profile_readings", profile_readings, 8),
+    BN_COLUMN_SINCE(RunReport, "offcpu_readings", offcpu_readings, 11),
     BN_COLUMN_SINCE(RunReport, "wait_class", verdict.wait_class, 9),  // NULL on older rows: ""
 };
 static_assert(kBoundCount == 6, "one score_<label> column per Bound (a new label needs a migration)");

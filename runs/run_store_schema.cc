@@ -228,6 +228,13 @@ CREATE TABLE run_offcpu (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 11: how many of offcpu's readings a run merged into its off-CPU
+// stacks (as profile_readings for the profile): why empty stacks are empty.
+// NULL on older rows: unknown.
+constexpr const char* kSchemaV11 = R"sql(
+ALTER TABLE runs ADD COLUMN offcpu_readings INTEGER;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {"create runs, run_evidence and timeline", kSchemaV1},
     {"capture figures on runs and timeline, run_flows", kSchemaV2},
@@ -239,6 +246,7 @@ constexpr Migration kMigrations[] = {
     {"a run's limited and light parts, its profiler readings", kSchemaV8},
     {"a wait run's wait class", kSchemaV9},
     {"run_offcpu: each run's merged off-CPU stacks", kSchemaV10},
+    {"a run's offcpu readings", kSchemaV11},
 };
 static_assert(std::size(kMigrations) == kRunStoreSchemaVersion,
               "kRunStoreSchemaVersion must equal the number of migrations");

@@ -192,6 +192,10 @@ struct RunReport {
   // the run merged into `profile`; nullopt where unknown (a run stored
   // before the store kept it). 0 with a profile: the profiler was not loaded.
   std::optional<int> profile_readings;
+  // Likewise offcpu's readings (one a window while it was loaded) the run
+  // merged into `offcpu`; nullopt where unknown (stored before schema
+  // version 11).
+  std::optional<int> offcpu_readings;
   std::string expected_label, expected_resource;  // ground truth, simulated recordings
   // Live runs and the store.
   std::string source;             // "command", "control", "window", "segment", "recording"

@@ -173,7 +173,7 @@ void RunTracker::OnWindow(const TimelinePoint& p, const Verdict& v, const std::v
     live.verdicts.push_back(v);
     live.flows.Add(captures);
     if (profile) AddReading(*profile, &live.profile), ++live.profile_readings;
-    if (offcpu) AddProfile(*offcpu, &live.offcpu);
+    if (offcpu) AddProfile(*offcpu, &live.offcpu), ++live.offcpu_readings;
     AppendPending(&live);
     if (o_.segments)
       if (auto s = live.segments.Add(p.offered_packets_per_second)) EndSegment(&live, *s);
@@ -191,7 +191,7 @@ void RunTracker::OnWindow(const TimelinePoint& p, const Verdict& v, const std::v
   window_.verdicts.push_back(v);
   window_.flows.Add(captures);
   if (profile) AddReading(*profile, &window_.profile), ++window_.profile_readings;
-  if (offcpu) AddProfile(*offcpu, &window_.offcpu);
+  if (offcpu) AddProfile(*offcpu, &window_.offcpu), ++window_.offcpu_readings;
   if (p.t >= window_.run.start + o_.window_seconds - 1e-6) {
     // The host's windows carry hysteresis already: no settling.
     RunReport r = window_.run;
@@ -203,6 +203,7 @@ void RunTracker::OnWindow(const TimelinePoint& p, const Verdict& v, const std::v
     r.profile = std::move(window_.profile);
     r.profile_readings = window_.profile_readings;
     r.offcpu = std::move(window_.offcpu);
+    r.offcpu_readings = window_.offcpu_readings;
     window_open_ = false;
     Save(Pending{std::move(r), {}, 0, false, {}, 0});
     if (store_ && p.t - last_prune_ > 3600) {
@@ -272,6 +273,7 @@ Status RunTracker::StopLocked(const std::string& name, std::optional<int> exit_c
   r.profile = std::move(live.profile);
   r.profile_readings = live.profile_readings;
   r.offcpu = std::move(live.offcpu);
+  r.offcpu_readings = live.offcpu_readings;
   r.exit_code = exit_code;
   Pending p{r, live.points, live.stored_points, false, live.finished_segments, 0};
   bool stored = Store(&p);

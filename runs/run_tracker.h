@@ -106,6 +106,7 @@ class RunTracker {
     FoldedProfile profile;     // likewise
     int profile_readings = 0;  // the profiler's readings merged into it (one a window while loaded)
     FoldedProfile offcpu;      // every window's off-CPU stacks
+    int offcpu_readings = 0;   // offcpu's readings merged into it (one a window while loaded)
     std::vector<int> pids;     // the processes it follows (Follow)
   };
   // A finished run on its way to the store.

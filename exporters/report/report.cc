@@ -93,6 +93,7 @@ Status BuildStoreReport(RunStore* store, const std::string& run, size_t last, co
   out->store = store->path();
   out->profile_of = found[0].name;
   out->profile_readings = found[0].profile_readings;
+  out->offcpu_readings = found[0].offcpu_readings;
   BN_RETURN_IF_ERROR(store->Profile(found[0].id, &out->profile));
   BN_RETURN_IF_ERROR(store->OffCpu(found[0].id, &out->offcpu));
   return AppendTimeline(store, found[0].id, &out->timeline);
@@ -167,6 +168,7 @@ Report ReportOfRun(const RunReport& run, std::vector<RunReport> segments, const 
   out.profile_of = run.name;
   out.profile_readings = run.profile_readings;
   out.offcpu = run.offcpu;  // likewise (RunStore::OffCpu)
+  out.offcpu_readings = run.offcpu_readings;
   SetSweep(loss, &out);
   return out;
 }

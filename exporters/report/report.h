@@ -51,16 +51,20 @@ struct Report {
   // why an empty profile is empty (EmptyProfileReason).
   std::optional<int> profile_readings;
   // --run NAME: that run's merged off-CPU stacks in microseconds (empty when
-  // offcpu followed none of its threads; window/offcpu_stacks.h).
+  // offcpu followed none of its threads; window/offcpu_stacks.h), and
+  // offcpu's readings it merged (RunReport::offcpu_readings).
   FoldedProfile offcpu;
+  std::optional<int> offcpu_readings;
 };
 
 // Why `r`'s profile has no sample, one sentence: the profiler was not loaded
 // while the run ran (no reading), or it was loaded for N windows and walked
 // no stack (collectors.profile.stacks), or the store is older than the count.
 std::string EmptyProfileReason(const Report& r);
-// Why a run's off-CPU stacks are empty, one sentence.
-std::string EmptyOffCpuReason();
+// Why `r`'s off-CPU stacks are empty, one sentence: offcpu was not loaded
+// while the run ran, or it was loaded for N windows and measured no time
+// off the CPU of a thread it followed, or the store is older than the count.
+std::string EmptyOffCpuReason(const Report& r);
 
 // The runs r's plateau, MLFRR and sensitivity check are over: r.sweep when
 // r.sweep_of says it was chosen, else r.runs.

@@ -313,7 +313,7 @@ void AppendOffCpu(const Report& r, std::string* o) {
         std::to_string(r.offcpu.samples) + "\"><h2>Off-CPU stacks of run &#39;" + HtmlEscape(r.profile_of) +
         "&#39;</h2>\n";
   if (r.offcpu.samples == 0) {
-    *o += "<p class=\"no-profile\">None: " + HtmlEscape(EmptyOffCpuReason()) + ".</p>\n</section>\n";
+    *o += "<p class=\"no-profile\">None: " + HtmlEscape(EmptyOffCpuReason(r)) + ".</p>\n</section>\n";
     return;
   }
   *o += "<p>" + F("%.2f", static_cast<double>(r.offcpu.samples) / 1e6) +

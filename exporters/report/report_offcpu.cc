@@ -40,10 +40,18 @@ std::string Seconds(uint64_t us) {
 
 }  // namespace
 
-std::string EmptyOffCpuReason() {
-  return "offcpu followed none of the run's threads while it ran: it follows the target threads "
-         "(collectors.threads.targets) and needs CAP_BPF and CAP_PERFMON and the kernel's BTF (the daemon's log says "
-         "why it did not load); a run store older than schema version 10 keeps no off-CPU stacks";
+std::string EmptyOffCpuReason(const Report& r) {
+  if (!r.offcpu_readings)
+    return "the run store holds no count of offcpu's readings for this run (stored before schema version 11): "
+           "offcpu follows the target threads (collectors.threads.targets) and the run's command, and needs "
+           "CAP_BPF, CAP_PERFMON and the kernel's BTF; a store older than schema version 10 keeps no off-CPU stacks";
+  if (*r.offcpu_readings == 0)
+    return "offcpu was not loaded while the run ran (collectors.offcpu.enabled, CAP_BPF and CAP_PERFMON, the "
+           "kernel's BTF; the daemon's log says why at start)";
+  return "offcpu was loaded for " + std::to_string(*r.offcpu_readings) +
+         " of the run's windows and measured no time off the CPU: it follows the target threads "
+         "(collectors.threads.targets) and the run's command, and none of them was found, or none left the CPU "
+         "while followed";
 }
 
 std::vector<FunctionSamples> TopOffCpuWaits(const FoldedProfile& offcpu, size_t n) {
@@ -60,7 +68,7 @@ std::vector<FunctionSamples> TopOffCpuWaits(const FoldedProfile& offcpu, size_t 
 std::string OffCpuText(const Report& r) {
   if (r.profile_of.empty()) return "";
   std::string o = "\noff-CPU stacks of run '" + r.profile_of + "': ";
-  if (r.offcpu.samples == 0) return o + "none (" + EmptyOffCpuReason() + ")\n";
+  if (r.offcpu.samples == 0) return o + "none (" + EmptyOffCpuReason(r) + ")\n";
   o += Seconds(r.offcpu.samples) + " s off the CPU (its target threads together); where they waited:\n";
   for (const FunctionSamples& f : TopOffCpuWaits(r.offcpu, kReportTopFunctions)) {
     char share[16];
@@ -80,8 +88,13 @@ void WriteOffCpuJson(const Report& r, JsonWriter* w) {
   w->Key("run").String(r.profile_of);
   w->Key("microseconds").Integer(r.offcpu.samples);
   w->Key("stacks").Integer(r.offcpu.stacks.size());
+  if (r.offcpu_readings) {
+    w->Key("readings").Integer(*r.offcpu_readings);
+  } else {
+    w->Key("readings").Null();
+  }
   if (r.offcpu.samples == 0) {
-    w->Key("empty_because").String(EmptyOffCpuReason());
+    w->Key("empty_because").String(EmptyOffCpuReason(r));
   } else {
     w->Key("empty_because").Null();
   }

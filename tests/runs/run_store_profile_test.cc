@@ -15,9 +15,12 @@ namespace bottleneckd::run_store_test::run_store_profile_test {
 namespace {
 
 // The steps from version N on undone, as a version N-1 bottleneckd left the file.
-constexpr const char* kUndoVersion10 = "DROP TABLE run_offcpu; ";
-constexpr const char* kUndoVersion9 = "DROP TABLE run_offcpu; ALTER TABLE runs DROP COLUMN wait_class; ";
+constexpr const char* kUndoVersion11 = "ALTER TABLE runs DROP COLUMN offcpu_readings; ";
+constexpr const char* kUndoVersion10 = "ALTER TABLE runs DROP COLUMN offcpu_readings; DROP TABLE run_offcpu; ";
+constexpr const char* kUndoVersion9 =
+    "ALTER TABLE runs DROP COLUMN offcpu_readings; DROP TABLE run_offcpu; ALTER TABLE runs DROP COLUMN wait_class; ";
 constexpr const char* kUndoVersion8 =
+    "ALTER TABLE runs DROP COLUMN offcpu_readings; "
     "DROP TABLE run_offcpu; ALTER TABLE runs DROP COLUMN wait_class; ALTER TABLE runs DROP COLUMN limited_windows; "
     "ALTER TABLE runs DROP COLUMN light_windows; "
     "ALTER TABLE runs DROP COLUMN light_label; ALTER TABLE runs DROP COLUMN profile_readings; ";
@@ -218,6 +221,41 @@ TEST_F(RunStoreTest, AVersionNineStoreHasNoOffCpuStacksAndMigrates) {
   FoldedProfile got;
   ASSERT_OK(rw->OffCpu(r.id, &got));
   EXPECT_EQ(got, TwoWaits());
+}
+
+// Version 11: how many of offcpu's readings a run merged round trips (0:
+// offcpu was not loaded); a version-10 file reads it as unknown, read-only,
+// and a writable open adds the column.
+TEST_F(RunStoreTest, ARunsOffCpuReadingsRoundTripAndAreUnknownBeforeVersionEleven) {
+  int64_t id = 0;
+  {
+    auto s = OpenOrDie(DbPath());
+    RunReport r = MakeRun("followed", 1700000000);
+    ASSERT_OK(s->BeginRun(&r));
+    r.offcpu_readings = 12;
+    ASSERT_OK(s->FinishRun(&r, {}));
+    id = r.id;
+    EXPECT_EQ(Fetch(s.get(), id).offcpu_readings, std::optional<int>(12));
+    RunReport unloaded = MakeRun("not loaded", 1700000050);
+    ASSERT_OK(s->BeginRun(&unloaded));
+    unloaded.offcpu_readings = 0;
+    ASSERT_OK(s->FinishRun(&unloaded, {}));
+    EXPECT_EQ(Fetch(s.get(), unloaded.id).offcpu_readings, std::optional<int>(0));
+  }
+  ExecOrFail(DbPath(), (std::string(kUndoVersion11) + "PRAGMA user_version = 10;").c_str());
+  {
+    auto ro = OpenOrDie(DbPath(), true);
+    EXPECT_EQ(ro->schema_version(), 10);
+    EXPECT_FALSE(Fetch(ro.get(), id).offcpu_readings.has_value());
+  }
+  auto rw = OpenOrDie(DbPath());
+  EXPECT_EQ(rw->schema_version(), kRunStoreSchemaVersion);
+  EXPECT_FALSE(Fetch(rw.get(), id).offcpu_readings.has_value());
+  RunReport r = MakeRun("new", 1700000100);
+  ASSERT_OK(rw->BeginRun(&r));
+  r.offcpu_readings = 3;
+  ASSERT_OK(rw->FinishRun(&r, {}));
+  EXPECT_EQ(Fetch(rw.get(), r.id).offcpu_readings, std::optional<int>(3));
 }
 
 }  // namespace

@@ -228,7 +228,7 @@ TEST_F(RunStoreTest, MigratesAnEmptyFileToTheCurrentSchema) {
   auto s = OpenOrDie(DbPath());
   ASSERT_TRUE(s);
   EXPECT_EQ(s->schema_version(), kRunStoreSchemaVersion);
-  EXPECT_EQ(s->schema_version(), 10);
+  EXPECT_EQ(s->schema_version(), 11);
   RunReport r = MakeRun("after migration", 1);
   ASSERT_OK(s->FinishRun(&r, {Point(1), Point(2)}));
   s.reset();
@@ -262,16 +262,19 @@ TEST_F(RunStoreTest, AFailedMigrationStepIsRolledBackWhole) {
 TEST_F(RunStoreTest, RefusesASchemaNewerThanThisBuild) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(DbPath().c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 11", nullptr, nullptr, nullptr), SQLITE_OK);
+  const int newer = kRunStoreSchemaVersion + 1;
+  const std::string pragma = "PRAGMA user_version = " + std::to_string(newer);
+  ASSERT_EQ(sqlite3_exec(db, pragma.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);
   for (bool read_only : {false, true}) {
     std::unique_ptr<RunStore> s;
     Status st = RunStore::Open(DbPath(), read_only, &s);
     EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << st.ToString();
-    EXPECT_EQ(st.message(), DbPath() + " schema version 11 is newer than this bottleneckd (10)");
+    EXPECT_EQ(st.message(), DbPath() + " schema version " + std::to_string(newer) +
+                                " is newer than this bottleneckd (" + std::to_string(kRunStoreSchemaVersion) + ")");
     EXPECT_FALSE(s);
   }
-  EXPECT_EQ(UserVersion(DbPath()), 11);  // left as it was
+  EXPECT_EQ(UserVersion(DbPath()), newer);  // left as it was
 }
 
 TEST_F(RunStoreTest, AFileThatIsNotADatabaseIsCorruption) {

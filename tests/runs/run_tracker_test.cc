@@ -137,6 +137,33 @@ TEST(RunTracker, ARunCountsTheProfilerReadingsItMerged) {
   RunReport never;
   ASSERT_OK(u.Stop("never loaded", 0, 2003.5, &never));
   EXPECT_EQ(never.profile_readings, std::optional<int>(0));
+  EXPECT_EQ(never.offcpu_readings, std::optional<int>(0));
+}
+
+// Likewise offcpu's readings (one a window while it was loaded, whether or
+// not a followed thread left the CPU): an empty off-CPU picture says which.
+TEST(RunTracker, ARunCountsOffCpuReadingsItMerged) {
+  TempDir dir;
+  RunTracker t(OpenStore(dir), NoWindows());
+  ASSERT_OK(t.Start("followed", "control", "", 1000.5));
+  FoldedProfile nothing_off;  // loaded, no thread off the CPU
+  for (int i = 1; i <= 3; ++i) {
+    TimelinePoint p = At(1000 + i, 4000);
+    t.OnWindow(p, VerdictOf(p), {}, nullptr, &nothing_off);
+  }
+  Feed(&t, At(1004, 4000));  // not loaded that window
+  RunReport r;
+  ASSERT_OK(t.Stop("followed", 0, 1004.5, &r));
+  EXPECT_EQ(r.offcpu_readings, std::optional<int>(3));
+  EXPECT_EQ(r.offcpu.samples, 0u);
+  std::unique_ptr<RunStore> ro;
+  ASSERT_OK(RunStore::Open(dir.path() + "/runs.db", true, &ro));
+  std::vector<RunReport> runs;
+  RunQuery q;
+  q.name = "followed";
+  ASSERT_OK(ro->ListRuns(q, &runs));
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].offcpu_readings, std::optional<int>(3));
 }
 
 // A run whose command never started is discarded: gone from the active runs

@@ -415,10 +415,12 @@ TEST(ReportHtml, OffCpuSectionWithTopWaitsAndFlameGraph) {
   EXPECT_NE(html.find("<g class=\"frame\" data-name=\"[udp 10.0.0.2:7 -&gt; 10.0.0.9:9]\"", flame), std::string::npos);
   EXPECT_NE(html.find("(750000 us, 75.00 %)", flame), std::string::npos);
   const std::string json = ReportJson(r);
-  EXPECT_NE(json.find("\"offcpu\":{\"run\":\"peer\",\"microseconds\":1000000,\"stacks\":4,\"empty_because\":null,"
-                      "\"top_waits\":[{\"wait\":\"udpecho: recv (libc.so.6) [udp 10.0.0.2:7 -> 10.0.0.9:9]\","
-                      "\"microseconds\":750000,\"share\":0.75},"),
-            std::string::npos)
+  EXPECT_NE(
+      json.find(
+          "\"offcpu\":{\"run\":\"peer\",\"microseconds\":1000000,\"stacks\":4,\"readings\":null,\"empty_because\":null,"
+          "\"top_waits\":[{\"wait\":\"udpecho: recv (libc.so.6) [udp 10.0.0.2:7 -> 10.0.0.9:9]\","
+          "\"microseconds\":750000,\"share\":0.75},"),
+      std::string::npos)
       << json;
   const std::string text = ReportText(r);
   EXPECT_NE(text.find("\noff-CPU stacks of run 'peer': 1.00 s off the CPU (its target threads together); where they "
@@ -427,13 +429,23 @@ TEST(ReportHtml, OffCpuSectionWithTopWaitsAndFlameGraph) {
             std::string::npos)
       << text;
 
+  // Empty stacks say why: offcpu not loaded (no reading), loaded and no
+  // time off the CPU measured, or a store too old to tell.
   r.offcpu = FoldedProfile();
-  EXPECT_NE(ReportHtml(r).find("<p class=\"no-profile\">None: offcpu followed none of the run&#39;s threads"),
+  r.offcpu_readings = 0;
+  EXPECT_NE(ReportHtml(r).find("<p class=\"no-profile\">None: offcpu was not loaded while the run ran"),
             std::string::npos);
-  EXPECT_NE(ReportJson(r).find("\"offcpu\":{\"run\":\"peer\",\"microseconds\":0,\"stacks\":0,\"empty_because\":"
-                               "\"offcpu followed none of the run's threads"),
+  EXPECT_NE(ReportJson(r).find("\"offcpu\":{\"run\":\"peer\",\"microseconds\":0,\"stacks\":0,\"readings\":0,"
+                               "\"empty_because\":\"offcpu was not loaded while the run ran"),
             std::string::npos);
-  EXPECT_NE(ReportText(r).find("off-CPU stacks of run 'peer': none (offcpu followed none"), std::string::npos);
+  EXPECT_NE(ReportText(r).find("off-CPU stacks of run 'peer': none (offcpu was not loaded"), std::string::npos);
+  r.offcpu_readings = 9;
+  EXPECT_NE(ReportText(r).find("none (offcpu was loaded for 9 of the run's windows and measured no time off the CPU"),
+            std::string::npos);
+  r.offcpu_readings.reset();
+  EXPECT_NE(ReportText(r).find("none (the run store holds no count of offcpu's readings for this run"),
+            std::string::npos);
+  EXPECT_NE(ReportJson(r).find("\"readings\":null,\"empty_because\""), std::string::npos);
   EXPECT_EQ(ReportHtml(Sweep()).find("id=\"offcpu\""), std::string::npos);
   EXPECT_NE(ReportJson(Sweep()).find("\"offcpu\":null"), std::string::npos);
 }
