@@ -18,7 +18,8 @@ namespace {
 
 // A thread that ran less than this share of the window is idle, not waiting
 // on the work (a pool's spare thread); it is never the wait, unless it
-// receives the work (ThreadState::receiver).
+// receives the work (ThreadState::receiver) or its process is stalled
+// (ProcessStalled).
 constexpr double kWaitRunningMin = 0.05;
 // A reader whose waits are the limit loses everything above its capacity; a
 // reader that waits for its own input loses only bursts. The wait counts in
@@ -152,10 +153,27 @@ double LossWeight(const Signals& s, const ThreadSignal& th) {
   return Ramp(share, kWaitLossLow, kWaitLossFull);
 }
 
+// A process whose own inputs refused datagrams while none of its target
+// threads ran kWaitRunningMin of the window takes no work at all: its
+// threads are stopped in their waits (a deadlock, a backend that never
+// answers), and what they wait on is the limit, however little they ran.
+// An idle pool's spare thread stays idle: its receiver runs. A server
+// deadlocked before the daemon followed it (its receiving thread blocked on
+// a lock another thread never gives back, never seen receiving; a live
+// run, 2026-12-07) read `undetermined`, "weak evidence: no rule found any",
+// with every datagram refused at its input.
+bool ProcessStalled(const Signals& s, const ThreadSignal& th) {
+  const std::optional<double> own = OwnInputLoss(s, th);
+  if (!own || *own <= 0) return false;
+  for (const ThreadSignal& o : s.threads)
+    if (o.pid == th.pid && o.state && o.state->running >= kWaitRunningMin) return false;
+  return true;
+}
+
 double WaitScore(const Signals& s, const ThreadSignal& th, const VerdictThresholds& t) {
   // A thread that receives the work is never idle while it loses: it may run
   // little because its own waits hold it (the lab's pipe consumer ran 6 %).
-  if (!th.state || (th.state->running < kWaitRunningMin && !th.state->receiver)) return 0;
+  if (!th.state || (th.state->running < kWaitRunningMin && !th.state->receiver && !ProcessStalled(s, th))) return 0;
   const CpuSignal* cpu = CpuOf(s, th.cpu);
   double free = cpu ? 1 - CpuSaturation(*cpu, t) : 1;
   double own = 1 - Ramp(QueuedBehindOthers(s, th), kQueuedLow, kQueuedFull);
@@ -302,6 +320,9 @@ std::string DisksNote(const Signals& s, const ThreadSignal& th) {
 // when its places say.
 std::string WaitSentence(const Signals& sig, const ThreadSignal& th) {
   std::string s = WaitPlacesSentence(th) + InputsNote(sig, th) + DisksNote(sig, th);
+  if (th.state->running < kWaitRunningMin && ProcessStalled(sig, th))
+    s += "; no target thread of its process ran " + FormatPercent(kWaitRunningMin) +
+         " of the window while its inputs refused work: the process is stalled in its threads' waits";
   const double input = th.state->waiting * InputShare(*th.state);
   std::string where;
   for (const ThreadState::Place& p : th.state->places)
@@ -322,8 +343,11 @@ std::string WaitSentence(const Signals& sig, const ThreadSignal& th) {
   if (!th.state->places_measured)
     for (const ThreadState::Place& p : th.state->places)
       if (ClassOfPlace(p) == WaitClass::kLock) {
-        s += "; who ended its futex waits (a lock's holder, or a thread handing it work) is seen only with "
-             "offcpu (eBPF: sched_waking), so its futex waits count as a lock";
+        s += th.state->measured_missed
+                 ? "; who ended its futex waits (a lock's holder, or a thread handing it work) is seen only once "
+                   "offcpu measures one (eBPF: sched_waking), so its futex waits count as a lock"
+                 : "; who ended its futex waits (a lock's holder, or a thread handing it work) is seen only with "
+                   "offcpu (eBPF: sched_waking), so its futex waits count as a lock";
         break;
       }
   if (TooFewSampledWaits(*th.state))

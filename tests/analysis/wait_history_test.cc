@@ -692,5 +692,58 @@ TEST(WaitHistory, AThreadThatOnlyEverWaitsForItsInputIsNotNamedAtTheLoadStep) {
   EXPECT_EQ(NamedAfterTheLoadStep(echo, quiet), "wait thread udpecho x3");
 }
 
+// A server deadlocked before the daemon followed it: its receiving thread
+// blocked on a lock another thread never gives back, never seen receiving,
+// running 0 %, while its input refuses every datagram. No thread of its
+// process runs: it is stalled in its waits, and the wait is named (a live
+// run, 2026-12-07: `undetermined`, "weak evidence"). The same thread beside
+// a sibling that runs is a pool's spare thread, idle; and with its input
+// refusing nothing it is not the limit either.
+TEST(WaitHistory, AProcessWhoseThreadsAllWaitWhileItsInputLosesIsStalledInThem) {
+  auto window = [](double sibling_running, double refused) {
+    Signals s = OneThread(812, "futex_do_wait", "futex");
+    ThreadState& st = *s.threads[0].state;
+    st.running = 0;
+    st.runnable = 0;
+    st.waiting = 1.0;
+    st.voluntary_per_second = 0;
+    s.threads[0].pid = 812;
+    ThreadSignal sibling = OneThread(815, "hrtimer_nanosleep", "clock_nanosleep").threads[0];
+    sibling.pid = 812;
+    sibling.thread = "udpwork";
+    sibling.state->running = sibling_running;
+    sibling.state->waiting = 1 - sibling_running;
+    s.threads.push_back(sibling);
+    OnCpu1(&s, true);
+    s.offered_packets_per_second = 6000;
+    s.ladder.socket = 6000;
+    s.input_sockets = {{812, "udp", "10.0.0.2:7", refused, 212992}};
+    return s;
+  };
+  auto judge = [&](double sibling_running, double refused) {
+    WaitHistory h;
+    Signals s;
+    for (int i = 0; i < 4; ++i) {
+      s = window(sibling_running, refused);
+      h.Record(&s);
+    }
+    EXPECT_FALSE(s.threads[0].state->receiver);
+    return Classify(s, VerdictThresholds());
+  };
+  Verdict v = judge(0.0, 6000);
+  ASSERT_EQ(v.label, Bound::kWait);
+  EXPECT_EQ(v.resource, "thread udpecho");
+  EXPECT_EQ(v.wait_class, "lock");
+  EXPECT_NE(v.evidence[0].find("; no target thread of its process ran 5.0 % of the window while its inputs refused "
+                               "work: the process is stalled in its threads' waits"),
+            std::string::npos)
+      << v.evidence[0];
+  // A sibling runs: udpecho is idle like a pool's spare thread, and the
+  // sibling, which waits under half the window, is not the wait.
+  EXPECT_NE(judge(0.6, 6000).label, Bound::kWait);
+  // Its inputs refused nothing: the socket's losses were another process's.
+  EXPECT_NE(judge(0.0, 0).label, Bound::kWait);
+}
+
 }  // namespace
 }  // namespace bottleneckd::wait_history_test

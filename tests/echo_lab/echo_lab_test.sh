@@ -263,6 +263,8 @@ lab_scenario_peer
 timeline peer wait "thread udpecho" 8
 lab_scenario_tcppeer
 timeline tcppeer wait "thread udpecho" 8
+# A server deadlocked before it was followed (lab.sh).
+lab_scenario_deadlock
 lab_scenario_pool
 timeline pool wait "thread udpecho" 7  # from the first loaded step (16 k/s), after the 7 s light one
 lab_scenario_convoy

@@ -28,6 +28,11 @@
 //                blocked in that receive until SECONDS pass (a server stuck
 //                on a backend that stopped answering before anyone looked);
 //                nothing is echoed;
+//       deadlock udpecho takes a mutex before each receive that the thread
+//                "udpholder" took first and keeps until SECONDS pass (it
+//                sleeps 100 ms at a time holding it): udpecho is blocked on
+//                the lock from its start, never reads its input, and
+//                echoes nothing (a server deadlocked before anyone looked);
 //       tcppeer  the same over TCP: udpecho sends the datagram on a TCP
 //                connection to ADDR:PORT+1, where the process "tcpback"
 //                reads it whole, sleeps WAIT_US and writes it back, and
@@ -307,6 +312,21 @@ static void* ConvoyLoop(void* arg) {
   return NULL;
 }
 
+// The deadlock: udpholder holds g_held from before "ready" until the
+// deadline (or a signal), looking at the clock every 100 ms.
+static pthread_mutex_t g_held = PTHREAD_MUTEX_INITIALIZER;
+static int g_holding = 0;
+
+static void* Holder(void* arg) {
+  const double deadline = *(const double*)arg;
+  pthread_mutex_lock(&g_held);
+  __atomic_store_n(&g_holding, 1, __ATOMIC_RELEASE);
+  struct timespec tenth = {.tv_sec = 0, .tv_nsec = 100000000};
+  while (!g_stop && LabNow() < deadline) nanosleep(&tenth, NULL);
+  pthread_mutex_unlock(&g_held);
+  return NULL;
+}
+
 // The slow producer: a token into the pipe every WAIT_US while it holds
 // fewer than 16 (FIONREAD), so tokens do not pile up in the light steps.
 static int g_pipe[2] = {-1, -1};
@@ -404,15 +424,16 @@ int main(int argc, char** argv) {
   const int wait = strcmp(mode, "wait") == 0 || idle || epoll_mode, handoff = strcmp(mode, "handoff") == 0;
   const int pool = strcmp(mode, "pool") == 0, convoy = strcmp(mode, "convoy") == 0,
             pipe_mode = strcmp(mode, "pipe") == 0;
-  const int stuck = strcmp(mode, "stuck") == 0;
+  const int stuck = strcmp(mode, "stuck") == 0, deadlock = strcmp(mode, "deadlock") == 0;
   const int peer_mode = strcmp(mode, "peer") == 0 || pool || stuck, tcp_peer = strcmp(mode, "tcppeer") == 0;
-  const int known = wait || handoff || peer_mode || tcp_peer || convoy || pipe_mode || strcmp(mode, "echo") == 0;
+  const int known =
+      wait || handoff || peer_mode || tcp_peer || convoy || pipe_mode || deadlock || strcmp(mode, "echo") == 0;
   if ((argc != 6 && !(argc == 8 && known && LabParseDouble(argv[7], 0, 1000000, &wait_d))) ||
       !LabParseDouble(argv[2], 1, 65535, &port_d) || !LabParseDouble(argv[3], 1, 3600, &seconds_d) ||
       !LabParseDouble(argv[4], -1, 4095, &cpu_d) || !LabParseDouble(argv[5], 0, 1000000, &copies_d)) {
     fprintf(stderr,
             "usage: lab_echo_server ADDR PORT SECONDS(1-3600) CPU(-1: any) K(0-1000000) "
-            "[echo|wait|handoff|peer|stuck|tcppeer|pool|convoy|pipe|idle|epoll WAIT_US(0-1000000)]\n");
+            "[echo|wait|handoff|peer|stuck|deadlock|tcppeer|pool|convoy|pipe|idle|epoll WAIT_US(0-1000000)]\n");
     return 2;
   }
   const long port = (long)port_d, seconds = (long)seconds_d, cpu = (long)cpu_d, copies = (long)copies_d;
@@ -558,6 +579,16 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  pthread_t holder;
+  if (deadlock) {
+    int err = pthread_create(&holder, NULL, Holder, (void*)&deadline);
+    if (err != 0) {
+      fprintf(stderr, "lab_echo_server: pthread_create: %s\n", strerror(err));
+      return 1;
+    }
+    pthread_setname_np(holder, "udpholder");
+    while (!__atomic_load_n(&g_holding, __ATOMIC_ACQUIRE)) sched_yield();
+  }
   printf("ready port=%ld cpu=%ld copies=%ld mode=%s wait_us=%ld\n", port, cpu, copies, mode, g_wait_us);
   fflush(stdout);
   if (stuck) {
@@ -585,6 +616,13 @@ int main(int argc, char** argv) {
         if ((n == 0 || errno == EINTR) && LabNow() < deadline) continue;
         break;
       }
+    }
+    if (deadlock) {
+      // Blocked here from the start: udpholder gives the lock back only
+      // at the deadline.
+      pthread_mutex_lock(&g_held);
+      pthread_mutex_unlock(&g_held);
+      if (LabNow() >= deadline || g_stop) break;
     }
     struct sockaddr_in peer;
     socklen_t peer_len = sizeof peer;
@@ -637,6 +675,7 @@ int main(int argc, char** argv) {
     g_stop = 1;
     for (int i = 0; i < 2; ++i) pthread_join(bystanders[i], NULL);  // within 100 ms
   }
+  if (deadlock) pthread_join(holder, NULL);  // it gave the lock back to end udpecho's wait
   if (peer_mode || tcp_peer) {
     kill(backend, SIGTERM);
     waitpid(backend, NULL, 0);  // within its 100 ms receive timeout

@@ -493,6 +493,21 @@ lab_scenario_stuck() {
     ${LAB_WAKERS:+"wait_says=offcpu \(eBPF\) measured [0-9.]+ % of the window in its waits: a wait under way since before it followed the thread"} \
     ${LAB_WAKERS:+"offcpu_object=measured:$peer"}
 }
+# A server deadlocked before the daemon followed it: in the deadlock mode
+# udpecho blocks on a mutex that udpholder took first and keeps for the
+# whole run; udpecho never reads its input (never seen receiving) and runs
+# 0 %. A thread that ran under 5 % of the window was idle to the wait rule
+# (a pool's spare thread) unless it receives the work: the run read
+# `undetermined` ("weak evidence", 2026-12-07, a Python stand-in, eBPF on).
+# No thread of its process runs while its input refuses everything: the
+# process is stalled in its threads' waits (rule_wait.cc ProcessStalled).
+# lab.echo only: the rule is the same with eBPF (a wait it never saw begin
+# is sampled: lab.irqtime's stuck).
+lab_scenario_deadlock() {
+  ECHO_MODE="deadlock 0" scenario deadlock 0 1024 8 "6000" -- label=wait "resources=thread udpecho" \
+    socket_loss_min=0.9 thread_waiting_min=0.9 wait_class=lock "$(lab_input)" \
+    "wait_says=no target thread of its process ran 5\.0 % of the window while its inputs refused work"
+}
 # lab_input: the wait_input check: the echo's evidence names its input, the
 # generator's destination, and a rate it refused.
 lab_input() {
