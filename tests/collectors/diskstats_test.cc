@@ -124,7 +124,11 @@ TEST(DiskstatsLive, AThreadSyncingAFileNamesItsDeviceAndTheCollectorReadsIt) {
   HostFs fs(HostRoots{});
   WaitObject seen;
   HostReadings r;
-  for (int attempt = 0; attempt < 300 && seen.kind != WaitObject::Kind::kFile; ++attempt) {
+  // Looked at for as long as the syncer syncs: 300 looks (about 1.7 s in a
+  // sanitizer build) never caught it in a file wait once in a fresh-clone
+  // CI of e8586a2 beside CI's other tests, and it syncs for 10 s.
+  const auto look_until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (seen.kind != WaitObject::Kind::kFile && std::chrono::steady_clock::now() < look_until) {
     ASSERT_OK(c.Collect(fs, &r));
     for (const ThreadSample& t : *r.threads)
       if (t.task.tid == tid.load() && t.wait.object.kind == WaitObject::Kind::kFile) seen = t.wait.object;
