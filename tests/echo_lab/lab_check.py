@@ -214,9 +214,11 @@ def run(report_path, gen_path, before_path, after_path, expect_args):
     check(within(offered, sent / seconds, tol),
           "%s: offered %.0f/s (%s) within %.0f %% of the generator's sent %.0f/s (its whole step)" % (
               name, offered, over, tol * 100, sent / seconds))
-    # Nothing echoed (the stuck scenario): the daemon's application rate
-    # is offered less dropped, a few datagrams a second off.
-    check(within(application, echoed / seconds, tol) or (echoed == 0 and application < 5),
+    # Nothing echoed (the stuck and deadlock scenarios): the daemon's
+    # application rate is offered less dropped, two counters read apart,
+    # a few datagrams a second off (1 and 6/s of 6 k/s offered in two
+    # fresh-clone CIs): at most 1 % of what was sent.
+    check(within(application, echoed / seconds, tol) or (echoed == 0 and application <= 0.01 * sent / seconds),
           "%s: application %.0f/s (%s) within %.0f %% of the generator's echoed %.0f/s (its whole step)" % (
               name, application, over, tol * 100, echoed / seconds))
     # The kernel's own view of what the rules claim.
