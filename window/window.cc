@@ -432,10 +432,13 @@ bool ComputeWindow(const Sample& prev, const Sample& cur, Window* out) {
     std::vector<OffCpuStackThread> named;
     for (ThreadWindow& t : w.threads) {
       t.measured_waits = ComputeThreadWaits(*prev.offcpu, *cur.offcpu, t.tid);
-      const std::optional<double> measured = MeasuredMissed(t);
-      named.push_back({t.tid, t.thread, t.wait.wchan, t.wait.object.Describe(),
-                       t.wait.syscall && *t.wait.syscall >= 0 ? SyscallName(*t.wait.syscall) : "",
-                       measured ? (*t.waiting_ratio - *measured) * w.seconds : 0});
+      named.push_back({t.tid, t.thread, t.wait.wchan, t.wait.object.Describe()});
+      // A wait it never saw begin (MeasuredMissed): drawn at its sampled
+      // place, whose system call is named only then (a libseccomp lookup).
+      if (const std::optional<double> measured = MeasuredMissed(t)) {
+        if (t.wait.syscall && *t.wait.syscall >= 0) named.back().syscall = SyscallName(*t.wait.syscall);
+        named.back().missed_seconds = (*t.waiting_ratio - *measured) * w.seconds;
+      }
     }
     AddOffCpuStacks(*prev.offcpu, *cur.offcpu, named, &w.offcpu_stacks);
   }
